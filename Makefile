@@ -1,0 +1,120 @@
+# aicm: build, test, install.
+#
+# Everything but the two main()s goes into $(B)/libaicm.a, linked by both
+# tools and by the Check binary.  Generated parser and scanner sources go to
+# $(B)/grammar, never into git.  SANITIZE=1 builds with ASan+UBSan into
+# build-san/, so that both builds can live side by side.
+
+.SUFFIXES:
+
+PREFIX = /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man/man1
+
+CC = cc
+BISON = bison
+FLEX = flex
+PKG_CONFIG = pkg-config
+
+CFLAGS = -std=c11 -g -O2 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wwrite-strings -Wundef
+LDFLAGS =
+LDLIBS = -lm -lpthread
+
+ifeq ($(WERROR),1)
+CFLAGS += -Werror
+endif
+
+ifeq ($(SANITIZE),1)
+B = build-san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CFLAGS += $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+else
+B = build
+endif
+
+CPPFLAGS = -Isrc/ir -Isrc/runtime -Igrammar -I$(B)/grammar -D_POSIX_C_SOURCE=200809L
+
+LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c)
+LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o
+TOOLS = $(patsubst src/tools/%.c,$(B)/%,$(wildcard src/tools/*.c))
+
+CHECK_SRC = $(wildcard tests/check_*.c)
+CHECK_OBJ = $(CHECK_SRC:%.c=$(B)/%.o)
+
+all: $(TOOLS)
+
+# A fresh machine may lack the generators and Check: install them when we
+# are root, otherwise say exactly what to run.
+DEPS_STAMP = $(B)/.deps-ok
+$(DEPS_STAMP):
+	@mkdir -p $(B)
+	@sh scripts/ensure-deps.sh
+	@touch $@
+
+$(B)/grammar/parser.c $(B)/grammar/parser.h: grammar/parser.y $(DEPS_STAMP)
+	@mkdir -p $(B)/grammar
+	$(BISON) -Wall -Werror --header=$(B)/grammar/parser.h -o $(B)/grammar/parser.c grammar/parser.y
+
+$(B)/grammar/lexer.c $(B)/grammar/lexer.h: grammar/lexer.l $(DEPS_STAMP)
+	@mkdir -p $(B)/grammar
+	$(FLEX) --header-file=$(B)/grammar/lexer.h -o $(B)/grammar/lexer.c grammar/lexer.l
+
+# Generated code is not ours to keep warning-free.
+GEN_CFLAGS = -Wno-unused-function -Wno-missing-prototypes -Wno-sign-compare -Wno-unused-parameter
+
+$(B)/grammar/parser.o: $(B)/grammar/parser.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) -c -o $@ $<
+
+$(B)/grammar/lexer.o: $(B)/grammar/lexer.c $(B)/grammar/parser.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) -c -o $@ $<
+
+$(B)/%.o: %.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/tests/%.o: tests/%.c $(B)/grammar/parser.h $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $$($(PKG_CONFIG) --cflags check) -MMD -MP -c -o $@ $<
+
+$(B)/libaicm.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(B)/aicm-%: $(B)/src/tools/aicm-%.o $(B)/libaicm.a
+	$(CC) $(LDFLAGS) -o $@ $< $(B)/libaicm.a $(LDLIBS)
+
+$(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
+	$(CC) $(LDFLAGS) -o $@ $(CHECK_OBJ) $(B)/libaicm.a $$($(PKG_CONFIG) --libs check) $(LDLIBS)
+
+check: check-unit check-golden
+
+check-unit: $(B)/check_aicm
+	$(B)/check_aicm
+
+check-golden: $(TOOLS)
+	sh tests/golden.sh $(B)
+
+# Rewrites the expected outputs from what the tools print now; review
+# 'git diff testdata/' before committing.  T=path limits it to some cases.
+update-golden: $(TOOLS)
+	sh tests/golden.sh --update $(B) $(T)
+
+check-valgrind: $(TOOLS) $(B)/check_aicm
+	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm
+	AICM_VALGRIND=1 sh tests/golden.sh $(B)
+
+install: $(TOOLS)
+	mkdir -p $(DESTDIR)$(BINDIR)
+	install -m755 $(TOOLS) $(DESTDIR)$(BINDIR)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all check check-unit check-golden update-golden check-valgrind install uninstall clean
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

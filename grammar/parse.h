@@ -1,0 +1,62 @@
+/*
+ * parse.h: the front end's entry point, and what the scanner and the
+ * grammar share.
+ *
+ * parse_graph() turns one chunk of text into a Graph or reports why it
+ * cannot: the first syntax error stops the parse (as mlir-opt does), while
+ * semantic errors (unknown ops, undefined values, bad dimensions) are all
+ * reported before it gives up.  Either way it frees everything it made.
+ */
+#ifndef AICM_PARSE_H
+#define AICM_PARSE_H
+
+#include "diag.h"
+#include "ir.h"
+
+/* Parses text[0..len) whose first line is line 'line0' of d's buffer.
+ * Returns the graph, or NULL after reporting errors to d. */
+Graph *parse_graph(const char *text, size_t len, int line0, Diag *d);
+
+/* ---- shared by lexer.l and parser.y ---------------------------------- */
+
+typedef struct Tok {
+	char *s;                     /* in the graph's arena */
+	int len;
+} Tok;
+
+/* A token and its place: an operand, a tuple element. */
+typedef struct Ref {
+	Tok t;
+	Loc loc;
+} Ref;
+
+/* The grammar's lists are malloc'd and grown by doubling; %destructor
+ * frees them when a syntax error discards them. */
+typedef struct Refs {
+	int n, cap;
+	Ref *v;
+} Refs;
+
+enum { IV_BARE, IV_INT, IV_FLOAT, IV_WORD, IV_TUPLE };
+
+/* One 'name=value' (or a bare word, such as an element type). */
+typedef struct Item {
+	Ref name;
+	int kind;                    /* IV_* */
+	Ref val;                     /* INT, FLOAT or IDENT */
+	Refs *tuple;                 /* IV_TUPLE */
+} Item;
+
+typedef struct Items {
+	int n, cap;
+	Item *v;
+} Items;
+
+struct ParseCtx;
+typedef struct ParseCtx ParseCtx;
+struct YYLTYPE;
+
+char *parse_strndup(ParseCtx *ctx, const char *s, size_t n);
+void parse_bad_char(ParseCtx *ctx, const struct YYLTYPE *loc, unsigned char c);
+
+#endif

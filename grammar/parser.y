@@ -1,0 +1,736 @@
+/*
+ * parser.y: the grammar of the aicm text format (DESIGN §2) and the
+ * actions that build the graph.
+ *
+ * The grammar is deliberately loose where a precise message helps more than
+ * a syntax error would: every op is 'IDENT ( operands )', every attribute is
+ * 'IDENT = value', and the actions check the op table (unknown op, arity,
+ * attributes, their kinds) and report in words.  Names are resolved as they
+ * come; a name not yet defined is kept pending and settled at the end, which
+ * tells "used before it is defined" from "undefined".  The first syntax
+ * error stops the parse; semantic errors are all reported.
+ *
+ * Lists (operands, tuples, attributes) are malloc'd and carry %destructors,
+ * so that a syntax error leaks nothing; all other memory is the graph's
+ * arena, freed with the graph.
+ */
+%require "3.6"
+
+/* No globals: the scanner and the parser keep their state in the call. */
+%define api.pure full
+%locations
+/* Messages in our own words ("expected ')', found '%x'"); LAC keeps the
+ * expected-token list exact (the Bison manual warns it can be wrong
+ * without it). */
+%define parse.error custom
+%define parse.lac full
+%define api.token.prefix {TOK_}
+/* On at run time with AICM_YYDEBUG=1. */
+%define parse.trace
+/* The grammar is LALR(1) with no conflicts; keep it that way. */
+%expect 0
+
+%code requires {
+#include "parse.h"
+#ifndef YY_TYPEDEF_YY_SCANNER_T
+#define YY_TYPEDEF_YY_SCANNER_T
+typedef void *yyscan_t;
+#endif
+}
+
+%code top {
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+}
+
+%lex-param {yyscan_t scanner}
+%parse-param {yyscan_t scanner} {ParseCtx *ctx}
+
+%union {
+	Tok tok;
+	Refs *refs;
+	Items *items;
+	Item item;
+}
+
+%code {
+#include "lexer.h"
+
+typedef struct Pend {
+	int node, slot;
+	Ref r;
+} Pend;
+
+struct ParseCtx {
+	Graph *g;
+	Diag *d;
+	int line0;
+	int kernel;                  /* the open kernel block, or -1 */
+	bool returned;
+	Pend *pend;                  /* operands named before their definition */
+	int npend, cappend;
+	Refs *ret;
+	Loc retloc;
+};
+
+static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseCtx *ctx, const char *msg);
+static Loc L(YYLTYPE l);
+static Refs *refs_add(Refs *r, Tok t, Loc loc);
+static void refs_free(Refs *r);
+static Items *items_add(Items *it, Item item);
+static void items_free(Items *it);
+static void op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins,
+    Refs *shape, Loc tl, Items *items);
+static void kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *items);
+static void kernel_close(ParseCtx *c);
+static void return_stmt(ParseCtx *c, Loc rl, Refs *names);
+}
+
+%initial-action {
+	@$.first_line = @$.last_line = ctx->line0;
+	@$.first_column = @$.last_column = 1;
+}
+
+%token <tok> VALUE "value name" SYMBOL "'@name'" IDENT "identifier"
+%token <tok> INT "integer" FLOAT "number"
+%token GRAPH "'graph'" KERNEL "'kernel'" RETURN "'return'"
+
+%type <refs> operands operands_opt tuple ints type_opt
+%type <items> items
+%type <item> item
+
+%destructor { refs_free($$); } <refs>
+%destructor { items_free($$); } <items>
+%destructor { refs_free($$.tuple); } <item>
+
+%%
+
+/* graph = "graph" ["@" name] ("{" stmt* "}" | "<" stmt* ">") */
+graph:
+	  head '{' stmts '}'
+	| head '<' stmts '>'
+	;
+
+head:
+	  GRAPH                 { ctx->g->loc = L(@1); }
+	| GRAPH SYMBOL          { ctx->g->loc = L(@1); ctx->g->name = $2.s; }
+	;
+
+stmts:
+	  %empty
+	| stmts stmt
+	;
+
+stmt:
+	  opstmt
+	| kernel
+	| RETURN operands       { return_stmt(ctx, L(@1), $2); }
+	;
+
+/* opstmt = value "=" op "(" operands? ")" (":" shape)? item* */
+opstmt:
+	  VALUE '=' IDENT '(' operands_opt ')' type_opt items
+	    { op_stmt(ctx, $1, L(@1), $3, L(@3), $5, $7, L(@7), $8); }
+	;
+
+/* kernel = "kernel" "@" name "[" kind "]" item* "{" opstmt* "}" */
+kernel:
+	  KERNEL SYMBOL '[' IDENT ']' items
+	    { kernel_open(ctx, $2, L(@1), L(@2), $4, L(@4), $6); }
+	  '{' kstmts '}'
+	    { kernel_close(ctx); }
+	;
+
+kstmts:
+	  %empty
+	| kstmts opstmt
+	;
+
+operands_opt:
+	  %empty                { $$ = NULL; }
+	| operands              { $$ = $1; }
+	;
+
+operands:
+	  VALUE                 { $$ = refs_add(NULL, $1, L(@1)); }
+	| operands ',' VALUE    { $$ = refs_add($1, $3, L(@3)); }
+	;
+
+type_opt:
+	  %empty                { $$ = NULL; }
+	| ':' tuple             { $$ = $2; @$ = @2; }
+	;
+
+/* tuple = "(" ")" | "(" int ("," int)* ","? ")" */
+tuple:
+	  '(' ')'               { $$ = refs_add(NULL, (Tok){NULL, 0}, L(@1)); $$->n = 0; }
+	| '(' ints ')'          { $$ = $2; }
+	| '(' ints ',' ')'      { $$ = $2; }
+	;
+
+ints:
+	  INT                   { $$ = refs_add(NULL, $1, L(@1)); }
+	| ints ',' INT          { $$ = refs_add($1, $3, L(@3)); }
+	;
+
+items:
+	  %empty                { $$ = NULL; }
+	| items item            { $$ = items_add($1, $2); }
+	;
+
+/* item = word | name "=" (int | float | word | tuple) */
+item:
+	  IDENT                 { $$ = (Item){{$1, L(@1)}, IV_BARE, {{0}, {0}}, NULL}; }
+	| IDENT '=' INT         { $$ = (Item){{$1, L(@1)}, IV_INT, {$3, L(@3)}, NULL}; }
+	| IDENT '=' FLOAT       { $$ = (Item){{$1, L(@1)}, IV_FLOAT, {$3, L(@3)}, NULL}; }
+	| IDENT '=' IDENT       { $$ = (Item){{$1, L(@1)}, IV_WORD, {$3, L(@3)}, NULL}; }
+	| IDENT '=' tuple       { $$ = (Item){{$1, L(@1)}, IV_TUPLE, {{0}, L(@3)}, $3}; }
+	;
+
+%%
+
+static Loc
+L(YYLTYPE l)
+{
+	Loc r = {l.first_line, l.first_column, 1};
+
+	if (l.last_line == l.first_line && l.last_column > l.first_column)
+		r.len = l.last_column - l.first_column;
+	return r;
+}
+
+char *
+parse_strndup(ParseCtx *ctx, const char *s, size_t n)
+{
+	return arena_strndup(&ctx->g->arena, s, n);
+}
+
+void
+parse_bad_char(ParseCtx *ctx, const YYLTYPE *loc, unsigned char c)
+{
+	if (c >= 0x20 && c < 0x7f)
+		diag_error(ctx->d, L(*loc), "unexpected character '%c'", c);
+	else
+		diag_error(ctx->d, L(*loc), "unexpected byte 0x%02x", c);
+}
+
+static void
+yyerror(YYLTYPE *loc, yyscan_t scanner, ParseCtx *ctx, const char *msg)
+{
+	(void)scanner;
+	diag_error(ctx->d, L(*loc), "%s", msg);
+}
+
+/* "expected ')' or ',', found '%x'": the text of the offending token is
+ * quoted from the buffer, cut short if it is long. */
+static int
+yyreport_syntax_error(const yypcontext_t *yc, yyscan_t scanner, ParseCtx *ctx)
+{
+	enum { MAXEXP = 6 };
+	yysymbol_kind_t exp[MAXEXP], look = yypcontext_token(yc);
+	const YYLTYPE *yl = yypcontext_location(yc);
+	Loc loc = L(*yl);
+	int n = yypcontext_expected_tokens(yc, exp, MAXEXP);
+	int total = yypcontext_expected_tokens(yc, NULL, 0);
+	char buf[512], found[96];
+	size_t m = 0;
+
+	(void)scanner;
+	if (look == YYSYMBOL_YYerror)
+		return 0;               /* the scanner has said what it was */
+	if (look == YYSYMBOL_YYEOF) {
+		snprintf(found, sizeof found, "end of file");
+	} else {
+		int len;
+		const char *line = diag_line(ctx->d, loc.line, &len);
+		int tl = loc.len, off = loc.col - 1;
+
+		if (off > len)
+			off = len;
+		if (tl > len - off)
+			tl = len - off;
+		if (tl > 40)
+			snprintf(found, sizeof found, "'%.40s...'", line + off);
+		else
+			snprintf(found, sizeof found, "'%.*s'", tl, line + off);
+	}
+	buf[0] = '\0';
+	if (total > MAXEXP)
+		n = MAXEXP - 1;
+	for (int i = 0; i < n && m < sizeof buf; i++)
+		m += (size_t)snprintf(buf + m, sizeof buf - m, "%s%s",
+		    i == 0 ? "" : (i == n - 1 && total <= MAXEXP) ? " or " : ", ",
+		    yysymbol_name(exp[i]));
+	if (total > MAXEXP && m < sizeof buf)
+		snprintf(buf + m, sizeof buf - m, " or another");
+	if (n == 0)
+		diag_error(ctx->d, loc, "unexpected %s", found);
+	else
+		diag_error(ctx->d, loc, "expected %s, found %s", buf, found);
+	return 0;
+}
+
+static Refs *
+refs_add(Refs *r, Tok t, Loc loc)
+{
+	if (!r)
+		r = xcalloc(1, sizeof *r);
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 4;
+		r->v = xrealloc(r->v, sizeof *r->v * (size_t)r->cap);
+	}
+	r->v[r->n++] = (Ref){t, loc};
+	return r;
+}
+
+static void
+refs_free(Refs *r)
+{
+	if (!r)
+		return;
+	free(r->v);
+	free(r);
+}
+
+static Items *
+items_add(Items *it, Item item)
+{
+	if (!it)
+		it = xcalloc(1, sizeof *it);
+	if (it->n == it->cap) {
+		it->cap = it->cap ? 2 * it->cap : 4;
+		it->v = xrealloc(it->v, sizeof *it->v * (size_t)it->cap);
+	}
+	it->v[it->n++] = item;
+	return it;
+}
+
+static void
+items_free(Items *it)
+{
+	if (!it)
+		return;
+	for (int i = 0; i < it->n; i++)
+		refs_free(it->v[i].tuple);
+	free(it->v);
+	free(it);
+}
+
+/* ---- semantic actions ------------------------------------------------ */
+
+static Loc
+span(Loc a, Loc b)
+{
+	if (a.line == b.line && b.col >= a.col)
+		a.len = b.col - a.col + b.len;
+	return a;
+}
+
+static bool
+parse_int(ParseCtx *c, Ref r, int64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(r.t.s, &end, 10);
+	if (errno == ERANGE || *end) {
+		diag_error(c->d, r.loc, "integer '%.40s%s' is out of range", r.t.s,
+		    r.t.len > 40 ? "..." : "");
+		return false;
+	}
+	return true;
+}
+
+static bool
+parse_shape(ParseCtx *c, Refs *s, Loc tl, Type *t)
+{
+	bool ok = true;
+	char buf[IR_TYPE_STR];
+
+	if (s->n > IR_MAX_RANK) {
+		diag_error(c->d, tl, "rank %d is more than the maximum of %d", s->n, IR_MAX_RANK);
+		return false;
+	}
+	t->rank = s->n;
+	t->dt = DT_F64;
+	for (int i = 0; i < s->n; i++) {
+		int64_t v;
+
+		if (!parse_int(c, s->v[i], &v)) {
+			ok = false;
+			continue;
+		}
+		if (v <= 0) {
+			diag_error(c->d, s->v[i].loc, "dimension %lld is not positive", (long long)v);
+			ok = false;
+		} else if (v > IR_MAX_DIM) {
+			diag_error(c->d, s->v[i].loc,
+			    "dimension %lld is more than the maximum of %d", (long long)v, IR_MAX_DIM);
+			ok = false;
+		}
+		t->dim[i] = v;
+	}
+	if (ok && ir_type_numel(t) < 0) {
+		diag_error(c->d, tl, "shape %s has more elements than a 64-bit count holds",
+		    ir_shape_str(t, buf));
+		ok = false;
+	}
+	return ok;
+}
+
+static void
+attr_names(unsigned set, char *buf, size_t n)
+{
+	size_t m = 0;
+
+	buf[0] = '\0';
+	for (int a = 0; a < ATTR_COUNT; a++)
+		if (set & (1u << a))
+			m += (size_t)snprintf(buf + m, n - m, "%s%s", m ? ", " : "", ir_attrs[a].name);
+}
+
+static const char *
+item_text(const Item *it)
+{
+	return it->kind == IV_TUPLE ? "a tuple" : it->val.t.s;
+}
+
+static void
+set_attr(ParseCtx *c, Node *n, const Item *it)
+{
+	int a = ir_attr_lookup(it->name.t.s);
+	const OpInfo *op = &ir_ops[n->op];
+	Loc where = span(it->name.loc, it->val.loc);
+	int64_t v;
+
+	if (a < 0 || !(op->attrs & (1u << a))) {
+		char list[128];
+
+		attr_names(op->attrs, list, sizeof list);
+		if (op->attrs)
+			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'; it takes %s",
+			    op->name, it->name.t.s, list);
+		else
+			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'; it takes none",
+			    op->name, it->name.t.s);
+		return;
+	}
+	if (n->at.set & (1u << a)) {
+		diag_error(c->d, it->name.loc, "attribute '%s' is given twice", it->name.t.s);
+		return;
+	}
+	switch (ir_attrs[a].kind) {
+	case AK_FLOAT:
+		if (it->kind == IV_INT || it->kind == IV_FLOAT) {
+			n->at.value = strtod(it->val.t.s, NULL);
+		} else if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "inf") ||
+		    !strcmp(it->val.t.s, "nan"))) {
+			n->at.value = strtod(it->val.t.s, NULL);
+		} else {
+			diag_error(c->d, it->val.loc, "'%s' takes a number, found %s",
+			    it->name.t.s, item_text(it));
+			return;
+		}
+		break;
+	case AK_INT:
+		if (it->kind != IV_INT) {
+			diag_error(c->d, it->val.loc, "'%s' takes an integer, found %s",
+			    it->name.t.s, item_text(it));
+			return;
+		}
+		if (!parse_int(c, it->val, &v))
+			return;
+		n->at.axis = v;
+		break;
+	case AK_BOOL:
+		if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") || !strcmp(it->val.t.s, "true")))
+			n->at.keepdims = true;
+		else if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "False") ||
+		    !strcmp(it->val.t.s, "false")))
+			n->at.keepdims = false;
+		else {
+			diag_error(c->d, it->val.loc, "'%s' takes True or False, found %s",
+			    it->name.t.s, item_text(it));
+			return;
+		}
+		break;
+	case AK_INTS: {
+		int64_t *dst = a == ATTR_PERM ? n->at.perm : n->at.shape;
+		int *cnt = a == ATTR_PERM ? &n->at.nperm : &n->at.nshape;
+
+		if (it->kind != IV_TUPLE) {
+			diag_error(c->d, it->val.loc, "'%s' takes a tuple such as (1, 0), found %s",
+			    it->name.t.s, item_text(it));
+			return;
+		}
+		if (it->tuple->n > IR_MAX_RANK) {
+			diag_error(c->d, it->val.loc, "'%s' has %d entries; the maximum rank is %d",
+			    it->name.t.s, it->tuple->n, IR_MAX_RANK);
+			return;
+		}
+		for (int i = 0; i < it->tuple->n; i++)
+			if (!parse_int(c, it->tuple->v[i], &dst[i]))
+				return;
+		*cnt = it->tuple->n;
+		break;
+	}
+	}
+	n->at.set |= 1u << a;
+	n->attrloc[a] = where;
+}
+
+static void
+pend_add(ParseCtx *c, int node, int slot, Ref r)
+{
+	if (c->npend == c->cappend) {
+		c->cappend = c->cappend ? 2 * c->cappend : 8;
+		c->pend = xrealloc(c->pend, sizeof *c->pend * (size_t)c->cappend);
+	}
+	c->pend[c->npend++] = (Pend){node, slot, r};
+}
+
+static bool
+name_ok(ParseCtx *c, Tok name, Loc nl)
+{
+	if (name.len > IR_MAX_NAME) {
+		diag_error(c->d, nl, "value name of %d bytes is longer than the limit of %d",
+		    name.len, IR_MAX_NAME);
+		return false;
+	}
+	return true;
+}
+
+static void
+op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc tl,
+    Items *items)
+{
+	Graph *g = c->g;
+	int opid = ir_op_lookup(op.s), nin = ins ? ins->n : 0, prev, idx;
+	Node *n;
+	bool poison = false;
+
+	if (c->returned)
+		diag_error(c->d, nl, "'return' must be the last statement of the graph");
+	if (!name_ok(c, name, nl))
+		goto out;
+	prev = ir_lookup(g, name.s);
+	if (prev >= 0) {
+		diag_error(c->d, nl, "redefinition of '%%%s'", name.s);
+		diag_note(c->d, g->nodes[prev].loc, "previous definition is here");
+		goto out;
+	}
+	if (opid < 0) {
+		const char *s = ir_op_suggest(op.s);
+
+		if (s)
+			diag_error(c->d, ol, "unknown op '%s'; did you mean '%s'?", op.s, s);
+		else
+			diag_error(c->d, ol, "unknown op '%s'", op.s);
+		poison = true;
+	} else if (nin != ir_ops[opid].arity) {
+		diag_error(c->d, ol, "'%s' takes %d operand%s, found %d", op.s,
+		    ir_ops[opid].arity, ir_ops[opid].arity == 1 ? "" : "s", nin);
+		poison = true;
+	}
+	/* A bad op still defines its name, so that its users do not each
+	 * report it undefined. */
+	idx = ir_add_node(g, poison ? OP_INPUT : (OpId)opid, name.s);
+	n = &g->nodes[idx];
+	n->loc = nl;
+	n->oploc = ol;
+	n->kernel = c->kernel;
+	if (poison)
+		goto out;
+	n->nin = nin;
+	for (int j = 0; j < nin; j++) {
+		int k = ir_lookup(g, ins->v[j].t.s);
+
+		n->inloc[j] = ins->v[j].loc;
+		if (k >= 0 && k != idx)
+			n->in[j] = k;
+		else
+			pend_add(c, idx, j, ins->v[j]);
+	}
+	if (shape) {
+		n->typeloc = tl;
+		if (!parse_shape(c, shape, tl, &n->type))
+			n->type.rank = -1;
+	}
+	for (int i = 0; items && i < items->n; i++) {
+		const Item *it = &items->v[i];
+
+		if (it->kind != IV_BARE) {
+			set_attr(c, n, it);
+		} else if (i == 0 && shape) {
+			if (!strcmp(it->name.t.s, "f32"))
+				n->type.dt = DT_F32;
+			else if (!strcmp(it->name.t.s, "f64"))
+				n->type.dt = DT_F64;
+			else
+				diag_error(c->d, it->name.loc,
+				    "unknown element type '%s'; expected f32 or f64", it->name.t.s);
+		} else {
+			diag_error(c->d, it->name.loc, "expected an attribute 'name=value', found '%s'",
+			    it->name.t.s);
+		}
+	}
+	if (ir_ops[n->op].cls == OC_SOURCE && !shape)
+		diag_error(c->d, ol, "'%s' needs a type, such as ': (64, 48)'", op.s);
+	for (int a = 0; a < ATTR_COUNT; a++)
+		if ((ir_ops[n->op].required & (1u << a)) && !(n->at.set & (1u << a)))
+			diag_error(c->d, ol, "'%s' needs attribute '%s'", op.s, ir_attrs[a].name);
+out:
+	refs_free(ins);
+	refs_free(shape);
+	items_free(items);
+}
+
+static void
+kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *items)
+{
+	Graph *g = c->g;
+	int kk = ir_kernel_kind_lookup(kind.s), k;
+	Kernel *kn;
+
+	if (c->returned)
+		diag_error(c->d, kl, "'return' must be the last statement of the graph");
+	for (int i = 0; i < g->nkernels; i++)
+		if (!strcmp(g->kernels[i].name, name.s)) {
+			diag_error(c->d, nl, "redefinition of kernel '@%s'", name.s);
+			diag_note(c->d, g->kernels[i].nameloc, "previous definition is here");
+			break;
+		}
+	if (kk < 0) {
+		diag_error(c->d, kindl, "unknown kernel kind '%s'; expected matmul_epilogue, "
+		    "matmul, elementwise, reduction, row_reduction or opaque", kind.s);
+		kk = KK_OPAQUE;
+	}
+	k = ir_add_kernel(g, name.s, (KernelKind)kk);
+	kn = &g->kernels[k];
+	kn->loc = kl;
+	kn->nameloc = nl;
+	kn->first = g->nnodes;
+	for (int i = 0; items && i < items->n; i++) {
+		const Item *it = &items->v[i];
+		int a = ir_kattr_lookup(it->name.t.s);
+		int64_t v;
+
+		if (a < 0) {
+			diag_error(c->d, it->name.loc, "unknown kernel attribute '%s'; expected BM, "
+			    "BN, BK, warps, stages or split", it->name.t.s);
+			continue;
+		}
+		if (it->kind != IV_INT) {
+			diag_error(c->d, it->kind == IV_BARE ? it->name.loc : it->val.loc,
+			    "kernel attribute '%s' takes a positive integer", it->name.t.s);
+			continue;
+		}
+		if (!parse_int(c, it->val, &v))
+			continue;
+		if (v <= 0 || v > IR_MAX_DIM) {
+			diag_error(c->d, it->val.loc, "kernel attribute '%s' must be in 1..%d, found %lld",
+			    it->name.t.s, IR_MAX_DIM, (long long)v);
+			continue;
+		}
+		if (kn->kset & (1u << a)) {
+			diag_error(c->d, it->name.loc, "kernel attribute '%s' is given twice",
+			    it->name.t.s);
+			continue;
+		}
+		kn->kset |= 1u << a;
+		kn->kattr[a] = v;
+	}
+	items_free(items);
+	c->kernel = k;
+}
+
+static void
+kernel_close(ParseCtx *c)
+{
+	Kernel *kn = &c->g->kernels[c->kernel];
+
+	kn->last = c->g->nnodes - 1;
+	if (kn->last < kn->first) {
+		diag_error(c->d, kn->loc, "kernel '@%s' is empty", kn->name);
+		kn->first = kn->last = -1;
+	}
+	c->kernel = -1;
+}
+
+static void
+return_stmt(ParseCtx *c, Loc rl, Refs *names)
+{
+	if (c->returned) {
+		diag_error(c->d, rl, "a graph has only one 'return'");
+		refs_free(names);
+		return;
+	}
+	c->returned = true;
+	c->ret = names;
+	c->retloc = rl;
+}
+
+/* Settles the names that were used before being defined, and the return
+ * list; both report in the user's words. */
+static void
+finish(ParseCtx *c)
+{
+	Graph *g = c->g;
+
+	for (int i = 0; i < c->npend; i++) {
+		Pend *p = &c->pend[i];
+		int k = ir_lookup(g, p->r.t.s);
+
+		if (k < 0) {
+			diag_error(c->d, p->r.loc, "use of undefined value '%%%s'", p->r.t.s);
+		} else {
+			diag_error(c->d, p->r.loc, "'%%%s' is used before it is defined", p->r.t.s);
+			diag_note(c->d, g->nodes[k].loc, "'%%%s' is defined here", p->r.t.s);
+		}
+	}
+	if (c->ret) {
+		g->retloc = c->retloc;
+		g->ret = arena_alloc(&g->arena, sizeof(int) * (size_t)c->ret->n);
+		g->nret = c->ret->n;
+		for (int i = 0; i < c->ret->n; i++) {
+			int k = ir_lookup(g, c->ret->v[i].t.s);
+
+			if (k < 0)
+				diag_error(c->d, c->ret->v[i].loc, "use of undefined value '%%%s'",
+				    c->ret->v[i].t.s);
+			g->ret[i] = k < 0 ? 0 : k;
+		}
+	}
+}
+
+Graph *
+parse_graph(const char *text, size_t len, int line0, Diag *d)
+{
+	ParseCtx c = {0};
+	yyscan_t sc;
+	YY_BUFFER_STATE b;
+	int nerr0 = d->nerr, r;
+
+	c.g = ir_graph_new();
+	c.d = d;
+	c.line0 = line0;
+	c.kernel = -1;
+	if (yylex_init_extra(&c, &sc) != 0)
+		AICM_BUG("cannot create the scanner");
+	b = yy_scan_bytes(text, (int)len, sc);
+	yydebug = getenv("AICM_YYDEBUG") != NULL;
+	r = yyparse(sc, &c);
+	yy_delete_buffer(b, sc);
+	yylex_destroy(sc);
+	if (r == 0)
+		finish(&c);
+	free(c.pend);
+	refs_free(c.ret);
+	if (r != 0 || d->nerr > nerr0) {
+		ir_graph_free(c.g);
+		return NULL;
+	}
+	return c.g;
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# ensure-deps.sh: the build's tools and Check, installed when missing.
+# As root it runs apt-get; otherwise it prints the one command to run.
+missing=""
+command -v flex >/dev/null 2>&1 || missing="$missing flex"
+command -v bison >/dev/null 2>&1 || missing="$missing bison"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+if command -v pkg-config >/dev/null 2>&1; then
+	pkg-config --exists check || missing="$missing check"
+else
+	missing="$missing check"
+fi
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "ensure-deps: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -q $missing >/dev/null 2>&1 ||
+		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $missing >/dev/null; } ||
+		{ echo "ensure-deps: apt-get install$missing failed" >&2; exit 1; }
+	exit 0
+fi
+echo "aicm needs:$missing" >&2
+echo "run: sudo apt-get install$missing" >&2
+exit 1

@@ -1,0 +1,203 @@
+/*
+ * diag.c: printing and collecting diagnostics.
+ *
+ * The line table is built once, when the buffer is handed over, so quoting
+ * a line is a lookup.  A message is "file:line:col: severity: text", then
+ * the line and a caret with a tilde under each further byte of the token;
+ * a message without a place (line 0) is just "file: severity: text".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+static const char *const sev_names[] = {"error", "warning", "note", "remark"};
+
+const char *
+diag_sev_name(Severity s)
+{
+	return sev_names[s];
+}
+
+void
+diag_init(Diag *d, const char *file, const char *buf, size_t len, FILE *out)
+{
+	int cap = 64;
+
+	memset(d, 0, sizeof *d);
+	d->file = file;
+	d->buf = buf;
+	d->len = len;
+	d->out = out;
+	d->linestart = xmalloc(sizeof(int) * (size_t)cap);
+	d->linestart[0] = 0;
+	d->linestart[1] = 0;
+	d->nlines = 1;
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] != '\n')
+			continue;
+		if (d->nlines + 2 >= cap) {
+			cap *= 2;
+			d->linestart = xrealloc(d->linestart, sizeof(int) * (size_t)cap);
+		}
+		d->linestart[++d->nlines] = (int)(i + 1);
+	}
+}
+
+void
+diag_free(Diag *d)
+{
+	for (int i = 0; i < d->nrecs; i++)
+		free(d->recs[i].msg);
+	free(d->recs);
+	free(d->linestart);
+	memset(d, 0, sizeof *d);
+}
+
+const char *
+diag_line(const Diag *d, int n, int *len)
+{
+	size_t s, e;
+
+	if (n < 1 || n > d->nlines || !d->buf) {
+		*len = 0;
+		return "";
+	}
+	s = (size_t)d->linestart[n];
+	e = s;
+	while (e < d->len && d->buf[e] != '\n')
+		e++;
+	if (e > s && d->buf[e - 1] == '\r')
+		e--;
+	*len = (int)(e - s);
+	return d->buf + s;
+}
+
+/* Quoting very long lines would bury the message: show at most this much
+ * of the line around the caret. */
+enum { QUOTE_MAX = 200 };
+
+static void
+quote(const Diag *d, Loc loc)
+{
+	int len, from, to, ulen;
+	const char *line = diag_line(d, loc.line, &len);
+
+	if (loc.col < 1 || loc.col > len + 1)
+		return;
+	from = 0;
+	if (loc.col - 1 > QUOTE_MAX / 2)
+		from = loc.col - 1 - QUOTE_MAX / 2;
+	to = len;
+	if (to - from > QUOTE_MAX)
+		to = from + QUOTE_MAX;
+	fprintf(d->out, "  %s%.*s%s\n", from ? "..." : "", to - from, line + from,
+	    to < len ? "..." : "");
+	fprintf(d->out, "  %s%*s^", from ? "   " : "", loc.col - 1 - from, "");
+	ulen = loc.len;
+	if (loc.col - 1 + ulen > to)
+		ulen = to - (loc.col - 1);
+	for (int i = 1; i < ulen; i++)
+		fputc('~', d->out);
+	fputc('\n', d->out);
+}
+
+void
+diag_vreport(Diag *d, Severity s, Loc loc, const char *fmt, va_list ap)
+{
+	if (s == SEV_ERROR)
+		d->nerr++;
+	else if (s == SEV_WARNING)
+		d->nwarn++;
+	if (d->collect) {
+		va_list aq;
+		int n;
+		char *msg;
+
+		va_copy(aq, ap);
+		n = vsnprintf(NULL, 0, fmt, aq);
+		va_end(aq);
+		msg = xmalloc((size_t)n + 1);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		if (d->nrecs == d->caprecs) {
+			d->caprecs = d->caprecs ? 2 * d->caprecs : 16;
+			d->recs = xrealloc(d->recs, sizeof *d->recs * (size_t)d->caprecs);
+		}
+		d->recs[d->nrecs++] = (DiagRec){s, loc, msg};
+		return;
+	}
+	if (loc.line > 0)
+		fprintf(d->out, "%s:%d:%d: %s: ", d->file, loc.line, loc.col, sev_names[s]);
+	else
+		fprintf(d->out, "%s: %s: ", d->file, sev_names[s]);
+	vfprintf(d->out, fmt, ap);
+	fputc('\n', d->out);
+	if (loc.line > 0)
+		quote(d, loc);
+}
+
+void
+diag_report(Diag *d, Severity s, Loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vreport(d, s, loc, fmt, ap);
+	va_end(ap);
+}
+
+void
+aicm_bug(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s:%d: internal error: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+#ifdef AICM_FUZZ
+	abort();
+#else
+	exit(3);
+#endif
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		AICM_BUG("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (!p)
+		AICM_BUG("out of memory (%zu x %zu bytes)", n, m);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		AICM_BUG("out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
+}

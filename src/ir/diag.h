@@ -1,0 +1,77 @@
+/*
+ * diag.h: diagnostics about the input, clang/mlir-opt style.
+ *
+ * A Diag keeps the input buffer and a table of line starts, so that any
+ * layer can quote the offending line and underline the token; messages go
+ * to a stream (stderr) as they come, or, under --verify-diagnostics, into a
+ * list that the tool matches against the input's expected-* comments.
+ * Errors are counted and the work goes on where it can; the tool prints a
+ * summary at the end.
+ */
+#ifndef AICM_DIAG_H
+#define AICM_DIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+typedef enum Severity { SEV_ERROR, SEV_WARNING, SEV_NOTE, SEV_REMARK } Severity;
+
+typedef struct DiagRec {
+	Severity sev;
+	Loc loc;
+	char *msg;
+} DiagRec;
+
+typedef struct Diag {
+	const char *file;            /* as the user named it; "<stdin>" for - */
+	const char *buf;
+	size_t len;
+	int *linestart;              /* byte offset of each line, 1-based index */
+	int nlines;
+	FILE *out;
+	int nerr, nwarn;
+	bool collect;                /* record instead of printing */
+	DiagRec *recs;
+	int nrecs, caprecs;
+} Diag;
+
+/* diag.c */
+void diag_init(Diag *d, const char *file, const char *buf, size_t len, FILE *out);
+void diag_free(Diag *d);
+void diag_report(Diag *d, Severity s, Loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void diag_vreport(Diag *d, Severity s, Loc loc, const char *fmt, va_list ap);
+/* A diagnostic about no place in particular. */
+#define LOC_NONE ((Loc){0})
+#define diag_error(d, loc, ...) diag_report((d), SEV_ERROR, (loc), __VA_ARGS__)
+#define diag_note(d, loc, ...) diag_report((d), SEV_NOTE, (loc), __VA_ARGS__)
+#define diag_warning(d, loc, ...) diag_report((d), SEV_WARNING, (loc), __VA_ARGS__)
+#define diag_remark(d, loc, ...) diag_report((d), SEV_REMARK, (loc), __VA_ARGS__)
+const char *diag_sev_name(Severity s);
+/* The text of line n (1-based) without its newline; *len gets its length. */
+const char *diag_line(const Diag *d, int n, int *len);
+
+/* An internal invariant failed: print where, exit 3 (abort in fuzz builds). */
+_Noreturn void aicm_bug(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define AICM_BUG(...) aicm_bug(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Allocation that cannot fail quietly: out of memory is exit 3 with a
+ * message, never a NULL dereference. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* io.c */
+/* Reads a whole file ("-" is stdin).  Returns 0, or -1 with errno set. */
+int aicm_read_file(const char *path, char **buf, size_t *len);
+/* Writes data to path whole or not at all (a temporary file beside it,
+ * then rename).  Returns 0, or -1 with errno set. */
+int aicm_write_file(const char *path, const char *data, size_t len);
+
+#endif

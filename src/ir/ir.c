@@ -1,0 +1,473 @@
+/*
+ * ir.c: the tables behind ir.h and the graph's bookkeeping.
+ *
+ * Names live in an open-addressing table of node indices (linear probing,
+ * FNV-1a, grown at half load), so every lookup is O(1) and a graph of a
+ * million ops parses in linear time.  Consumers are not stored on nodes:
+ * a pass that needs them builds the compressed Users table in one sweep.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+
+const OpInfo ir_ops[OP_COUNT] = {
+#define OP(id, name, cls, arity, attrs, req, shape, flops) \
+	{name, cls, arity, attrs, req, shape, flops},
+#include "ops.def"
+#undef OP
+};
+
+const AttrInfo ir_attrs[ATTR_COUNT] = {
+#define X(id, name, kind) {name, kind},
+	IR_ATTRS(X)
+#undef X
+};
+
+const char *const ir_kernel_kinds[KK_COUNT] = {
+#define X(id, name) name,
+	IR_KERNEL_KINDS(X)
+#undef X
+};
+
+const char *const ir_kattr_names[KA_COUNT] = {
+#define X(id, name) name,
+	IR_KERNEL_ATTRS(X)
+#undef X
+};
+
+int
+ir_op_lookup(const char *name)
+{
+	for (int i = 0; i < OP_COUNT; i++)
+		if (strcmp(ir_ops[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int
+ir_attr_lookup(const char *name)
+{
+	for (int i = 0; i < ATTR_COUNT; i++)
+		if (strcmp(ir_attrs[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int
+ir_kernel_kind_lookup(const char *name)
+{
+	for (int i = 0; i < KK_COUNT; i++)
+		if (strcmp(ir_kernel_kinds[i], name) == 0)
+			return i;
+	return -1;
+}
+
+int
+ir_kattr_lookup(const char *name)
+{
+	for (int i = 0; i < KA_COUNT; i++)
+		if (strcmp(ir_kattr_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* Edit distance, capped: names longer than an op name are never close. */
+static int
+distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), row[32];
+
+	if (la > 30 || lb > 30)
+		return 99;
+	for (int j = 0; j <= lb; j++)
+		row[j] = j;
+	for (int i = 1; i <= la; i++) {
+		int prev = row[0], cur;
+
+		row[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			cur = row[j];
+			row[j] = prev + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			if (cur + 1 < row[j])
+				row[j] = cur + 1;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *
+ir_op_suggest(const char *name)
+{
+	const char *best = NULL;
+	int bd = 3;
+
+	for (int i = 0; i < OP_COUNT; i++) {
+		int d = distance(name, ir_ops[i].name);
+
+		if (d < bd) {
+			bd = d;
+			best = ir_ops[i].name;
+		}
+	}
+	return best;
+}
+
+bool
+ir_is_elementwise(OpId op)
+{
+	return ir_ops[op].cls == OC_UNARY || ir_ops[op].cls == OC_BINARY;
+}
+
+const char *
+ir_dtype_name(DType dt)
+{
+	return dt == DT_F32 ? "f32" : "f64";
+}
+
+size_t
+ir_dtype_size(DType dt)
+{
+	return dt == DT_F32 ? 4 : 8;
+}
+
+int64_t
+ir_type_numel(const Type *t)
+{
+	int64_t n = 1;
+
+	for (int i = 0; i < t->rank; i++)
+		if (__builtin_mul_overflow(n, t->dim[i], &n))
+			return -1;
+	return n;
+}
+
+bool
+ir_type_eq(const Type *a, const Type *b)
+{
+	if (a->rank != b->rank || a->dt != b->dt)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dim[i] != b->dim[i])
+			return false;
+	return true;
+}
+
+char *
+ir_shape_str(const Type *t, char *buf)
+{
+	int n = 0;
+
+	buf[n++] = '(';
+	for (int i = 0; i < t->rank; i++)
+		n += snprintf(buf + n, (size_t)(IR_TYPE_STR - n), "%s%lld",
+		    i ? ", " : "", (long long)t->dim[i]);
+	if (t->rank == 1)
+		buf[n++] = ',';
+	buf[n++] = ')';
+	buf[n] = '\0';
+	return buf;
+}
+
+/* ---- the name table -------------------------------------------------- */
+
+static size_t
+hash(const char *s)
+{
+	size_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void
+names_grow(Graph *g)
+{
+	NameTab old = g->names;
+
+	g->names.cap = old.cap ? old.cap * 2 : 64;
+	g->names.slot = xcalloc(g->names.cap, sizeof(int));
+	g->names.n = 0;
+	for (size_t i = 0; i < old.cap; i++) {
+		int v = old.slot[i];
+		size_t m = g->names.cap - 1, h;
+
+		if (!v)
+			continue;
+		for (h = hash(g->nodes[v - 1].name) & m; g->names.slot[h]; h = (h + 1) & m)
+			;
+		g->names.slot[h] = v;
+		g->names.n++;
+	}
+	free(old.slot);
+}
+
+int
+ir_lookup(const Graph *g, const char *name)
+{
+	size_t m, h;
+
+	if (!g->names.cap)
+		return -1;
+	m = g->names.cap - 1;
+	for (h = hash(name) & m; g->names.slot[h]; h = (h + 1) & m) {
+		int i = g->names.slot[h] - 1;
+
+		if (strcmp(g->nodes[i].name, name) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static void
+names_rebuild(Graph *g)
+{
+	free(g->names.slot);
+	memset(&g->names, 0, sizeof g->names);
+	g->names.cap = 64;
+	while (g->names.cap < 2 * (size_t)g->nnodes + 2)
+		g->names.cap *= 2;
+	g->names.slot = xcalloc(g->names.cap, sizeof(int));
+	for (int i = 0; i < g->nnodes; i++) {
+		size_t m = g->names.cap - 1, h;
+
+		for (h = hash(g->nodes[i].name) & m; g->names.slot[h]; h = (h + 1) & m)
+			;
+		g->names.slot[h] = i + 1;
+		g->names.n++;
+	}
+}
+
+/* ---- graphs ---------------------------------------------------------- */
+
+Graph *
+ir_graph_new(void)
+{
+	Graph *g = xcalloc(1, sizeof *g);
+
+	return g;
+}
+
+void
+ir_graph_free(Graph *g)
+{
+	if (!g)
+		return;
+	free(g->nodes);
+	free(g->kernels);
+	free(g->names.slot);
+	arena_free(&g->arena);
+	free(g);
+}
+
+int
+ir_add_node(Graph *g, OpId op, const char *name)
+{
+	Node *n;
+	size_t m, h;
+
+	if (g->nnodes == g->capnodes) {
+		g->capnodes = g->capnodes ? 2 * g->capnodes : 16;
+		g->nodes = xrealloc(g->nodes, sizeof *g->nodes * (size_t)g->capnodes);
+	}
+	n = &g->nodes[g->nnodes];
+	memset(n, 0, sizeof *n);
+	n->op = op;
+	n->name = name;
+	n->kernel = -1;
+	n->type.rank = -1;
+	if (2 * (g->names.n + 1) > g->names.cap)
+		names_grow(g);
+	m = g->names.cap - 1;
+	for (h = hash(name) & m; g->names.slot[h]; h = (h + 1) & m)
+		;
+	g->names.slot[h] = g->nnodes + 1;
+	g->names.n++;
+	return g->nnodes++;
+}
+
+const char *
+ir_fresh_name(Graph *g, const char *base)
+{
+	size_t bl = strlen(base);
+	char *buf = xmalloc(bl + 24);
+	const char *r;
+
+	for (long k = 0;; k++) {
+		snprintf(buf, bl + 24, "%s.%ld", base, k);
+		if (ir_lookup(g, buf) < 0)
+			break;
+	}
+	r = arena_strndup(&g->arena, buf, strlen(buf));
+	free(buf);
+	return r;
+}
+
+int
+ir_add_kernel(Graph *g, const char *name, KernelKind kind)
+{
+	Kernel *k;
+
+	if (g->nkernels == g->capkernels) {
+		g->capkernels = g->capkernels ? 2 * g->capkernels : 8;
+		g->kernels = xrealloc(g->kernels, sizeof *g->kernels * (size_t)g->capkernels);
+	}
+	k = &g->kernels[g->nkernels];
+	memset(k, 0, sizeof *k);
+	k->name = name;
+	k->kind = kind;
+	k->first = k->last = -1;
+	return g->nkernels++;
+}
+
+void
+ir_reorder(Graph *g, const int *perm)
+{
+	int n = g->nnodes;
+	int *inv = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+	Node *nodes = xmalloc(sizeof *nodes * (size_t)(n ? n : 1));
+
+	for (int i = 0; i < n; i++)
+		inv[perm[i]] = i;
+	for (int i = 0; i < n; i++) {
+		nodes[i] = g->nodes[perm[i]];
+		for (int j = 0; j < nodes[i].nin; j++)
+			nodes[i].in[j] = inv[nodes[i].in[j]];
+	}
+	memcpy(g->nodes, nodes, sizeof *nodes * (size_t)n);
+	free(nodes);
+	for (int k = 0; k < g->nkernels; k++) {
+		Kernel *kn = &g->kernels[k];
+		int lo = n, hi = -1;
+
+		for (int i = 0; i < n; i++)
+			if (g->nodes[i].kernel == k) {
+				if (i < lo)
+					lo = i;
+				hi = i;
+			}
+		kn->first = hi < 0 ? -1 : lo;
+		kn->last = hi;
+	}
+	for (int i = 0; i < g->nret; i++)
+		g->ret[i] = inv[g->ret[i]];
+	free(inv);
+	names_rebuild(g);
+}
+
+void
+ir_remove_kernel(Graph *g, int k)
+{
+	for (int i = 0; i < g->nnodes; i++) {
+		if (g->nodes[i].kernel == k)
+			g->nodes[i].kernel = -1;
+		else if (g->nodes[i].kernel > k)
+			g->nodes[i].kernel--;
+	}
+	memmove(&g->kernels[k], &g->kernels[k + 1],
+	    sizeof *g->kernels * (size_t)(g->nkernels - k - 1));
+	g->nkernels--;
+}
+
+/* ---- outputs and users ----------------------------------------------- */
+
+static int
+default_outputs(const Graph *g, int *out)
+{
+	char *used = xcalloc((size_t)g->nnodes + 1, 1);
+	int n = 0;
+
+	for (int i = 0; i < g->nnodes; i++)
+		for (int j = 0; j < g->nodes[i].nin; j++)
+			used[g->nodes[i].in[j]] = 1;
+	for (int i = 0; i < g->nnodes; i++)
+		if (!used[i] && ir_ops[g->nodes[i].op].cls != OC_SOURCE)
+			out[n++] = i;
+	free(used);
+	return n;
+}
+
+int
+ir_outputs(const Graph *g, int **out)
+{
+	int *o = xmalloc(sizeof(int) * (size_t)(g->nnodes + g->nret + 1));
+
+	*out = o;
+	if (g->ret) {
+		memcpy(o, g->ret, sizeof(int) * (size_t)g->nret);
+		return g->nret;
+	}
+	return default_outputs(g, o);
+}
+
+bool
+ir_return_is_default(const Graph *g)
+{
+	int *o, n;
+	bool same;
+
+	if (!g->ret)
+		return true;
+	o = xmalloc(sizeof(int) * (size_t)(g->nnodes + 1));
+	n = default_outputs(g, o);
+	same = n == g->nret && memcmp(o, g->ret, sizeof(int) * (size_t)n) == 0;
+	free(o);
+	return same;
+}
+
+void
+ir_users(const Graph *g, Users *u)
+{
+	int n = g->nnodes, *fill;
+
+	u->start = xcalloc((size_t)n + 2, sizeof(int));
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < g->nodes[i].nin; j++)
+			u->start[g->nodes[i].in[j] + 1]++;
+	for (int i = 0; i < n; i++)
+		u->start[i + 1] += u->start[i];
+	u->user = xmalloc(sizeof(int) * (size_t)(u->start[n] + 1));
+	fill = xmalloc(sizeof(int) * (size_t)(n + 1));
+	memcpy(fill, u->start, sizeof(int) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < g->nodes[i].nin; j++)
+			u->user[fill[g->nodes[i].in[j]]++] = i;
+	free(fill);
+}
+
+void
+ir_users_free(Users *u)
+{
+	free(u->start);
+	free(u->user);
+	u->start = u->user = NULL;
+}
+
+int64_t
+ir_node_flops(const Graph *g, int i)
+{
+	const Node *n = &g->nodes[i];
+
+	if (n->type.rank < 0)
+		return 0;
+	switch (ir_ops[n->op].flops) {
+	case FL_NONE:
+		return 0;
+	case FL_PER_OUT:
+		return ir_type_numel(&n->type);
+	case FL_PER_IN:
+		return ir_type_numel(&g->nodes[n->in[0]].type);
+	case FL_MATMUL: {
+		const Type *a = &g->nodes[n->in[0]].type;
+
+		/* 2*M*N*K per batch = 2 * numel(out) * K */
+		return 2 * ir_type_numel(&n->type) * a->dim[a->rank - 1];
+	}
+	}
+	return 0;
+}

@@ -1,0 +1,295 @@
+/*
+ * ir.h: the graph IR that every layer of aicm shares.
+ *
+ * A Graph is a flat array of Nodes in definition order (SSA: an operand is
+ * always an earlier node, referenced by index, never by pointer, so that the
+ * array may grow and be reordered).  Kernels, made by fuse or written in the
+ * input, are contiguous index ranges of that array.  Everything a Graph owns
+ * lives in its Arena and dies with it; the node and kernel arrays are the only
+ * malloc'd pieces, grown by doubling.  Names are looked up through an
+ * open-addressing hash table, so parsing and printing stay linear.
+ *
+ * The op set lives in ops.def; the attribute set and the kernel attributes
+ * are the two X-macro lists below.
+ */
+#ifndef AICM_IR_H
+#define AICM_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define AICM_VERSION "0.1.0"
+
+enum {
+	IR_MAX_RANK = 4,
+	IR_MAX_DIM = 1 << 30,          /* one dimension, checked by the parser */
+	IR_MAX_NAME = 1 << 20,         /* bytes in a value name */
+};
+
+/* ---- arena.c --------------------------------------------------------- */
+
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena {
+	ArenaBlock *head;
+} Arena;
+
+void *arena_alloc(Arena *a, size_t n);         /* zeroed, 16-aligned */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+void arena_free(Arena *a);
+
+/* ---- locations ------------------------------------------------------- */
+
+/* A place in the input: 1-based line and byte column, and the length of the
+ * token to underline.  line == 0 means "made by a pass, no place". */
+typedef struct Loc {
+	int line, col, len;
+} Loc;
+
+/* ---- types ----------------------------------------------------------- */
+
+typedef enum DType { DT_F64, DT_F32 } DType;
+
+/* rank < 0: not known yet (left for shape-infer). */
+typedef struct Type {
+	int rank;
+	DType dt;
+	int64_t dim[IR_MAX_RANK];
+} Type;
+
+const char *ir_dtype_name(DType dt);
+size_t ir_dtype_size(DType dt);
+int64_t ir_type_numel(const Type *t);          /* -1 when it overflows */
+bool ir_type_eq(const Type *a, const Type *b);
+/* "(64, 32)" or "(32,)" or "()"; buf of at least IR_TYPE_STR bytes. */
+enum { IR_TYPE_STR = 128 };
+char *ir_shape_str(const Type *t, char *buf);
+
+/* ---- attributes ------------------------------------------------------ */
+
+typedef enum AttrKind { AK_INT, AK_FLOAT, AK_BOOL, AK_INTS } AttrKind;
+
+/* ATTR(id, name, kind): declared order is printing order. */
+#define IR_ATTRS(X)                   \
+	X(VALUE, "value", AK_FLOAT)        \
+	X(AXIS, "axis", AK_INT)            \
+	X(KEEPDIMS, "keepdims", AK_BOOL)   \
+	X(PERM, "perm", AK_INTS)           \
+	X(SHAPE, "shape", AK_INTS)
+
+typedef enum AttrId {
+#define X(id, name, kind) ATTR_##id,
+	IR_ATTRS(X)
+#undef X
+	ATTR_COUNT
+} AttrId;
+
+#define AB(id) (1u << ATTR_##id)
+
+typedef struct AttrInfo {
+	const char *name;
+	AttrKind kind;
+} AttrInfo;
+
+extern const AttrInfo ir_attrs[ATTR_COUNT];
+int ir_attr_lookup(const char *name);          /* -1 if unknown */
+
+/* The values of one node's attributes; set has a bit per written one. */
+typedef struct Attrs {
+	unsigned set;
+	double value;
+	int64_t axis;
+	bool keepdims;
+	int nperm;
+	int64_t perm[IR_MAX_RANK];
+	int nshape;
+	int64_t shape[IR_MAX_RANK];
+} Attrs;
+
+/* ---- ops ------------------------------------------------------------- */
+
+typedef enum OpClass {
+	OC_SOURCE, OC_UNARY, OC_BINARY, OC_REDUCTION, OC_CONTRACTION, OC_LAYOUT
+} OpClass;
+
+typedef enum ShapeRule {
+	SR_SOURCE, SR_SAME, SR_BROADCAST, SR_REDUCE, SR_MATMUL, SR_TRANSPOSE,
+	SR_RESHAPE
+} ShapeRule;
+
+typedef enum FlopRule { FL_NONE, FL_PER_OUT, FL_PER_IN, FL_MATMUL } FlopRule;
+
+typedef enum OpId {
+#define OP(id, name, cls, arity, attrs, req, shape, flops) OP_##id,
+#include "ops.def"
+#undef OP
+	OP_COUNT
+} OpId;
+
+typedef struct OpInfo {
+	const char *name;
+	OpClass cls;
+	int arity;
+	unsigned attrs;     /* AB() bits the op accepts */
+	unsigned required;  /* AB() bits it must have */
+	ShapeRule shape;
+	FlopRule flops;
+} OpInfo;
+
+extern const OpInfo ir_ops[OP_COUNT];
+int ir_op_lookup(const char *name);            /* -1 if unknown */
+const char *ir_op_suggest(const char *name);   /* closest op name or NULL */
+bool ir_is_elementwise(OpId op);               /* unary or binary */
+
+/* ---- kernels --------------------------------------------------------- */
+
+#define IR_KERNEL_KINDS(X)                       \
+	X(MATMUL_EPILOGUE, "matmul_epilogue")        \
+	X(MATMUL, "matmul")                          \
+	X(ELEMENTWISE, "elementwise")                \
+	X(REDUCTION, "reduction")                    \
+	X(ROW_REDUCTION, "row_reduction")            \
+	X(OPAQUE, "opaque")
+
+typedef enum KernelKind {
+#define X(id, name) KK_##id,
+	IR_KERNEL_KINDS(X)
+#undef X
+	KK_COUNT
+} KernelKind;
+
+extern const char *const ir_kernel_kinds[KK_COUNT];
+int ir_kernel_kind_lookup(const char *name);   /* -1 if unknown */
+
+/* Kernel attributes (the tile configuration autotune chooses), in printing
+ * order.  All are positive integers. */
+#define IR_KERNEL_ATTRS(X) \
+	X(BM, "BM")            \
+	X(BN, "BN")            \
+	X(BK, "BK")            \
+	X(WARPS, "warps")      \
+	X(STAGES, "stages")    \
+	X(SPLIT, "split")
+
+typedef enum KAttrId {
+#define X(id, name) KA_##id,
+	IR_KERNEL_ATTRS(X)
+#undef X
+	KA_COUNT
+} KAttrId;
+
+extern const char *const ir_kattr_names[KA_COUNT];
+int ir_kattr_lookup(const char *name);         /* -1 if unknown */
+
+/* A kernel: the nodes first..last (inclusive) of its graph; its root, whose
+ * value is the kernel's output, is the last. */
+typedef struct Kernel {
+	const char *name;            /* without '@' */
+	KernelKind kind;
+	int first, last;
+	unsigned kset;               /* bit per KAttrId written */
+	int64_t kattr[KA_COUNT];
+	Loc loc;                     /* the 'kernel' keyword */
+	Loc nameloc;
+} Kernel;
+
+/* ---- nodes and graphs ------------------------------------------------ */
+
+typedef struct Node {
+	OpId op;
+	const char *name;            /* the value's name, without '%' */
+	int nin;
+	int in[2];                   /* operand node indices, all < this one's */
+	Type type;
+	Attrs at;
+	int kernel;                  /* index into Graph.kernels, or -1 */
+	Loc loc;                     /* '%name' where it is defined */
+	Loc oploc;                   /* the op's name */
+	Loc inloc[2];
+	Loc typeloc;
+	Loc attrloc[ATTR_COUNT];
+} Node;
+
+typedef struct NameTab {
+	int *slot;                   /* node index + 1; 0 = empty */
+	size_t cap;                  /* power of two */
+	size_t n;
+} NameTab;
+
+typedef struct Graph {
+	Arena arena;
+	const char *name;            /* without '@'; NULL if unnamed */
+	Loc loc;
+	Node *nodes;
+	int nnodes, capnodes;
+	Kernel *kernels;
+	int nkernels, capkernels;
+	int *ret;                    /* explicit return list, or NULL */
+	int nret;
+	Loc retloc;
+	NameTab names;
+} Graph;
+
+/* ir.c */
+Graph *ir_graph_new(void);
+void ir_graph_free(Graph *g);
+/* Appends a node (zeroed but for op, name, kernel = -1, type.rank = -1) and
+ * enters its name; returns its index.  The name must be unique. */
+int ir_add_node(Graph *g, OpId op, const char *name);
+int ir_lookup(const Graph *g, const char *name);   /* node index or -1 */
+/* A fresh name "base.N" that no node has; allocated in the graph's arena. */
+const char *ir_fresh_name(Graph *g, const char *base);
+int ir_add_kernel(Graph *g, const char *name, KernelKind kind);
+/* Puts the nodes in the order perm (perm[new] = old), remapping operands,
+ * kernels and the return list.  The caller keeps SSA order valid. */
+void ir_reorder(Graph *g, const int *perm);
+/* Removes kernel k, its nodes staying in place as plain ops. */
+void ir_remove_kernel(Graph *g, int k);
+
+/* The outputs: the explicit return list, or every computed value that
+ * nothing consumes.  Returns their count; *out is malloc'd (caller frees). */
+int ir_outputs(const Graph *g, int **out);
+/* Whether the return list equals the default outputs (then it is not
+ * printed). */
+bool ir_return_is_default(const Graph *g);
+
+/* Consumers of every node, compressed: the users of node i are
+ * user[start[i] .. start[i+1]-1], in definition order (a node using the same
+ * value twice appears twice). */
+typedef struct Users {
+	int *start;
+	int *user;
+} Users;
+void ir_users(const Graph *g, Users *u);
+void ir_users_free(Users *u);
+
+int64_t ir_node_flops(const Graph *g, int i);
+
+/* shape.c */
+/* The result type of node i from its operands' types and its attributes.
+ * All operand types must be known.  Returns 0, or -1 after writing a message
+ * to err (what is wrong, naming the op and the operand shapes) and setting
+ * *where to the place to point at. */
+enum { IR_ERR_MAX = 512 };
+int ir_infer_type(const Graph *g, int i, Type *out, char *err, Loc *where);
+/* Infers node i's type (operands and result all known) and compares it
+ * with the one it has; 0 if they agree, else -1 with the message in err. */
+int ir_check_type(const Graph *g, int i, char *err, Loc *where);
+/* Normalises a reduction axis: 0 <= axis < rank, or -1 for all axes. */
+int ir_reduce_axis(const Node *n, int rank);
+
+/* print.c */
+void ir_print(FILE *f, const Graph *g);
+char *ir_print_str(const Graph *g, size_t *len); /* malloc'd */
+/* Shortest text that reads back to the same double, numpy's way for
+ * specials: "inf", "-inf", "nan". */
+void ir_fmt_double(char *buf, size_t n, double v);
+
+/* dot.c */
+/* A Graphviz picture: each kernel a labelled cluster with its kind, the
+ * edges that cross into a kernel from another compute op dashed (they are
+ * the unfused ones, whose values go through memory). */
+void ir_print_dot(FILE *f, const Graph *g);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * pass.h: the pass interface, the registry and the pipeline.
+ *
+ * A pass is a record, as in MLIR's Passes.td and QBE's target table: a name,
+ * a one-line summary, its options with defaults, and one entry point.  Each
+ * passes/<name>.c exports exactly one `const Pass pass_<name>`; pass.c lists
+ * them.  Passes keep no mutable globals: options arrive in PassArgs, and
+ * anything that must live across kernels lives in the pass's own locals.
+ */
+#ifndef AICM_PASS_H
+#define AICM_PASS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "ir.h"
+
+typedef enum PassOptKind { PO_BOOL, PO_INT, PO_FLOAT, PO_STRING } PassOptKind;
+
+typedef struct PassOpt {
+	const char *key;             /* kebab-case: "max-ops" */
+	PassOptKind kind;
+	const char *def;             /* default, as it would be written */
+	const char *help;
+} PassOpt;
+
+typedef struct PassVal {
+	bool set;                    /* written in the pipeline, not defaulted */
+	bool b;
+	int64_t i;
+	double f;
+	const char *s;               /* PO_STRING: owned by the pipeline */
+} PassVal;
+
+typedef struct PassArgs {
+	const PassOpt *opts;
+	const PassVal *vals;         /* one per opts entry */
+	FILE *report;                /* --report: where reports go, or NULL */
+	bool report_json;
+} PassArgs;
+
+typedef struct Pass {
+	const char *name;
+	const char *summary;
+	const PassOpt *opts;         /* {0}-terminated */
+	int (*run)(Graph *g, const PassArgs *args, Diag *d); /* 0 ok, -1 error */
+} Pass;
+
+/* One pass of a pipeline with its option values. */
+typedef struct PassInst {
+	const Pass *pass;
+	PassVal *vals;
+	int col;                     /* 1-based column in the pipeline text */
+} PassInst;
+
+typedef struct Pipeline {
+	PassInst *p;
+	int n;
+} Pipeline;
+
+/* How a pipeline runs: verification, reports, and the driver's hooks
+ * (printing IR around passes, timing, dumps).  Hooks may be NULL. */
+typedef struct PassRun {
+	bool verify_each;
+	FILE *report;
+	bool report_json;
+	void (*before)(void *ctx, int idx, const PassInst *pi, const Graph *g);
+	void (*after)(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms);
+	void *ctx;
+} PassRun;
+
+/* pass.c */
+extern const Pass *const pass_registry[];
+const Pass *pass_lookup(const char *name);
+void pass_list(FILE *f);
+/* Parses "a,b{k=v,k2=v2}"; on error prints to err, with the text and a
+ * caret under the bad spot, what exists, and returns -1. */
+int pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool);
+void pass_free_pipeline(Pipeline *pl);
+void pass_print_pipeline(FILE *f, const Pipeline *pl);
+/* Runs the passes in order, verifying after each when asked; stops at the
+ * first pass that fails.  Returns 0 or -1 (diagnostics already given). */
+int pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d);
+double pass_now_ms(void);
+bool pass_bool(const PassArgs *a, const char *key);
+int64_t pass_int(const PassArgs *a, const char *key);
+double pass_float(const PassArgs *a, const char *key);
+const char *pass_str(const PassArgs *a, const char *key);
+bool pass_is_set(const PassArgs *a, const char *key);
+/* The "needs shapes" check every shape-consuming pass starts with: reports
+ * the first untyped value and returns -1. */
+int pass_require_shapes(const Graph *g, Diag *d, const char *pass);
+
+/* verify.c */
+/* Checks the structural invariants (SSA order, arity, attributes, kernels,
+ * the return list) and every type that can be checked against the shape
+ * rules.  Reports each violation; returns the number found. */
+int ir_verify(const Graph *g, Diag *d);
+
+#endif

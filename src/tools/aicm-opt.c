@@ -1,0 +1,549 @@
+/*
+ * aicm-opt: parse a graph, run a pipeline of passes, print the result.
+ *
+ * The driver of DESIGN §5, modelled on mlir-opt: the input is split into
+ * chunks (one, or one per '// -----' with --split-input-file), each chunk
+ * is parsed, verified, run through the pipeline and printed on its own.
+ * Output is collected in memory and written at the end, so that -o FILE is
+ * written whole or not at all.  Under --verify-diagnostics the diagnostics
+ * are collected instead of printed and matched against the input's
+ * `// expected-error@+N {{...}}` comments.
+ *
+ * Exit codes (DESIGN §4): 0 ok, 1 the input is wrong, 2 the command line is
+ * wrong or a file cannot be read or written, 3 an internal error.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "diag.h"
+#include "parse.h"
+#include "pass.h"
+
+static const char *tool = "aicm-opt";
+
+typedef struct Opts {
+	const char *input;
+	const char *output;
+	const char *pipeline;
+	const char *print_before;
+	const char *print_after;
+	bool print_before_all, print_after_all, print_after_change;
+	const char *dump_dir;
+	bool dump_pipeline;
+	bool verify_each;
+	bool timing;
+	bool report, report_json;
+	bool split;
+	bool verify_diags;
+	bool emit_dot;
+} Opts;
+
+/* State for one chunk while its pipeline runs (the PassRun hooks). */
+typedef struct Stage {
+	const Opts *o;
+	int chunk;
+	char *before;                /* printed IR before the pass, for -after-change */
+	double *ms;                  /* per pass */
+	int failed_dump;
+} Stage;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: aicm-opt [options] [FILE|-]\n"
+	    "\n"
+	    "Parse an aicm graph, run passes over it and print the result.\n"
+	    "\n"
+	    "  --pass=PIPELINE          passes to run, comma-separated, each with optional\n"
+	    "                           {key=value,...} options (default: none)\n"
+	    "  -o FILE                  write the output to FILE, whole or not at all\n"
+	    "                           (default: stdout)\n"
+	    "  --print-ir-before=NAME   print the IR before pass NAME, to stderr\n"
+	    "  --print-ir-after=NAME    print the IR after pass NAME, to stderr\n"
+	    "  --print-ir-before-all    print the IR before every pass\n"
+	    "  --print-ir-after-all     print the IR after every pass\n"
+	    "  --print-ir-after-change  print the IR after a pass only if it changed it\n"
+	    "  --dump-dir=DIR           write each stage to DIR/NN-NAME.aicm (00-input.aicm,\n"
+	    "                           01-shape-infer.aicm, ...)\n"
+	    "  --dump-pipeline          print the pipeline as parsed, every option's value\n"
+	    "  --verify-each            verify the IR after every pass (default: on)\n"
+	    "  --no-verify-each         do not\n"
+	    "  --timing                 per-pass wall time, to stderr\n"
+	    "  --report[=json]          the passes' reports, to stderr (default: off)\n"
+	    "  --emit=ir|dot            what to print (default: ir)\n"
+	    "  --split-input-file       one graph per '// -----' chunk, each on its own\n"
+	    "  --verify-diagnostics     check diagnostics against the input's\n"
+	    "                           // expected-error@+N {{...}} comments\n"
+	    "  --list-passes            list the passes and their options\n"
+	    "  --help                   this text\n"
+	    "  --version                the version\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 the input is wrong, 2 bad usage or I/O, 3 internal error.\n");
+}
+
+static _Noreturn void
+usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: error: ", tool);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see 'aicm-opt --help')\n");
+	exit(2);
+}
+
+/* Matches "--name=value" or "--name value"; returns the value or NULL. */
+static const char *
+optval(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+
+	if (strncmp(a, name, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] == '\0') {
+		if (*i + 1 >= argc)
+			usage_error("option '%s' needs a value", name);
+		return argv[++*i];
+	}
+	return NULL;
+}
+
+static void
+parse_args(int argc, char **argv, Opts *o)
+{
+	const char *v;
+
+	memset(o, 0, sizeof *o);
+	o->verify_each = true;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(a, "--version")) {
+			printf("aicm-opt %s\n", AICM_VERSION);
+			exit(0);
+		} else if (!strcmp(a, "--list-passes")) {
+			pass_list(stdout);
+			exit(0);
+		} else if ((v = optval(argc, argv, &i, "--pass")) ||
+		    (v = optval(argc, argv, &i, "--passes"))) {
+			o->pipeline = v;
+		} else if (!strcmp(a, "-o")) {
+			if (i + 1 >= argc)
+				usage_error("option '%s' needs a value", a);
+			o->output = argv[++i];
+		} else if ((v = optval(argc, argv, &i, "--print-ir-before"))) {
+			o->print_before = v;
+		} else if ((v = optval(argc, argv, &i, "--print-ir-after"))) {
+			o->print_after = v;
+		} else if (!strcmp(a, "--print-ir-before-all")) {
+			o->print_before_all = true;
+		} else if (!strcmp(a, "--print-ir-after-all")) {
+			o->print_after_all = true;
+		} else if (!strcmp(a, "--print-ir-after-change")) {
+			o->print_after_change = true;
+		} else if ((v = optval(argc, argv, &i, "--dump-dir"))) {
+			o->dump_dir = v;
+		} else if (!strcmp(a, "--dump-pipeline")) {
+			o->dump_pipeline = true;
+		} else if (!strcmp(a, "--verify-each")) {
+			o->verify_each = true;
+		} else if (!strcmp(a, "--no-verify-each")) {
+			o->verify_each = false;
+		} else if (!strcmp(a, "--timing")) {
+			o->timing = true;
+		} else if (!strcmp(a, "--report")) {
+			o->report = true;
+		} else if (!strcmp(a, "--report=json")) {
+			o->report = o->report_json = true;
+		} else if (!strncmp(a, "--report=", 9)) {
+			usage_error("--report takes no value or =json, not '%s'", a + 9);
+		} else if ((v = optval(argc, argv, &i, "--emit"))) {
+			if (!strcmp(v, "ir"))
+				o->emit_dot = false;
+			else if (!strcmp(v, "dot"))
+				o->emit_dot = true;
+			else
+				usage_error("--emit takes ir or dot, not '%s'", v);
+		} else if (!strcmp(a, "--split-input-file")) {
+			o->split = true;
+		} else if (!strcmp(a, "--verify-diagnostics")) {
+			o->verify_diags = true;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			usage_error("unknown option '%s'", a);
+		} else if (o->input) {
+			usage_error("more than one input file ('%s')", a);
+		} else {
+			o->input = a;
+		}
+	}
+	if (!o->input)
+		o->input = "-";
+}
+
+/* ---- pass hooks: printing, dumping, timing --------------------------- */
+
+static void
+dump_stage(Stage *s, int idx, const char *name, const Graph *g)
+{
+	char path[4096];
+	FILE *f;
+
+	if (!s->o->dump_dir)
+		return;
+	if (mkdir(s->o->dump_dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: error: cannot create '%s': %s\n", tool, s->o->dump_dir,
+		    strerror(errno));
+		s->failed_dump = 1;
+		return;
+	}
+	snprintf(path, sizeof path, "%s/%02d-%s.aicm", s->o->dump_dir, idx, name);
+	f = fopen(path, s->chunk ? "a" : "w");
+	if (!f) {
+		fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, path, strerror(errno));
+		s->failed_dump = 1;
+		return;
+	}
+	if (s->chunk)
+		fprintf(f, "// -----\n");
+	ir_print(f, g);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, path, strerror(errno));
+		s->failed_dump = 1;
+	}
+}
+
+static void
+hook_before(void *ctx, int idx, const PassInst *pi, const Graph *g)
+{
+	Stage *s = ctx;
+	const Opts *o = s->o;
+
+	(void)idx;
+	if (o->print_before_all || (o->print_before && !strcmp(o->print_before, pi->pass->name))) {
+		fprintf(stderr, "// ----- IR before %s -----\n", pi->pass->name);
+		ir_print(stderr, g);
+	}
+	if (o->print_after_change) {
+		free(s->before);
+		s->before = ir_print_str(g, NULL);
+	}
+}
+
+static void
+hook_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
+{
+	Stage *s = ctx;
+	const Opts *o = s->o;
+	bool show = o->print_after_all || (o->print_after && !strcmp(o->print_after, pi->pass->name));
+
+	s->ms[idx] = ms;
+	if (!show && o->print_after_change) {
+		char *now = ir_print_str(g, NULL);
+
+		show = strcmp(now, s->before) != 0;
+		free(now);
+	}
+	if (show) {
+		fprintf(stderr, "// ----- IR after %s -----\n", pi->pass->name);
+		ir_print(stderr, g);
+	}
+	dump_stage(s, idx + 1, pi->pass->name, g);
+}
+
+/* ---- --verify-diagnostics -------------------------------------------- */
+
+typedef struct Expect {
+	Severity sev;
+	int line;                    /* the line the diagnostic must be on */
+	int at;                      /* the comment's own line, for messages */
+	char *text;
+	bool seen;
+} Expect;
+
+static const char *const sev_words[] = {"error", "warning", "note", "remark"};
+
+/* Reads the expected-* comments of lines first..last of d's buffer. */
+static int
+collect_expects(const Diag *d, int first, int last, Expect **out, int *bad)
+{
+	Expect *e = NULL;
+	int n = 0, cap = 0;
+
+	for (int ln = first; ln <= last; ln++) {
+		int len;
+		const char *line = diag_line(d, ln, &len);
+		char *copy = xmalloc((size_t)len + 1), *p;
+
+		memcpy(copy, line, (size_t)len);
+		copy[len] = '\0';
+		p = copy;
+		while ((p = strstr(p, "expected-")) != NULL) {
+			int sev = -1, target = ln;
+			char *q, *end;
+
+			p += 9;
+			for (int k = 0; k < 4; k++)
+				if (!strncmp(p, sev_words[k], strlen(sev_words[k]))) {
+					sev = k;
+					p += strlen(sev_words[k]);
+				}
+			if (sev < 0)
+				continue;
+			if (*p == '@') {
+				p++;
+				if (*p == '+' || *p == '-') {
+					long off = strtol(p, &q, 10);
+
+					target = ln + (int)off;
+					p = q;
+				} else if (!strncmp(p, "above", 5)) {
+					target = ln - 1;
+					p += 5;
+				} else if (!strncmp(p, "below", 5)) {
+					target = ln + 1;
+					p += 5;
+				} else {
+					target = (int)strtol(p, &q, 10);
+					p = q;
+				}
+			}
+			while (*p == ' ')
+				p++;
+			if (strncmp(p, "{{", 2) != 0 || !(end = strstr(p + 2, "}}"))) {
+				fprintf(stderr, "%s:%d: error: expected '{{message}}' after "
+				    "expected-%s\n", d->file, ln, sev_words[sev]);
+				(*bad)++;
+				continue;
+			}
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				e = xrealloc(e, sizeof *e * (size_t)cap);
+			}
+			e[n].sev = (Severity)sev;
+			e[n].line = target;
+			e[n].at = ln;
+			e[n].text = xmalloc((size_t)(end - p - 2) + 1);
+			memcpy(e[n].text, p + 2, (size_t)(end - p - 2));
+			e[n].text[end - p - 2] = '\0';
+			e[n].seen = false;
+			n++;
+			p = end + 2;
+		}
+		free(copy);
+	}
+	*out = e;
+	return n;
+}
+
+/* Matches d's collected records against the chunk's expectations, prints
+ * every mismatch, returns their number. */
+static int
+verify_diags(Diag *d, int first, int last)
+{
+	Expect *e;
+	int bad = 0, n = collect_expects(d, first, last, &e, &bad);
+
+	d->collect = false;
+	for (int i = 0; i < d->nrecs; i++) {
+		DiagRec *r = &d->recs[i];
+		bool found = false;
+
+		for (int k = 0; k < n && !found; k++)
+			if (!e[k].seen && e[k].sev == r->sev && e[k].line == r->loc.line &&
+			    strstr(r->msg, e[k].text)) {
+				e[k].seen = true;
+				found = true;
+			}
+		if (!found) {
+			diag_error(d, r->loc, "unexpected %s: %s", sev_words[r->sev], r->msg);
+			bad++;
+		}
+	}
+	for (int k = 0; k < n; k++) {
+		if (!e[k].seen) {
+			fprintf(stderr, "%s:%d: error: expected %s \"%s\" on line %d was not produced\n",
+			    d->file, e[k].at, sev_words[e[k].sev], e[k].text, e[k].line);
+			bad++;
+		}
+		free(e[k].text);
+	}
+	free(e);
+	for (int i = 0; i < d->nrecs; i++)
+		free(d->recs[i].msg);
+	d->nrecs = 0;
+	d->collect = true;
+	return bad;
+}
+
+/* ---- the chunks ------------------------------------------------------ */
+
+typedef struct Chunk {
+	size_t off, len;
+	int line;                    /* first line, 1-based */
+	int lastline;
+} Chunk;
+
+static void
+push_chunk(Chunk **c, int *n, int *cap, Chunk ch)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 4;
+		*c = xrealloc(*c, sizeof **c * (size_t)*cap);
+	}
+	(*c)[(*n)++] = ch;
+}
+
+/* Cuts the input at lines that start with "// -----" when splitting. */
+static int
+split_chunks(const char *buf, size_t len, bool split, Chunk **out)
+{
+	Chunk *c = NULL, cur = {0, 0, 1, 1};
+	int n = 0, cap = 0, line = 1;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t e = i;
+
+		while (e < len && buf[e] != '\n')
+			e++;
+		if (split && e - i >= 8 && !strncmp(buf + i, "// -----", 8)) {
+			cur.len = i - cur.off;
+			cur.lastline = line - 1;
+			push_chunk(&c, &n, &cap, cur);
+			cur.off = e < len ? e + 1 : len;
+			cur.line = line + 1;
+		}
+		i = e + 1;
+		line++;
+	}
+	cur.len = len - cur.off;
+	cur.lastline = line;
+	push_chunk(&c, &n, &cap, cur);
+	*out = c;
+	return n;
+}
+
+static void
+print_timing(const Pipeline *pl, double parse_ms, const double *ms, double print_ms)
+{
+	double total = parse_ms + print_ms;
+
+	fprintf(stderr, "%s: timing (wall, ms)\n", tool);
+	fprintf(stderr, "  %-16s %10.3f\n", "parse+verify", parse_ms);
+	for (int i = 0; i < pl->n; i++) {
+		fprintf(stderr, "  %-16s %10.3f\n", pl->p[i].pass->name, ms[i]);
+		total += ms[i];
+	}
+	fprintf(stderr, "  %-16s %10.3f\n", "print", print_ms);
+	fprintf(stderr, "  %-16s %10.3f\n", "total", total);
+}
+
+int
+main(int argc, char **argv)
+{
+	Opts o;
+	Pipeline pl = {0};
+	char *buf, *out = NULL;
+	size_t len, outlen = 0;
+	FILE *os;
+	Diag d;
+	Chunk *ch;
+	int nch, status = 0, vbad = 0;
+
+	parse_args(argc, argv, &o);
+	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, tool) != 0)
+		return 2;
+	if (o.dump_pipeline)
+		pass_print_pipeline(stdout, &pl);
+	if (aicm_read_file(o.input, &buf, &len) != 0) {
+		fprintf(stderr, "%s: error: cannot read '%s': %s\n", tool, o.input, strerror(errno));
+		pass_free_pipeline(&pl);
+		return 2;
+	}
+	if (len > (size_t)1 << 30) {
+		fprintf(stderr, "%s: error: '%s' is %zu bytes; the limit is 1 GiB\n", tool, o.input, len);
+		free(buf);
+		pass_free_pipeline(&pl);
+		return 2;
+	}
+	diag_init(&d, strcmp(o.input, "-") ? o.input : "<stdin>", buf, len, stderr);
+	d.collect = o.verify_diags;
+	os = open_memstream(&out, &outlen);
+	if (!os)
+		AICM_BUG("open_memstream failed");
+	nch = split_chunks(buf, len, o.split, &ch);
+	for (int c = 0; c < nch; c++) {
+		Stage st = {.o = &o, .chunk = c};
+		PassRun run = {o.verify_each, o.report ? stderr : NULL, o.report_json,
+		    hook_before, hook_after, &st};
+		double t0 = pass_now_ms(), parse_ms, print_ms;
+		int nerr0 = d.nerr;
+		Graph *g;
+
+		st.ms = xcalloc((size_t)pl.n + 1, sizeof(double));
+		g = parse_graph(buf + ch[c].off, ch[c].len, ch[c].line, &d);
+		if (g && ir_verify(g, &d) != 0) {
+			ir_graph_free(g);
+			g = NULL;
+		}
+		parse_ms = pass_now_ms() - t0;
+		if (g) {
+			dump_stage(&st, 0, "input", g);
+			if (pass_run_pipeline(g, &pl, &run, &d) != 0) {
+				ir_graph_free(g);
+				g = NULL;
+			}
+		}
+		t0 = pass_now_ms();
+		if (g) {
+			if (c > 0)
+				fprintf(os, "// -----\n");
+			if (o.emit_dot) {
+				ir_print_dot(os, g);
+			} else {
+				ir_print(os, g);
+			}
+		}
+		print_ms = pass_now_ms() - t0;
+		if (o.timing)
+			print_timing(&pl, parse_ms, st.ms, print_ms);
+		if (st.failed_dump)
+			status = 2;
+		if (o.verify_diags)
+			vbad += verify_diags(&d, ch[c].line, ch[c].lastline);
+		else if (d.nerr > nerr0 && status == 0)
+			status = 1;
+		ir_graph_free(g);
+		free(st.before);
+		free(st.ms);
+	}
+	fclose(os);
+	if (o.verify_diags && vbad)
+		status = 1;
+	if (status == 0 && o.output) {
+		if (aicm_write_file(o.output, out, outlen) != 0) {
+			fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, o.output,
+			    strerror(errno));
+			status = 2;
+		}
+	} else if (!o.output) {
+		fwrite(out, 1, outlen, stdout);
+		if (fflush(stdout) != 0)
+			status = 2;
+	}
+	if (!o.verify_diags && d.nerr)
+		fprintf(stderr, "%s: %d error%s\n", tool, d.nerr, d.nerr == 1 ? "" : "s");
+	free(out);
+	free(ch);
+	diag_free(&d);
+	free(buf);
+	pass_free_pipeline(&pl);
+	return status;
+}
