@@ -76,7 +76,7 @@ $(B)/%.o: %.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
 
 $(B)/tests/%.o: tests/%.c $(B)/grammar/parser.h $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $$($(PKG_CONFIG) --cflags check) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $$($(PKG_CONFIG) --cflags check) -MMD -MP -c -o $@ $<
 
 $(B)/libaicm.a: $(LIB_OBJ)
 	rm -f $@
