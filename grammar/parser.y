@@ -717,6 +717,9 @@ parse_graph(const char *text, size_t len, int line0, Diag *d)
 	c.d = d;
 	c.line0 = line0;
 	c.kernel = -1;
+	/* A statement takes about 30 bytes: sizing the node array and the name
+	 * table once saves regrowing them on large inputs. */
+	ir_reserve(c.g, (int)(len / 32 < (1 << 24) ? len / 32 : 1 << 24));
 	if (yylex_init_extra(&c, &sc) != 0)
 		AICM_BUG("cannot create the scanner");
 	b = yy_scan_bytes(text, (int)len, sc);

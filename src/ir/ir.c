@@ -175,50 +175,61 @@ ir_shape_str(const Type *t, char *buf)
 
 /* ---- the name table -------------------------------------------------- */
 
+/* FNV-1a, then a multiply-shift finaliser: FNV's low bits depend only on
+ * the low bits of the bytes, and the table indexes by the low bits. */
 static size_t
 hash(const char *s)
 {
-	size_t h = 2166136261u;
+	uint64_t h = 14695981039346656037u;
 
 	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	h ^= h >> 32;
+	h *= 0x9e3779b97f4a7c15u;
+	h ^= h >> 29;
+	return (size_t)h;
+}
+
+/* Enters node i (whose name hashes to h) into a table with room. */
+static void
+names_put(NameTab *t, uint32_t h, int i)
+{
+	size_t m = t->cap - 1, k;
+
+	for (k = h & m; t->slot[k].node; k = (k + 1) & m)
+		;
+	t->slot[k].node = (uint32_t)i + 1;
+	t->slot[k].hash = h;
+	t->n++;
 }
 
 static void
-names_grow(Graph *g)
+names_resize(Graph *g, size_t cap)
 {
 	NameTab old = g->names;
 
-	g->names.cap = old.cap ? old.cap * 2 : 64;
-	g->names.slot = xcalloc(g->names.cap, sizeof(int));
+	g->names.cap = cap;
+	g->names.slot = xcalloc(cap, sizeof *g->names.slot);
 	g->names.n = 0;
-	for (size_t i = 0; i < old.cap; i++) {
-		int v = old.slot[i];
-		size_t m = g->names.cap - 1, h;
-
-		if (!v)
-			continue;
-		for (h = hash(g->nodes[v - 1].name) & m; g->names.slot[h]; h = (h + 1) & m)
-			;
-		g->names.slot[h] = v;
-		g->names.n++;
-	}
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i].node)
+			names_put(&g->names, old.slot[i].hash, (int)old.slot[i].node - 1);
 	free(old.slot);
 }
 
 int
 ir_lookup(const Graph *g, const char *name)
 {
-	size_t m, h;
+	uint32_t h = (uint32_t)hash(name);
+	size_t m, k;
 
 	if (!g->names.cap)
 		return -1;
 	m = g->names.cap - 1;
-	for (h = hash(name) & m; g->names.slot[h]; h = (h + 1) & m) {
-		int i = g->names.slot[h] - 1;
+	for (k = h & m; g->names.slot[k].node; k = (k + 1) & m) {
+		int i = (int)g->names.slot[k].node - 1;
 
-		if (strcmp(g->nodes[i].name, name) == 0)
+		if (g->names.slot[k].hash == h && strcmp(g->nodes[i].name, name) == 0)
 			return i;
 	}
 	return -1;
@@ -227,20 +238,16 @@ ir_lookup(const Graph *g, const char *name)
 static void
 names_rebuild(Graph *g)
 {
-	free(g->names.slot);
-	memset(&g->names, 0, sizeof g->names);
-	g->names.cap = 64;
-	while (g->names.cap < 2 * (size_t)g->nnodes + 2)
-		g->names.cap *= 2;
-	g->names.slot = xcalloc(g->names.cap, sizeof(int));
-	for (int i = 0; i < g->nnodes; i++) {
-		size_t m = g->names.cap - 1, h;
+	size_t cap = 64;
 
-		for (h = hash(g->nodes[i].name) & m; g->names.slot[h]; h = (h + 1) & m)
-			;
-		g->names.slot[h] = i + 1;
-		g->names.n++;
-	}
+	while (cap < 2 * (size_t)g->nnodes + 2)
+		cap *= 2;
+	free(g->names.slot);
+	g->names.slot = xcalloc(cap, sizeof *g->names.slot);
+	g->names.cap = cap;
+	g->names.n = 0;
+	for (int i = 0; i < g->nnodes; i++)
+		names_put(&g->names, (uint32_t)hash(g->nodes[i].name), i);
 }
 
 /* ---- graphs ---------------------------------------------------------- */
@@ -265,11 +272,25 @@ ir_graph_free(Graph *g)
 	free(g);
 }
 
+void
+ir_reserve(Graph *g, int n)
+{
+	size_t cap = 64;
+
+	if (n > g->capnodes) {
+		g->capnodes = n;
+		g->nodes = xrealloc(g->nodes, sizeof *g->nodes * (size_t)n);
+	}
+	while (cap < 2 * (size_t)n + 2)
+		cap *= 2;
+	if (cap > g->names.cap)
+		names_resize(g, cap);
+}
+
 int
 ir_add_node(Graph *g, OpId op, const char *name)
 {
 	Node *n;
-	size_t m, h;
 
 	if (g->nnodes == g->capnodes) {
 		g->capnodes = g->capnodes ? 2 * g->capnodes : 16;
@@ -282,12 +303,8 @@ ir_add_node(Graph *g, OpId op, const char *name)
 	n->kernel = -1;
 	n->type.rank = -1;
 	if (2 * (g->names.n + 1) > g->names.cap)
-		names_grow(g);
-	m = g->names.cap - 1;
-	for (h = hash(name) & m; g->names.slot[h]; h = (h + 1) & m)
-		;
-	g->names.slot[h] = g->nnodes + 1;
-	g->names.n++;
+		names_resize(g, g->names.cap ? 2 * g->names.cap : 64);
+	names_put(&g->names, (uint32_t)hash(name), g->nnodes);
 	return g->nnodes++;
 }
 

@@ -211,8 +211,13 @@ typedef struct Node {
 	Loc attrloc[ATTR_COUNT];
 } Node;
 
+typedef struct NameSlot {
+	uint32_t node;               /* node index + 1; 0 = empty */
+	uint32_t hash;               /* compared first: most probes never touch a node */
+} NameSlot;
+
 typedef struct NameTab {
-	int *slot;                   /* node index + 1; 0 = empty */
+	NameSlot *slot;
 	size_t cap;                  /* power of two */
 	size_t n;
 } NameTab;
@@ -238,6 +243,8 @@ void ir_graph_free(Graph *g);
  * enters its name; returns its index.  The name must be unique. */
 int ir_add_node(Graph *g, OpId op, const char *name);
 int ir_lookup(const Graph *g, const char *name);   /* node index or -1 */
+/* Room for n nodes without regrowing (a hint: the parser's estimate). */
+void ir_reserve(Graph *g, int n);
 /* A fresh name "base.N" that no node has; allocated in the graph's arena. */
 const char *ir_fresh_name(Graph *g, const char *base);
 int ir_add_kernel(Graph *g, const char *name, KernelKind kind);

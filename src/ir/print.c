@@ -34,15 +34,68 @@ ir_fmt_double(char *buf, size_t n, double v)
 		strncat(buf, ".0", n - strlen(buf) - 1);
 }
 
+/* A small buffered writer: printing a million ops through fprintf's format
+ * interpreter costs more than parsing them. */
+typedef struct Out {
+	FILE *f;
+	size_t n;
+	char buf[1 << 16];
+} Out;
+
 static void
-print_ints(FILE *f, const int64_t *v, int n)
+flush(Out *o)
 {
-	fputc('(', f);
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s%lld", i ? ", " : "", (long long)v[i]);
+	fwrite(o->buf, 1, o->n, o->f);
+	o->n = 0;
+}
+
+static void
+put(Out *o, const char *s, size_t n)
+{
+	if (n > sizeof o->buf - o->n) {
+		flush(o);
+		if (n > sizeof o->buf) {
+			fwrite(s, 1, n, o->f);
+			return;
+		}
+	}
+	memcpy(o->buf + o->n, s, n);
+	o->n += n;
+}
+
+static void
+puts_(Out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static void
+put_int(Out *o, long long v)
+{
+	char tmp[24];
+	int i = sizeof tmp;
+	unsigned long long u = v < 0 ? -(unsigned long long)v : (unsigned long long)v;
+
+	do
+		tmp[--i] = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		tmp[--i] = '-';
+	put(o, tmp + i, sizeof tmp - (size_t)i);
+}
+
+static void
+print_ints(Out *o, const int64_t *v, int n)
+{
+	put(o, "(", 1);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			put(o, ", ", 2);
+		put_int(o, v[i]);
+	}
 	if (n == 1)
-		fputc(',', f);
-	fputc(')', f);
+		put(o, ",", 1);
+	put(o, ")", 1);
 }
 
 /* Whether perm is transpose's default: the last two axes swapped. */
@@ -65,7 +118,7 @@ default_perm(const Attrs *at)
 }
 
 static void
-print_attrs(FILE *f, const Node *n)
+print_attrs(Out *o, const Node *n)
 {
 	char num[64];
 
@@ -75,63 +128,89 @@ print_attrs(FILE *f, const Node *n)
 		switch (a) {
 		case ATTR_VALUE:
 			ir_fmt_double(num, sizeof num, n->at.value);
-			fprintf(f, " value=%s", num);
+			puts_(o, " value=");
+			puts_(o, num);
 			break;
 		case ATTR_AXIS:
-			fprintf(f, " axis=%lld", (long long)n->at.axis);
+			puts_(o, " axis=");
+			put_int(o, n->at.axis);
 			break;
 		case ATTR_KEEPDIMS:
 			if (n->at.keepdims)
-				fprintf(f, " keepdims=True");
+				puts_(o, " keepdims=True");
 			break;
 		case ATTR_PERM:
 			if (!default_perm(&n->at)) {
-				fprintf(f, " perm=");
-				print_ints(f, n->at.perm, n->at.nperm);
+				puts_(o, " perm=");
+				print_ints(o, n->at.perm, n->at.nperm);
 			}
 			break;
 		case ATTR_SHAPE:
-			fprintf(f, " shape=");
-			print_ints(f, n->at.shape, n->at.nshape);
+			puts_(o, " shape=");
+			print_ints(o, n->at.shape, n->at.nshape);
 			break;
 		}
 	}
 }
 
 static void
-print_node(FILE *f, const Graph *g, const Node *n, const char *indent)
+print_node(Out *o, const Graph *g, const Node *n, const char *indent)
 {
-	fprintf(f, "%s%%%s = %s(", indent, n->name, ir_ops[n->op].name);
-	for (int j = 0; j < n->nin; j++)
-		fprintf(f, "%s%%%s", j ? ", " : "", g->nodes[n->in[j]].name);
-	fputc(')', f);
-	if (n->type.rank >= 0) {
-		fprintf(f, " : ");
-		print_ints(f, n->type.dim, n->type.rank);
-		if (n->type.dt != DT_F64)
-			fprintf(f, " %s", ir_dtype_name(n->type.dt));
+	puts_(o, indent);
+	put(o, "%", 1);
+	puts_(o, n->name);
+	put(o, " = ", 3);
+	puts_(o, ir_ops[n->op].name);
+	put(o, "(", 1);
+	for (int j = 0; j < n->nin; j++) {
+		put(o, j ? ", %" : "%", j ? 3 : 1);
+		puts_(o, g->nodes[n->in[j]].name);
 	}
-	print_attrs(f, n);
-	fputc('\n', f);
+	put(o, ")", 1);
+	if (n->type.rank >= 0) {
+		put(o, " : ", 3);
+		print_ints(o, n->type.dim, n->type.rank);
+		if (n->type.dt != DT_F64) {
+			put(o, " ", 1);
+			puts_(o, ir_dtype_name(n->type.dt));
+		}
+	}
+	print_attrs(o, n);
+	put(o, "\n", 1);
 }
 
 static void
-print_kernel_head(FILE *f, const Kernel *k)
+print_kernel_head(Out *o, const Kernel *k)
 {
-	fprintf(f, "  kernel @%s [%s]", k->name, ir_kernel_kinds[k->kind]);
+	puts_(o, "  kernel @");
+	puts_(o, k->name);
+	puts_(o, " [");
+	puts_(o, ir_kernel_kinds[k->kind]);
+	put(o, "]", 1);
 	for (int a = 0; a < KA_COUNT; a++)
-		if (k->kset & (1u << a))
-			fprintf(f, " %s=%lld", ir_kattr_names[a], (long long)k->kattr[a]);
-	fprintf(f, " {\n");
+		if (k->kset & (1u << a)) {
+			put(o, " ", 1);
+			puts_(o, ir_kattr_names[a]);
+			put(o, "=", 1);
+			put_int(o, k->kattr[a]);
+		}
+	puts_(o, " {\n");
 }
 
 void
 ir_print(FILE *f, const Graph *g)
 {
-	fprintf(f, "graph ");
-	if (g->name)
-		fprintf(f, "@%s ", g->name);
-	fprintf(f, "{\n");
+	Out *o = xmalloc(sizeof *o);
+
+	o->f = f;
+	o->n = 0;
+	puts_(o, "graph ");
+	if (g->name) {
+		put(o, "@", 1);
+		puts_(o, g->name);
+		put(o, " ", 1);
+	}
+	puts_(o, "{\n");
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
@@ -139,21 +218,25 @@ ir_print(FILE *f, const Graph *g)
 			const Kernel *k = &g->kernels[n->kernel];
 
 			if (i == k->first)
-				print_kernel_head(f, k);
-			print_node(f, g, n, "    ");
+				print_kernel_head(o, k);
+			print_node(o, g, n, "    ");
 			if (i == k->last)
-				fprintf(f, "  }\n");
+				puts_(o, "  }\n");
 			continue;
 		}
-		print_node(f, g, n, "  ");
+		print_node(o, g, n, "  ");
 	}
 	if (!ir_return_is_default(g)) {
-		fprintf(f, "  return");
-		for (int i = 0; i < g->nret; i++)
-			fprintf(f, "%s%%%s", i ? ", " : " ", g->nodes[g->ret[i]].name);
-		fputc('\n', f);
+		puts_(o, "  return");
+		for (int i = 0; i < g->nret; i++) {
+			puts_(o, i ? ", %" : " %");
+			puts_(o, g->nodes[g->ret[i]].name);
+		}
+		put(o, "\n", 1);
 	}
-	fprintf(f, "}\n");
+	puts_(o, "}\n");
+	flush(o);
+	free(o);
 }
 
 char *
