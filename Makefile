@@ -88,6 +88,10 @@ $(B)/aicm-%: $(B)/src/tools/aicm-%.o $(B)/libaicm.a
 $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 	$(CC) $(LDFLAGS) -o $@ $(CHECK_OBJ) $(B)/libaicm.a $$($(PKG_CONFIG) --libs check) $(LDLIBS)
 
+# The main job (README's first command): build, then run the seed's graph.
+demo: $(TOOLS)
+	$(B)/aicm-opt --pass=shape-infer testdata/demo/mlp.aicm
+
 check: check-unit check-golden
 
 check-unit: $(B)/check_aicm
@@ -115,6 +119,6 @@ uninstall:
 clean:
 	rm -rf build build-san
 
-.PHONY: all check check-unit check-golden update-golden check-valgrind install uninstall clean
+.PHONY: all demo check check-unit check-golden update-golden check-valgrind install uninstall clean
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
