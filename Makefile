@@ -65,10 +65,10 @@ $(B)/grammar/lexer.c $(B)/grammar/lexer.h: grammar/lexer.l $(DEPS_STAMP)
 GEN_CFLAGS = -Wno-unused-function -Wno-missing-prototypes -Wno-sign-compare -Wno-unused-parameter
 
 $(B)/grammar/parser.o: $(B)/grammar/parser.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/grammar/lexer.o: $(B)/grammar/lexer.c $(B)/grammar/parser.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/%.o: %.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
 	@mkdir -p $(dir $@)
