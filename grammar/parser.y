@@ -712,6 +712,9 @@ parse_graph(const char *text, size_t len, int line0, Diag *d)
 	yyscan_t sc;
 	YY_BUFFER_STATE b;
 	int nerr0 = d->nerr, r;
+	/* flex scans in place and needs two NULs at the end: our own copy, in
+	 * huge pages when large. */
+	char *copy = xmalloc_huge(len + 2);
 
 	c.g = ir_graph_new();
 	c.d = d;
@@ -722,11 +725,14 @@ parse_graph(const char *text, size_t len, int line0, Diag *d)
 	ir_reserve(c.g, (int)(len / 32 < (1 << 24) ? len / 32 : 1 << 24));
 	if (yylex_init_extra(&c, &sc) != 0)
 		AICM_BUG("cannot create the scanner");
-	b = yy_scan_bytes(text, (int)len, sc);
+	memcpy(copy, text, len);
+	copy[len] = copy[len + 1] = '\0';
+	b = yy_scan_buffer(copy, len + 2, sc);
 	yydebug = getenv("AICM_YYDEBUG") != NULL;
 	r = yyparse(sc, &c);
 	yy_delete_buffer(b, sc);
 	yylex_destroy(sc);
+	free(copy);
 	if (r == 0)
 		finish(&c);
 	free(c.pend);

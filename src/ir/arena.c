@@ -19,17 +19,23 @@ struct ArenaBlock {
 	_Alignas(16) unsigned char data[];
 };
 
-void *
-arena_alloc(Arena *a, size_t n)
+/* Bump-allocates n bytes aligned to align (a power of two). */
+static void *
+bump(Arena *a, size_t n, size_t align)
 {
 	ArenaBlock *b = a->head;
 	void *p;
 
-	n = (n + 15) & ~(size_t)15;
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > BLOCK ? n : BLOCK;
+	if (b)
+		b->used = (b->used + align - 1) & ~(align - 1);
+	if (!b || b->used > b->cap || b->cap - b->used < n) {
+		/* Blocks double up to 4 MB, so a large parse makes few of them,
+		 * in huge pages. */
+		size_t cap = b && b->cap < (4u << 20) ? 2 * b->cap : b ? b->cap : BLOCK;
 
-		b = xmalloc(sizeof *b + cap);
+		if (cap < n)
+			cap = n;
+		b = xmalloc_huge(sizeof *b + cap);
 		b->cap = cap;
 		b->used = 0;
 		b->next = a->head;
@@ -37,14 +43,24 @@ arena_alloc(Arena *a, size_t n)
 	}
 	p = b->data + b->used;
 	b->used += n;
+	return p;
+}
+
+void *
+arena_alloc(Arena *a, size_t n)
+{
+	void *p = bump(a, n, 16);
+
 	memset(p, 0, n);
 	return p;
 }
 
+/* Strings are packed byte by byte: a parse copies hundreds of thousands of
+ * short names, and 16-byte alignment would triple their footprint. */
 char *
 arena_strndup(Arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = bump(a, n + 1, 1);
 
 	memcpy(p, s, n);
 	p[n] = '\0';

@@ -65,6 +65,7 @@ _Noreturn void aicm_bug(const char *file, int line, const char *fmt, ...)
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
+void *xmalloc_huge(size_t n);          /* free() it; huge pages if large */
 char *xstrdup(const char *s);
 
 /* io.c */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -19,10 +20,13 @@ aicm_read_file(const char *path, char **buf, size_t *len)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	size_t cap = 1 << 16, n = 0, r;
+	struct stat st;
 	char *p;
 
 	if (!f)
 		return -1;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;   /* one read, no regrowing */
 	p = xmalloc(cap + 1);
 	while ((r = fread(p + n, 1, cap - n, f)) > 0) {
 		n += r;

@@ -209,7 +209,8 @@ names_resize(Graph *g, size_t cap)
 	NameTab old = g->names;
 
 	g->names.cap = cap;
-	g->names.slot = xcalloc(cap, sizeof *g->names.slot);
+	g->names.slot = xmalloc_huge(cap * sizeof *g->names.slot);
+	memset(g->names.slot, 0, cap * sizeof *g->names.slot);
 	g->names.n = 0;
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.slot[i].node)
@@ -243,7 +244,8 @@ names_rebuild(Graph *g)
 	while (cap < 2 * (size_t)g->nnodes + 2)
 		cap *= 2;
 	free(g->names.slot);
-	g->names.slot = xcalloc(cap, sizeof *g->names.slot);
+	g->names.slot = xmalloc_huge(cap * sizeof *g->names.slot);
+	memset(g->names.slot, 0, cap * sizeof *g->names.slot);
 	g->names.cap = cap;
 	g->names.n = 0;
 	for (int i = 0; i < g->nnodes; i++)
@@ -272,15 +274,25 @@ ir_graph_free(Graph *g)
 	free(g);
 }
 
+static void
+grow_nodes(Graph *g, int cap)
+{
+	Node *p = xmalloc_huge(sizeof *p * (size_t)cap);
+
+	if (g->nnodes)
+		memcpy(p, g->nodes, sizeof *p * (size_t)g->nnodes);
+	free(g->nodes);
+	g->nodes = p;
+	g->capnodes = cap;
+}
+
 void
 ir_reserve(Graph *g, int n)
 {
 	size_t cap = 64;
 
-	if (n > g->capnodes) {
-		g->capnodes = n;
-		g->nodes = xrealloc(g->nodes, sizeof *g->nodes * (size_t)n);
-	}
+	if (n > g->capnodes)
+		grow_nodes(g, n);
 	while (cap < 2 * (size_t)n + 2)
 		cap *= 2;
 	if (cap > g->names.cap)
@@ -292,10 +304,8 @@ ir_add_node(Graph *g, OpId op, const char *name)
 {
 	Node *n;
 
-	if (g->nnodes == g->capnodes) {
-		g->capnodes = g->capnodes ? 2 * g->capnodes : 16;
-		g->nodes = xrealloc(g->nodes, sizeof *g->nodes * (size_t)g->capnodes);
-	}
+	if (g->nnodes == g->capnodes)
+		grow_nodes(g, g->capnodes ? 2 * g->capnodes : 16);
 	n = &g->nodes[g->nnodes];
 	memset(n, 0, sizeof *n);
 	n->op = op;

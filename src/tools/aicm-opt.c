@@ -475,7 +475,9 @@ main(int argc, char **argv)
 	}
 	diag_init(&d, strcmp(o.input, "-") ? o.input : "<stdin>", buf, len, stderr);
 	d.collect = o.verify_diags;
-	os = open_memstream(&out, &outlen);
+	/* -o is written whole or not at all, so its text is kept in memory;
+	 * stdout is streamed. */
+	os = o.output ? open_memstream(&out, &outlen) : stdout;
 	if (!os)
 		AICM_BUG("open_memstream failed");
 	nch = split_chunks(buf, len, o.split, &ch);
@@ -524,7 +526,8 @@ main(int argc, char **argv)
 		free(st.before);
 		free(st.ms);
 	}
-	fclose(os);
+	if (o.output)
+		fclose(os);
 	if (o.verify_diags && vbad)
 		status = 1;
 	if (status == 0 && o.output) {
@@ -533,10 +536,9 @@ main(int argc, char **argv)
 			    strerror(errno));
 			status = 2;
 		}
-	} else if (!o.output) {
-		fwrite(out, 1, outlen, stdout);
-		if (fflush(stdout) != 0)
-			status = 2;
+	} else if (!o.output && fflush(stdout) != 0) {
+		fprintf(stderr, "%s: error: cannot write the output: %s\n", tool, strerror(errno));
+		status = 2;
 	}
 	if (!o.verify_diags && d.nerr)
 		fprintf(stderr, "%s: %d error%s\n", tool, d.nerr, d.nerr == 1 ? "" : "s");
