@@ -13,10 +13,13 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "tile.h"
 
 void
 ir_fmt_double(char *buf, size_t n, double v)
 {
+	int p, e;
+
 	if (isnan(v)) {
 		snprintf(buf, n, "nan");
 		return;
@@ -25,11 +28,18 @@ ir_fmt_double(char *buf, size_t n, double v)
 		snprintf(buf, n, v < 0 ? "-inf" : "inf");
 		return;
 	}
-	for (int p = 1; p <= 17; p++) {
-		snprintf(buf, n, "%.*g", p, v);
+	/* The fewest significant digits that read back, then written the way
+	 * Python's repr and numpy write them: positional for exponents -4..15
+	 * (100.0, not %g's 1e+02), scientific outside. */
+	for (p = 1; p < 17; p++) {
+		snprintf(buf, n, "%.*e", p - 1, v);
 		if (strtod(buf, NULL) == v)
 			break;
 	}
+	snprintf(buf, n, "%.*e", p - 1, v);
+	e = atoi(strchr(buf, 'e') + 1);
+	if (e >= -4 && e < 16)
+		snprintf(buf, n, "%.*f", p - 1 - e > 0 ? p - 1 - e : 0, v);
 	if (!strpbrk(buf, ".e"))
 		strncat(buf, ".0", n - strlen(buf) - 1);
 }
@@ -214,6 +224,10 @@ ir_print(FILE *f, const Graph *g)
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
+		if (n->tile) {
+			tile_print(f, g, n);
+			continue;
+		}
 		if (n->kernel >= 0) {
 			const Kernel *k = &g->kernels[n->kernel];
 
