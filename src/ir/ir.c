@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "tile.h"
 
 const OpInfo ir_ops[OP_COUNT] = {
 #define OP(id, name, cls, arity, attrs, req, shape, flops) \
@@ -409,9 +410,12 @@ default_outputs(const Graph *g, int *out)
 	char *used = xcalloc((size_t)g->nnodes + 1, 1);
 	int n = 0;
 
-	for (int i = 0; i < g->nnodes; i++)
+	for (int i = 0; i < g->nnodes; i++) {
 		for (int j = 0; j < g->nodes[i].nin; j++)
 			used[g->nodes[i].in[j]] = 1;
+		for (int j = 0; g->nodes[i].tile && j < g->nodes[i].tile->nargs; j++)
+			used[g->nodes[i].tile->args[j]] = 1;   /* a tiled kernel's operands */
+	}
 	for (int i = 0; i < g->nnodes; i++)
 		if (!used[i] && ir_ops[g->nodes[i].op].cls != OC_SOURCE)
 			out[n++] = i;

@@ -209,6 +209,7 @@ typedef struct Node {
 	Loc inloc[2];
 	Loc typeloc;
 	Loc attrloc[ATTR_COUNT];
+	struct TileFn *tile;         /* a lowered kernel (tile.h), or NULL */
 } Node;
 
 typedef struct NameSlot {

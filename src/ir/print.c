@@ -225,6 +225,7 @@ ir_print(FILE *f, const Graph *g)
 		const Node *n = &g->nodes[i];
 
 		if (n->tile) {
+			flush(o);               /* tile_print writes to f directly */
 			tile_print(f, g, n);
 			continue;
 		}

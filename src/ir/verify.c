@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pass.h"
+#include "tile.h"
 
 static Loc
 where(const Node *n)
@@ -24,6 +25,8 @@ verify_node(const Graph *g, int i, Diag *d)
 	const OpInfo *op;
 	int bad = 0;
 
+	if (n->tile)
+		return tile_verify(g, i, d);
 	if ((unsigned)n->op >= OP_COUNT) {
 		diag_error(d, where(n), "'%%%s' has an invalid op id %d", n->name, (int)n->op);
 		return 1;

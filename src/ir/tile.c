@@ -1,0 +1,782 @@
+/*
+ * tile.c: building, printing and verifying tiled kernels (tile.h).
+ *
+ * The printer writes the form the parser reads (docs/tiled.md), so that
+ * print(parse(print(x))) == print(x) holds for tiled graphs as for the rest.
+ * The verifier is what makes a hand-written or lowered body safe to run:
+ * the executor trusts it for SSA, scoping, shapes and bounds, so that the
+ * plan can be built without checks of its own beyond AICM_BUG nets.  Bounds
+ * are proved with interval arithmetic over the index expressions: a program
+ * id ranges over its grid axis, a loop counter over its iterations.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tile.h"
+
+/* ---- building -------------------------------------------------------- */
+
+TileFn *
+tile_fn_new(Graph *g, const char *name, KernelKind kind)
+{
+	TileFn *f = arena_alloc(&g->arena, sizeof *f);
+
+	f->name = name;
+	f->kind = kind;
+	f->grid[0] = f->grid[1] = f->grid[2] = 1;
+	return f;
+}
+
+/* Grows an arena array by doubling; the old copy stays in the arena. */
+static void *
+grow(Graph *g, void *p, int n, int *cap, size_t sz)
+{
+	void *q;
+
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 16;
+	q = arena_alloc(&g->arena, sz * (size_t)*cap);
+	if (n)
+		memcpy(q, p, sz * (size_t)n);
+	return q;
+}
+
+int
+tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *shape)
+{
+	TileVal *v;
+
+	f->vals = grow(g, f->vals, f->nvals, &f->capvals, sizeof *f->vals);
+	v = &f->vals[f->nvals];
+	memset(v, 0, sizeof *v);
+	v->name = name;
+	v->rank = rank;
+	for (int i = 0; i < rank; i++)
+		v->shape[i] = shape[i];
+	v->def = f->ninsts;
+	return f->nvals++;
+}
+
+int
+tile_add_inst(Graph *g, TileFn *f, TileOpKind op)
+{
+	TileInst *in;
+
+	f->insts = grow(g, f->insts, f->ninsts, &f->capinsts, sizeof *f->insts);
+	in = &f->insts[f->ninsts];
+	memset(in, 0, sizeof *in);
+	in->op = op;
+	in->res = in->var = in->iter = -1;
+	in->axis = -1;
+	return f->ninsts++;
+}
+
+int
+tile_lookup(const TileFn *f, const char *name)
+{
+	for (int i = 0; i < f->nvals; i++)
+		if (!strcmp(f->vals[i].name, name))
+			return i;
+	return -1;
+}
+
+const char *
+tile_op_name(const TileInst *in)
+{
+	switch (in->op) {
+	case TO_PROGRAM_ID: return "program_id";
+	case TO_IDIV: return "idiv";
+	case TO_IREM: return "irem";
+	case TO_ZEROS: return "zeros";
+	case TO_FULL: return "full";
+	case TO_LOAD: return "load";
+	case TO_STORE: return "store";
+	case TO_ATOMIC_ADD: return "atomic_add";
+	case TO_ATOMIC_MAX: return "atomic_max";
+	case TO_FOR: return "for";
+	case TO_YIELD: return "yield";
+	case TO_DOT: return "dot";
+	case TO_TRANSPOSE: return "transpose";
+	case TO_UNARY: case TO_BINARY: case TO_REDUCE: return ir_ops[in->gop].name;
+	case TO_COUNT: break;
+	}
+	return "?";
+}
+
+const Type *
+tile_target_type(const Graph *g, const Node *n, const TileInst *in, Type *buf)
+{
+	const Type *t = in->arg == TILE_RESULT ? &n->type : &g->nodes[n->tile->args[in->arg]].type;
+
+	if (!in->nview)
+		return t;
+	*buf = *t;
+	buf->rank = in->nview;
+	for (int i = 0; i < in->nview; i++)
+		buf->dim[i] = in->view[i];
+	return buf;
+}
+
+/* ---- printing -------------------------------------------------------- */
+
+static void
+print_ints(FILE *out, char open, const int64_t *v, int n, char close, bool comma1)
+{
+	fputc(open, out);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s%lld", i ? ", " : "", (long long)v[i]);
+	if (n == 1 && comma1)
+		fputc(',', out);
+	fputc(close, out);
+}
+
+static void
+print_idx(FILE *out, const TileFn *f, const TileIdx *x)
+{
+	for (int t = 0; t < x->nterm; t++) {
+		fprintf(out, "%s%%%s", t ? " + " : "", f->vals[x->val[t]].name);
+		if (x->coef[t] != 1)
+			fprintf(out, " * %lld", (long long)x->coef[t]);
+	}
+	if (x->k || !x->nterm)
+		fprintf(out, "%s%lld", x->nterm ? " + " : "", (long long)x->k);
+}
+
+static const char *
+target_name(const Graph *g, const Node *n, const TileInst *in)
+{
+	return in->arg == TILE_RESULT ? n->name : g->nodes[n->tile->args[in->arg]].name;
+}
+
+static void
+print_access(FILE *out, const Graph *g, const Node *n, const TileInst *in)
+{
+	fprintf(out, "%%%s[", target_name(g, n, in));
+	for (int i = 0; i < in->nidx; i++) {
+		if (i)
+			fprintf(out, ", ");
+		print_idx(out, n->tile, &in->idx[i]);
+	}
+	fputc(']', out);
+}
+
+static void
+print_tile_type(FILE *out, const TileVal *v)
+{
+	if (v->rank < 0)
+		return;
+	fprintf(out, " : ");
+	print_ints(out, '[', v->shape, v->rank, ']', false);
+}
+
+static void
+indent(FILE *out, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		fputs("  ", out);
+}
+
+static int
+print_insts(FILE *out, const Graph *g, const Node *n, int i, int end, int depth)
+{
+	const TileFn *f = n->tile;
+	char num[64];
+
+	while (i < end) {
+		const TileInst *in = &f->insts[i];
+		const TileVal *r = in->res >= 0 ? &f->vals[in->res] : NULL;
+
+		indent(out, depth);
+		if (r)
+			fprintf(out, "%%%s = ", r->name);
+		switch (in->op) {
+		case TO_FOR:
+			fprintf(out, "for %%%s = %lld to %lld step %lld iter(%%%s = %%%s) {\n",
+			    f->vals[in->var].name, (long long)in->lo, (long long)in->hi,
+			    (long long)in->step, f->vals[in->iter].name, f->vals[in->in[0]].name);
+			i = print_insts(out, g, n, i + 1, in->end, depth + 1);
+			indent(out, depth + 1);
+			fprintf(out, "yield %%%s\n", f->vals[f->insts[in->end].in[0]].name);
+			indent(out, depth);
+			fprintf(out, "}\n");
+			i = in->end + 1;
+			continue;
+		case TO_YIELD:
+			AICM_BUG("a yield outside its loop");
+		case TO_LOAD:
+			fprintf(out, "load ");
+			print_access(out, g, n, in);
+			print_tile_type(out, r);
+			if (in->masked) {
+				ir_fmt_double(num, sizeof num, in->other);
+				fprintf(out, " other=%s", num);
+			}
+			break;
+		case TO_STORE:
+		case TO_ATOMIC_ADD:
+		case TO_ATOMIC_MAX:
+			fprintf(out, "%s ", tile_op_name(in));
+			print_access(out, g, n, in);
+			fprintf(out, ", %%%s", f->vals[in->in[0]].name);
+			if (in->masked)
+				fprintf(out, " masked");
+			break;
+		default:
+			fprintf(out, "%s(", tile_op_name(in));
+			for (int j = 0; j < in->nin; j++)
+				fprintf(out, "%s%%%s", j ? ", " : "", f->vals[in->in[j]].name);
+			fputc(')', out);
+			print_tile_type(out, r);
+			if (in->op == TO_PROGRAM_ID)
+				fprintf(out, " axis=%lld", (long long)in->axis);
+			if (in->op == TO_IDIV || in->op == TO_IREM)
+				fprintf(out, " by=%lld", (long long)in->by);
+			if (in->op == TO_FULL) {
+				ir_fmt_double(num, sizeof num, in->value);
+				fprintf(out, " value=%s", num);
+			}
+			if (in->op == TO_REDUCE && in->axis >= 0)
+				fprintf(out, " axis=%lld", (long long)in->axis);
+			if (in->op == TO_REDUCE && in->keepdims)
+				fprintf(out, " keepdims=True");
+			if (in->op == TO_TRANSPOSE) {
+				fprintf(out, " perm=");
+				print_ints(out, '(', in->perm, in->nperm, ')', true);
+			}
+			break;
+		}
+		if ((in->op == TO_LOAD || in->op == TO_STORE || in->op == TO_ATOMIC_ADD ||
+		    in->op == TO_ATOMIC_MAX) && in->nview) {
+			fprintf(out, " view=");
+			print_ints(out, '(', in->view, in->nview, ')', true);
+		}
+		fputc('\n', out);
+		i++;
+	}
+	return i;
+}
+
+void
+tile_print(FILE *out, const Graph *g, const Node *n)
+{
+	const TileFn *f = n->tile;
+	char num[64];
+	int ng = f->grid[2] != 1 ? 3 : 2;
+
+	fprintf(out, "  %%%s = tiled @%s [%s] (", n->name, f->name, ir_kernel_kinds[f->kind]);
+	for (int j = 0; j < f->nargs; j++)
+		fprintf(out, "%s%%%s", j ? ", " : "", g->nodes[f->args[j]].name);
+	fprintf(out, ") : ");
+	print_ints(out, '(', n->type.dim, n->type.rank, ')', true);
+	if (n->type.dt != DT_F64)
+		fprintf(out, " %s", ir_dtype_name(n->type.dt));
+	fprintf(out, " grid=");
+	print_ints(out, '(', f->grid, ng, ')', true);
+	for (int a = 0; a < KA_COUNT; a++)
+		if (f->kset & (1u << a))
+			fprintf(out, " %s=%lld", ir_kattr_names[a], (long long)f->kattr[a]);
+	if (f->has_init) {
+		ir_fmt_double(num, sizeof num, f->init);
+		fprintf(out, " init=%s", num);
+	}
+	fprintf(out, " {\n");
+	print_insts(out, g, n, 0, f->ninsts, 2);
+	fprintf(out, "  }\n");
+}
+
+/* ---- verifying ------------------------------------------------------- */
+
+typedef struct Range {
+	int64_t lo, hi;
+} Range;
+
+typedef struct VCtx {
+	const Graph *g;
+	const Node *n;
+	const TileFn *f;
+	Diag *d;
+	int *parent;                 /* innermost enclosing for of each inst, or -1 */
+	Range *range;                /* of scalar values */
+	int bad;
+} VCtx;
+
+static Loc
+iloc(const VCtx *c, const TileInst *in)
+{
+	return in->loc.line ? in->loc : c->n->loc;
+}
+
+/* Whether inst u lies inside the body of loop f (or f is -1). */
+static bool
+inside(const VCtx *c, int u, int f)
+{
+	return f < 0 || (u > f && u <= c->f->insts[f].end);
+}
+
+/* Whether value v may be used at inst u: defined before, in scope. */
+static bool
+visible(const VCtx *c, int v, int u)
+{
+	const TileVal *tv = &c->f->vals[v];
+	const TileInst *def = &c->f->insts[tv->def];
+
+	if (tv->def >= u)
+		return false;
+	if (def->op == TO_FOR && (def->var == v || def->iter == v))
+		return inside(c, u, tv->def);
+	return inside(c, u, c->parent[tv->def]);
+}
+
+static bool
+is_block(const TileFn *f, int64_t d)
+{
+	if (d == 1)
+		return true;
+	for (int a = KA_BM; a <= KA_BK; a++)
+		if ((f->kset & (1u << a)) && f->kattr[a] == d)
+			return true;
+	return false;
+}
+
+static int
+broadcast(const TileVal *a, const TileVal *b, int64_t *out)
+{
+	int r = a->rank > b->rank ? a->rank : b->rank;
+
+	for (int i = 0; i < r; i++) {
+		int ia = i - (r - a->rank), ib = i - (r - b->rank);
+		int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+
+		if (da != db && da != 1 && db != 1)
+			return -1;
+		out[i] = da == 1 ? db : da;
+	}
+	return r;
+}
+
+static void
+shape_str(const int64_t *s, int r, char *buf, size_t n)
+{
+	size_t m = 0;
+
+	m += (size_t)snprintf(buf, n, "[");
+	for (int i = 0; i < r && m < n; i++)
+		m += (size_t)snprintf(buf + m, n - m, "%s%lld", i ? ", " : "", (long long)s[i]);
+	if (m < n)
+		snprintf(buf + m, n - m, "]");
+}
+
+static void
+want_shape(VCtx *c, const TileInst *in, const int64_t *s, int r)
+{
+	const TileVal *v = &c->f->vals[in->res];
+	char a[96], b[96];
+
+	if (v->rank == r && !memcmp(v->shape, s, sizeof(int64_t) * (size_t)r))
+		return;
+	shape_str(v->shape, v->rank, a, sizeof a);
+	shape_str(s, r, b, sizeof b);
+	diag_error(c->d, iloc(c, in), "'%s' result '%%%s' is written %s but its operands make %s",
+	    tile_op_name(in), v->name, a, b);
+	c->bad++;
+}
+
+static Range
+idx_range(const VCtx *c, const TileIdx *x)
+{
+	Range r = {x->k, x->k};
+
+	for (int t = 0; t < x->nterm; t++) {
+		Range v = c->range[x->val[t]];
+		int64_t a = v.lo * x->coef[t], b = v.hi * x->coef[t];
+
+		r.lo += a < b ? a : b;
+		r.hi += a < b ? b : a;
+	}
+	return r;
+}
+
+static void
+check_access(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	Type buf;
+	const Type *t = tile_target_type(c->g, c->n, in, &buf);
+	int rank = in->op == TO_LOAD ? c->f->vals[in->res].rank : c->f->vals[in->in[0]].rank;
+	const int64_t *shape = in->op == TO_LOAD ? c->f->vals[in->res].shape :
+	    c->f->vals[in->in[0]].shape;
+
+	if (in->nview) {
+		Type base = in->arg == TILE_RESULT ? c->n->type :
+		    c->g->nodes[c->f->args[in->arg]].type;
+
+		if (ir_type_numel(&base) != ir_type_numel(t)) {
+			diag_error(c->d, iloc(c, in), "'%s' view has %lld elements but '%%%s' has %lld",
+			    tile_op_name(in), (long long)ir_type_numel(t), target_name(c->g, c->n, in),
+			    (long long)ir_type_numel(&base));
+			c->bad++;
+			return;
+		}
+	}
+	if (in->nidx != t->rank || rank != t->rank) {
+		diag_error(c->d, iloc(c, in), "'%s' of '%%%s' (rank %d) has %d indices and a tile "
+		    "of rank %d; all three must agree", tile_op_name(in),
+		    target_name(c->g, c->n, in), t->rank, in->nidx, rank);
+		c->bad++;
+		return;
+	}
+	for (int k = 0; k < in->nidx; k++) {
+		Range r = idx_range(c, &in->idx[k]);
+
+		if (r.lo < 0) {
+			diag_error(c->d, iloc(c, in), "'%s' of '%%%s' index %d can be %lld, below 0",
+			    tile_op_name(in), target_name(c->g, c->n, in), k, (long long)r.lo);
+			c->bad++;
+		} else if (!in->masked && r.hi + shape[k] > t->dim[k]) {
+			diag_error(c->d, iloc(c, in), "'%s' of '%%%s' reaches element %lld of "
+			    "dimension %d (size %lld) without a mask; write %s", tile_op_name(in),
+			    target_name(c->g, c->n, in), (long long)(r.hi + shape[k] - 1), k,
+			    (long long)t->dim[k], in->op == TO_LOAD ? "other=..." : "'masked'");
+			c->bad++;
+		}
+	}
+}
+
+/* The scalar range of inst i's result, for the bounds proofs. */
+static void
+scalar_range(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	Range a;
+
+	switch (in->op) {
+	case TO_PROGRAM_ID:
+		c->range[in->res] = (Range){0, c->f->grid[in->axis] - 1};
+		break;
+	case TO_IDIV:
+		a = c->range[in->in[0]];
+		c->range[in->res] = (Range){a.lo / in->by, a.hi / in->by};
+		break;
+	case TO_IREM:
+		a = c->range[in->in[0]];
+		c->range[in->res] = a.hi < in->by ? a : (Range){0, in->by - 1};
+		break;
+	case TO_FOR:
+		c->range[in->var] = (Range){in->lo,
+		    in->hi > in->lo ? in->lo + (in->hi - in->lo - 1) / in->step * in->step : in->lo};
+		break;
+	default:
+		break;
+	}
+}
+
+static bool
+is_tile(const VCtx *c, int v)
+{
+	return c->f->vals[v].rank >= 0;
+}
+
+static void
+check_inst(VCtx *c, int i, int *stores)
+{
+	const TileFn *f = c->f;
+	const TileInst *in = &f->insts[i];
+	const TileVal *r = in->res >= 0 ? &f->vals[in->res] : NULL;
+	int64_t s[IR_MAX_RANK];
+	int rk;
+	bool scalar_in = in->op == TO_IDIV || in->op == TO_IREM;
+
+	for (int j = 0; j < in->nin; j++) {
+		int v = in->in[j];
+
+		if (v < 0 || v >= f->nvals || !visible(c, v, i)) {
+			diag_error(c->d, iloc(c, in), "operand %d of '%s' is not defined before it "
+			    "in its scope", j, tile_op_name(in));
+			c->bad++;
+			return;
+		}
+		if (is_tile(c, v) == scalar_in) {
+			diag_error(c->d, iloc(c, in), "'%s' takes %s, but '%%%s' is %s",
+			    tile_op_name(in), scalar_in ? "a scalar" : "tiles", f->vals[v].name,
+			    scalar_in ? "a tile" : "a scalar");
+			c->bad++;
+			return;
+		}
+	}
+	for (int k = 0; k < in->nidx; k++)
+		for (int t = 0; t < in->idx[k].nterm; t++) {
+			int v = in->idx[k].val[t];
+
+			if (v < 0 || v >= f->nvals || !visible(c, v, i) || is_tile(c, v)) {
+				diag_error(c->d, iloc(c, in), "index %d of '%s' uses '%%%s', which is "
+				    "not a scalar defined before it", k, tile_op_name(in),
+				    v >= 0 && v < f->nvals ? f->vals[v].name : "?");
+				c->bad++;
+				return;
+			}
+		}
+	if (r && r->rank >= 0)
+		for (int k = 0; k < r->rank; k++)
+			if (!is_block(f, r->shape[k])) {
+				char a[96];
+
+				shape_str(r->shape, r->rank, a, sizeof a);
+				diag_error(c->d, r->loc.line ? r->loc : iloc(c, in), "tile '%%%s' %s has "
+				    "dimension %lld, which is neither 1 nor a block size (BM, BN, BK)",
+				    r->name, a, (long long)r->shape[k]);
+				c->bad++;
+				break;
+			}
+	switch (in->op) {
+	case TO_PROGRAM_ID:
+		if (in->axis < 0 || in->axis > 2) {
+			diag_error(c->d, iloc(c, in), "'program_id' axis %lld is not 0, 1 or 2",
+			    (long long)in->axis);
+			c->bad++;
+		}
+		break;
+	case TO_IDIV:
+	case TO_IREM:
+		if (in->by <= 0) {
+			diag_error(c->d, iloc(c, in), "'%s' needs a positive by=, found %lld",
+			    tile_op_name(in), (long long)in->by);
+			c->bad++;
+		}
+		break;
+	case TO_LOAD:
+		if (in->arg < 0 || in->arg >= f->nargs) {
+			diag_error(c->d, iloc(c, in), "'load' reads the kernel's result; it may only "
+			    "load its operands");
+			c->bad++;
+			break;
+		}
+		check_access(c, i);
+		break;
+	case TO_STORE:
+	case TO_ATOMIC_ADD:
+	case TO_ATOMIC_MAX:
+		if (in->arg != TILE_RESULT) {
+			diag_error(c->d, iloc(c, in), "'%s' writes an operand; it may only write the "
+			    "kernel's result '%%%s'", tile_op_name(in), c->n->name);
+			c->bad++;
+			break;
+		}
+		check_access(c, i);
+		if (in->op != TO_STORE && !f->has_init) {
+			diag_error(c->d, iloc(c, in), "'%s' needs the kernel to initialise its "
+			    "result: write init=0.0 (or -inf) on 'tiled'", tile_op_name(in));
+			c->bad++;
+		}
+		if (in->op == TO_STORE) {
+			/* A store inside a loop whose place does not move with the
+			 * loop writes the same elements again on every trip. */
+			for (int p = c->parent[i]; p >= 0; p = c->parent[p]) {
+				bool moves = false;
+
+				for (int k = 0; k < in->nidx; k++)
+					for (int t = 0; t < in->idx[k].nterm; t++)
+						moves = moves || in->idx[k].val[t] == f->insts[p].var;
+				if (!moves && f->insts[p].hi - f->insts[p].lo > f->insts[p].step) {
+					diag_error(c->d, iloc(c, in), "'store' to '%%%s' inside the loop over "
+					    "'%%%s' stores the same elements on every trip", c->n->name,
+					    f->vals[f->insts[p].var].name);
+					c->bad++;
+				}
+			}
+		}
+		stores[in->op == TO_STORE ? 0 : 1]++;
+		if (stores[0] > 1 || (stores[0] && stores[1])) {
+			diag_error(c->d, iloc(c, in), "'%%%s' is stored twice; a program stores its "
+			    "result once (or combines it with atomics only)", c->n->name);
+			c->bad++;
+		}
+		break;
+	case TO_FOR:
+		if (in->step <= 0 || in->hi < in->lo) {
+			diag_error(c->d, iloc(c, in), "'for' needs lo <= hi and a positive step, found "
+			    "%lld to %lld step %lld", (long long)in->lo, (long long)in->hi,
+			    (long long)in->step);
+			c->bad++;
+		}
+		if (in->end <= i || in->end >= f->ninsts || f->insts[in->end].op != TO_YIELD)
+			AICM_BUG("a for without its yield");
+		if (!r || f->vals[in->iter].rank != f->vals[in->in[0]].rank ||
+		    memcmp(f->vals[in->iter].shape, f->vals[in->in[0]].shape,
+		    sizeof(int64_t) * IR_MAX_RANK) || r->rank != f->vals[in->in[0]].rank ||
+		    memcmp(r->shape, f->vals[in->in[0]].shape, sizeof(int64_t) * IR_MAX_RANK)) {
+			diag_error(c->d, iloc(c, in), "'for' result, iter value and initial value "
+			    "must have one tile type");
+			c->bad++;
+		}
+		break;
+	case TO_YIELD: {
+		int fo = c->parent[i], v = in->in[0];
+
+		if (fo < 0 || f->insts[fo].end != i)
+			AICM_BUG("a yield that ends no loop");
+		if (f->vals[v].rank != f->vals[f->insts[fo].iter].rank ||
+		    memcmp(f->vals[v].shape, f->vals[f->insts[fo].iter].shape,
+		    sizeof(int64_t) * IR_MAX_RANK)) {
+			diag_error(c->d, iloc(c, in), "'yield' of '%%%s' does not match the type of "
+			    "the loop's iter value '%%%s'", f->vals[v].name,
+			    f->vals[f->insts[fo].iter].name);
+			c->bad++;
+		}
+		break;
+	}
+	case TO_DOT: {
+		const TileVal *a = &f->vals[in->in[0]], *b = &f->vals[in->in[1]],
+		    *acc = &f->vals[in->in[2]];
+		int ra = a->rank;
+
+		if (ra < 2 || b->rank != ra || acc->rank != ra ||
+		    a->shape[ra - 1] != b->shape[ra - 2]) {
+			diag_error(c->d, iloc(c, in), "'dot' takes [.., M, K], [.., K, N] and an "
+			    "accumulator [.., M, N] of one rank");
+			c->bad++;
+			break;
+		}
+		for (int k = 0; k < ra - 2; k++)
+			if (a->shape[k] != 1 || b->shape[k] != 1 || acc->shape[k] != 1) {
+				diag_error(c->d, iloc(c, in), "'dot' leading tile dimensions must be 1");
+				c->bad++;
+				return;
+			}
+		memcpy(s, acc->shape, sizeof s);
+		s[ra - 2] = a->shape[ra - 2];
+		s[ra - 1] = b->shape[ra - 1];
+		if (memcmp(s, acc->shape, sizeof(int64_t) * (size_t)ra)) {
+			diag_error(c->d, iloc(c, in), "'dot' accumulator does not have the shape "
+			    "[.., M, N] of its operands");
+			c->bad++;
+			break;
+		}
+		want_shape(c, in, s, ra);
+		break;
+	}
+	case TO_UNARY:
+		want_shape(c, in, f->vals[in->in[0]].shape, f->vals[in->in[0]].rank);
+		break;
+	case TO_BINARY:
+		rk = broadcast(&f->vals[in->in[0]], &f->vals[in->in[1]], s);
+		if (rk < 0) {
+			diag_error(c->d, iloc(c, in), "'%s' cannot broadcast its tiles",
+			    tile_op_name(in));
+			c->bad++;
+			break;
+		}
+		want_shape(c, in, s, rk);
+		break;
+	case TO_REDUCE: {
+		const TileVal *a = &f->vals[in->in[0]];
+
+		if (in->axis >= a->rank) {
+			diag_error(c->d, iloc(c, in), "'%s' axis %lld is out of range for a tile of "
+			    "rank %d", tile_op_name(in), (long long)in->axis, a->rank);
+			c->bad++;
+			break;
+		}
+		rk = 0;
+		for (int k = 0; k < a->rank; k++)
+			if (in->axis >= 0 && in->axis != k)
+				s[rk++] = a->shape[k];
+			else if (in->keepdims)
+				s[rk++] = 1;
+		want_shape(c, in, s, rk);
+		if (in->nin == 2 && (f->vals[in->in[1]].rank != rk ||
+		    memcmp(f->vals[in->in[1]].shape, s, sizeof(int64_t) * (size_t)rk))) {
+			diag_error(c->d, iloc(c, in), "'%s' accumulator '%%%s' does not have the "
+			    "reduced shape", tile_op_name(in), f->vals[in->in[1]].name);
+			c->bad++;
+		}
+		break;
+	}
+	case TO_TRANSPOSE: {
+		const TileVal *a = &f->vals[in->in[0]];
+		unsigned seen = 0;
+
+		if (in->nperm != a->rank) {
+			diag_error(c->d, iloc(c, in), "'transpose' perm has %d entries for a tile of "
+			    "rank %d", in->nperm, a->rank);
+			c->bad++;
+			break;
+		}
+		for (int k = 0; k < a->rank; k++) {
+			if (in->perm[k] < 0 || in->perm[k] >= a->rank || (seen & (1u << in->perm[k]))) {
+				diag_error(c->d, iloc(c, in), "'transpose' perm is not a permutation");
+				c->bad++;
+				return;
+			}
+			seen |= 1u << in->perm[k];
+			s[k] = a->shape[in->perm[k]];
+		}
+		want_shape(c, in, s, a->rank);
+		break;
+	}
+	case TO_ZEROS:
+	case TO_FULL:
+		break;
+	case TO_COUNT:
+		AICM_BUG("bad tile op");
+	}
+}
+
+int
+tile_verify(const Graph *g, int node, Diag *d)
+{
+	const Node *n = &g->nodes[node];
+	const TileFn *f = n->tile;
+	VCtx c = {g, n, f, d, NULL, NULL, 0};
+	int stores[2] = {0, 0};
+	int *stack, sp = 0;
+
+	for (int j = 0; j < f->nargs; j++)
+		if (f->args[j] < 0 || f->args[j] >= node) {
+			diag_error(d, n->loc, "operand %d of tiled '%%%s' is not defined before it", j,
+			    n->name);
+			return 1;
+		} else if (g->nodes[f->args[j]].type.rank < 0) {
+			diag_error(d, n->loc, "operand '%%%s' of tiled '%%%s' has no type",
+			    g->nodes[f->args[j]].name, n->name);
+			return 1;
+		} else if (g->nodes[f->args[j]].type.dt != n->type.dt) {
+			diag_error(d, n->loc, "operand '%%%s' of tiled '%%%s' is %s but the kernel "
+			    "is %s", g->nodes[f->args[j]].name, n->name,
+			    ir_dtype_name(g->nodes[f->args[j]].type.dt), ir_dtype_name(n->type.dt));
+			return 1;
+		}
+	if (n->type.rank < 0) {
+		diag_error(d, n->loc, "tiled '%%%s' needs a result type", n->name);
+		return 1;
+	}
+	for (int a = 0; a < 3; a++)
+		if (f->grid[a] < 1 || f->grid[a] > IR_MAX_DIM) {
+			diag_error(d, n->loc, "tiled '%%%s' grid axis %d is %lld; expected 1..%d",
+			    n->name, a, (long long)f->grid[a], IR_MAX_DIM);
+			return 1;
+		}
+	c.parent = xmalloc(sizeof(int) * (size_t)(f->ninsts + 1));
+	c.range = xcalloc((size_t)f->nvals + 1, sizeof *c.range);
+	stack = xmalloc(sizeof(int) * (size_t)(f->ninsts + 1));
+	for (int i = 0; i < f->ninsts; i++) {
+		c.parent[i] = sp ? stack[sp - 1] : -1;
+		if (f->insts[i].op == TO_FOR)
+			stack[sp++] = i;
+		else if (f->insts[i].op == TO_YIELD && sp)
+			sp--;
+	}
+	for (int i = 0; i < f->ninsts; i++) {
+		check_inst(&c, i, stores);
+		scalar_range(&c, i);
+	}
+	if (!stores[0] && !stores[1]) {
+		diag_error(d, n->loc, "tiled '%%%s' never stores its result", n->name);
+		c.bad++;
+	}
+	free(stack);
+	free(c.parent);
+	free(c.range);
+	return c.bad;
+}

@@ -1,0 +1,132 @@
+/*
+ * tile.h: the tile IR, the Triton-like form that lower-tiled produces and
+ * the tile executor runs (DESIGN §6, docs/tiled.md).
+ *
+ * A lowered kernel is one graph node whose `tile` field points at a TileFn:
+ * a grid, block sizes and a body of tile instructions that one program of
+ * the grid runs.  The body is isolated from the graph: it names the
+ * kernel's operands (TileFn.args, graph node indices) and its own result by
+ * position, and its values live in their own SSA table (TileFn.vals).
+ * Instructions are a flat array; a `for` owns the run of instructions after
+ * it up to its `yield`, so that nesting is index ranges, as kernels are in
+ * the graph.  Loop-carried values are explicit (one iter value per loop).
+ *
+ * Values are scalars (program ids, loop counters, index arithmetic: int64)
+ * or tiles (rank 0 to 4, every dimension known when written).  Every tile
+ * carries, at run time, a valid box: the leading extent of each dimension
+ * whose elements are real; masked loads shrink it to the tensor's bounds,
+ * elementwise ops intersect their operands' boxes (a stretched dimension of
+ * extent 1 imposes nothing), reductions ignore what lies outside it and
+ * stores write only inside it.  That is how ragged tiles never change a
+ * result, and how KernelStats count unmasked elements only.
+ */
+#ifndef AICM_TILE_H
+#define AICM_TILE_H
+
+#include "diag.h"
+#include "ir.h"
+
+enum {
+	TILE_MAX_TERMS = 4,          /* terms of one index expression */
+	TILE_RESULT = -1,            /* TileInst.arg naming the kernel's result */
+	TILE_OP = OP_RELU,           /* a tiled node's Node.op: any computed op,
+	                              * so generic code counts it as computed;
+	                              * everything that matters is in Node.tile */
+};
+
+typedef enum TileOpKind {
+	TO_PROGRAM_ID,               /* scalar: the program's index on grid axis */
+	TO_IDIV, TO_IREM,            /* scalar: in[0] / by, in[0] % by */
+	TO_ZEROS, TO_FULL,           /* tile filled with 0 or with value */
+	TO_LOAD,                     /* tile of operand arg at idx[], masked if masked */
+	TO_STORE, TO_ATOMIC_ADD, TO_ATOMIC_MAX, /* in[0] into the result at idx[] */
+	TO_FOR,                      /* result = for var = lo to hi step st iter(it = in[0]) */
+	TO_YIELD,                    /* in[0]: the loop's next iter value */
+	TO_DOT,                      /* in[0] @ in[1] + in[2] on the last two dims */
+	TO_UNARY, TO_BINARY,         /* gop on tiles, numpy broadcasting */
+	TO_REDUCE,                   /* gop (sum/max) of in[0] along axis, into
+	                              * accumulator in[1] if nin == 2 */
+	TO_TRANSPOSE,                /* permute in[0] by perm */
+	TO_COUNT
+} TileOpKind;
+
+/* An index expression: k + sum(coef[i] * value[i]); values are scalars. */
+typedef struct TileIdx {
+	int nterm;
+	int val[TILE_MAX_TERMS];
+	int64_t coef[TILE_MAX_TERMS];
+	int64_t k;
+} TileIdx;
+
+/* A value of a tiled body: a scalar (rank < 0) or a tile. */
+typedef struct TileVal {
+	const char *name;            /* without '%' */
+	int rank;                    /* -1: scalar */
+	int64_t shape[IR_MAX_RANK];
+	int def;                     /* the instruction that defines it */
+	Loc loc;
+} TileVal;
+
+typedef struct TileInst {
+	TileOpKind op;
+	OpId gop;                    /* TO_UNARY, TO_BINARY, TO_REDUCE */
+	int res;                     /* value defined, or -1 */
+	int nin;
+	int in[3];
+	int arg;                     /* TO_LOAD/stores: operand index or TILE_RESULT */
+	int nidx;
+	TileIdx idx[IR_MAX_RANK];
+	bool masked;                 /* load: other= given; store: 'masked' */
+	double other;                /* a masked-off lane of a load reads this */
+	int nview;                   /* load/store: the tensor seen with this shape */
+	int64_t view[IR_MAX_RANK];
+	int64_t axis;                /* program_id; reduce (-1: all axes) */
+	bool keepdims;
+	int nperm;
+	int64_t perm[IR_MAX_RANK];
+	int64_t by;                  /* idiv, irem */
+	double value;                /* full */
+	int64_t lo, hi, step;        /* for */
+	int var, iter;               /* for: the counter and the carried value */
+	int end;                     /* for: index of its yield */
+	Loc loc;
+} TileInst;
+
+typedef struct TileFn {
+	const char *name;            /* the kernel's name, without '@' */
+	KernelKind kind;
+	int nargs;
+	int *args;                   /* graph node indices of the operands */
+	Loc *argloc;
+	int64_t grid[3];
+	unsigned kset;               /* the block sizes and tuning attributes */
+	int64_t kattr[KA_COUNT];
+	bool has_init;               /* the result starts at init (atomics) */
+	double init;
+	TileVal *vals;
+	int nvals, capvals;
+	TileInst *insts;
+	int ninsts, capinsts;
+	Loc loc;
+} TileFn;
+
+/* tile.c */
+/* A new empty body; it and everything it holds live in g's arena and die
+ * with the graph. */
+TileFn *tile_fn_new(Graph *g, const char *name, KernelKind kind);
+int tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *shape);
+int tile_add_inst(Graph *g, TileFn *f, TileOpKind op);
+int tile_lookup(const TileFn *f, const char *name);   /* value index or -1 */
+const char *tile_op_name(const TileInst *in);
+/* The tiled node's statement, at the graph's two-space indent. */
+void tile_print(FILE *out, const Graph *g, const Node *n);
+/* Checks one tiled node: SSA, shapes of every tile against its op, tile
+ * dimensions against the block sizes, loads and stores inside their tensors
+ * unless masked, the result stored by exactly one store.  Returns the
+ * number of errors reported. */
+int tile_verify(const Graph *g, int node, Diag *d);
+/* The tensor shape a load or store at inst sees (its view, or the type of
+ * the operand or result). */
+const Type *tile_target_type(const Graph *g, const Node *n, const TileInst *in, Type *buf);
+
+#endif
