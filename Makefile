@@ -53,11 +53,11 @@ $(DEPS_STAMP):
 	@sh scripts/ensure-deps.sh
 	@touch $@
 
-$(B)/grammar/parser.c $(B)/grammar/parser.h: grammar/parser.y $(DEPS_STAMP)
+$(B)/grammar/parser.c $(B)/grammar/parser.h &: grammar/parser.y $(DEPS_STAMP)
 	@mkdir -p $(B)/grammar
 	$(BISON) -Wall -Werror --header=$(B)/grammar/parser.h -o $(B)/grammar/parser.c grammar/parser.y
 
-$(B)/grammar/lexer.c $(B)/grammar/lexer.h: grammar/lexer.l $(DEPS_STAMP)
+$(B)/grammar/lexer.c $(B)/grammar/lexer.h &: grammar/lexer.l $(DEPS_STAMP)
 	@mkdir -p $(B)/grammar
 	$(FLEX) --header-file=$(B)/grammar/lexer.h -o $(B)/grammar/lexer.c grammar/lexer.l
 
