@@ -1,0 +1,161 @@
+/*
+ * exec.h: the runtime: tensors, the reference interpreter, .npy files and
+ * the random input generator.
+ *
+ * A Tensor is a dense C-order array of one element type, its data 64-byte
+ * aligned so that vector code may load it whole.  Execution works on one
+ * Tensor per graph node ("vals", indexed like Graph.nodes): the caller fills
+ * in the sources (input, const), an engine fills in every computed node.
+ * The reference interpreter runs the ops in node order with plain loops and
+ * is the oracle that every other engine is checked against; its kernels are
+ * indexed by the op ids of ops.def, so adding an op is a row there and a
+ * kernel in interp.c.  Sizes are checked against limits before anything is
+ * allocated (exec_check_limits), so no graph allocates without bound.
+ *
+ * The runtime includes the IR and the diagnostics, never a pass.
+ */
+#ifndef AICM_EXEC_H
+#define AICM_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "ir.h"
+
+/* ---- tensor.c -------------------------------------------------------- */
+
+typedef struct Tensor {
+	DType dt;
+	int rank;
+	int64_t dim[IR_MAX_RANK];
+	int64_t numel;
+	void *data;                  /* 64-byte aligned, NULL when empty */
+} Tensor;
+
+enum { EXEC_ALIGN = 64 };
+
+/* The bytes a tensor of type t needs, or -1 when the count overflows. */
+int64_t exec_type_bytes(const Type *t);
+/* Allocates t's data for type ty, uninitialised, refusing more than
+ * max_bytes (<= 0: no limit but overflow).  Returns 0, or -1 (t stays
+ * empty).  Out of memory is exit 3, as with xmalloc. */
+int exec_tensor_alloc(Tensor *t, const Type *ty, int64_t max_bytes);
+void exec_tensor_free(Tensor *t);
+void exec_tensors_free(Tensor *vals, int n);
+size_t exec_tensor_bytes(const Tensor *t);
+/* The tensor's type, for comparing it with the IR's. */
+Type exec_tensor_type(const Tensor *t);
+bool exec_tensor_has_type(const Tensor *t, const Type *ty);
+/* Element i as a double, and the store that rounds to the element type. */
+static inline double
+exec_get(const Tensor *t, int64_t i)
+{
+	return t->dt == DT_F32 ? (double)((const float *)t->data)[i] : ((const double *)t->data)[i];
+}
+static inline void
+exec_set(Tensor *t, int64_t i, double v)
+{
+	if (t->dt == DT_F32)
+		((float *)t->data)[i] = (float)v;
+	else
+		((double *)t->data)[i] = v;
+}
+
+/* Limits of DESIGN §7: the largest tensor and all of them together. */
+typedef struct ExecLimits {
+	int64_t max_bytes;           /* per tensor */
+	int64_t max_total_bytes;     /* sum over every graph given */
+} ExecLimits;
+
+#define EXEC_DEFAULT_MAX_BYTES ((int64_t)4 << 30)
+/* Half the machine's physical memory (4 GiB when it cannot be told). */
+int64_t exec_default_max_total(void);
+/* Checks every node of the graphs against the limits before anything is
+ * allocated: a tensor over max_bytes is reported at its definition with
+ * its name, type and size; the total with the largest tensor.  Untyped
+ * nodes are reported too.  Returns 0 or -1 (diagnostics given). */
+int exec_check_limits(const Graph *const *gs, int ngraphs, const ExecLimits *lim, Diag *d);
+
+/* Error measure of DESIGN §7 between a (the result) and b (the reference):
+ * max|a - b| / max(max|b|, 1) over finite b; NaN matches NaN, an infinity
+ * the same infinity, anything else against a NaN or an infinity is an
+ * error of +inf.  worst gets the flat index of the worst element (-1 when
+ * none differs); maxabs the largest |a - b| (inf for a special mismatch).
+ * The shapes and element types must be equal (the caller checks). */
+typedef struct ExecErr {
+	double maxabs;
+	double rel;
+	int64_t worst;
+} ExecErr;
+ExecErr exec_compare(const Tensor *a, const Tensor *b);
+/* "[1, 2]": the multi-index of flat element i; buf of IR_TYPE_STR bytes. */
+char *exec_index_str(const Tensor *t, int64_t i, char *buf);
+
+/* numpy's str() of the tensor with elements in %.6g: edges with "..."
+ * past 1000 elements (3 items per edge), lines wrapped at 75 columns. */
+void exec_print_preview(FILE *f, const Tensor *t);
+/* Sum (accumulated in f64), min and max; NaN propagates as in numpy. */
+void exec_stats(const Tensor *t, double *sum, double *min, double *max);
+/* %.6g, but "nan", "inf", "-inf" as numpy writes them. */
+void exec_fmt_g(char *buf, size_t n, double v);
+
+/* ---- rng.c ----------------------------------------------------------- */
+
+/* The documented generator (docs/run.md): splitmix64 seeded with
+ * seed * 0x9E3779B97F4A7C15 ^ FNV-1a-64(name); each element takes the next
+ * output; f64 is (z >> 11) * 2^-53 * 2 - 1, f32 is (z >> 40) * 2^-24 * 2 - 1,
+ * both exact and in [-1, 1). */
+uint64_t exec_fnv1a64(const char *s);
+void exec_fill_random(Tensor *t, uint64_t seed, const char *name);
+void exec_fill_splat(Tensor *t, double v);
+
+/* ---- npy.c ----------------------------------------------------------- */
+
+/* What a .npy header says. */
+typedef struct NpyHeader {
+	int major, minor;
+	size_t data_off;             /* where the data starts */
+	char descr[16];              /* as written: "<f8" */
+	bool fortran;
+	bool dt_ok;                  /* descr is '<f4' or '<f8' */
+	DType dt;
+	int rank;
+	int64_t dim[IR_MAX_RANK];
+} NpyHeader;
+
+enum { EXEC_ERR_MAX = 1024 };
+/* Parses the header at the start of buf[0..len).  Returns 0, or -1 with a
+ * message in err (it does not name the file; the caller does).  Accepts
+ * versions 1.0, 2.0 and 3.0; any dtype is parsed, dt_ok says if it is one
+ * aicm holds. */
+int exec_npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, char *err);
+/* Reads path into t.  want, when not NULL, is the type the IR wants: the
+ * file must hold exactly that (element type and shape), checked before
+ * anything is allocated; wantname says whose type it is in the message
+ * ("'%x' in the IR"); max_bytes bounds the allocation (<= 0: none).
+ * Returns 0; -1 when the content is wrong (exit 1), -2 when the file cannot
+ * be read (exit 2); err names the file, what it holds and what is wanted. */
+int exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t max_bytes,
+    Tensor *t, char *err);
+/* Writes t as a version 1.0 .npy file, whole or not at all.  Returns 0 or
+ * -1 with the message in err. */
+int exec_npy_write(const char *path, const Tensor *t, char *err);
+
+/* ---- interp.c -------------------------------------------------------- */
+
+/* Runs g with the reference kernels, in node order; kernel blocks are
+ * ignored.  vals has one Tensor per node: the sources filled in by the
+ * caller with their nodes' types; every computed node gets its result
+ * (a tensor already of the right type is reused, so reruns allocate
+ * nothing).  Every node must be typed.  Returns 0, or -1 after a
+ * diagnostic (an untyped node, a source missing or of the wrong type). */
+int exec_interp(const Graph *g, Tensor *vals, Diag *d);
+
+/* A reference kernel: out is allocated with the node's type. */
+typedef void (*ExecKernel)(const Node *n, const Tensor *a, const Tensor *b, Tensor *out);
+extern const ExecKernel exec_ref_kernels[OP_COUNT];
+
+#endif

@@ -1,0 +1,312 @@
+/*
+ * interp.c: the reference interpreter, the oracle of every other engine.
+ *
+ * It runs the ops in node order (kernel blocks are ignored) with plain
+ * loops that follow numpy's semantics: broadcasting aligned from the right,
+ * reductions over one axis or all of them, keepdims only shaping the result,
+ * NaN propagating through maximum, minimum and max as np.maximum and np.max
+ * do.  Every element is computed in double and stored once, rounded to the
+ * element type: for f32 that makes sums and dots accumulate in f64 and
+ * round once (DESIGN §7), and the elementwise ops exact or nearly so.  Speed
+ * is not the point; being obviously right is.
+ *
+ * The kernels are indexed by op id through an X-macro over ops.def, so an
+ * op added to the table without a kernel here does not compile.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "exec.h"
+
+/* ---- iteration over an output with strided operands ------------------ */
+
+/* Strides (in elements) with which operand x is read along each axis of
+ * out when x is broadcast to out's shape: 0 where x is stretched. */
+static void
+bcast_strides(const Tensor *x, const Tensor *out, int64_t *st)
+{
+	int64_t s = 1;
+
+	for (int k = out->rank - 1; k >= 0; k--) {
+		int kx = x->rank - out->rank + k;
+
+		if (kx < 0) {
+			st[k] = 0;
+		} else {
+			st[k] = x->dim[kx] == 1 ? 0 : s;
+			s *= x->dim[kx];
+		}
+	}
+}
+
+/* Steps the multi-index idx over shape dim (rank r), moving the offsets of
+ * up to two operands by their strides. */
+static void
+step(int r, const int64_t *dim, int64_t *idx, const int64_t *sa, int64_t *ia,
+    const int64_t *sb, int64_t *ib)
+{
+	for (int k = r - 1; k >= 0; k--) {
+		idx[k]++;
+		*ia += sa[k];
+		*ib += sb[k];
+		if (idx[k] < dim[k])
+			return;
+		*ia -= sa[k] * dim[k];
+		*ib -= sb[k] * dim[k];
+		idx[k] = 0;
+	}
+}
+
+/* ---- elementwise ----------------------------------------------------- */
+
+static void
+unary(const Tensor *a, Tensor *o, double (*f)(double))
+{
+	for (int64_t i = 0; i < o->numel; i++)
+		exec_set(o, i, f(exec_get(a, i)));
+}
+
+static void
+binary(const Tensor *a, const Tensor *b, Tensor *o, double (*f)(double, double))
+{
+	int64_t sa[IR_MAX_RANK], sb[IR_MAX_RANK], idx[IR_MAX_RANK] = {0}, ia = 0, ib = 0;
+
+	bcast_strides(a, o, sa);
+	bcast_strides(b, o, sb);
+	for (int64_t i = 0; i < o->numel; i++) {
+		exec_set(o, i, f(exec_get(a, ia), exec_get(b, ib)));
+		step(o->rank, o->dim, idx, sa, &ia, sb, &ib);
+	}
+}
+
+static double f_relu(double x) { return isnan(x) || x > 0 ? x : 0.0; }
+static double f_neg(double x) { return -x; }
+static double f_exp(double x) { return exp(x); }
+static double f_log(double x) { return log(x); }
+static double f_sqrt(double x) { return sqrt(x); }
+static double f_tanh(double x) { return tanh(x); }
+static double f_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double f_abs(double x) { return fabs(x); }
+static double f_add(double x, double y) { return x + y; }
+static double f_sub(double x, double y) { return x - y; }
+static double f_mul(double x, double y) { return x * y; }
+static double f_div(double x, double y) { return x / y; }
+/* np.maximum / np.minimum: a NaN on either side wins */
+static double f_maximum(double x, double y) { return isnan(x) || x >= y ? x : y; }
+static double f_minimum(double x, double y) { return isnan(x) || x <= y ? x : y; }
+
+#define UNARY(ID, fn)                                                          \
+	static void kern_##ID(const Node *n, const Tensor *a, const Tensor *b, \
+	    Tensor *o)                                                         \
+	{                                                                      \
+		(void)n;                                                       \
+		(void)b;                                                       \
+		unary(a, o, fn);                                               \
+	}
+#define BINARY(ID, fn)                                                         \
+	static void kern_##ID(const Node *n, const Tensor *a, const Tensor *b, \
+	    Tensor *o)                                                         \
+	{                                                                      \
+		(void)n;                                                       \
+		binary(a, b, o, fn);                                           \
+	}
+
+UNARY(RELU, f_relu)
+UNARY(NEG, f_neg)
+UNARY(EXP, f_exp)
+UNARY(LOG, f_log)
+UNARY(SQRT, f_sqrt)
+UNARY(TANH, f_tanh)
+UNARY(SIGMOID, f_sigmoid)
+UNARY(ABS, f_abs)
+BINARY(ADD, f_add)
+BINARY(SUB, f_sub)
+BINARY(MUL, f_mul)
+BINARY(DIV, f_div)
+BINARY(MAXIMUM, f_maximum)
+BINARY(MINIMUM, f_minimum)
+
+/* ---- sources --------------------------------------------------------- */
+
+/* The caller fills sources in; exec_interp never calls these. */
+static void
+kern_INPUT(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+{
+	(void)a, (void)b, (void)o;
+	AICM_BUG("source '%%%s' has no kernel", n->name);
+}
+#define kern_CONST kern_INPUT
+
+/* ---- reductions ------------------------------------------------------ */
+
+enum { R_SUM, R_MAX, R_MEAN };
+
+/* a viewed as (outer, len, inner) around the reduced axis (all axes: one
+ * run of numel); out[o * inner + i] reduces a[o, :, i]. */
+static void
+reduce(const Node *n, const Tensor *a, Tensor *out, int kind)
+{
+	int ax = ir_reduce_axis(n, a->rank);
+	int64_t outer = 1, len = a->numel, inner = 1;
+
+	if (ax >= 0) {
+		len = a->dim[ax];
+		for (int k = 0; k < ax; k++)
+			outer *= a->dim[k];
+		for (int k = ax + 1; k < a->rank; k++)
+			inner *= a->dim[k];
+	}
+	for (int64_t o = 0; o < outer; o++) {
+		for (int64_t i = 0; i < inner; i++) {
+			double acc = kind == R_MAX ? -INFINITY : 0.0;
+
+			for (int64_t r = 0; r < len; r++) {
+				double v = exec_get(a, (o * len + r) * inner + i);
+
+				if (kind != R_MAX)
+					acc += v;
+				else if (isnan(v) || v > acc)   /* a NaN stays: NaN > x is false */
+					acc = v;
+			}
+			if (kind == R_MEAN)
+				acc /= (double)len;
+			exec_set(out, o * inner + i, acc);
+		}
+	}
+}
+
+static void
+kern_SUM(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+{
+	(void)b;
+	reduce(n, a, o, R_SUM);
+}
+
+static void
+kern_MAX(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+{
+	(void)b;
+	reduce(n, a, o, R_MAX);
+}
+
+static void
+kern_MEAN(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+{
+	(void)b;
+	reduce(n, a, o, R_MEAN);
+}
+
+/* ---- contraction ----------------------------------------------------- */
+
+/* (M, K) x (K, N), or batched (B, M, K) x (B, K, N); each dot in f64. */
+static void
+kern_MATMUL(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+{
+	int r = a->rank;
+	int64_t nb = r == 3 ? a->dim[0] : 1;
+	int64_t m = a->dim[r - 2], k = a->dim[r - 1], nn = b->dim[r - 1];
+
+	(void)n;
+	for (int64_t z = 0; z < nb; z++) {
+		int64_t ao = z * m * k, bo = z * k * nn, oo = z * m * nn;
+
+		for (int64_t i = 0; i < m; i++) {
+			for (int64_t j = 0; j < nn; j++) {
+				double acc = 0;
+
+				for (int64_t p = 0; p < k; p++)
+					acc += exec_get(a, ao + i * k + p) * exec_get(b, bo + p * nn + j);
+				exec_set(o, oo + i * nn + j, acc);
+			}
+		}
+	}
+}
+
+/* ---- layout ---------------------------------------------------------- */
+
+/* out[i0, .., ir] = a[idx permuted]: out axis i walks a's axis perm[i]. */
+static void
+kern_TRANSPOSE(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+{
+	int r = a->rank, perm[IR_MAX_RANK];
+	int64_t sa[IR_MAX_RANK], st[IR_MAX_RANK], zero[IR_MAX_RANK] = {0};
+	int64_t idx[IR_MAX_RANK] = {0}, ia = 0, dummy = 0;
+
+	(void)b;
+	for (int k = 0; k < r; k++)
+		perm[k] = k;
+	if (n->at.set & AB(PERM)) {
+		for (int k = 0; k < r; k++)
+			perm[k] = (int)(n->at.perm[k] < 0 ? n->at.perm[k] + r : n->at.perm[k]);
+	} else if (r >= 2) {
+		perm[r - 2] = r - 1;
+		perm[r - 1] = r - 2;
+	}
+	if (r > 0)
+		sa[r - 1] = 1;
+	for (int k = r - 2; k >= 0; k--)
+		sa[k] = sa[k + 1] * a->dim[k + 1];
+	for (int k = 0; k < r; k++)
+		st[k] = sa[perm[k]];
+	for (int64_t i = 0; i < o->numel; i++) {
+		exec_set(o, i, exec_get(a, ia));
+		step(r, o->dim, idx, st, &ia, zero, &dummy);
+	}
+}
+
+/* C order makes a reshape a copy of the elements as they are. */
+static void
+kern_RESHAPE(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+{
+	(void)n, (void)b;
+	memcpy(o->data, a->data, exec_tensor_bytes(a));
+}
+
+const ExecKernel exec_ref_kernels[OP_COUNT] = {
+#define OP(id, name, cls, arity, attrs, req, shape, flops) [OP_##id] = kern_##id,
+#include "ops.def"
+#undef OP
+};
+
+/* ---- the interpreter ------------------------------------------------- */
+
+int
+exec_interp(const Graph *g, Tensor *vals, Diag *d)
+{
+	char s[IR_TYPE_STR], err[IR_ERR_MAX];
+
+	for (int i = 0; i < g->nnodes; i++) {
+		const Node *n = &g->nodes[i];
+		const Tensor *a = n->nin > 0 ? &vals[n->in[0]] : NULL;
+		const Tensor *b = n->nin > 1 ? &vals[n->in[1]] : NULL;
+		Loc at;
+
+		if (n->type.rank < 0) {
+			diag_error(d, n->loc, "'%%%s' has no type; run shape-infer first", n->name);
+			return -1;
+		}
+		if (ir_ops[n->op].cls == OC_SOURCE) {
+			if (!exec_tensor_has_type(&vals[i], &n->type)) {
+				diag_error(d, n->loc, "'%%%s' has no value of type %s %s", n->name,
+				    ir_shape_str(&n->type, s), ir_dtype_name(n->type.dt));
+				return -1;
+			}
+			continue;
+		}
+		/* the kernels trust the shapes; make sure they hold */
+		if (ir_check_type(g, i, err, &at) != 0) {
+			diag_error(d, at, "%s", err);
+			return -1;
+		}
+		if (!exec_tensor_has_type(&vals[i], &n->type)) {
+			exec_tensor_free(&vals[i]);
+			if (exec_tensor_alloc(&vals[i], &n->type, 0) != 0) {
+				diag_error(d, n->loc, "'%%%s' %s %s is too large to allocate", n->name,
+				    ir_shape_str(&n->type, s), ir_dtype_name(n->type.dt));
+				return -1;
+			}
+		}
+		exec_ref_kernels[n->op](n, a, b, &vals[i]);
+	}
+	return 0;
+}

@@ -1,0 +1,400 @@
+/*
+ * npy.c: numpy's .npy files, read and written.
+ *
+ * The format (numpy/lib/format.py): the magic "\x93NUMPY", a major and a
+ * minor version byte, the header length (2 bytes little-endian in version
+ * 1.0, 4 bytes in 2.0 and 3.0), then an ASCII (3.0: UTF-8) Python dict
+ * literal {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }
+ * padded with spaces and a newline, then the data.  aicm reads versions 1.0
+ * to 3.0 with '<f4' or '<f8' elements in C order; everything else is an
+ * error that names the file, what it holds and what was wanted, found
+ * before anything is allocated: the shape is compared with the IR's and
+ * the file's length with the header's before the data is read.  Files are
+ * written with version 1.0 headers, which every numpy reads, padded so the
+ * data starts on a 64-byte boundary as numpy does.
+ *
+ * The data is copied as it lies, so the host must be little-endian.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exec.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "npy.c copies little-endian data as it lies; this host is big-endian"
+#endif
+
+enum { MAX_HEADER = 1 << 20 };
+
+#define ERR(...) (snprintf(err, EXEC_ERR_MAX, __VA_ARGS__), -1)
+
+/* ---- the header dict ------------------------------------------------- */
+
+typedef struct Lex {
+	const char *p, *end;
+} Lex;
+
+static void
+skip_ws(Lex *l)
+{
+	while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' ||
+	    *l->p == '\r'))
+		l->p++;
+}
+
+static bool
+eat(Lex *l, char c)
+{
+	skip_ws(l);
+	if (l->p < l->end && *l->p == c) {
+		l->p++;
+		return true;
+	}
+	return false;
+}
+
+/* A Python string literal without escapes (numpy's keys and descrs). */
+static int
+pystr(Lex *l, char *buf, size_t n)
+{
+	char q;
+	size_t m = 0;
+
+	skip_ws(l);
+	if (l->p >= l->end || (*l->p != '\'' && *l->p != '"'))
+		return -1;
+	q = *l->p++;
+	while (l->p < l->end && *l->p != q) {
+		if (*l->p == '\\' || m + 1 >= n)
+			return -1;
+		buf[m++] = *l->p++;
+	}
+	if (l->p >= l->end)
+		return -1;
+	l->p++;
+	buf[m] = '\0';
+	return 0;
+}
+
+static bool
+word(Lex *l, const char *w)
+{
+	size_t n = strlen(w);
+
+	skip_ws(l);
+	if ((size_t)(l->end - l->p) >= n && !strncmp(l->p, w, n)) {
+		l->p += n;
+		return true;
+	}
+	return false;
+}
+
+/* (d0, d1, ...): a tuple of non-negative integers ('L' of Python 2 allowed). */
+static int
+pyshape(Lex *l, NpyHeader *h, char *err)
+{
+	h->rank = 0;
+	if (!eat(l, '('))
+		return ERR("'shape' is not a tuple");
+	while (!eat(l, ')')) {
+		int64_t v = 0;
+		bool digits = false;
+
+		skip_ws(l);
+		while (l->p < l->end && *l->p >= '0' && *l->p <= '9') {
+			if (__builtin_mul_overflow(v, 10, &v) ||
+			    __builtin_add_overflow(v, *l->p - '0', &v))
+				return ERR("a dimension of 'shape' does not fit in 64 bits");
+			digits = true;
+			l->p++;
+		}
+		if (!digits)
+			return ERR("'shape' holds something other than non-negative integers");
+		if (l->p < l->end && *l->p == 'L')
+			l->p++;
+		if (h->rank == IR_MAX_RANK)
+			return ERR("'shape' has more than %d dimensions; aicm handles rank 0 to %d",
+			    IR_MAX_RANK, IR_MAX_RANK);
+		h->dim[h->rank++] = v;
+		if (!eat(l, ',')) {
+			if (!eat(l, ')'))
+				return ERR("'shape' tuple is not closed");
+			break;
+		}
+	}
+	return 0;
+}
+
+static int
+parse_dict(const char *text, size_t len, NpyHeader *h, char *err)
+{
+	Lex l = {text, text + len};
+	bool seen[3] = {false, false, false};
+	char key[64];
+
+	if (!eat(&l, '{'))
+		return ERR("the header is not a Python dict");
+	while (!eat(&l, '}')) {
+		if (pystr(&l, key, sizeof key) != 0 || !eat(&l, ':'))
+			return ERR("the header dict is malformed");
+		if (!strcmp(key, "descr")) {
+			if (pystr(&l, h->descr, sizeof h->descr) != 0)
+				return ERR("'descr' is not a simple type string (structured arrays "
+				    "are not supported)");
+			seen[0] = true;
+		} else if (!strcmp(key, "fortran_order")) {
+			if (word(&l, "True"))
+				h->fortran = true;
+			else if (word(&l, "False"))
+				h->fortran = false;
+			else
+				return ERR("'fortran_order' is not True or False");
+			seen[1] = true;
+		} else if (!strcmp(key, "shape")) {
+			if (pyshape(&l, h, err) != 0)
+				return -1;
+			seen[2] = true;
+		} else {
+			return ERR("the header has an unknown key '%s'", key);
+		}
+		if (!eat(&l, ',')) {
+			if (!eat(&l, '}'))
+				return ERR("the header dict is malformed");
+			break;
+		}
+	}
+	if (!seen[0] || !seen[1] || !seen[2])
+		return ERR("the header lacks '%s'", !seen[0] ? "descr" : !seen[1] ?
+		    "fortran_order" : "shape");
+	h->dt_ok = true;
+	if (!strcmp(h->descr, "<f8"))
+		h->dt = DT_F64;
+	else if (!strcmp(h->descr, "<f4"))
+		h->dt = DT_F32;
+	else
+		h->dt_ok = false;
+	return 0;
+}
+
+int
+exec_npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, char *err)
+{
+	size_t hlen, pre;
+
+	memset(h, 0, sizeof *h);
+	if (len < 6 || memcmp(buf, "\x93NUMPY", 6) != 0)
+		return ERR("not a .npy file (no \\x93NUMPY magic)");
+	if (len < 10)
+		return ERR("the header is truncated");
+	h->major = buf[6];
+	h->minor = buf[7];
+	if (h->major < 1 || h->major > 3 || h->minor != 0)
+		return ERR("unsupported .npy version %d.%d (aicm reads 1.0, 2.0 and 3.0)",
+		    h->major, h->minor);
+	if (h->major == 1) {
+		hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
+		pre = 10;
+	} else {
+		if (len < 12)
+			return ERR("the header is truncated");
+		hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
+		    (size_t)buf[11] << 24;
+		pre = 12;
+	}
+	if (hlen > MAX_HEADER)
+		return ERR("the header claims %zu bytes; aicm reads at most %d", hlen, MAX_HEADER);
+	if (len < pre + hlen)
+		return ERR("the header is truncated (%zu of %zu bytes)", len - pre, hlen);
+	h->data_off = pre + hlen;
+	return parse_dict((const char *)buf + pre, hlen, h, err);
+}
+
+/* ---- reading --------------------------------------------------------- */
+
+static void
+held_str(const NpyHeader *h, char *buf)
+{
+	Type t = {.rank = h->rank};
+	char s[IR_TYPE_STR];
+
+	memcpy(t.dim, h->dim, sizeof t.dim);
+	snprintf(buf, IR_TYPE_STR + 32, "%s %s", ir_shape_str(&t, s),
+	    h->dt_ok ? ir_dtype_name(h->dt) : h->descr);
+}
+
+int
+exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t max_bytes,
+    Tensor *t, char *err)
+{
+	unsigned char pre[12], *buf = NULL;
+	NpyHeader h;
+	struct stat st;
+	size_t hlen, got;
+	int64_t numel = 1, bytes;
+	char held[IR_TYPE_STR + 32], ws[IR_TYPE_STR];
+	FILE *f;
+	Type ty;
+	int rc = -1;
+
+	memset(t, 0, sizeof *t);
+	f = fopen(path, "rb");
+	if (!f || fstat(fileno(f), &st) != 0) {
+		snprintf(err, EXEC_ERR_MAX, "cannot read '%s': %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -2;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, EXEC_ERR_MAX, "cannot read '%s': not a regular file", path);
+		fclose(f);
+		return -2;
+	}
+	got = fread(pre, 1, sizeof pre, f);
+	if (got >= 10 && !memcmp(pre, "\x93NUMPY", 6) && pre[6] >= 1 && pre[6] <= 3) {
+		hlen = pre[6] == 1 ? (size_t)pre[8] | (size_t)pre[9] << 8 :
+		    (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 |
+		    (size_t)pre[11] << 24;
+		if (hlen > MAX_HEADER)
+			hlen = MAX_HEADER + 1;     /* the parser says why */
+		hlen += 12;
+	} else {
+		hlen = got;
+	}
+	if ((off_t)hlen > st.st_size)
+		hlen = (size_t)st.st_size;
+	buf = xmalloc((hlen > got ? hlen : got) + 1);
+	memcpy(buf, pre, got);
+	if (hlen > got)
+		hlen = got + fread(buf + got, 1, hlen - got, f);
+	else
+		hlen = got;
+	if (ferror(f)) {
+		snprintf(err, EXEC_ERR_MAX, "cannot read '%s': %s", path, strerror(errno));
+		rc = -2;
+		goto out;
+	}
+	if (exec_npy_parse_header(buf, hlen, &h, err) != 0) {
+		char m[EXEC_ERR_MAX];
+
+		snprintf(m, sizeof m, "%s", err);
+		snprintf(err, EXEC_ERR_MAX, "'%.200s': %.700s", path, m);
+		goto out;
+	}
+	held_str(&h, held);
+	if (h.fortran) {
+		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s in Fortran order (fortran_order: "
+		    "True); aicm reads C order only (np.ascontiguousarray before np.save)",
+		    path, held);
+		goto out;
+	}
+	if (!h.dt_ok) {
+		bool big = h.descr[0] == '>' && (!strcmp(h.descr + 1, "f4") ||
+		    !strcmp(h.descr + 1, "f8"));
+
+		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s elements ('%s'); aicm reads "
+		    "little-endian '<f4' (f32) and '<f8' (f64)", path,
+		    big ? "big-endian" : "unsupported", h.descr);
+		goto out;
+	}
+	ty.rank = h.rank;
+	ty.dt = h.dt;
+	memcpy(ty.dim, h.dim, sizeof ty.dim);
+	if (want && !ir_type_eq(&ty, want)) {
+		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s, but %s is %s %s", path, held,
+		    wantname ? wantname : "the value wanted", ir_shape_str(want, ws),
+		    ir_dtype_name(want->dt));
+		goto out;
+	}
+	for (int k = 0; k < h.rank; k++)
+		if (__builtin_mul_overflow(numel, h.dim[k], &numel))
+			numel = -1;
+	bytes = numel < 0 || numel > INT64_MAX / 8 ? -1 : numel * (int64_t)ir_dtype_size(h.dt);
+	if (bytes < 0 || (int64_t)(st.st_size - h.data_off) != bytes) {
+		int64_t have = (int64_t)(st.st_size - h.data_off);
+
+		if (bytes >= 0 && have > bytes)
+			snprintf(err, EXEC_ERR_MAX, "'%s' holds %lld bytes of data, more than the "
+			    "%lld its header's %s needs", path, (long long)have, (long long)bytes,
+			    held);
+		else
+			snprintf(err, EXEC_ERR_MAX, "'%s' is truncated: it holds %lld bytes of "
+			    "data, its header's %s needs %lld", path, (long long)have, held,
+			    (long long)bytes);
+		goto out;
+	}
+	if (max_bytes > 0 && bytes > max_bytes) {
+		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s, %lld bytes, more than "
+		    "--max-bytes=%lld", path, held, (long long)bytes, (long long)max_bytes);
+		goto out;
+	}
+	if (exec_tensor_alloc(t, &ty, 0) != 0) {
+		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s, too large to allocate", path, held);
+		goto out;
+	}
+	if (fseeko(f, (off_t)h.data_off, SEEK_SET) != 0 ||
+	    fread(t->data, 1, (size_t)bytes, f) != (size_t)bytes) {
+		snprintf(err, EXEC_ERR_MAX, "cannot read '%s': %s", path,
+		    ferror(f) ? strerror(errno) : "the file shrank while being read");
+		exec_tensor_free(t);
+		rc = -2;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
+/* ---- writing --------------------------------------------------------- */
+
+int
+exec_npy_write(const char *path, const Tensor *t, char *err)
+{
+	char hdr[256], shape[IR_TYPE_STR], *tmp;
+	size_t n, plen = strlen(path);
+	unsigned char pre[10];
+	Type ty = exec_tensor_type(t);
+	FILE *f;
+	int e;
+
+	n = (size_t)snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, "
+	    "'shape': %s, }", t->dt == DT_F32 ? "<f4" : "<f8", ir_shape_str(&ty, shape));
+	/* spaces and a newline up to a multiple of 64 with the 10-byte preamble */
+	while ((10 + n + 1) % 64 != 0)
+		hdr[n++] = ' ';
+	hdr[n++] = '\n';
+	memcpy(pre, "\x93NUMPY\x01\x00", 8);
+	pre[8] = (unsigned char)(n & 0xff);
+	pre[9] = (unsigned char)(n >> 8);
+	tmp = xmalloc(plen + 32);
+	snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
+	f = fopen(tmp, "wb");
+	if (!f) {
+		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, n, f) != n ||
+	    fwrite(t->data, 1, exec_tensor_bytes(t), f) != exec_tensor_bytes(t) ||
+	    fflush(f) != 0) {
+		e = errno ? errno : EIO;
+		fclose(f);
+		remove(tmp);
+		free(tmp);
+		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(e));
+		return -1;
+	}
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		e = errno ? errno : EIO;
+		remove(tmp);
+		free(tmp);
+		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(e));
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
