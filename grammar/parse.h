@@ -52,6 +52,24 @@ typedef struct Items {
 	Item *v;
 } Items;
 
+/* A tile index expression (tile.h): terms 'VALUE', 'VALUE * INT' or 'INT'
+ * joined by '+'; a term with no value is a constant. */
+typedef struct Term {
+	Ref v;                       /* v.t.s NULL: a constant */
+	Ref c;                       /* c.t.s NULL: coefficient 1 */
+} Term;
+
+typedef struct Idx {
+	int n, cap;
+	Term *v;
+	Loc loc;
+} Idx;
+
+typedef struct Idxs {
+	int n, cap;
+	Idx **v;
+} Idxs;
+
 struct ParseCtx;
 typedef struct ParseCtx ParseCtx;
 struct YYLTYPE;

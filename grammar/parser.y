@@ -53,10 +53,13 @@ typedef void *yyscan_t;
 	Refs *refs;
 	Items *items;
 	Item item;
+	Idx *idx;
+	Idxs *idxs;
 }
 
 %code {
 #include "lexer.h"
+#include "tile.h"
 
 typedef struct Pend {
 	int node, slot;
@@ -73,6 +76,10 @@ struct ParseCtx {
 	int npend, cappend;
 	Refs *ret;
 	Loc retloc;
+	TileFn *tf;                  /* the open tiled body, or NULL */
+	const char *tname;           /* its result's name */
+	int *tfor;                   /* its open loops (instruction indices) */
+	int ntfor, captfor;
 };
 
 static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseCtx *ctx, const char *msg);
@@ -86,6 +93,20 @@ static void op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins,
 static void kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *items);
 static void kernel_close(ParseCtx *c);
 static void return_stmt(ParseCtx *c, Loc rl, Refs *names);
+static void idx_free(Idx *x);
+static void idxs_free(Idxs *x);
+static Idx *idx_add(Idx *x, Ref v, Ref c, Loc loc);
+static Idxs *idxs_add(Idxs *x, Idx *i);
+static void tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind,
+    Loc kindl, Refs *ins, Refs *shape, Loc tl, Items *items);
+static void tiled_close(ParseCtx *c);
+static void t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape,
+    Loc tl, Items *items);
+static void t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl,
+    Idxs *idx, Refs *shape, Loc tl, Tok val, Loc vl, Items *items);
+static void t_for_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok var, Loc vl,
+    Ref lo, Tok to, Ref hi, Tok step, Ref st, Tok iter, Tok it, Loc itl, Tok init, Loc il);
+static void t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val, Loc vl);
 }
 
 %initial-action {
@@ -96,14 +117,24 @@ static void return_stmt(ParseCtx *c, Loc rl, Refs *names);
 %token <tok> VALUE "value name" SYMBOL "'@name'" IDENT "identifier"
 %token <tok> INT "integer" FLOAT "number"
 %token GRAPH "'graph'" KERNEL "'kernel'" RETURN "'return'"
+/* Words that start a statement of a tiled body: keywords, because an
+ * attribute list (items) may end in any identifier. */
+%token <tok> STORE "'store'" ATOMIC_ADD "'atomic_add'" ATOMIC_MAX "'atomic_max'"
+%token <tok> YIELD "'yield'"
 
 %type <refs> operands operands_opt tuple ints type_opt
 %type <items> items
 %type <item> item
+%type <tok> storekw
+%type <idx> idx
+%type <idxs> idxs
+%type <refs> ttype_opt ttype
 
 %destructor { refs_free($$); } <refs>
 %destructor { items_free($$); } <items>
 %destructor { refs_free($$.tuple); } <item>
+%destructor { idx_free($$); } <idx>
+%destructor { idxs_free($$); } <idxs>
 
 %%
 
@@ -126,7 +157,75 @@ stmts:
 stmt:
 	  opstmt
 	| kernel
+	| tiled
 	| RETURN operands       { return_stmt(ctx, L(@1), $2); }
+	;
+
+/* tiled = value "=" "tiled" "@" name "[" kind "]" "(" operands? ")" ":" shape item*
+ *         "{" tstmt* "}"                                     (docs/tiled.md) */
+tiled:
+	  VALUE '=' IDENT SYMBOL '[' IDENT ']' '(' operands_opt ')' ':' tuple items
+	    { tiled_open(ctx, $1, L(@1), $3, L(@3), $4, $6, L(@6), $9, $12, L(@12), $13); }
+	  '{' tstmts '}'
+	    { tiled_close(ctx); }
+	;
+
+tstmts:
+	  %empty
+	| tstmts tstmt
+	;
+
+/* tstmt = value "=" op "(" operands? ")" (":" ttype)? item*
+ *       | value "=" "load" value "[" idxs "]" ":" ttype item*
+ *       | ("store" | "atomic_add" | "atomic_max") value "[" idxs "]" "," value item*
+ *       | value "=" "for" value "=" int "to" int "step" int "iter" "(" value "=" value ")"
+ *         "{" tstmt* "yield" value "}" */
+tstmt:
+	  VALUE '=' IDENT '(' operands_opt ')' ttype_opt items
+	    { t_op(ctx, $1, L(@1), $3, L(@3), $5, $7, L(@7), $8); }
+	| VALUE '=' IDENT VALUE '[' idxs ']' ttype_opt items
+	    { t_access(ctx, $1, L(@1), $3, L(@3), $4, L(@4), $6, $8, L(@8), (Tok){NULL, 0},
+	        L(@4), $9); }
+	| storekw VALUE '[' idxs ']' ',' VALUE items
+	    { t_access(ctx, (Tok){NULL, 0}, L(@1), $1, L(@1), $2, L(@2), $4, NULL, L(@1), $7,
+	        L(@7), $8); }
+	| VALUE '=' IDENT VALUE '=' INT IDENT INT IDENT INT IDENT '(' VALUE '=' VALUE ')' '{'
+	    { t_for_open(ctx, $1, L(@1), $3, L(@3), $4, L(@4), (Ref){$6, L(@6)}, $7,
+	        (Ref){$8, L(@8)}, $9, (Ref){$10, L(@10)}, $11, $13, L(@13), $15, L(@15)); }
+	  tstmts YIELD VALUE '}'
+	    { t_for_close(ctx, $1, L(@1), $20, L(@20), $21, L(@21)); }
+	;
+
+storekw:
+	  STORE
+	| ATOMIC_ADD
+	| ATOMIC_MAX
+	;
+
+/* ttype = "[" "]" | "[" int ("," int)* "]" */
+ttype_opt:
+	  %empty                { $$ = NULL; }
+	| ':' ttype             { $$ = $2; @$ = @2; }
+	;
+
+ttype:
+	  '[' ']'               { $$ = refs_add(NULL, (Tok){NULL, 0}, L(@1)); $$->n = 0; }
+	| '[' ints ']'          { $$ = $2; }
+	;
+
+/* idx = term ("+" term)*;  term = int | value | value "*" int */
+idxs:
+	  idx                   { $$ = idxs_add(NULL, $1); }
+	| idxs ',' idx          { $$ = idxs_add($1, $3); }
+	;
+
+idx:
+	  INT                   { $$ = idx_add(NULL, (Ref){{NULL, 0}, L(@1)}, (Ref){$1, L(@1)}, L(@1)); }
+	| VALUE                 { $$ = idx_add(NULL, (Ref){$1, L(@1)}, (Ref){{NULL, 0}, L(@1)}, L(@1)); }
+	| VALUE '*' INT         { $$ = idx_add(NULL, (Ref){$1, L(@1)}, (Ref){$3, L(@3)}, L(@1)); }
+	| idx '+' INT           { $$ = idx_add($1, (Ref){{NULL, 0}, L(@3)}, (Ref){$3, L(@3)}, L(@3)); }
+	| idx '+' VALUE         { $$ = idx_add($1, (Ref){$3, L(@3)}, (Ref){{NULL, 0}, L(@3)}, L(@3)); }
+	| idx '+' VALUE '*' INT { $$ = idx_add($1, (Ref){$3, L(@3)}, (Ref){$5, L(@5)}, L(@3)); }
 	;
 
 /* opstmt = value "=" op "(" operands? ")" (":" shape)? item* */
@@ -672,6 +771,526 @@ return_stmt(ParseCtx *c, Loc rl, Refs *names)
 	c->retloc = rl;
 }
 
+/* ---- the tile IR (docs/tiled.md) ------------------------------------- */
+
+static Idx *
+idx_add(Idx *x, Ref v, Ref c, Loc loc)
+{
+	if (!x) {
+		x = xcalloc(1, sizeof *x);
+		x->loc = loc;
+	}
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 4;
+		x->v = xrealloc(x->v, sizeof *x->v * (size_t)x->cap);
+	}
+	x->v[x->n++] = (Term){v, c};
+	return x;
+}
+
+static void
+idx_free(Idx *x)
+{
+	if (!x)
+		return;
+	free(x->v);
+	free(x);
+}
+
+static Idxs *
+idxs_add(Idxs *x, Idx *i)
+{
+	if (!x)
+		x = xcalloc(1, sizeof *x);
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 4;
+		x->v = xrealloc(x->v, sizeof *x->v * (size_t)x->cap);
+	}
+	x->v[x->n++] = i;
+	return x;
+}
+
+static void
+idxs_free(Idxs *x)
+{
+	if (!x)
+		return;
+	for (int i = 0; i < x->n; i++)
+		idx_free(x->v[i]);
+	free(x->v);
+	free(x);
+}
+
+/* A tile shape "[32, 16]": rank <= 4, each dimension in 1..IR_MAX_DIM. */
+static bool
+tile_shape(ParseCtx *c, Refs *s, Loc tl, int *rank, int64_t *dim)
+{
+	if (s->n > IR_MAX_RANK) {
+		diag_error(c->d, tl, "tile rank %d is more than the maximum of %d", s->n, IR_MAX_RANK);
+		return false;
+	}
+	*rank = s->n;
+	for (int i = 0; i < s->n; i++) {
+		if (!parse_int(c, s->v[i], &dim[i]))
+			return false;
+		if (dim[i] <= 0 || dim[i] > IR_MAX_DIM) {
+			diag_error(c->d, s->v[i].loc, "tile dimension %lld is not in 1..%d",
+			    (long long)dim[i], IR_MAX_DIM);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool
+item_double(ParseCtx *c, const Item *it, double *v)
+{
+	if (it->kind == IV_INT || it->kind == IV_FLOAT || (it->kind == IV_WORD &&
+	    (!strcmp(it->val.t.s, "inf") || !strcmp(it->val.t.s, "nan")))) {
+		*v = strtod(it->val.t.s, NULL);
+		return true;
+	}
+	diag_error(c->d, it->kind == IV_BARE ? it->name.loc : it->val.loc, "'%s' takes a number, "
+	    "found %s", it->name.t.s, it->kind == IV_BARE ? "nothing" : item_text(it));
+	return false;
+}
+
+static bool
+item_int(ParseCtx *c, const Item *it, int64_t *v)
+{
+	if (it->kind != IV_INT) {
+		diag_error(c->d, it->kind == IV_BARE ? it->name.loc : it->val.loc, "'%s' takes an "
+		    "integer, found %s", it->name.t.s, it->kind == IV_BARE ? "nothing" : item_text(it));
+		return false;
+	}
+	return parse_int(c, it->val, v);
+}
+
+static bool
+item_ints(ParseCtx *c, const Item *it, int64_t *v, int *n)
+{
+	if (it->kind != IV_TUPLE || it->tuple->n > IR_MAX_RANK) {
+		diag_error(c->d, it->kind == IV_BARE ? it->name.loc : it->val.loc, "'%s' takes a "
+		    "tuple of at most %d integers", it->name.t.s, IR_MAX_RANK);
+		return false;
+	}
+	*n = it->tuple->n;
+	for (int i = 0; i < *n; i++)
+		if (!parse_int(c, it->tuple->v[i], &v[i]))
+			return false;
+	return true;
+}
+
+/* Defines a value of the open body, refusing names already taken. */
+static int
+t_def(ParseCtx *c, Tok name, Loc nl, int rank, const int64_t *shape)
+{
+	TileFn *f = c->tf;
+	int prev = tile_lookup(f, name.s), v;
+
+	if (prev >= 0) {
+		diag_error(c->d, nl, "redefinition of '%%%s'", name.s);
+		diag_note(c->d, f->vals[prev].loc, "previous definition is here");
+	} else if (!strcmp(name.s, c->tname)) {
+		diag_error(c->d, nl, "'%%%s' is the kernel's result; a value inside it needs "
+		    "another name", name.s);
+	} else {
+		for (int j = 0; j < f->nargs; j++)
+			if (f->args[j] >= 0 && !strcmp(c->g->nodes[f->args[j]].name, name.s)) {
+				diag_error(c->d, nl, "'%%%s' is an operand of the kernel; a value inside "
+				    "it needs another name", name.s);
+				break;
+			}
+	}
+	v = tile_add_val(c->g, f, name.s, rank, shape);
+	f->vals[v].loc = nl;
+	return v;
+}
+
+static int
+t_use(ParseCtx *c, Tok name, Loc loc)
+{
+	int v = tile_lookup(c->tf, name.s);
+
+	if (v < 0)
+		diag_error(c->d, loc, "use of undefined value '%%%s' in tiled '@%s'", name.s,
+		    c->tf->name);
+	return v < 0 ? 0 : v;
+}
+
+static void
+tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Loc kindl,
+    Refs *ins, Refs *shape, Loc tl, Items *items)
+{
+	Graph *g = c->g;
+	int kk = ir_kernel_kind_lookup(kind.s), idx = -1;
+	TileFn *f;
+	Type t = {.rank = -1};
+
+	if (strcmp(kw.s, "tiled"))
+		diag_error(c->d, kwl, "expected 'tiled' before '@%s', found '%s'", sym.s, kw.s);
+	if (c->returned)
+		diag_error(c->d, nl, "'return' must be the last statement of the graph");
+	if (kk < 0) {
+		diag_error(c->d, kindl, "unknown kernel kind '%s'; expected matmul_epilogue, "
+		    "matmul, elementwise, reduction, row_reduction or opaque", kind.s);
+		kk = KK_OPAQUE;
+	}
+	f = tile_fn_new(g, sym.s, (KernelKind)kk);
+	f->loc = kwl;
+	c->tf = f;
+	c->tname = name.s;
+	if (!parse_shape(c, shape, tl, &t))
+		t.rank = -1;
+	f->nargs = ins ? ins->n : 0;
+	f->args = arena_alloc(&g->arena, sizeof(int) * (size_t)(f->nargs + 1));
+	f->argloc = arena_alloc(&g->arena, sizeof(Loc) * (size_t)(f->nargs + 1));
+	for (int j = 0; j < f->nargs; j++) {
+		f->args[j] = ir_lookup(g, ins->v[j].t.s);
+		f->argloc[j] = ins->v[j].loc;
+		if (f->args[j] < 0)
+			diag_error(c->d, ins->v[j].loc, "use of undefined value '%%%s'", ins->v[j].t.s);
+		for (int k = 0; k < j; k++)
+			if (!strcmp(ins->v[k].t.s, ins->v[j].t.s))
+				diag_error(c->d, ins->v[j].loc, "'%%%s' is named twice among the operands",
+				    ins->v[j].t.s);
+	}
+	for (int i = 0; items && i < items->n; i++) {
+		const Item *it = &items->v[i];
+		const char *key = it->name.t.s;
+		int a = ir_kattr_lookup(key);
+		int64_t v, gv[IR_MAX_RANK];
+		int ng;
+
+		if (it->kind == IV_BARE && i == 0 && (!strcmp(key, "f32") || !strcmp(key, "f64"))) {
+			t.dt = !strcmp(key, "f32") ? DT_F32 : DT_F64;
+		} else if (!strcmp(key, "grid")) {
+			if (!item_ints(c, it, gv, &ng))
+				continue;
+			if (ng < 1 || ng > 3) {
+				diag_error(c->d, it->val.loc, "'grid' has 1 to 3 axes, found %d", ng);
+				continue;
+			}
+			for (int k = 0; k < ng; k++)
+				f->grid[k] = gv[k];
+		} else if (!strcmp(key, "init")) {
+			if (item_double(c, it, &f->init))
+				f->has_init = true;
+		} else if (a >= 0) {
+			if (!item_int(c, it, &v))
+				continue;
+			if (v <= 0 || v > IR_MAX_DIM) {
+				diag_error(c->d, it->val.loc, "kernel attribute '%s' must be in 1..%d, "
+				    "found %lld", key, IR_MAX_DIM, (long long)v);
+				continue;
+			}
+			f->kset |= 1u << a;
+			f->kattr[a] = v;
+		} else {
+			diag_error(c->d, it->name.loc, "unknown attribute '%s' of 'tiled'; expected "
+			    "grid, init, BM, BN, BK, warps, stages or split", key);
+		}
+	}
+	if (name_ok(c, name, nl)) {
+		int prev = ir_lookup(g, name.s);
+
+		if (prev >= 0) {
+			diag_error(c->d, nl, "redefinition of '%%%s'", name.s);
+			diag_note(c->d, g->nodes[prev].loc, "previous definition is here");
+		} else {
+			idx = ir_add_node(g, (OpId)TILE_OP, name.s);
+			g->nodes[idx].loc = nl;
+			g->nodes[idx].oploc = kwl;
+			g->nodes[idx].typeloc = tl;
+			g->nodes[idx].type = t;
+			g->nodes[idx].tile = f;
+		}
+	}
+	(void)idx;
+	refs_free(ins);
+	refs_free(shape);
+	items_free(items);
+}
+
+static void
+tiled_close(ParseCtx *c)
+{
+	c->tf = NULL;
+	c->tname = NULL;
+}
+
+static const struct {
+	const char *name;
+	TileOpKind op;
+	int nin;                     /* -1: 1 or 2 (a reduction's accumulator) */
+	bool tile;                   /* makes a tile (needs a type) */
+} tops[] = {
+	{"program_id", TO_PROGRAM_ID, 0, false},
+	{"idiv", TO_IDIV, 1, false},
+	{"irem", TO_IREM, 1, false},
+	{"zeros", TO_ZEROS, 0, true},
+	{"full", TO_FULL, 0, true},
+	{"dot", TO_DOT, 3, true},
+	{"transpose", TO_TRANSPOSE, 1, true},
+};
+
+static void
+t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc tl,
+    Items *items)
+{
+	TileFn *f = c->tf;
+	TileOpKind k = TO_COUNT;
+	OpId gop = OP_INPUT;
+	int nin = ins ? ins->n : 0, want = 0, rank = -1, i;
+	bool tile = true;
+	int64_t dim[IR_MAX_RANK] = {0};
+	TileInst *in;
+
+	for (size_t t = 0; t < sizeof tops / sizeof tops[0]; t++)
+		if (!strcmp(op.s, tops[t].name)) {
+			k = tops[t].op;
+			want = tops[t].nin;
+			tile = tops[t].tile;
+		}
+	if (k == TO_COUNT) {
+		int g = ir_op_lookup(op.s);
+
+		if (g >= 0 && ir_ops[g].cls == OC_UNARY) {
+			k = TO_UNARY;
+			want = 1;
+		} else if (g >= 0 && ir_ops[g].cls == OC_BINARY) {
+			k = TO_BINARY;
+			want = 2;
+		} else if (g == OP_SUM || g == OP_MAX) {
+			k = TO_REDUCE;
+			want = -1;
+		} else {
+			diag_error(c->d, ol, "unknown tile op '%s'; a tiled body takes program_id, "
+			    "idiv, irem, zeros, full, load, store, atomic_add, atomic_max, for, dot, "
+			    "transpose, sum, max and the elementwise ops", op.s);
+			goto out;
+		}
+		gop = (OpId)g;
+	}
+	if (want >= 0 ? nin != want : (nin != 1 && nin != 2)) {
+		diag_error(c->d, ol, "'%s' takes %s operand%s, found %d", op.s,
+		    want == 0 ? "no" : want == 1 ? "1" : want == 2 ? "2" : want == 3 ? "3" : "1 or 2",
+		    want == 1 ? "" : "s", nin);
+		goto out;
+	}
+	if (tile && !shape) {
+		diag_error(c->d, ol, "'%s' needs a tile type, such as ': [32, 32]'", op.s);
+		goto out;
+	}
+	if (!tile && shape) {
+		diag_error(c->d, tl, "'%s' makes a scalar; it takes no tile type", op.s);
+		goto out;
+	}
+	if (shape && !tile_shape(c, shape, tl, &rank, dim))
+		goto out;
+	i = tile_add_inst(c->g, f, k);
+	in = &f->insts[i];
+	in->gop = gop;
+	in->loc = ol;
+	in->nin = nin;
+	for (int j = 0; j < nin; j++)
+		in->in[j] = t_use(c, ins->v[j].t, ins->v[j].loc);
+	for (int j = 0; items && j < items->n; j++) {
+		const Item *it = &items->v[j];
+		const char *key = it->name.t.s;
+
+		if (!strcmp(key, "axis") && (k == TO_PROGRAM_ID || k == TO_REDUCE)) {
+			if (item_int(c, it, &in->axis) && in->axis < 0 && k == TO_REDUCE)
+				diag_error(c->d, it->val.loc, "a tile reduction's axis is written "
+				    "non-negative, found %lld", (long long)in->axis);
+		} else if (!strcmp(key, "keepdims") && k == TO_REDUCE) {
+			if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") ||
+			    !strcmp(it->val.t.s, "true")))
+				in->keepdims = true;
+			else if (!(it->kind == IV_WORD && (!strcmp(it->val.t.s, "False") ||
+			    !strcmp(it->val.t.s, "false"))))
+				diag_error(c->d, it->name.loc, "'keepdims' takes True or False");
+		} else if (!strcmp(key, "by") && (k == TO_IDIV || k == TO_IREM)) {
+			item_int(c, it, &in->by);
+		} else if (!strcmp(key, "value") && k == TO_FULL) {
+			item_double(c, it, &in->value);
+		} else if (!strcmp(key, "perm") && k == TO_TRANSPOSE) {
+			item_ints(c, it, in->perm, &in->nperm);
+		} else {
+			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op.s, key);
+		}
+	}
+	if (k == TO_PROGRAM_ID && in->axis < 0)
+		diag_error(c->d, ol, "'program_id' needs axis=0, 1 or 2");
+	in->res = t_def(c, name, nl, rank, dim);
+	f->vals[in->res].def = i;
+out:
+	refs_free(ins);
+	refs_free(shape);
+	items_free(items);
+}
+
+static bool
+t_index(ParseCtx *c, TileInst *in, Idxs *idx)
+{
+	if (idx->n > IR_MAX_RANK) {
+		diag_error(c->d, idx->v[0]->loc, "%d indices; a tensor has at most %d dimensions",
+		    idx->n, IR_MAX_RANK);
+		return false;
+	}
+	in->nidx = idx->n;
+	for (int k = 0; k < idx->n; k++) {
+		Idx *x = idx->v[k];
+		TileIdx *t = &in->idx[k];
+
+		for (int j = 0; j < x->n; j++) {
+			int64_t coef = 1;
+
+			if (x->v[j].c.t.s && !parse_int(c, x->v[j].c, &coef))
+				return false;
+			if (!x->v[j].v.t.s) {
+				t->k += coef;
+				continue;
+			}
+			if (t->nterm == TILE_MAX_TERMS) {
+				diag_error(c->d, x->v[j].v.loc, "an index has at most %d value terms",
+				    TILE_MAX_TERMS);
+				return false;
+			}
+			t->val[t->nterm] = t_use(c, x->v[j].v.t, x->v[j].v.loc);
+			t->coef[t->nterm++] = coef;
+		}
+	}
+	return true;
+}
+
+/* load (name set), store, atomic_add, atomic_max (name.s NULL). */
+static void
+t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs *idx,
+    Refs *shape, Loc tl, Tok val, Loc vl, Items *items)
+{
+	TileFn *f = c->tf;
+	TileOpKind k = TO_COUNT;
+	int arg = -2, rank = 0, i;
+	int64_t dim[IR_MAX_RANK] = {0};
+	TileInst *in;
+
+	if (name.s && !strcmp(op.s, "load"))
+		k = TO_LOAD;
+	else if (!name.s && !strcmp(op.s, "store"))
+		k = TO_STORE;
+	else if (!name.s && !strcmp(op.s, "atomic_add"))
+		k = TO_ATOMIC_ADD;
+	else if (!name.s && !strcmp(op.s, "atomic_max"))
+		k = TO_ATOMIC_MAX;
+	if (k == TO_COUNT) {
+		diag_error(c->d, ol, name.s ? "expected 'load', found '%s'" :
+		    "expected 'store', 'atomic_add' or 'atomic_max', found '%s'", op.s);
+		goto out;
+	}
+	if (!strcmp(target.s, c->tname))
+		arg = TILE_RESULT;
+	for (int j = 0; j < f->nargs; j++)
+		if (f->args[j] >= 0 && !strcmp(c->g->nodes[f->args[j]].name, target.s))
+			arg = j;
+	if (arg == -2) {
+		diag_error(c->d, gl, "'%%%s' is neither an operand nor the result of tiled '@%s'",
+		    target.s, f->name);
+		goto out;
+	}
+	if (k == TO_LOAD && !shape) {
+		diag_error(c->d, ol, "'load' needs a tile type, such as ': [32, 32]'");
+		goto out;
+	}
+	if (shape && !tile_shape(c, shape, tl, &rank, dim))
+		goto out;
+	i = tile_add_inst(c->g, f, k);
+	in = &f->insts[i];
+	in->loc = ol;
+	in->arg = arg;
+	if (!t_index(c, in, idx))
+		goto out;
+	if (k != TO_LOAD) {
+		in->nin = 1;
+		in->in[0] = t_use(c, val, vl);
+	}
+	for (int j = 0; items && j < items->n; j++) {
+		const Item *it = &items->v[j];
+		const char *key = it->name.t.s;
+
+		if (!strcmp(key, "other") && k == TO_LOAD) {
+			if (item_double(c, it, &in->other))
+				in->masked = true;
+		} else if (!strcmp(key, "masked") && k != TO_LOAD && it->kind == IV_BARE) {
+			in->masked = true;
+		} else if (!strcmp(key, "view")) {
+			item_ints(c, it, in->view, &in->nview);
+		} else {
+			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op.s, key);
+		}
+	}
+	if (k == TO_LOAD) {
+		in->res = t_def(c, name, nl, rank, dim);
+		f->vals[in->res].def = i;
+	}
+out:
+	idxs_free(idx);
+	refs_free(shape);
+	items_free(items);
+}
+
+static void
+t_for_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok var, Loc vl, Ref lo, Tok to,
+    Ref hi, Tok step, Ref st, Tok iter, Tok it, Loc itl, Tok init, Loc il)
+{
+	TileFn *f = c->tf;
+	int i = tile_add_inst(c->g, f, TO_FOR), v0;
+	TileInst *in = &f->insts[i];
+
+	(void)name;                  /* the result is defined at the close */
+	(void)nl;
+	in->loc = kwl;
+	if (strcmp(kw.s, "for") || strcmp(to.s, "to") || strcmp(step.s, "step") ||
+	    strcmp(iter.s, "iter"))
+		diag_error(c->d, kwl, "expected 'for %%i = LO to HI step S iter(%%c = %%init)'");
+	parse_int(c, lo, &in->lo);
+	parse_int(c, hi, &in->hi);
+	parse_int(c, st, &in->step);
+	in->nin = 1;
+	in->in[0] = t_use(c, init, il);
+	v0 = in->in[0];
+	in->var = t_def(c, var, vl, -1, NULL);
+	in = &f->insts[i];
+	in->iter = t_def(c, it, itl, f->vals[v0].rank, f->vals[v0].shape);
+	f->vals[f->insts[i].var].def = i;
+	f->vals[f->insts[i].iter].def = i;
+	if (c->ntfor == c->captfor) {
+		c->captfor = c->captfor ? 2 * c->captfor : 4;
+		c->tfor = xrealloc(c->tfor, sizeof(int) * (size_t)c->captfor);
+	}
+	c->tfor[c->ntfor++] = i;
+}
+
+static void
+t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val, Loc vl)
+{
+	TileFn *f = c->tf;
+	int fo = c->tfor[--c->ntfor], y, init = f->insts[fo].in[0], r;
+	TileInst *in;
+
+	if (strcmp(kw.s, "yield"))
+		diag_error(c->d, kwl, "expected 'yield' to end the loop, found '%s'", kw.s);
+	y = tile_add_inst(c->g, f, TO_YIELD);
+	in = &f->insts[y];
+	in->loc = kwl;
+	in->nin = 1;
+	in->in[0] = t_use(c, val, vl);
+	f->insts[fo].end = y;
+	r = t_def(c, name, nl, f->vals[init].rank, f->vals[init].shape);
+	f->vals[r].def = fo;
+	f->insts[fo].res = r;
+}
+
 /* Settles the names that were used before being defined, and the return
  * list; both report in the user's words. */
 static void
@@ -736,6 +1355,7 @@ parse_graph(const char *text, size_t len, int line0, Diag *d)
 	if (r == 0)
 		finish(&c);
 	free(c.pend);
+	free(c.tfor);
 	refs_free(c.ret);
 	if (r != 0 || d->nerr > nerr0) {
 		ir_graph_free(c.g);

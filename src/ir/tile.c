@@ -326,6 +326,8 @@ visible(const VCtx *c, int v, int u)
 		return false;
 	if (def->op == TO_FOR && (def->var == v || def->iter == v))
 		return inside(c, u, tv->def);
+	if (def->op == TO_FOR && u <= def->end)
+		return false;           /* a loop's result exists after its yield */
 	return inside(c, u, c->parent[tv->def]);
 }
 
