@@ -88,9 +88,10 @@ $(B)/aicm-%: $(B)/src/tools/aicm-%.o $(B)/libaicm.a
 $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 	$(CC) $(LDFLAGS) -o $@ $(CHECK_OBJ) $(B)/libaicm.a $$($(PKG_CONFIG) --libs check) $(LDLIBS)
 
-# The main job (README's first command): build, then run the seed's graph.
+# The README's first command: build, then run the seed's six scenarios
+# (DESIGN §10) with the real tools; PASS/FAIL per scenario, exit 1 on a FAIL.
 demo: $(TOOLS)
-	$(B)/aicm-opt --pass=shape-infer testdata/demo/mlp.aicm
+	@sh scripts/demo.sh $(B)
 
 check: check-unit check-golden
 
