@@ -93,13 +93,21 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-unit check-golden
+check: check-unit check-golden check-numpy
 
 check-unit: $(B)/check_aicm
 	$(B)/check_aicm
 
 check-golden: $(TOOLS)
 	sh tests/golden.sh $(B)
+
+# The reference interpreter against numpy itself (tests/numpy_check.py).
+check-numpy: $(B)/aicm-run
+	@if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
+		/usr/bin/python3 tests/numpy_check.py $(B); \
+	else \
+		echo "check-numpy: SKIPPED: python3-numpy is not installed"; \
+	fi
 
 # Rewrites the expected outputs from what the tools print now; review
 # 'git diff testdata/' before committing.  T=path limits it to some cases.
@@ -120,6 +128,6 @@ uninstall:
 clean:
 	rm -rf build build-san
 
-.PHONY: all demo check check-unit check-golden update-golden check-valgrind install uninstall clean
+.PHONY: all demo check check-unit check-golden check-numpy update-golden check-valgrind install uninstall clean
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
