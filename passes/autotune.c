@@ -1,0 +1,789 @@
+/*
+ * autotune.c: pick a tile configuration for every kernel with the analytic
+ * cost model of cost.c.
+ *
+ * For each kernel: enumerate its kind's space in a fixed generation order,
+ * prune what the target cannot run (each pruned candidate counted with its
+ * reason), score the rest as estimated milliseconds (mem + comp + waste +
+ * launch), and sort by score, then warps=4, then stages=3, then generation
+ * order, so the choice depends on nothing but the input and the options.
+ * The winner becomes the kernel's attributes.  Kernels with the same
+ * signature (kind, ops, shapes, element type) share one tuning within a run,
+ * and a tuning cache file keeps results across runs, keyed by signature,
+ * target constants and a hash of the space, one readable line per result.
+ * Measured tuning (measure=true) needs a callback that only aicm-run can
+ * supply; aicm-opt reports that instead of guessing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+#include "pass.h"
+
+/* ---- a growing string ------------------------------------------------ */
+
+typedef struct Buf {
+	char *s;
+	size_t n, cap;
+} Buf;
+
+static void
+bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+bprintf(Buf *b, const char *fmt, ...)
+{
+	va_list ap, aq;
+	int n;
+
+	va_start(ap, fmt);
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		AICM_BUG("vsnprintf failed");
+	if (b->n + (size_t)n + 1 > b->cap) {
+		b->cap = 2 * (b->n + (size_t)n + 1);
+		b->s = xrealloc(b->s, b->cap);
+	}
+	vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+	b->n += (size_t)n;
+	va_end(ap);
+}
+
+static void
+bshape(Buf *b, const Type *t)
+{
+	if (t->rank == 0)
+		bprintf(b, "scalar");
+	for (int i = 0; i < t->rank; i++)
+		bprintf(b, "%s%" PRId64, i ? "x" : "", t->dim[i]);
+}
+
+/* ---- options and target ---------------------------------------------- */
+
+static const PassOpt opts[] = {
+	{"target", PO_STRING, "h100", "target profile: h100, h200, a100, rubin, cpu"},
+#define X(f, key, help) {key, PO_FLOAT, "0", help " (0: the target's)"},
+	COST_TARGET_PARAMS(X)
+#undef X
+	{"top-k", PO_INT, "3", "configurations shown per kernel by --report"},
+	{"cache", PO_STRING, "", "tuning cache file (empty: none)"},
+	{"measure", PO_BOOL, "false", "time candidates instead of scoring (needs aicm-run)"},
+	{0},
+};
+
+static int
+setup_target(const PassArgs *a, Target *t, Diag *d)
+{
+	const char *name = pass_str(a, "target");
+	const Target *base = cost_target_lookup(name);
+
+	if (!base) {
+		Buf b = {0};
+
+		for (int i = 0; cost_targets[i].name; i++)
+			bprintf(&b, "%s%s", i ? ", " : "", cost_targets[i].name);
+		diag_error(d, LOC_NONE, "autotune: unknown target '%s'; the targets are %s", name, b.s);
+		free(b.s);
+		return -1;
+	}
+	*t = *base;
+	for (int i = 0; i < COST_NPARAMS; i++) {
+		const char *key = cost_param_keys[i];
+		double v;
+
+		if (!pass_is_set(a, key))
+			continue;
+		v = pass_float(a, key);
+		if (!(v > 0) || v > 1e15) {
+			diag_error(d, LOC_NONE, "autotune: option '%s' must be a positive number, "
+			    "found %g", key, v);
+			return -1;
+		}
+		*cost_target_param(t, i) = v;
+	}
+	return 0;
+}
+
+static void
+target_desc(Buf *b, const Target *t)
+{
+	bprintf(b, "%s{", t->name);
+	for (int i = 0; i < COST_NPARAMS; i++) {
+		char v[64];
+
+		ir_fmt_double(v, sizeof v, cost_target_param_get(t, i));
+		bprintf(b, "%s%s=%s", i ? "," : "", cost_param_keys[i], v);
+	}
+	bprintf(b, "}");
+}
+
+/* ---- signatures ------------------------------------------------------ */
+
+/* Kind, ops, attributes, operand structure and shapes of a kernel, in one
+ * token without spaces: equal signatures tune alike. */
+static void
+signature(Buf *b, const Graph *g, const Kernel *k)
+{
+	int cap = 2 * (k->last - k->first + 1), next = 0;
+	int *ext = xcalloc((size_t)cap, sizeof *ext);
+
+	bprintf(b, "%s:", ir_kernel_kinds[k->kind]);
+	if (k->kset & (1u << KA_SPLIT))
+		bprintf(b, "split=%" PRId64 ":", k->kattr[KA_SPLIT]);
+	for (int i = k->first; i <= k->last; i++) {
+		const Node *n = &g->nodes[i];
+
+		bprintf(b, "%s%s(", i == k->first ? "" : ";", ir_ops[n->op].name);
+		for (int j = 0; j < n->nin; j++) {
+			int v = n->in[j], e;
+
+			if (j)
+				bprintf(b, ",");
+			if (v >= k->first && v <= k->last) {
+				bprintf(b, "#%d", v - k->first);
+				continue;
+			}
+			for (e = 0; e < next && ext[e] != v; e++)
+				;
+			if (e == next) {
+				ext[next++] = v;
+				bprintf(b, "$%d=", e);
+				bshape(b, &g->nodes[v].type);
+			} else {
+				bprintf(b, "$%d", e);
+			}
+		}
+		bprintf(b, ")=");
+		bshape(b, &n->type);
+		if (n->at.set & AB(AXIS))
+			bprintf(b, ",axis=%" PRId64, n->at.axis);
+		if (n->at.set & AB(KEEPDIMS))
+			bprintf(b, ",keepdims=%d", n->at.keepdims);
+		for (int j = 0; (n->at.set & AB(PERM)) && j < n->at.nperm; j++)
+			bprintf(b, "%s%" PRId64, j ? "," : ",perm=", n->at.perm[j]);
+		for (int j = 0; (n->at.set & AB(SHAPE)) && j < n->at.nshape; j++)
+			bprintf(b, "%s%" PRId64, j ? "," : ",shape=", n->at.shape[j]);
+	}
+	free(ext);
+}
+
+/* ---- results and the cache ------------------------------------------- */
+
+typedef enum Source { SRC_SCORED, SRC_CACHE, SRC_REUSE, SRC_NONE } Source;
+
+typedef struct Result {
+	char *key;
+	TileConfig c;
+	double score;
+	bool found;                  /* a config was chosen */
+	int from;                    /* SRC_REUSE: the kernel tuned first */
+} Result;
+
+typedef struct Entry {
+	char *key;
+	TileConfig c;
+	double score;
+	unsigned have;               /* bit per KAttrId read */
+	int line;
+	bool drop;                   /* invalid: re-tuned, not written back */
+	bool fresh;                  /* tuned in this run */
+} Entry;
+
+typedef struct Cache {
+	const char *path;
+	Entry *e;
+	int n, cap;
+	bool dirty;
+} Cache;
+
+static void
+cache_add(Cache *c, Entry e)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->e = xrealloc(c->e, sizeof *c->e * (size_t)c->cap);
+	}
+	c->e[c->n++] = e;
+}
+
+/* Parses "BM=64 BN=32 ... score=0.0035"; 0 or -1. */
+static int
+parse_config(char *s, Entry *e)
+{
+	bool score = false;
+
+	for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
+		char *eq = strchr(tok, '='), *end;
+		int a;
+
+		if (!eq)
+			return -1;
+		*eq = '\0';
+		errno = 0;
+		if (!strcmp(tok, "score")) {
+			e->score = strtod(eq + 1, &end);
+			if (end == eq + 1 || *end || errno || !(e->score >= 0))
+				return -1;
+			score = true;
+			continue;
+		}
+		a = ir_kattr_lookup(tok);
+		if (a < 0 || a == KA_SPLIT || (e->have & (1u << a)))
+			return -1;
+		long v = strtol(eq + 1, &end, 10);
+		if (end == eq + 1 || *end || errno || v <= 0 || v > 1 << 20)
+			return -1;
+		e->have |= 1u << a;
+		switch (a) {
+		case KA_BM: e->c.bm = (int)v; break;
+		case KA_BN: e->c.bn = (int)v; break;
+		case KA_BK: e->c.bk = (int)v; break;
+		case KA_WARPS: e->c.warps = (int)v; break;
+		case KA_STAGES: e->c.stages = (int)v; break;
+		default: return -1;
+		}
+	}
+	return score ? 0 : -1;
+}
+
+static Entry *
+cache_find(Cache *c, const char *key)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!c->e[i].drop && !strcmp(c->e[i].key, key))
+			return &c->e[i];
+	return NULL;
+}
+
+/* Reads the cache file; a missing file is an empty cache.  Malformed lines
+ * are warned about (file:line) and dropped, so their kernels re-tune. */
+static int
+cache_load(Cache *c, Diag *d)
+{
+	char *buf, *p;
+	size_t len;
+	int line = 0;
+
+	if (aicm_read_file(c->path, &buf, &len) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		diag_error(d, LOC_NONE, "autotune: cannot read tuning cache '%s': %s", c->path,
+		    strerror(errno));
+		return -1;
+	}
+	p = buf;
+	while (p < buf + len) {
+		char *nl = memchr(p, '\n', (size_t)(buf + len - p));
+		size_t n = (size_t)((nl ? nl : buf + len) - p);
+		char *ln = xmalloc(n + 1), *arrow;
+		Entry e = {0};
+		const char *why = NULL;
+
+		line++;
+		memcpy(ln, p, n);
+		ln[n] = '\0';
+		p += n + 1;
+		if (n && ln[n - 1] == '\r')
+			ln[--n] = '\0';
+		if (n == 0 || ln[0] == '#') {
+			free(ln);
+			continue;
+		}
+		arrow = strlen(ln) == n ? strstr(ln, " -> ") : NULL;
+		if (!arrow) {
+			why = "expected 'KEY -> CONFIG score=MS'";
+		} else {
+			*arrow = '\0';
+			if (parse_config(arrow + 4, &e) != 0)
+				why = "expected 'NAME=VALUE' items (BM, BN, BK, warps, stages, score) "
+				    "after '->'";
+			else if (cache_find(c, ln))
+				why = "a second record for the same key";
+		}
+		if (why) {
+			diag_warning(d, LOC_NONE, "autotune: %s:%d: bad tuning cache record (%s); "
+			    "dropped, its kernel re-tunes", c->path, line, why);
+			c->dirty = true;
+			free(ln);
+			continue;
+		}
+		e.key = ln;
+		e.line = line;
+		cache_add(c, e);
+	}
+	free(buf);
+	return 0;
+}
+
+/* The kernel attributes a kind's configurations set. */
+static unsigned
+kind_attrs(KernelKind k)
+{
+	unsigned a = 1u << KA_BM | 1u << KA_BN | 1u << KA_WARPS;
+
+	if (k == KK_MATMUL || k == KK_MATMUL_EPILOGUE)
+		a |= 1u << KA_BK | 1u << KA_STAGES;
+	return a;
+}
+
+static void
+config_str(Buf *b, const TileConfig *c, unsigned have)
+{
+	bprintf(b, "BM=%d BN=%d", c->bm, c->bn);
+	if (have & (1u << KA_BK))
+		bprintf(b, " BK=%d", c->bk);
+	bprintf(b, " warps=%d", c->warps);
+	if (have & (1u << KA_STAGES))
+		bprintf(b, " stages=%d", c->stages);
+}
+
+static int
+cache_save(Cache *c, Diag *d)
+{
+	Buf b = {0};
+	int rc = 0;
+
+	bprintf(&b, "# aicm autotune cache v1, one record per line: KIND DTYPE SIGNATURE "
+	    "target=NAME{CONSTANTS} space=HASH -> CONFIG score=MS\n");
+	for (int i = 0; i < c->n; i++) {
+		char s[64];
+
+		if (c->e[i].drop)
+			continue;
+		ir_fmt_double(s, sizeof s, c->e[i].score);
+		bprintf(&b, "%s -> ", c->e[i].key);
+		config_str(&b, &c->e[i].c, c->e[i].have);
+		bprintf(&b, " score=%s\n", s);
+	}
+	if (aicm_write_file(c->path, b.s, b.n) != 0) {
+		diag_error(d, LOC_NONE, "autotune: cannot write tuning cache '%s': %s", c->path,
+		    strerror(errno));
+		rc = -1;
+	}
+	free(b.s);
+	return rc;
+}
+
+/* ---- tuning ---------------------------------------------------------- */
+
+typedef struct Cand {
+	TileConfig c;
+	PruneReason why;
+	Traffic t;
+	Score s;
+	int gen;
+} Cand;
+
+typedef struct Tuning {
+	Cand cand[COST_MAX_SPACE];
+	int n;
+	int pruned[PR_COUNT];
+	int order[COST_MAX_SPACE];   /* the scored ones, best first */
+	int nscored;
+} Tuning;
+
+static int
+cmp_cand(const void *pa, const void *pb)
+{
+	const Cand *a = pa, *b = pb;
+	int pa4 = a->c.warps != 4, pb4 = b->c.warps != 4;
+	int pa3 = a->c.stages != 0 && a->c.stages != 3;
+	int pb3 = b->c.stages != 0 && b->c.stages != 3;
+
+	if (a->s.total != b->s.total)
+		return a->s.total < b->s.total ? -1 : 1;
+	if (pa4 != pb4)
+		return pa4 - pb4;
+	if (pa3 != pb3)
+		return pa3 - pb3;
+	return a->gen - b->gen;
+}
+
+static void
+tune(const CostModel *m, const Target *t, Tuning *tu)
+{
+	const Problem *p = cost_model_problem(m);
+	TileConfig space[COST_MAX_SPACE];
+	Cand *sorted;
+
+	memset(tu->pruned, 0, sizeof tu->pruned);
+	tu->n = cost_space(p, space);
+	tu->nscored = 0;
+	for (int i = 0; i < tu->n; i++) {
+		Cand *c = &tu->cand[i];
+
+		memset(c, 0, sizeof *c);
+		c->c = space[i];
+		c->gen = i;
+		c->why = cost_prune(t, p, &c->c);
+		tu->pruned[c->why]++;
+		if (c->why != PR_NONE)
+			continue;
+		cost_model_traffic(m, &c->c, &c->t);
+		if (!c->t.ok) {
+			c->why = PR_BLOCK;   /* never: sizes are checked before tuning */
+			continue;
+		}
+		cost_score(t, p->dt, &c->t, &c->s);
+		tu->order[tu->nscored++] = i;
+	}
+	sorted = xmalloc(sizeof *sorted * (size_t)(tu->nscored ? tu->nscored : 1));
+	for (int i = 0; i < tu->nscored; i++)
+		sorted[i] = tu->cand[tu->order[i]];
+	qsort(sorted, (size_t)tu->nscored, sizeof *sorted, cmp_cand);
+	for (int i = 0; i < tu->nscored; i++)
+		tu->order[i] = sorted[i].gen;
+	free(sorted);
+}
+
+/* Whether a cached config is one of the kind's candidates and fits. */
+static bool
+cached_ok(const CostModel *m, const Target *t, const Entry *e)
+{
+	const Problem *p = cost_model_problem(m);
+	TileConfig space[COST_MAX_SPACE];
+	int n = cost_space(p, space);
+	unsigned want = kind_attrs(p->kind);
+
+	if (e->have != want)
+		return false;
+	for (int i = 0; i < n; i++) {
+		const TileConfig *c = &space[i];
+
+		if (c->bm == e->c.bm && c->bn == e->c.bn && c->warps == e->c.warps &&
+		    (!(want & (1u << KA_BK)) || (c->bk == e->c.bk && c->stages == e->c.stages)))
+			return cost_prune(t, p, c) == PR_NONE;
+	}
+	return false;
+}
+
+static void
+apply(Kernel *k, const TileConfig *c)
+{
+	unsigned want = kind_attrs(k->kind);
+	int64_t v[KA_COUNT] = {0};
+
+	v[KA_BM] = c->bm;
+	v[KA_BN] = c->bn;
+	v[KA_BK] = c->bk;
+	v[KA_WARPS] = c->warps;
+	v[KA_STAGES] = c->stages;
+	for (int a = KA_BM; a <= KA_STAGES; a++) {
+		k->kset &= ~(1u << a);
+		if (want & (1u << a)) {
+			k->kset |= 1u << a;
+			k->kattr[a] = v[a];
+		}
+	}
+}
+
+/* ---- reports --------------------------------------------------------- */
+
+static void
+problem_str(Buf *b, const Problem *p)
+{
+	switch (p->kind) {
+	case KK_MATMUL:
+	case KK_MATMUL_EPILOGUE:
+		if (p->batch > 1)
+			bprintf(b, "B=%" PRId64 " ", p->batch);
+		bprintf(b, "M=%" PRId64 " N=%" PRId64 " K=%" PRId64, p->m, p->n, p->k);
+		break;
+	case KK_REDUCTION:
+		bprintf(b, "rows=%" PRId64 " reduced=%" PRId64 "%s", p->m, p->n,
+		    p->full_reduce ? " (all)" : "");
+		break;
+	case KK_ROW_REDUCTION:
+		bprintf(b, "rows=%" PRId64 " row=%" PRId64, p->m, p->n);
+		break;
+	default:
+		bprintf(b, "rows=%" PRId64 " cols=%" PRId64, p->m, p->n);
+		break;
+	}
+}
+
+static void
+report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source src,
+    const Tuning *tu, const Result *r, const char *from, int topk)
+{
+	Buf b = {0};
+
+	problem_str(&b, p);
+	fprintf(f, "autotune: @%s [%s] %s %s, target %s\n", k->name, ir_kernel_kinds[k->kind],
+	    b.s, ir_dtype_name(p->dt), t->name);
+	b.n = 0;
+	if (r->found)
+		config_str(&b, &r->c, kind_attrs(k->kind));
+	switch (src) {
+	case SRC_CACHE:
+		fprintf(f, "  from the tuning cache (%s): %s  score=%.6f ms\n", from, b.s, r->score);
+		break;
+	case SRC_REUSE:
+		fprintf(f, "  same signature as @%s: %s\n", from, r->found ? b.s : "left untuned");
+		break;
+	case SRC_SCORED:
+	case SRC_NONE:
+		fprintf(f, "  %d candidates, %d pruned (", tu->n, tu->n - tu->pruned[PR_NONE]);
+		for (int i = PR_BLOCK; i < PR_COUNT; i++)
+			fprintf(f, "%s%s: %d", i == PR_BLOCK ? "" : ", ", cost_prune_names[i],
+			    tu->pruned[i]);
+		fprintf(f, "), %d scored\n", tu->nscored);
+		if (!tu->nscored) {
+			fprintf(f, "  no configuration fits; left untuned\n");
+			break;
+		}
+		fprintf(f, "  top %d (score = estimated ms, lower is better):\n",
+		    topk < tu->nscored ? topk : tu->nscored);
+		for (int i = 0; i < topk && i < tu->nscored; i++) {
+			const Cand *c = &tu->cand[tu->order[i]];
+
+			fprintf(f, "    #%d BM=%3d BN=%3d", i + 1, c->c.bm, c->c.bn);
+			if (kind_attrs(k->kind) & (1u << KA_BK))
+				fprintf(f, " BK=%3d warps=%d stages=%d", c->c.bk, c->c.warps, c->c.stages);
+			else
+				fprintf(f, " warps=%d", c->c.warps);
+			fprintf(f, "  score=%.6f ms\n", c->s.total);
+			fprintf(f, "        breakdown: mem=%.6f comp=%.6f launch=%.6f waste=%.6f "
+			    "(padding waste %.1f%%)\n", c->s.mem, c->s.comp, c->s.launch, c->s.waste,
+			    c->s.padding_pct);
+		}
+		break;
+	}
+	free(b.s);
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void
+json_config(FILE *f, const TileConfig *c, unsigned have)
+{
+	fprintf(f, "\"BM\":%d,\"BN\":%d", c->bm, c->bn);
+	if (have & (1u << KA_BK))
+		fprintf(f, ",\"BK\":%d", c->bk);
+	fprintf(f, ",\"warps\":%d", c->warps);
+	if (have & (1u << KA_STAGES))
+		fprintf(f, ",\"stages\":%d", c->stages);
+}
+
+/* One JSON object per kernel, on one line (JSON Lines). */
+static void
+report_json(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source src,
+    const Tuning *tu, const Result *r, const char *from)
+{
+	static const char *const srcname[] = {"scored", "cache", "reuse", "scored"};
+	unsigned have = kind_attrs(k->kind);
+
+	fprintf(f, "{\"pass\":\"autotune\",\"kernel\":");
+	json_str(f, k->name);
+	fprintf(f, ",\"kind\":\"%s\",\"dtype\":\"%s\",\"target\":", ir_kernel_kinds[k->kind],
+	    ir_dtype_name(p->dt));
+	json_str(f, t->name);
+	fprintf(f, ",\"problem\":{\"batch\":%" PRId64 ",\"m\":%" PRId64 ",\"n\":%" PRId64
+	    ",\"k\":%" PRId64 "},\"source\":\"%s\"", p->batch, p->m, p->n, p->k, srcname[src]);
+	if (from) {
+		fprintf(f, ",\"from\":");
+		json_str(f, from);
+	}
+	if (r->found) {
+		fprintf(f, ",\"chosen\":{");
+		json_config(f, &r->c, have);
+		fprintf(f, ",\"score\":%.17g}", r->score);
+	} else {
+		fprintf(f, ",\"chosen\":null");
+	}
+	if (src == SRC_SCORED || src == SRC_NONE) {
+		fprintf(f, ",\"candidates\":%d,\"pruned\":{\"block\":%d,\"smem\":%d,\"regs\":%d}"
+		    ",\"scored\":%d,\"scores\":[", tu->n, tu->pruned[PR_BLOCK], tu->pruned[PR_SMEM],
+		    tu->pruned[PR_REGS], tu->nscored);
+		for (int i = 0; i < tu->n; i++) {
+			const Cand *c = &tu->cand[i];
+			static const char *const why[] = {"", "block", "smem", "regs"};
+
+			fprintf(f, "%s{", i ? "," : "");
+			json_config(f, &c->c, have);
+			if (c->why != PR_NONE) {
+				fprintf(f, ",\"pruned\":\"%s\"}", why[c->why]);
+				continue;
+			}
+			fprintf(f, ",\"score\":%.17g,\"mem\":%.17g,\"comp\":%.17g,\"launch\":%.17g,"
+			    "\"waste\":%.17g,\"padding_pct\":%.17g,\"loaded\":%" PRId64 ",\"stored\":%"
+			    PRId64 ",\"programs\":%" PRId64 "}", c->s.total, c->s.mem, c->s.comp,
+			    c->s.launch, c->s.waste, c->s.padding_pct, c->t.loaded, c->t.stored,
+			    c->t.programs);
+		}
+		fprintf(f, "]");
+	}
+	fprintf(f, "}\n");
+}
+
+/* ---- the pass -------------------------------------------------------- */
+
+/* Checks that every size of the kernel fits int64 (one config suffices:
+ * the smallest blocks give the largest counts). */
+static bool
+sizes_ok(const CostModel *m)
+{
+	TileConfig c = {16, 16, 16, 4, 3, 0};
+	Traffic t;
+
+	if (!cost_model_problem(m)->ok)
+		return false;
+	if (cost_model_problem(m)->kind != KK_MATMUL &&
+	    cost_model_problem(m)->kind != KK_MATMUL_EPILOGUE)
+		c.bm = c.bn = 1;
+	cost_model_traffic(m, &c, &t);
+	return t.ok;
+}
+
+/* requires: shapes, kernels (fuse or written); preserves: nodes, kernels,
+ * names; sets: each kernel's BM BN [BK] warps [stages] (split kept) */
+static int
+run(Graph *g, const PassArgs *a, Diag *d)
+{
+	Target t;
+	Buf tdesc = {0};
+	Cache cache = {0};
+	Result *res;
+	Tuning *tu;
+	int topk = (int)pass_int(a, "top-k"), rc = 0;
+	const char *cpath = pass_str(a, "cache");
+
+	if (pass_bool(a, "measure")) {
+		diag_error(d, LOC_NONE, "autotune: measure=true times candidates on the tile "
+		    "executor, and measuring needs aicm-run (aicm-run --pass='...,autotune{measure=true}'"
+		    "); aicm-opt only scores with the cost model");
+		return -1;
+	}
+	if (pass_int(a, "top-k") < 0 || pass_int(a, "top-k") > COST_MAX_SPACE) {
+		diag_error(d, LOC_NONE, "autotune: option 'top-k' must be 0 to %d, found %" PRId64,
+		    COST_MAX_SPACE, pass_int(a, "top-k"));
+		return -1;
+	}
+	if (setup_target(a, &t, d) != 0 || pass_require_shapes(g, d, "fuse,autotune") != 0)
+		return -1;
+	if (g->nkernels == 0) {
+		diag_remark(d, LOC_NONE, "autotune: no kernels to tune; run fuse first "
+		    "(--pass=shape-infer,fuse,autotune)");
+		return 0;
+	}
+	if (cpath && *cpath) {
+		cache.path = cpath;
+		if (cache_load(&cache, d) != 0)
+			return -1;
+	}
+	target_desc(&tdesc, &t);
+	res = xcalloc((size_t)g->nkernels, sizeof *res);
+	tu = xmalloc(sizeof *tu);
+	for (int k = 0; k < g->nkernels; k++) {
+		Kernel *kn = &g->kernels[k];
+		CostModel *m = cost_model_new(g, k);
+		const Problem *p = cost_model_problem(m);
+		Result *r = &res[k];
+		Buf key = {0}, from = {0};
+		Source src = SRC_SCORED;
+		Entry *e;
+
+		if (!sizes_ok(m)) {
+			diag_error(d, kn->loc, "kernel '@%s' is too large for the cost model "
+			    "(a byte or flop count overflows 64 bits)", kn->name);
+			cost_model_free(m);
+			rc = -1;
+			break;
+		}
+		signature(&key, g, kn);
+		bprintf(&key, " %s target=%s space=%016" PRIx64, ir_dtype_name(p->dt), tdesc.s,
+		    cost_space_hash(kn->kind));
+		r->key = key.s;
+		for (int j = 0; j < k && src == SRC_SCORED; j++)
+			if (!strcmp(res[j].key, r->key)) {
+				src = SRC_REUSE;
+				r->found = res[j].found;
+				r->c = res[j].c;
+				r->score = res[j].score;
+				bprintf(&from, "%s", g->kernels[j].name);
+			}
+		if (src == SRC_SCORED && cache.path && (e = cache_find(&cache, r->key))) {
+			if (cached_ok(m, &t, e)) {
+				src = SRC_CACHE;
+				r->found = true;
+				r->c = e->c;
+				r->score = e->score;
+				bprintf(&from, "%s:%d", cache.path, e->line);
+			} else {
+				diag_warning(d, LOC_NONE, "autotune: %s:%d: the cached config of '@%s' "
+				    "is not a candidate that fits; re-tuning", cache.path, e->line,
+				    kn->name);
+				e->drop = true;
+				cache.dirty = true;
+			}
+		}
+		if (src == SRC_SCORED) {
+			tune(m, &t, tu);
+			if (tu->nscored) {
+				r->found = true;
+				r->c = tu->cand[tu->order[0]].c;
+				r->score = tu->cand[tu->order[0]].s.total;
+			} else {
+				src = SRC_NONE;
+				diag_warning(d, kn->loc, "no tile configuration of kernel '@%s' fits "
+				    "target '%s' (%d candidates, all pruned); left untuned", kn->name,
+				    t.name, tu->n);
+			}
+			if (r->found && cache.path) {
+				Entry ne = {0};
+
+				ne.key = xstrdup(r->key);
+				ne.c = r->c;
+				ne.score = r->score;
+				ne.have = kind_attrs(kn->kind);
+				ne.fresh = true;
+				cache_add(&cache, ne);
+				cache.dirty = true;
+			}
+		}
+		if (r->found)
+			apply(kn, &r->c);
+		if (a->report && a->report_json)
+			report_json(a->report, kn, p, &t, src, tu, r, from.s);
+		else if (a->report)
+			report_text(a->report, kn, p, &t, src, tu, r, from.s, topk);
+		free(from.s);
+		cost_model_free(m);
+	}
+	if (rc == 0 && cache.path && cache.dirty)
+		rc = cache_save(&cache, d);
+	for (int k = 0; k < g->nkernels; k++)
+		free(res[k].key);
+	for (int i = 0; i < cache.n; i++)
+		free(cache.e[i].key);
+	free(cache.e);
+	free(res);
+	free(tu);
+	free(tdesc.s);
+	return rc;
+}
+
+const Pass pass_autotune = {
+	.name = "autotune",
+	.summary = "pick each kernel's tile configuration with an analytic cost model",
+	.opts = opts,
+	.run = run,
+};

@@ -1,0 +1,784 @@
+/*
+ * cost.c: closed-form traffic, configuration spaces, pruning and scores.
+ *
+ * A kernel is first reduced to an iteration space (the matmul's output, the
+ * elementwise output, the reduction's operand, the widest row) whose every
+ * dimension has a role: walked by rows (grid axis 0, BM at a time), by
+ * columns (axis 1, BN), by batch (axis 2, one per program) or held whole by
+ * each program (a reduced axis).  An external operand's tile is then the
+ * product of its own dimensions under broadcasting: a dimension of 1 gives 1,
+ * a row dimension the program's valid rows, a column one its valid columns,
+ * a whole one its full extent.  Summed over the grid that is a product of
+ * per-axis sums, so the bytes of any configuration cost O(operands), not
+ * O(programs): 576 candidates score in microseconds.  Every formula here is
+ * written out in docs/passes.md; the traffic rules are the shared contract
+ * (lower-tiled and the tile executor count the same).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+#include "diag.h"
+
+/* ---- checked arithmetic ---------------------------------------------- */
+
+static int64_t
+mul(bool *ok, int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(a, b, &r)) {
+		*ok = false;
+		return 0;
+	}
+	return r;
+}
+
+static int64_t
+add(bool *ok, int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r)) {
+		*ok = false;
+		return 0;
+	}
+	return r;
+}
+
+static int64_t
+cdiv(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+static int64_t
+pow2_ceil(int64_t v)
+{
+	int64_t p = 1;
+
+	while (p < v && p < ((int64_t)1 << 62))
+		p <<= 1;
+	return p;
+}
+
+static int64_t
+numel(bool *ok, const Type *t)
+{
+	int64_t n = 1;
+
+	for (int i = 0; i < t->rank; i++)
+		n = mul(ok, n, t->dim[i]);
+	return n;
+}
+
+/* ---- the kernel model ------------------------------------------------ */
+
+typedef enum Role { RO_BATCH, RO_ROW, RO_COL, RO_WHOLE } Role;
+
+/* An operand produced outside the kernel, reduced to what its tiles need. */
+typedef struct Ext {
+	bool row, col;               /* it has a row / column dimension > 1 */
+	bool bad;                    /* does not broadcast: whole value per program */
+	int64_t whole;               /* product of its whole-role dimensions */
+	int64_t numel;
+} Ext;
+
+struct CostModel {
+	Problem p;
+	Type it;                     /* the iteration space */
+	Role role[IR_MAX_RANK];
+	int mm;                      /* the matmul node, or -1 */
+	int red;                     /* the root when it reduces, or -1 */
+	int nred;                    /* matmul kinds: reduced grid axes as bits */
+	int64_t out_numel;           /* the root's elements */
+	int64_t in_bytes;            /* opaque: every input once */
+	int split;                   /* the kernel's own split attribute */
+	Ext *ext;
+	int next;
+	int64_t flops, mm_flops;
+	int64_t vec_flops;           /* flops of the non-matmul nodes */
+};
+typedef struct CostModel Model;
+
+KernelKind
+cost_single_kind(OpId op)
+{
+	switch (ir_ops[op].cls) {
+	case OC_CONTRACTION:
+		return KK_MATMUL;
+	case OC_REDUCTION:
+		return KK_REDUCTION;
+	case OC_LAYOUT:
+		return KK_OPAQUE;
+	default:
+		return KK_ELEMENTWISE;
+	}
+}
+
+static void
+roles_rows_cols(Model *m)
+{
+	for (int i = 0; i < m->it.rank; i++)
+		m->role[i] = i == m->it.rank - 1 ? RO_COL : RO_ROW;
+}
+
+/* m rows, n the last dimension, for a space whose last dimension plays
+ * `last` and the rest rows. */
+static void
+rows_and_last(Model *m, bool *ok)
+{
+	int r = m->it.rank;
+
+	m->p.n = r ? m->it.dim[r - 1] : 1;
+	m->p.m = 1;
+	for (int i = 0; i + 1 < r; i++)
+		m->p.m = mul(ok, m->p.m, m->it.dim[i]);
+}
+
+static void
+add_ext(Model *m, const Graph *g, int v, int *seen, bool *ok)
+{
+	const Type *t = &g->nodes[v].type;
+	Ext *e;
+	int off = m->it.rank - t->rank;
+
+	for (int i = 0; i < m->next; i++)
+		if (seen[i] == v)
+			return;
+	seen[m->next] = v;
+	e = &m->ext[m->next++];
+	memset(e, 0, sizeof *e);
+	e->whole = 1;
+	e->numel = numel(ok, t);
+	if (off < 0 || m->p.kind == KK_OPAQUE) {
+		e->bad = true;
+		return;
+	}
+	for (int i = 0; i < t->rank; i++) {
+		int64_t d = t->dim[i];
+
+		if (d == 1)
+			continue;
+		if (d != m->it.dim[i + off]) {
+			e->bad = true;
+			return;
+		}
+		switch (m->role[i + off]) {
+		case RO_ROW:
+			e->row = true;
+			break;
+		case RO_COL:
+			e->col = true;
+			break;
+		case RO_WHOLE:
+			e->whole = mul(ok, e->whole, d);
+			break;
+		case RO_BATCH:
+			break;
+		}
+	}
+}
+
+static bool
+inside(int v, int first, int last)
+{
+	return v >= first && v <= last;
+}
+
+/* Fills m from nodes first..last taken as a kernel of the given kind.
+ * m->ext is malloc'd (free it). */
+static void
+model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
+{
+	bool ok = true;
+	const Node *root = &g->nodes[last];
+	int *seen;
+
+	memset(m, 0, sizeof *m);
+	m->mm = m->red = -1;
+	m->p.kind = kind;
+	m->p.first = first;
+	m->p.last = last;
+	m->p.dt = root->type.dt;
+	m->p.batch = 1;
+	m->p.ok = true;
+	for (int i = first; i <= last; i++)
+		if (g->nodes[i].type.rank < 0) {
+			m->p.ok = false;
+			return;
+		}
+	if (ir_ops[root->op].cls == OC_REDUCTION)
+		m->red = last;
+	switch (kind) {
+	case KK_MATMUL:
+	case KK_MATMUL_EPILOGUE: {
+		const Node *mn;
+
+		for (int i = first; i <= last && m->mm < 0; i++)
+			if (g->nodes[i].op == OP_MATMUL)
+				m->mm = i;
+		if (m->mm < 0) {
+			m->p.ok = false;
+			return;
+		}
+		mn = &g->nodes[m->mm];
+		m->it = mn->type;
+		roles_rows_cols(m);
+		if (m->it.rank == 3) {
+			m->role[0] = RO_BATCH;
+			m->p.batch = m->it.dim[0];
+		}
+		m->p.m = m->it.dim[m->it.rank - 2];
+		m->p.n = m->it.dim[m->it.rank - 1];
+		m->p.k = g->nodes[mn->in[0]].type.dim[m->it.rank - 1];
+		if (m->red == m->mm)
+			m->red = -1;
+		if (m->red >= 0) {
+			const Node *rn = &g->nodes[m->red];
+			int ax = ir_reduce_axis(rn, g->nodes[rn->in[0]].type.rank);
+
+			if (!ir_type_eq(&g->nodes[rn->in[0]].type, &m->it))
+				m->red = -1;     /* not over the matmul's space: stored as is */
+			for (int i = 0; m->red >= 0 && i < m->it.rank; i++)
+				if (ax < 0 || ax == i)
+					m->nred |= 1 << m->role[i];
+		}
+		break;
+	}
+	case KK_REDUCTION:
+		if (m->red < 0) {
+			/* no reduction at the root: tiled like an elementwise kernel */
+			m->it = root->type;
+			roles_rows_cols(m);
+			rows_and_last(m, &ok);
+			break;
+		} else {
+			const Node *rn = &g->nodes[m->red];
+			int ax;
+
+			m->it = g->nodes[rn->in[0]].type;
+			ax = ir_reduce_axis(rn, m->it.rank);
+			if (ax < 0) {
+				m->p.full_reduce = true;
+				for (int i = 0; i < m->it.rank; i++)
+					m->role[i] = RO_WHOLE;
+				m->p.m = 1;
+				m->p.n = numel(&ok, &m->it);
+			} else {
+				m->p.m = 1;
+				for (int i = 0; i < m->it.rank; i++) {
+					m->role[i] = i == ax ? RO_WHOLE : RO_ROW;
+					if (i != ax)
+						m->p.m = mul(&ok, m->p.m, m->it.dim[i]);
+				}
+				m->p.n = m->it.dim[ax];
+			}
+		}
+		break;
+	case KK_ROW_REDUCTION: {
+		int64_t best = -1;
+
+		for (int i = first; i <= last; i++) {
+			int64_t e = numel(&ok, &g->nodes[i].type);
+
+			if (e > best) {
+				best = e;
+				m->it = g->nodes[i].type;
+			}
+		}
+		for (int i = 0; i < m->it.rank; i++)
+			m->role[i] = i == m->it.rank - 1 ? RO_WHOLE : RO_ROW;
+		rows_and_last(m, &ok);
+		m->red = -1;             /* its reductions are per row, inside */
+		break;
+	}
+	case KK_ELEMENTWISE:
+	case KK_OPAQUE:
+	default:
+		m->it = root->type;
+		roles_rows_cols(m);
+		rows_and_last(m, &ok);
+		if (kind != KK_REDUCTION)
+			m->red = -1;
+		break;
+	}
+	m->out_numel = numel(&ok, &root->type);
+	m->ext = xcalloc((size_t)(2 * (last - first + 1)), sizeof *m->ext);
+	seen = xcalloc((size_t)(2 * (last - first + 1)), sizeof *seen);
+	for (int i = first; i <= last; i++) {
+		const Node *n = &g->nodes[i];
+		int64_t f = ir_node_flops(g, i);
+
+		if (f < 0)
+			ok = false;
+		if (n->op == OP_MEAN)
+			f = add(&ok, f, numel(&ok, &n->type));
+		m->flops = add(&ok, m->flops, f);
+		if (i == m->mm) {
+			m->mm_flops = f;
+			continue;
+		}
+		m->vec_flops = add(&ok, m->vec_flops, f);
+		for (int j = 0; j < n->nin; j++)
+			if (!inside(n->in[j], first, last)) {
+				if (kind == KK_OPAQUE) {
+					bool dup = false;
+
+					for (int q = 0; q < m->next; q++)
+						dup = dup || seen[q] == n->in[j];
+					if (!dup)
+						m->in_bytes = add(&ok, m->in_bytes,
+						    numel(&ok, &g->nodes[n->in[j]].type));
+				}
+				add_ext(m, g, n->in[j], seen, &ok);
+			}
+	}
+	free(seen);
+	m->p.ok = ok;
+}
+
+static void
+model_of_kernel(const Graph *g, int k, Model *m)
+{
+	const Kernel *kn = &g->kernels[k];
+
+	model_build(g, kn->kind, kn->first, kn->last, m);
+	if (kn->kset & (1u << KA_SPLIT))
+		m->split = (int)kn->kattr[KA_SPLIT];
+}
+
+void
+cost_problem(const Graph *g, KernelKind kind, int first, int last, Problem *p)
+{
+	Model m;
+
+	model_build(g, kind, first, last, &m);
+	*p = m.p;
+	free(m.ext);
+}
+
+/* The model's traffic for one configuration. */
+static void
+model_traffic(const Model *m, const TileConfig *c, Traffic *t)
+{
+	bool ok = m->p.ok;
+	const Problem *p = &m->p;
+	int64_t es = (int64_t)ir_dtype_size(p->dt);
+	int64_t gm = 1, gn = 1, rows_pad, cols_pad, it_numel, ld = 0, st = 0;
+	int split = c->split > 0 ? c->split : m->split;
+	double pad_it;
+
+	memset(t, 0, sizeof *t);
+	if (!ok || c->bm <= 0 || c->bn <= 0)
+		return;
+	it_numel = numel(&ok, &m->it);
+	switch (p->kind) {
+	case KK_MATMUL:
+	case KK_MATMUL_EPILOGUE:
+		if (c->bk <= 0)
+			return;
+		gm = cdiv(p->m, c->bm);
+		gn = cdiv(p->n, c->bn);
+		t->grid[0] = gm;
+		t->grid[1] = gn;
+		t->grid[2] = p->batch;
+		break;
+	case KK_REDUCTION:
+		if (m->red >= 0) {
+			gm = p->full_reduce ? (split > 1 ? split : 1) : cdiv(p->m, c->bm);
+			t->grid[0] = gm;
+			t->grid[1] = t->grid[2] = 1;
+			break;
+		}
+		/* no reduction at the root: tiled as elementwise */
+		/* FALLTHROUGH */
+	case KK_ELEMENTWISE:
+	case KK_OPAQUE:
+		gm = cdiv(p->m, c->bm);
+		gn = cdiv(p->n, c->bn);
+		t->grid[0] = m->it.rank <= 1 ? gn : gm;
+		t->grid[1] = m->it.rank <= 1 ? 1 : gn;
+		t->grid[2] = 1;
+		break;
+	case KK_ROW_REDUCTION:
+		gm = cdiv(p->m, c->bm);
+		t->grid[0] = gm;
+		t->grid[1] = t->grid[2] = 1;
+		break;
+	default:
+		return;
+	}
+	t->programs = mul(&ok, mul(&ok, t->grid[0], t->grid[1]), t->grid[2]);
+
+	/* the matmul's operands: A once per column tile, B once per row tile */
+	if (m->mm >= 0) {
+		ld = add(&ok, ld, mul(&ok, mul(&ok, mul(&ok, gn, p->m), p->k), p->batch));
+		ld = add(&ok, ld, mul(&ok, mul(&ok, mul(&ok, gm, p->k), p->n), p->batch));
+	}
+	/* external operands, each once per program as the tile it needs */
+	if (p->kind == KK_OPAQUE) {
+		ld = add(&ok, ld, m->in_bytes);
+	} else {
+		for (int i = 0; i < m->next; i++) {
+			const Ext *e = &m->ext[i];
+			int64_t v;
+
+			if (e->bad) {
+				v = mul(&ok, e->numel, t->programs);
+			} else if (p->full_reduce && m->red >= 0) {
+				/* a split reduction: each program its slice of a full-size
+				 * operand; a broadcast one is loaded by every program */
+				v = (split > 1 && e->whole != it_numel) ? mul(&ok, e->whole, split) : e->whole;
+			} else {
+				v = mul(&ok, e->row ? p->m : gm, e->col ? p->n : gn);
+				v = mul(&ok, v, e->whole);
+				v = mul(&ok, v, p->batch);
+			}
+			ld = add(&ok, ld, v);
+		}
+	}
+	/* the output: stored once, or combined by atomics when the reduced
+	 * axes span several programs (initialised to the identity first) */
+	{
+		int64_t parts = 1;
+
+		if (m->red >= 0 && m->mm >= 0) {
+			if (m->nred & (1 << RO_ROW))
+				parts = mul(&ok, parts, gm);
+			if (m->nred & (1 << RO_COL))
+				parts = mul(&ok, parts, gn);
+			if (m->nred & (1 << RO_BATCH))
+				parts = mul(&ok, parts, p->batch);
+		} else if (m->red >= 0 && p->kind == KK_REDUCTION && p->full_reduce && split > 1) {
+			parts = split;
+		}
+		st = m->out_numel;
+		if (parts > 1) {
+			int64_t atom = mul(&ok, parts, m->out_numel);
+
+			st = add(&ok, st, atom);
+			ld = add(&ok, ld, atom);
+		}
+	}
+	t->loaded = mul(&ok, ld, es);
+	t->stored = mul(&ok, st, es);
+	t->flops = m->flops;
+	t->mm_flops = m->mm_flops;
+
+	/* padding: what the masked lanes of boundary tiles would compute */
+	rows_pad = cdiv(p->m, c->bm) * c->bm;
+	cols_pad = p->kind == KK_ROW_REDUCTION ? pow2_ceil(p->n) : cdiv(p->n, c->bn) * c->bn;
+	if (p->kind == KK_REDUCTION && p->full_reduce)
+		rows_pad = 1;
+	if (m->mm >= 0) {
+		double mp = (double)rows_pad, np = (double)cols_pad;
+		double kp = (double)(cdiv(p->k, c->bk) * c->bk);
+
+		t->pad_mm_flops = 2.0 * (double)p->batch *
+		    (mp * np * kp - (double)p->m * (double)p->n * (double)p->k);
+	}
+	pad_it = (double)rows_pad * (double)cols_pad / ((double)p->m * (double)p->n) - 1.0;
+	if (p->kind != KK_OPAQUE && pad_it > 0)
+		t->pad_vec_flops = (double)m->vec_flops * pad_it;
+	t->ok = ok;
+}
+
+CostModel *
+cost_model_range(const Graph *g, KernelKind kind, int first, int last)
+{
+	Model *m = xmalloc(sizeof *m);
+
+	model_build(g, kind, first, last, m);
+	return m;
+}
+
+CostModel *
+cost_model_new(const Graph *g, int kernel)
+{
+	Model *m = xmalloc(sizeof *m);
+
+	model_of_kernel(g, kernel, m);
+	return m;
+}
+
+void
+cost_model_free(CostModel *m)
+{
+	if (m)
+		free(m->ext);
+	free(m);
+}
+
+const Problem *
+cost_model_problem(const CostModel *m)
+{
+	return &m->p;
+}
+
+void
+cost_model_traffic(const CostModel *m, const TileConfig *c, Traffic *out)
+{
+	model_traffic(m, c, out);
+}
+
+void
+cost_traffic_range(const Graph *g, KernelKind kind, int first, int last, const TileConfig *c,
+    Traffic *out)
+{
+	Model m;
+
+	model_build(g, kind, first, last, &m);
+	model_traffic(&m, c, out);
+	free(m.ext);
+}
+
+void
+cost_traffic(const Graph *g, int kernel, const TileConfig *c, Traffic *out)
+{
+	Model m;
+
+	model_of_kernel(g, kernel, &m);
+	model_traffic(&m, c, out);
+	free(m.ext);
+}
+
+void
+cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
+{
+	cost_traffic_range(g, cost_single_kind(g->nodes[node].op), node, node, c, out);
+}
+
+/* ---- targets --------------------------------------------------------- */
+
+/* Sources: NVIDIA's H100 SXM5, H200 SXM and A100 SXM4 80 GB data sheets and
+ * CUDA occupancy tables (dense, no sparsity); rubin is a projection (8 TB/s
+ * class HBM4, H100's per-SM limits); cpu is this machine's tile executor,
+ * estimated (docs/passes.md says how, and what to measure). */
+const Target cost_targets[] = {
+	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0},
+	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0},
+	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0},
+	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0},
+	{"cpu", 12, 2, 512, 16777216, 65536, 0.02, 0.02, 0.02, 0.02, 5.0, 0.5},
+	{0},
+};
+
+const char *const cost_param_keys[COST_NPARAMS] = {
+#define X(f, key, help) key,
+	COST_TARGET_PARAMS(X)
+#undef X
+};
+
+const Target *
+cost_target_lookup(const char *name)
+{
+	for (int i = 0; cost_targets[i].name; i++)
+		if (!strcmp(cost_targets[i].name, name))
+			return &cost_targets[i];
+	return NULL;
+}
+
+double *
+cost_target_param(Target *t, int i)
+{
+	double *p[COST_NPARAMS] = {
+#define X(f, key, help) &t->f,
+		COST_TARGET_PARAMS(X)
+#undef X
+	};
+
+	if (i < 0 || i >= COST_NPARAMS)
+		AICM_BUG("target parameter %d out of range", i);
+	return p[i];
+}
+
+double
+cost_target_param_get(const Target *t, int i)
+{
+	Target c = *t;
+
+	return *cost_target_param(&c, i);
+}
+
+/* ---- spaces ---------------------------------------------------------- */
+
+const char *const cost_prune_names[PR_COUNT] = {
+	"kept", "block larger than the problem", "shared memory", "registers",
+};
+
+static const int mm_blocks[] = {16, 32, 64, 128};
+static const int warps_set[] = {2, 4, 8};
+static const int stages_set[] = {2, 3, 4};
+static const int ew_bm[] = {1, 4, 16, 64};
+static const int ew_bn[] = {32, 64, 128, 256, 512, 1024};
+static const int red_bm[] = {1, 2, 4, 8, 16, 32, 64};
+static const int red_bn[] = {32, 64, 128, 256, 512, 1024};
+
+#define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* The per-kind axes of the space: BM values, BN values (NULL: the row's
+ * power of two), BK values (NULL: no K loop), warps, stages (NULL: none). */
+typedef struct Space {
+	const int *bm, *bn, *bk, *stages;
+	int nbm, nbn, nbk, nstages;
+} Space;
+
+static Space
+space_of(KernelKind kind)
+{
+	switch (kind) {
+	case KK_MATMUL:
+	case KK_MATMUL_EPILOGUE:
+		return (Space){mm_blocks, mm_blocks, mm_blocks, stages_set, 4, 4, 4, 3};
+	case KK_REDUCTION:
+		return (Space){red_bm, red_bn, NULL, NULL, LEN(red_bm), LEN(red_bn), 0, 0};
+	case KK_ROW_REDUCTION:
+		return (Space){red_bm, NULL, NULL, NULL, LEN(red_bm), 0, 0, 0};
+	case KK_OPAQUE:
+		return (Space){mm_blocks, mm_blocks, NULL, NULL, 4, 4, 0, 0};
+	case KK_ELEMENTWISE:
+	default:
+		return (Space){ew_bm, ew_bn, NULL, NULL, LEN(ew_bm), LEN(ew_bn), 0, 0};
+	}
+}
+
+int
+cost_space(const Problem *p, TileConfig *out)
+{
+	Space s = space_of(p->kind);
+	int n = 0, nbn = s.bn ? s.nbn : 1, nbk = s.bk ? s.nbk : 1;
+	int nst = s.stages ? s.nstages : 1;
+	int64_t rowbn = pow2_ceil(p->n);
+
+	if (rowbn > (1 << 30))
+		rowbn = 1 << 30;
+	/* generation order: BM, BN, BK, warps, stages, nested, ascending */
+	for (int a = 0; a < s.nbm; a++)
+		for (int b = 0; b < nbn; b++)
+			for (int k = 0; k < nbk; k++)
+				for (int w = 0; w < LEN(warps_set); w++)
+					for (int st = 0; st < nst; st++) {
+						if (n >= COST_MAX_SPACE)
+							AICM_BUG("config space larger than %d", COST_MAX_SPACE);
+						out[n++] = (TileConfig){
+							.bm = s.bm[a],
+							.bn = s.bn ? s.bn[b] : (int)rowbn,
+							.bk = s.bk ? s.bk[k] : 0,
+							.warps = warps_set[w],
+							.stages = s.stages ? s.stages[st] : 0,
+						};
+					}
+	return n;
+}
+
+static uint64_t
+fnv(uint64_t h, const int *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint32_t x = (uint32_t)v[i];
+
+		for (int b = 0; b < 4; b++) {
+			h ^= (x >> (8 * b)) & 0xff;
+			h *= 1099511628211ull;
+		}
+	}
+	h ^= 0xff;                   /* an axis separator */
+	h *= 1099511628211ull;
+	return h;
+}
+
+uint64_t
+cost_space_hash(KernelKind kind)
+{
+	Space s = space_of(kind);
+	uint64_t h = 14695981039346656037ull;
+	int k = (int)kind;
+
+	h = fnv(h, &k, 1);
+	h = fnv(h, s.bm, s.nbm);
+	h = fnv(h, s.bn, s.bn ? s.nbn : 0);
+	h = fnv(h, s.bk, s.bk ? s.nbk : 0);
+	h = fnv(h, warps_set, LEN(warps_set));
+	h = fnv(h, s.stages, s.stages ? s.nstages : 0);
+	return h;
+}
+
+/* ---- pruning --------------------------------------------------------- */
+
+static bool
+too_big(int block, int64_t dim, int smallest)
+{
+	int64_t lim = pow2_ceil(dim);
+
+	return block > lim && block > smallest;
+}
+
+int64_t
+cost_smem_bytes(const Problem *p, const TileConfig *c)
+{
+	if (p->kind != KK_MATMUL && p->kind != KK_MATMUL_EPILOGUE)
+		return 0;
+	return ((int64_t)c->bm * c->bk + (int64_t)c->bk * c->bn) * c->stages *
+	    (int64_t)ir_dtype_size(p->dt);
+}
+
+int64_t
+cost_regs(const Problem *p, const TileConfig *c)
+{
+	int64_t words = (int64_t)ir_dtype_size(p->dt) / 4;   /* 32-bit words per element */
+	int64_t threads = 32 * (int64_t)c->warps;
+	int64_t tile = (int64_t)c->bm * c->bn * words;
+
+	if (p->kind == KK_MATMUL || p->kind == KK_MATMUL_EPILOGUE)
+		return cdiv(tile, threads) +
+		    cdiv(((int64_t)c->bm * c->bk + (int64_t)c->bk * c->bn) * words, threads) + 32;
+	return 2 * cdiv(tile, threads) + 32;
+}
+
+PruneReason
+cost_prune(const Target *t, const Problem *p, const TileConfig *c)
+{
+	Space s = space_of(p->kind);
+	int64_t threads = 32 * (int64_t)c->warps;
+	double reglim = t->regs_per_thread;
+
+	if (too_big(c->bm, p->m, s.bm[0]))
+		return PR_BLOCK;
+	if (s.bn && too_big(c->bn, p->n, s.bn[0]))
+		return PR_BLOCK;
+	if (s.bk && too_big(c->bk, p->k, s.bk[0]))
+		return PR_BLOCK;
+	if ((double)cost_smem_bytes(p, c) > t->smem_kb * 1024.0)
+		return PR_SMEM;
+	if (t->regs_per_sm / (double)threads < reglim)
+		reglim = t->regs_per_sm / (double)threads;
+	if ((double)cost_regs(p, c) > reglim)
+		return PR_REGS;
+	return PR_NONE;
+}
+
+/* ---- scores ---------------------------------------------------------- */
+
+void
+cost_score(const Target *t, DType dt, const Traffic *tr, Score *s)
+{
+	double tc = dt == DT_F64 ? t->tc_tflops_f64 : t->tc_tflops_f32;
+	double vec = dt == DT_F64 ? t->vec_tflops_f64 : t->vec_tflops_f32;
+	double pad = tr->pad_mm_flops + tr->pad_vec_flops;
+	double sms = t->sms >= 1 ? t->sms : 1;
+
+	memset(s, 0, sizeof *s);
+	/* GB/s = 1e6 bytes per ms; TFLOP/s = 1e9 flops per ms */
+	s->mem = ((double)tr->loaded + (double)tr->stored) / (t->hbm_gbs * 1e6);
+	s->comp = (double)tr->mm_flops / (tc * 1e9) +
+	    (double)(tr->flops - tr->mm_flops) / (vec * 1e9);
+	s->waste = tr->pad_mm_flops / (tc * 1e9) + tr->pad_vec_flops / (vec * 1e9);
+	s->waves = (int64_t)((double)tr->programs / sms);
+	if ((double)s->waves * sms < (double)tr->programs)
+		s->waves++;
+	s->launch = (t->launch_us + (double)s->waves * t->wave_us) / 1e3;
+	s->total = s->mem + s->comp + s->waste + s->launch;
+	if ((double)tr->flops + pad > 0)
+		s->padding_pct = 100.0 * pad / ((double)tr->flops + pad);
+}

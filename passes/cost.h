@@ -1,0 +1,137 @@
+/*
+ * cost.h: the analytic traffic and cost model that autotune scores with.
+ *
+ * cost_traffic() computes, in closed form, the bytes a kernel's programs
+ * load and store and the flops they do for one tile configuration, by the
+ * traffic contract that lower-tiled and the tile executor follow (every
+ * unmasked element of every executed load or store, re-reads included; see
+ * docs/passes.md "autotune").  A test asserts that these numbers equal the
+ * executor's KernelStats, so this header is the one place both sides meet.
+ * The rest turns traffic into estimated milliseconds for a target profile
+ * (bandwidth, peaks, shared memory, registers, launch overheads) and says
+ * which configurations a target cannot run.  Nothing here reads a clock.
+ */
+#ifndef AICM_COST_H
+#define AICM_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+/* One tile configuration.  0 means "does not apply to this kind" (BK and
+ * stages outside matmul kinds) or "not given" (split). */
+typedef struct TileConfig {
+	int bm, bn, bk, warps, stages, split;
+} TileConfig;
+
+/* What a kernel's programs do for one configuration. */
+typedef struct Traffic {
+	bool ok;                     /* false: a size overflowed int64 */
+	int64_t grid[3];
+	int64_t programs;
+	int64_t loaded, stored;      /* bytes, unmasked elements only */
+	int64_t flops;               /* useful flops (unmasked results) */
+	int64_t mm_flops;            /* the matmul's share of flops */
+	double pad_mm_flops;         /* flops the masked lanes of boundary tiles */
+	double pad_vec_flops;        /*   would do: the matmul's and the rest */
+} Traffic;
+
+/* The problem a kernel poses, as the cost model sees it.
+ * matmul kinds: batch, m, n, k of the matmul.  elementwise, opaque: m rows
+ * (every dimension but the last, flattened), n the last dimension.
+ * reduction: m output positions, n the reduced length (a full reduction:
+ * m = 1, n = all elements).  row_reduction: m rows, n the row length. */
+typedef struct Problem {
+	KernelKind kind;
+	int first, last;             /* node range */
+	DType dt;
+	int64_t batch, m, n, k;
+	bool full_reduce;            /* reduction kind without an axis */
+	bool ok;                     /* false: not a shape this model knows */
+} Problem;
+
+/* A kernel's model, built once and asked for many configurations (the
+ * fast path autotune uses; the functions below build one per call). */
+typedef struct CostModel CostModel;
+
+/* cost.c: traffic */
+CostModel *cost_model_new(const Graph *g, int kernel);
+CostModel *cost_model_range(const Graph *g, KernelKind kind, int first, int last);
+void cost_model_free(CostModel *m);
+const Problem *cost_model_problem(const CostModel *m);
+void cost_model_traffic(const CostModel *m, const TileConfig *c, Traffic *out);
+/* The kind lower-tiled gives a single op outside any kernel. */
+KernelKind cost_single_kind(OpId op);
+void cost_problem(const Graph *g, KernelKind kind, int first, int last, Problem *p);
+/* Traffic of kernel `kernel` of g (its own split attribute applies when c's
+ * split is 0). */
+void cost_traffic(const Graph *g, int kernel, const TileConfig *c, Traffic *out);
+/* Traffic of node `node` run alone, as lower-tiled's single-op kernel. */
+void cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out);
+/* Traffic of nodes first..last taken as one kernel of the given kind. */
+void cost_traffic_range(const Graph *g, KernelKind kind, int first, int last,
+    const TileConfig *c, Traffic *out);
+
+/* ---- targets --------------------------------------------------------- */
+
+/* TARGET_PARAM(field, option key, help): every constant of a profile, in
+ * the order printed and hashed. */
+#define COST_TARGET_PARAMS(X)                                                  \
+	X(hbm_gbs, "hbm-gbs", "global memory bandwidth, GB/s")                      \
+	X(sms, "sms", "streaming multiprocessors (cpu: cores)")                     \
+	X(smem_kb, "smem-kb", "shared memory one program may use, KB (1024 B)")     \
+	X(regs_per_sm, "regs-per-sm", "32-bit registers per SM")                    \
+	X(regs_per_thread, "regs-per-thread", "32-bit registers one thread may use") \
+	X(tc_tflops_f64, "tc-tflops-f64", "matmul peak, f64, TFLOP/s")              \
+	X(tc_tflops_f32, "tc-tflops-f32", "matmul peak, f32 (TF32 tensor cores), TFLOP/s") \
+	X(vec_tflops_f64, "vec-tflops-f64", "other flops' peak, f64, TFLOP/s")      \
+	X(vec_tflops_f32, "vec-tflops-f32", "other flops' peak, f32, TFLOP/s")      \
+	X(launch_us, "launch-us", "overhead per kernel launch, us")                 \
+	X(wave_us, "wave-us", "overhead per wave of programs, us")
+
+typedef struct Target {
+	const char *name;
+#define X(f, key, help) double f;
+	COST_TARGET_PARAMS(X)
+#undef X
+} Target;
+
+enum { COST_NPARAMS = 11 };
+extern const Target cost_targets[];            /* {0}-terminated */
+extern const char *const cost_param_keys[COST_NPARAMS];
+const Target *cost_target_lookup(const char *name);
+double *cost_target_param(Target *t, int i);
+double cost_target_param_get(const Target *t, int i);
+
+/* ---- configuration spaces and pruning -------------------------------- */
+
+typedef enum PruneReason {
+	PR_NONE, PR_BLOCK, PR_SMEM, PR_REGS, PR_COUNT
+} PruneReason;
+
+extern const char *const cost_prune_names[PR_COUNT];
+
+/* The candidates of a kind in generation order; returns their count
+ * (COST_MAX_SPACE at most).  Only row_reduction's space depends on p. */
+enum { COST_MAX_SPACE = 576 };
+int cost_space(const Problem *p, TileConfig *out);
+/* A hash of a kind's space definition (changes when the space changes). */
+uint64_t cost_space_hash(KernelKind kind);
+/* The registers per thread a configuration needs (docs/passes.md). */
+int64_t cost_regs(const Problem *p, const TileConfig *c);
+int64_t cost_smem_bytes(const Problem *p, const TileConfig *c);
+PruneReason cost_prune(const Target *t, const Problem *p, const TileConfig *c);
+
+/* ---- scores ---------------------------------------------------------- */
+
+typedef struct Score {
+	double mem, comp, waste, launch;   /* ms */
+	double total;
+	double padding_pct;                /* padded / (useful + padded) flops */
+	int64_t waves;
+} Score;
+
+void cost_score(const Target *t, DType dt, const Traffic *tr, Score *s);
+
+#endif
