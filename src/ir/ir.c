@@ -369,18 +369,17 @@ ir_reorder(Graph *g, const int *perm)
 	}
 	memcpy(g->nodes, nodes, sizeof *nodes * (size_t)n);
 	free(nodes);
-	for (int k = 0; k < g->nkernels; k++) {
-		Kernel *kn = &g->kernels[k];
-		int lo = n, hi = -1;
+	/* one sweep, not one per kernel: fuse makes a kernel per op */
+	for (int k = 0; k < g->nkernels; k++)
+		g->kernels[k].first = g->kernels[k].last = -1;
+	for (int i = 0; i < n; i++) {
+		int k = g->nodes[i].kernel;
 
-		for (int i = 0; i < n; i++)
-			if (g->nodes[i].kernel == k) {
-				if (i < lo)
-					lo = i;
-				hi = i;
-			}
-		kn->first = hi < 0 ? -1 : lo;
-		kn->last = hi;
+		if (k < 0 || k >= g->nkernels)
+			continue;
+		if (g->kernels[k].first < 0)
+			g->kernels[k].first = i;
+		g->kernels[k].last = i;
 	}
 	for (int i = 0; i < g->nret; i++)
 		g->ret[i] = inv[g->ret[i]];

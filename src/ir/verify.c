@@ -5,8 +5,10 @@
  * verifier is the net under the passes (QBE's ssacheck between phases):
  * SSA order, arity and attributes against the op table, every type that can
  * be checked against the shape rules, kernels as contiguous non-empty runs
- * with unique names and no sources, and a valid return list.
+ * with unique names and no sources, each true to its kind (DESIGN §6) with
+ * its root as its only output, and a valid return list.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pass.h"
@@ -76,18 +78,45 @@ verify_node(const Graph *g, int i, Diag *d)
 }
 
 static int
+by_name(const void *a, const void *b)
+{
+	const Kernel *x = *(const Kernel *const *)a, *y = *(const Kernel *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+/* dup[k]: an earlier kernel has k's name.  Sorted, not pairwise: after
+ * fuse a graph of n ops may have n kernels. */
+static char *
+duplicate_names(const Graph *g)
+{
+	const Kernel **s = xmalloc(sizeof *s * ((size_t)g->nkernels + 1));
+	char *dup = xcalloc((size_t)g->nkernels + 1, 1);
+
+	for (int k = 0; k < g->nkernels; k++)
+		s[k] = &g->kernels[k];
+	qsort(s, (size_t)g->nkernels, sizeof *s, by_name);
+	for (int k = 1; k < g->nkernels; k++)
+		if (!strcmp(s[k]->name, s[k - 1]->name))
+			dup[s[k] - g->kernels] = 1;
+	free(s);
+	return dup;
+}
+
+static int
 verify_kernels(const Graph *g, Diag *d)
 {
 	int bad = 0;
+	char *dup = duplicate_names(g);
 
 	for (int k = 0; k < g->nkernels; k++) {
 		const Kernel *kn = &g->kernels[k];
 
-		for (int j = 0; j < k; j++)
-			if (!strcmp(g->kernels[j].name, kn->name)) {
-				diag_error(d, kn->nameloc, "redefinition of kernel '@%s'", kn->name);
-				bad++;
-			}
+		if (dup[k]) {
+			diag_error(d, kn->nameloc, "redefinition of kernel '@%s'", kn->name);
+			bad++;
+		}
 		if (kn->first < 0 || kn->last < kn->first || kn->last >= g->nnodes) {
 			diag_error(d, kn->loc, "kernel '@%s' is empty", kn->name);
 			bad++;
@@ -116,6 +145,176 @@ verify_kernels(const Graph *g, Diag *d)
 			bad++;
 		}
 	}
+	free(dup);
+	return bad;
+}
+
+/* ---- kernel kinds (DESIGN §6; the fuse pass's output is held to them) -- */
+
+static const char *const kind_rule[KK_COUNT] = {
+	[KK_MATMUL_EPILOGUE] = "a matmul, then elementwise ops, then at most one reduction",
+	[KK_MATMUL] = "one matmul alone",
+	[KK_ELEMENTWISE] = "elementwise ops only",
+	[KK_REDUCTION] = "elementwise ops ending in one reduction",
+	[KK_ROW_REDUCTION] = "elementwise ops and reductions along the last axis",
+	[KK_OPAQUE] = "one layout op alone",
+};
+
+static bool
+same_shape(const Type *a, const Type *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dim[i] != b->dim[i])
+			return false;
+	return true;
+}
+
+/* Whether reduction n reduces its operand's last axis and no other. */
+static bool
+last_axis_only(const Graph *g, const Node *n)
+{
+	int rank = g->nodes[n->in[0]].type.rank, ax = ir_reduce_axis(n, rank);
+
+	return rank >= 1 && (ax == rank - 1 || (ax < 0 && rank == 1));
+}
+
+/* The ops of kernel k against its kind's rules; shapes against its
+ * iteration shape (the root's, or a reduction root's operand's) when the
+ * structure is right and the types are known. */
+static int
+verify_kernel_kind(const Graph *g, int k, Diag *d)
+{
+	const Kernel *kn = &g->kernels[k];
+	const Node *root = &g->nodes[kn->last], *mm = NULL;
+	KernelKind kk = kn->kind;
+	const char *kind = ir_kernel_kinds[kk];
+	char s1[IR_TYPE_STR], s2[IR_TYPE_STR];
+	int bad = 0;
+	Type iter;
+
+	for (int i = kn->first; i <= kn->last; i++) {
+		const Node *n = &g->nodes[i];
+		OpClass c = ir_ops[n->op].cls;
+		bool ok;
+
+		switch (c) {
+		case OC_CONTRACTION:
+			ok = kk == KK_MATMUL || kk == KK_MATMUL_EPILOGUE;
+			break;
+		case OC_LAYOUT:
+			ok = kk == KK_OPAQUE;
+			break;
+		case OC_REDUCTION:
+			ok = kk == KK_REDUCTION || kk == KK_ROW_REDUCTION || kk == KK_MATMUL_EPILOGUE;
+			break;
+		default:
+			ok = kk != KK_MATMUL && kk != KK_OPAQUE;
+			break;
+		}
+		if (!ok) {
+			diag_error(d, n->oploc, "kernel '@%s' is [%s] but holds '%%%s', a '%s'; "
+			    "a [%s] kernel is %s", kn->name, kind, n->name, ir_ops[n->op].name, kind,
+			    kind_rule[kk]);
+			bad++;
+		} else if (c == OC_CONTRACTION && mm) {
+			diag_error(d, n->oploc, "kernel '@%s' holds a second matmul '%%%s' (the first "
+			    "is '%%%s'); a kernel holds at most one", kn->name, n->name, mm->name);
+			bad++;
+		} else if (c == OC_CONTRACTION && i != kn->first) {
+			diag_error(d, n->oploc, "matmul '%%%s' is not the first op of kernel '@%s'; "
+			    "a matmul must head its kernel", n->name, kn->name);
+			bad++;
+		} else if (c == OC_REDUCTION && kk != KK_ROW_REDUCTION && i != kn->last) {
+			diag_error(d, n->oploc, "reduction '%%%s' is not the last op of [%s] kernel "
+			    "'@%s'; nothing may follow a reduction outside row_reduction", n->name,
+			    kind, kn->name);
+			bad++;
+		} else if (c == OC_REDUCTION && kk == KK_ROW_REDUCTION && !last_axis_only(g, n)) {
+			diag_error(d, n->oploc, "reduction '%%%s' in row_reduction kernel '@%s' does "
+			    "not reduce exactly the last axis", n->name, kn->name);
+			bad++;
+		} else if (c == OC_REDUCTION && kk == KK_ROW_REDUCTION && i != kn->last &&
+		    !n->at.keepdims) {
+			diag_error(d, n->oploc, "reduction '%%%s' in row_reduction kernel '@%s' needs "
+			    "keepdims=True: its rows are broadcast back over the kernel", n->name,
+			    kn->name);
+			bad++;
+		}
+		if (c == OC_CONTRACTION && !mm)
+			mm = n;
+	}
+	if (bad)
+		return bad;
+	if ((kk == KK_MATMUL || kk == KK_OPAQUE) && kn->last > kn->first) {
+		diag_error(d, kn->nameloc, "kernel '@%s' is [%s] but holds %d ops; a [%s] kernel "
+		    "is %s", kn->name, kind, kn->last - kn->first + 1, kind, kind_rule[kk]);
+		return 1;
+	}
+	if (kk == KK_MATMUL_EPILOGUE && g->nodes[kn->first].op != OP_MATMUL) {
+		diag_error(d, kn->nameloc, "kernel '@%s' is [matmul_epilogue] but its first op "
+		    "'%%%s' is not a matmul", kn->name, g->nodes[kn->first].name);
+		return 1;
+	}
+	if (kk == KK_REDUCTION && ir_ops[root->op].cls != OC_REDUCTION) {
+		diag_error(d, kn->nameloc, "kernel '@%s' is [reduction] but its last op '%%%s' "
+		    "is not a reduction; a [reduction] kernel is %s", kn->name, root->name,
+		    kind_rule[kk]);
+		return 1;
+	}
+	iter = ir_ops[root->op].cls == OC_REDUCTION ? g->nodes[root->in[0]].type : root->type;
+	if (iter.rank < 0)
+		return 0;
+	for (int i = kn->first; i <= kn->last; i++) {
+		const Node *n = &g->nodes[i];
+		bool red = ir_ops[n->op].cls == OC_REDUCTION;
+		const Type *t = red && i != kn->last ? &g->nodes[n->in[0]].type : &n->type;
+
+		if (t->rank < 0 || (red && i == kn->last) || same_shape(t, &iter))
+			continue;
+		diag_error(d, n->loc, red ? "'%%%s' reduces a %s operand, but kernel '@%s' "
+		    "iterates over %s" : "'%%%s' is %s, but kernel '@%s' iterates over %s",
+		    n->name, ir_shape_str(t, s1), kn->name, ir_shape_str(&iter, s2));
+		bad++;
+	}
+	return bad;
+}
+
+/* Every kernel against its kind, and its single output: a value made
+ * inside a kernel is seen outside only if it is the kernel's root. */
+static int
+verify_kernel_kinds(const Graph *g, Diag *d)
+{
+	int bad = 0;
+
+	for (int k = 0; k < g->nkernels; k++)
+		bad += verify_kernel_kind(g, k, d);
+	for (int i = 0; i < g->nnodes; i++) {
+		const Node *n = &g->nodes[i];
+
+		for (int j = 0; j < n->nin; j++) {
+			const Node *p = &g->nodes[n->in[j]];
+			const Kernel *kp = p->kernel >= 0 ? &g->kernels[p->kernel] : NULL;
+
+			if (kp && n->kernel != p->kernel && n->in[j] != kp->last) {
+				diag_error(d, n->inloc[j], "'%%%s' is used outside kernel '@%s', but "
+				    "only its root '%%%s' leaves it", p->name, kp->name,
+				    g->nodes[kp->last].name);
+				bad++;
+			}
+		}
+	}
+	for (int i = 0; i < g->nret; i++) {
+		const Node *p = &g->nodes[g->ret[i]];
+		const Kernel *kp = p->kernel >= 0 ? &g->kernels[p->kernel] : NULL;
+
+		if (kp && g->ret[i] != kp->last) {
+			diag_error(d, g->retloc, "'return' names '%%%s', but only kernel '@%s''s root "
+			    "'%%%s' leaves it", p->name, kp->name, g->nodes[kp->last].name);
+			bad++;
+		}
+	}
 	return bad;
 }
 
@@ -136,5 +335,7 @@ ir_verify(const Graph *g, Diag *d)
 			diag_error(d, g->retloc, "'return' names a value that does not exist");
 			bad++;
 		}
+	if (bad == 0)                /* the kind rules assume sound nodes, kernels, return */
+		bad += verify_kernel_kinds(g, d);
 	return bad;
 }

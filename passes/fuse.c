@@ -1,0 +1,668 @@
+/*
+ * fuse.c: partition the compute ops into kernels (DESIGN §6).
+ *
+ * The algorithm is the one DESIGN spells out so that every implementation
+ * gives the same answer: compute ops are visited in reverse definition
+ * order; one not yet in a kernel becomes the root of a new one, and the
+ * kernel then grows breadth-first from its root: each op, in the order it
+ * joined, offers its producers in operand order, and a producer joins when
+ * every rule of the table in docs/passes.md allows it.  A producer refused
+ * because one of its consumers is not in yet is offered again by that
+ * consumer when it joins, so the order of joins (which max-ops and the
+ * matmul-first rule see) is fixed by the graph alone.
+ *
+ * Every rule but "all consumers inside" only gets stricter as a kernel
+ * grows, and that one is settled by the last consumer to join; so an edge
+ * left unfused fails some rule on the final partition too.  That lets
+ * explain (and the report's tally) re-ask the same check() afterwards, with
+ * the words, instead of logging the search; the AICM_BUG there guards the
+ * argument.
+ *
+ * Kernels written in the input are kept as they are and never grow.  New
+ * kernels are numbered in printed order with names no input kernel has,
+ * and the node array is reordered so each kernel's ops sit together, in
+ * definition order, where its root was.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+typedef enum Rule {
+	R_OK,
+	R_F1,        /* a consumer outside the kernel */
+	R_F2,        /* a source */
+	R_F3,        /* not the iteration shape */
+	R_F4A,       /* a matmul takes no producers */
+	R_F4B,       /* nothing follows a reduction (unless row-fusion) */
+	R_F4C,       /* one matmul per kernel */
+	R_F4D,       /* layout ops run alone */
+	R_F4E,       /* the matmul is the kernel's first op */
+	R_F4F,       /* no matmul in a row_reduction */
+	R_F5,        /* max-ops */
+	R_F6,        /* matmul-reduce is off */
+	R_F7,        /* a graph output */
+	R_F8,        /* a kernel written in the input */
+	R_COUNT
+} Rule;
+
+static const char *const rule_id[R_COUNT] = {
+	"", "F1", "F2", "F3", "F4a", "F4b", "F4c", "F4d", "F4e", "F4f", "F5", "F6", "F7", "F8",
+};
+
+typedef struct Part {
+	int root;
+	int nops;
+	int mm;                      /* its matmul, or -1 */
+	int minidx;                  /* its lowest node index */
+	int nrow;                    /* reductions that joined under row-fusion */
+	Type iter;                   /* the iteration shape */
+	int given;                   /* the input's kernel index, or -1 */
+	KernelKind kind;
+	const char *name;
+} Part;
+
+typedef struct Fuse {
+	Graph *g;
+	Users u;
+	int *nuse;                   /* distinct consumers of each node */
+	int *part;                   /* each node's partition; -1: none (yet) */
+	int *mark, *cnt;             /* cnt[i] consumers of i joined partition mark[i] */
+	int *allin;                  /* the partition of all of i's consumers, or -1 */
+	char *isret;                 /* named by 'return' */
+	Part *parts;
+	int nparts, capparts;
+	bool final;                  /* partition done: check() reads allin */
+	bool row, mmred;
+	int64_t maxops;
+} Fuse;
+
+static bool
+is(const Graph *g, int i, OpClass c)
+{
+	return ir_ops[g->nodes[i].op].cls == c;
+}
+
+static bool
+same_shape(const Type *a, const Type *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dim[i] != b->dim[i])
+			return false;
+	return true;
+}
+
+/* Whether reduction i reduces its operand's last axis and no other. */
+static bool
+last_axis_only(const Graph *g, int i)
+{
+	const Node *n = &g->nodes[i];
+	int rank = g->nodes[n->in[0]].type.rank, ax = ir_reduce_axis(n, rank);
+
+	return rank >= 1 && (ax == rank - 1 || (ax < 0 && rank == 1));
+}
+
+static int
+new_part(Fuse *f, int root, int given)
+{
+	Part *k;
+
+	if (f->nparts == f->capparts) {
+		f->capparts = f->capparts ? 2 * f->capparts : 16;
+		f->parts = xrealloc(f->parts, sizeof *f->parts * (size_t)f->capparts);
+	}
+	k = &f->parts[f->nparts];
+	memset(k, 0, sizeof *k);
+	k->root = root;
+	k->mm = -1;
+	k->minidx = root;
+	k->given = given;
+	return f->nparts++;
+}
+
+/* Puts node p into partition k and counts it as a consumer of its operands. */
+static void
+join(Fuse *f, int k, int p, bool relaxed)
+{
+	const Node *n = &f->g->nodes[p];
+	Part *K = &f->parts[k];
+
+	f->part[p] = k;
+	K->nops++;
+	if (p < K->minidx)
+		K->minidx = p;
+	if (n->op == OP_MATMUL)
+		K->mm = p;
+	if (relaxed)
+		K->nrow++;
+	for (int j = 0; j < n->nin; j++) {
+		int q = n->in[j];
+
+		if (j == 1 && q == n->in[0])
+			continue;
+		if (f->mark[q] != k) {
+			f->mark[q] = k;
+			f->cnt[q] = 0;
+		}
+		f->cnt[q]++;
+	}
+}
+
+#define WHY(...) (why ? snprintf(why, nwhy, __VA_ARGS__) : 0)
+
+/*
+ * Whether producer p may join partition k, which holds its consumer c;
+ * R_OK or the first rule that forbids it, in the order of the table in
+ * docs/passes.md.  With why, also the reason in words.  *relaxed: p joins
+ * as a row reduction, exempt from the shape rule.
+ */
+static Rule
+check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
+{
+	const Graph *g = f->g;
+	const Node *P = &g->nodes[p], *C = &g->nodes[c];
+	const Part *K = &f->parts[k];
+	const Node *R = &g->nodes[K->root];
+	char s1[IR_TYPE_STR], s2[IR_TYPE_STR];
+	bool consumers_in;
+
+	*relaxed = false;
+	if (K->given >= 0 || (f->part[p] >= 0 && f->parts[f->part[p]].given >= 0)) {
+		const Part *G = K->given >= 0 ? K : &f->parts[f->part[p]];
+
+		WHY("%%%s is in kernel @%s, written in the input; fuse keeps such kernels "
+		    "as they are", K->given >= 0 ? C->name : P->name, G->name);
+		return R_F8;
+	}
+	if (is(g, p, OC_SOURCE)) {
+		WHY("%%%s is a source ('%s'); its value lives in memory anyway", P->name,
+		    ir_ops[P->op].name);
+		return R_F2;
+	}
+	if (f->isret[p]) {
+		WHY("%%%s is a graph output ('return' names it); a kernel writes only its root",
+		    P->name);
+		return R_F7;
+	}
+	consumers_in = f->final ? f->allin[p] == k : f->mark[p] == k && f->cnt[p] == f->nuse[p];
+	if (!consumers_in) {
+		if (why) {
+			int m = snprintf(why, nwhy, "%%%s has %d consumers (", P->name, f->nuse[p]);
+			int shown = 0;
+
+			for (int u = f->u.start[p]; u < f->u.start[p + 1]; u++) {
+				if (u > f->u.start[p] && f->u.user[u] == f->u.user[u - 1])
+					continue;
+				if (shown == 4) {
+					m += snprintf(why + m, nwhy - (size_t)m, ", ...");
+					break;
+				}
+				m += snprintf(why + m, nwhy - (size_t)m, "%s%%%s", shown ? ", " : "",
+				    g->nodes[f->u.user[u]].name);
+				shown++;
+			}
+			snprintf(why + m, nwhy - (size_t)m, "); fusing would duplicate computation");
+		}
+		return R_F1;
+	}
+	if (C->op == OP_MATMUL) {
+		WHY("%%%s is a matmul; a matmul takes no producers (it only heads a kernel)",
+		    C->name);
+		return R_F4A;
+	}
+	if (is(g, p, OC_LAYOUT) || is(g, c, OC_LAYOUT)) {
+		const Node *L = is(g, p, OC_LAYOUT) ? P : C;
+
+		WHY("%%%s is a layout op ('%s'); layout ops run alone, in an opaque kernel",
+		    L->name, ir_ops[L->op].name);
+		return R_F4D;
+	}
+	if (is(g, p, OC_REDUCTION)) {
+		const Type *in = &g->nodes[P->in[0]].type;
+
+		if (!f->row) {
+			WHY("%%%s is a reduction; nothing may follow a reduction in its kernel "
+			    "(row-fusion is off)", P->name);
+			return R_F4B;
+		}
+		if (!last_axis_only(g, p)) {
+			WHY("%%%s does not reduce exactly the last axis; row-fusion fuses only "
+			    "reductions along the last axis", P->name);
+			return R_F4B;
+		}
+		if (!P->at.keepdims) {
+			WHY("%%%s has no keepdims=True; row-fusion fuses only reductions that "
+			    "keep the reduced axis", P->name);
+			return R_F4B;
+		}
+		if (!same_shape(in, &K->iter)) {
+			WHY("%%%s reduces a %s operand, but the kernel iterates over %s", P->name,
+			    ir_shape_str(in, s1), ir_shape_str(&K->iter, s2));
+			return R_F4B;
+		}
+		if (ir_ops[R->op].cls == OC_REDUCTION && !last_axis_only(g, K->root)) {
+			WHY("the kernel's root %%%s does not reduce exactly the last axis; a "
+			    "row_reduction kernel works along rows", R->name);
+			return R_F4B;
+		}
+		if (K->mm >= 0) {
+			WHY("the kernel holds matmul %%%s; a row_reduction kernel holds no matmul",
+			    g->nodes[K->mm].name);
+			return R_F4F;
+		}
+		*relaxed = true;
+	}
+	if (!*relaxed && !same_shape(&P->type, &K->iter)) {
+		WHY("%%%s is %s, but the kernel of %%%s iterates over %s", P->name,
+		    ir_shape_str(&P->type, s1), R->name, ir_shape_str(&K->iter, s2));
+		return R_F3;
+	}
+	if (P->op == OP_MATMUL) {
+		if (is(g, c, OC_REDUCTION) && !f->mmred) {
+			WHY("reduction %%%s consumes matmul %%%s directly; matmul-reduce is off "
+			    "(fuse{matmul-reduce=true} allows it)", C->name, P->name);
+			return R_F6;
+		}
+		if (K->mm >= 0) {
+			WHY("the kernel already holds matmul %%%s; a kernel holds at most one",
+			    g->nodes[K->mm].name);
+			return R_F4C;
+		}
+		if (K->nrow > 0) {
+			WHY("the kernel is a row_reduction (row-fusion joined its reductions); "
+			    "a row_reduction kernel holds no matmul");
+			return R_F4F;
+		}
+		if (K->minidx < p) {
+			WHY("%%%s is defined before %%%s; a matmul must be its kernel's first op",
+			    g->nodes[K->minidx].name, P->name);
+			return R_F4E;
+		}
+	} else if (K->mm >= 0 && p < K->mm) {
+		WHY("%%%s is defined before matmul %%%s; a matmul must be its kernel's first op",
+		    P->name, g->nodes[K->mm].name);
+		return R_F4E;
+	}
+	if (f->maxops > 0 && K->nops >= f->maxops) {
+		WHY("the kernel of %%%s already has %d ops (max-ops=%lld)", R->name, K->nops,
+		    (long long)f->maxops);
+		return R_F5;
+	}
+	return R_OK;
+}
+
+/* Grows partition k from its root, breadth-first; queue has room for all
+ * nodes. */
+static void
+grow(Fuse *f, int k, int *queue)
+{
+	const Graph *g = f->g;
+	Part *K = &f->parts[k];
+	const Node *r = &g->nodes[K->root];
+	int head = 0, tail = 0;
+
+	K->iter = is(g, K->root, OC_REDUCTION) ? g->nodes[r->in[0]].type : r->type;
+	join(f, k, K->root, false);
+	queue[tail++] = K->root;
+	while (head < tail) {
+		int c = queue[head++];
+		const Node *n = &g->nodes[c];
+
+		for (int j = 0; j < n->nin; j++) {
+			int p = n->in[j];
+			bool relaxed;
+
+			if (f->part[p] >= 0 || (j == 1 && p == n->in[0]))
+				continue;
+			if (check(f, k, c, p, &relaxed, NULL, 0) == R_OK) {
+				join(f, k, p, relaxed);
+				queue[tail++] = p;
+			}
+		}
+	}
+}
+
+static KernelKind
+kind_of(const Fuse *f, const Part *K)
+{
+	if (K->mm >= 0)
+		return K->nops == 1 ? KK_MATMUL : KK_MATMUL_EPILOGUE;
+	if (is(f->g, K->root, OC_LAYOUT))
+		return KK_OPAQUE;
+	if (K->nrow > 0)
+		return KK_ROW_REDUCTION;
+	if (is(f->g, K->root, OC_REDUCTION))
+		return KK_REDUCTION;
+	return KK_ELEMENTWISE;
+}
+
+/* What fusing p into its consumer would save: its tensor, written once
+ * and read once; -1 if that overflows. */
+static int64_t
+saved_bytes(const Graph *g, int p)
+{
+	int64_t n = ir_type_numel(&g->nodes[p].type), b;
+
+	if (n < 0 || __builtin_mul_overflow(n, (int64_t)(2 * ir_dtype_size(g->nodes[p].type.dt)), &b))
+		return -1;
+	return b;
+}
+
+/*
+ * Walks every producer->consumer edge between compute ops in different
+ * kernels, in the consumer's definition order, and asks check() why.  With
+ * d, one remark each (and a note at the producer); always tallies the rules
+ * and the bytes into tally[] and *bytes.
+ */
+static void
+unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
+{
+	const Graph *g = f->g;
+	char why[1024];
+
+	for (int c = 0; c < g->nnodes; c++) {
+		const Node *C = &g->nodes[c];
+
+		for (int j = 0; j < C->nin; j++) {
+			int p = C->in[j];
+			int64_t b;
+			bool relaxed;
+			Rule r;
+
+			if (is(g, p, OC_SOURCE) || f->part[p] == f->part[c] ||
+			    (j == 1 && p == C->in[0]))
+				continue;
+			r = check(f, f->part[c], c, p, &relaxed, why, sizeof why);
+			if (r == R_OK)
+				AICM_BUG("fuse left %%%s -> %%%s unfused though every rule allows it",
+				    g->nodes[p].name, C->name);
+			b = saved_bytes(g, p);
+			tally[r]++;
+			(*nedges)++;
+			if (b < 0 || __builtin_add_overflow(*bytes, b, bytes))
+				*bytes = INT64_MAX;
+			if (!d)
+				continue;
+			if (b >= 0)
+				diag_remark(d, C->inloc[j], "%%%s -> %%%s not fused [%s]: %s; fusing would "
+				    "save %lld bytes", g->nodes[p].name, C->name, rule_id[r], why,
+				    (long long)b);
+			else
+				diag_remark(d, C->inloc[j], "%%%s -> %%%s not fused [%s]: %s",
+				    g->nodes[p].name, C->name, rule_id[r], why);
+			diag_note(d, g->nodes[p].loc, "%%%s is defined here, in kernel @%s [%s]",
+			    g->nodes[p].name, f->parts[f->part[p]].name,
+			    ir_kernel_kinds[f->parts[f->part[p]].kind]);
+		}
+	}
+}
+
+/* Kernel names: kernel0, kernel1, ... in printed order, skipping the names
+ * of the input's kernels. */
+static const char *
+fresh_kernel_name(Graph *g, int *next)
+{
+	char buf[32];
+
+	for (;; (*next)++) {
+		bool used = false;
+
+		snprintf(buf, sizeof buf, "kernel%d", *next);
+		for (int k = 0; k < g->nkernels && !used; k++)
+			used = !strcmp(g->kernels[k].name, buf);
+		if (!used)
+			break;
+	}
+	(*next)++;
+	return arena_strndup(&g->arena, buf, strlen(buf));
+}
+
+/*
+ * Plans the new order: every new kernel's ops together, in definition
+ * order, where its root was (perm[new] = old, malloc'd).  Rebuilds the
+ * kernel array in that printed order and names the new kernels; the nodes
+ * keep their places until ir_reorder(perm), so explain can still walk the
+ * partition by the old indices.  given[k]: kernel k was in the input.
+ */
+static int *
+plan(Fuse *f, bool **given)
+{
+	Graph *g = f->g;
+	int n = g->nnodes, *start, *fill, *members, *perm, *kidx, m = 0, next = 0, nk = 0;
+	Kernel *ks;
+
+	/* each partition's members in definition order: a counting sort */
+	start = xcalloc((size_t)f->nparts + 1, sizeof(int));
+	for (int i = 0; i < n; i++)
+		if (f->part[i] >= 0)
+			start[f->part[i] + 1]++;
+	for (int k = 0; k < f->nparts; k++)
+		start[k + 1] += start[k];
+	fill = xmalloc(sizeof(int) * ((size_t)f->nparts + 1));
+	memcpy(fill, start, sizeof(int) * (size_t)f->nparts);
+	members = xmalloc(sizeof(int) * ((size_t)n + 1));
+	for (int i = 0; i < n; i++)
+		if (f->part[i] >= 0)
+			members[fill[f->part[i]]++] = i;
+	perm = xmalloc(sizeof(int) * ((size_t)n + 1));
+	for (int i = 0; i < n; i++) {
+		int k = f->part[i];
+
+		if (k < 0 || f->parts[k].given >= 0)
+			perm[m++] = i;
+		else if (i == f->parts[k].root)
+			for (int e = start[k]; e < start[k + 1]; e++)
+				perm[m++] = members[e];
+	}
+	if (m != n)
+		AICM_BUG("fuse placed %d of %d nodes", m, n);
+	/* kernels in printed order: new ones named, the input's copied */
+	kidx = xmalloc(sizeof(int) * ((size_t)f->nparts + 1));
+	ks = xcalloc((size_t)f->nparts + 1, sizeof *ks);
+	*given = xcalloc((size_t)f->nparts + 1, sizeof(bool));
+	for (int i = 0; i < n; i++) {
+		int k = f->part[perm[i]];
+
+		if (k < 0 || (i > 0 && f->part[perm[i - 1]] == k))
+			continue;
+		kidx[k] = nk;
+		if (f->parts[k].given >= 0) {
+			ks[nk] = g->kernels[f->parts[k].given];
+			(*given)[nk] = true;
+		} else {
+			ks[nk].name = fresh_kernel_name(g, &next);
+			ks[nk].kind = f->parts[k].kind;
+			f->parts[k].name = ks[nk].name;
+		}
+		nk++;
+	}
+	for (int i = 0; i < n; i++)
+		g->nodes[i].kernel = f->part[i] >= 0 ? kidx[f->part[i]] : -1;
+	free(g->kernels);
+	g->kernels = ks;
+	g->nkernels = nk;
+	g->capkernels = f->nparts + 1;
+	free(kidx);
+	free(members);
+	free(fill);
+	free(start);
+	return perm;
+}
+
+static void
+json_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', o);
+		fputc(*s, o);
+	}
+	fputc('"', o);
+}
+
+/* --report: the seed's line per kernel, in printed order, and the count. */
+static void
+report(const Graph *g, FILE *o, bool json, const int *tally, int64_t bytes, int nedges,
+    const bool *given)
+{
+	int ncomp = 0;
+
+	for (int i = 0; i < g->nnodes; i++)
+		ncomp += !is(g, i, OC_SOURCE);
+	if (json) {
+		fprintf(o, "{\"pass\": \"fuse\", \"compute_nodes\": %d, \"kernels\": [", ncomp);
+		for (int k = 0; k < g->nkernels; k++) {
+			const Kernel *K = &g->kernels[k];
+
+			fprintf(o, "%s{\"name\": ", k ? ", " : "");
+			json_str(o, K->name);
+			fprintf(o, ", \"kind\": \"%s\", \"from_input\": %s, \"ops\": [",
+			    ir_kernel_kinds[K->kind], given[k] ? "true" : "false");
+			for (int i = K->first; i <= K->last; i++) {
+				fprintf(o, "%s", i > K->first ? ", " : "");
+				json_str(o, g->nodes[i].name);
+			}
+			fprintf(o, "]}");
+		}
+		fprintf(o, "], \"unfused_edges\": %d, \"unfused_bytes\": %lld, \"rules\": {",
+		    nedges, (long long)bytes);
+		for (int r = 1, first = 1; r < R_COUNT; r++)
+			if (tally[r]) {
+				fprintf(o, "%s\"%s\": %d", first ? "" : ", ", rule_id[r], tally[r]);
+				first = 0;
+			}
+		fprintf(o, "}}\n");
+		return;
+	}
+	fprintf(o, "fuse: fusion groups (one kernel each):\n");
+	for (int k = 0; k < g->nkernels; k++) {
+		const Kernel *K = &g->kernels[k];
+
+		fprintf(o, "  %s [%s]", K->name, ir_kernel_kinds[K->kind]);
+		for (int i = K->first; i <= K->last; i++)
+			fprintf(o, "%s%%%s", i > K->first ? " -> " : " ", g->nodes[i].name);
+		fprintf(o, "%s\n", given[k] ? "  (written in the input)" : "");
+	}
+	fprintf(o, "  %d compute node%s -> %d kernel%s\n", ncomp, ncomp == 1 ? "" : "s",
+	    g->nkernels, g->nkernels == 1 ? "" : "s");
+	if (nedges) {
+		fprintf(o, "  %d edge%s not fused (", nedges, nedges == 1 ? "" : "s");
+		for (int r = 1, first = 1; r < R_COUNT; r++)
+			if (tally[r]) {
+				fprintf(o, "%s%s: %d", first ? "" : ", ", rule_id[r], tally[r]);
+				first = 0;
+			}
+		fprintf(o, "); fusing them would save %lld bytes\n", (long long)bytes);
+	}
+}
+
+/* requires: shapes; preserves: values, names, types, the input's kernels;
+ * changes: node order (each kernel contiguous), adds kernels */
+static int
+run(Graph *g, const PassArgs *args, Diag *d)
+{
+	Fuse f = {.g = g};
+	int n = g->nnodes, *queue, *perm, tally[R_COUNT] = {0}, nedges = 0;
+	int64_t bytes = 0;
+	bool explain = pass_bool(args, "explain"), *given;
+
+	if (pass_require_shapes(g, d, "fuse") != 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (g->nodes[i].tile) {
+			diag_error(d, g->nodes[i].loc, "%%%s is already a tiled kernel; fuse runs "
+			    "before lower-tiled (--pass=shape-infer,fuse,lower-tiled)", g->nodes[i].name);
+			return -1;
+		}
+	f.row = pass_bool(args, "row-fusion");
+	f.mmred = pass_bool(args, "matmul-reduce");
+	f.maxops = pass_int(args, "max-ops");
+	if (f.maxops < 0) {
+		diag_error(d, LOC_NONE, "fuse: option 'max-ops' must be 0 (unlimited) or more, "
+		    "found %lld", (long long)f.maxops);
+		return -1;
+	}
+	ir_users(g, &f.u);
+	f.nuse = xcalloc((size_t)n + 1, sizeof(int));
+	f.part = xmalloc(sizeof(int) * ((size_t)n + 1));
+	f.mark = xmalloc(sizeof(int) * ((size_t)n + 1));
+	f.cnt = xcalloc((size_t)n + 1, sizeof(int));
+	f.allin = xmalloc(sizeof(int) * ((size_t)n + 1));
+	f.isret = xcalloc((size_t)n + 1, 1);
+	queue = xmalloc(sizeof(int) * ((size_t)n + 1));
+	for (int i = 0; i < n; i++) {
+		f.part[i] = f.mark[i] = -1;
+		for (int u = f.u.start[i]; u < f.u.start[i + 1]; u++)
+			f.nuse[i] += u == f.u.start[i] || f.u.user[u] != f.u.user[u - 1];
+	}
+	for (int i = 0; i < g->nret; i++)
+		f.isret[g->ret[i]] = 1;
+	for (int k = 0; k < g->nkernels; k++) {
+		int p = new_part(&f, g->kernels[k].last, k);
+
+		f.parts[p].kind = g->kernels[k].kind;
+		f.parts[p].name = g->kernels[k].name;
+		for (int i = g->kernels[k].first; i <= g->kernels[k].last; i++)
+			f.part[i] = p;
+	}
+	for (int i = n - 1; i >= 0; i--)
+		if (f.part[i] < 0 && !is(g, i, OC_SOURCE))
+			grow(&f, new_part(&f, i, -1), queue);
+	for (int k = 0; k < f.nparts; k++)
+		if (f.parts[k].given < 0)
+			f.parts[k].kind = kind_of(&f, &f.parts[k]);
+	perm = plan(&f, &given);
+	/* the kernel every consumer of i is in, for check() on the result */
+	for (int i = 0; i < n; i++) {
+		int k0 = -1;
+
+		for (int u = f.u.start[i]; u < f.u.start[i + 1]; u++) {
+			int k = f.part[f.u.user[u]];
+
+			if (u == f.u.start[i])
+				k0 = k;
+			else if (k != k0)
+				k0 = -1;
+		}
+		f.allin[i] = k0;
+	}
+	f.final = true;
+	if (explain || args->report)
+		unfused_edges(&f, explain ? d : NULL, tally, &bytes, &nedges);
+	ir_reorder(g, perm);
+	if (args->report)
+		report(g, args->report, args->report_json, tally, bytes, nedges, given);
+	free(perm);
+	ir_users_free(&f.u);
+	free(given);
+	free(queue);
+	free(f.isret);
+	free(f.allin);
+	free(f.cnt);
+	free(f.mark);
+	free(f.part);
+	free(f.nuse);
+	free(f.parts);
+	return 0;
+}
+
+static const PassOpt opts[] = {
+	{"explain", PO_BOOL, "false", "a remark for every producer->consumer edge not fused, "
+	    "with its rule id (docs/passes.md), the reason and the bytes fusing would save"},
+	{"matmul-reduce", PO_BOOL, "false", "let a reduction consume a matmul directly"},
+	{"row-fusion", PO_BOOL, "false", "fuse softmax-like rows (last-axis reductions with "
+	    "keepdims=True and their broadcast consumers) into one row_reduction kernel"},
+	{"max-ops", PO_INT, "0", "at most this many ops per kernel (0: unlimited)"},
+	{0},
+};
+
+const Pass pass_fuse = {
+	.name = "fuse",
+	.summary = "partition compute ops into kernels (matmul epilogues, elementwise chains, "
+	    "reductions)",
+	.opts = opts,
+	.run = run,
+};
