@@ -16,9 +16,11 @@
 #include "pass.h"
 
 extern const Pass pass_shape_infer;
+extern const Pass pass_fuse;
 
 const Pass *const pass_registry[] = {
 	&pass_shape_infer,
+	&pass_fuse,
 	NULL,
 };
 
