@@ -1,0 +1,409 @@
+/*
+ * check_autotune.c: the cost model's traffic against the seed's figures and
+ * the traffic contract, the model's properties (padding pays, smaller tiles
+ * move more, bandwidth only lowers mem, what does not fit is never chosen),
+ * and the pass's determinism.  The last test prints how long scoring takes
+ * (docs/perf.md records it); it asserts nothing about time.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_aicm.h"
+#include "pass.h"
+#include "../passes/cost.h"
+
+static const char *seed =
+    "graph {\n"
+    "  %x = input() : (64, 48)\n"
+    "  %W = const() : (48, 32)\n"
+    "  %bias = const() : (32,)\n"
+    "  kernel @kernel0 [matmul_epilogue] {\n"
+    "    %mm = matmul(%x, %W) : (64, 32)\n"
+    "    %bias_add = add(%mm, %bias) : (64, 32)\n"
+    "    %relu = relu(%bias_add) : (64, 32)\n"
+    "    %rowsum = sum(%relu) : (64, 1) axis=1 keepdims=True\n"
+    "  }\n"
+    "}\n";
+
+static Graph *
+parse_ok(const char *src)
+{
+	char *msgs = NULL;
+	Graph *g = ck_parse(src, &msgs);
+
+	ck_assert_msg(g != NULL, "parse failed: %s", msgs ? msgs : "");
+	free(msgs);
+	return g;
+}
+
+static Graph *
+matmul_graph(int m, int k, int n, const char *dt)
+{
+	char src[512];
+
+	snprintf(src, sizeof src,
+	    "graph {\n  %%a = input() : (%d, %d)%s\n  %%b = input() : (%d, %d)%s\n"
+	    "  kernel @k [matmul] {\n    %%c = matmul(%%a, %%b) : (%d, %d)%s\n  }\n}\n",
+	    m, k, dt, k, n, dt, m, n, dt);
+	return parse_ok(src);
+}
+
+/* Runs `pipeline` on g; returns the printed IR (malloc'd) and the report in
+ * *report (malloc'd) when asked. */
+static char *
+run_pipeline(Graph *g, const char *pipeline, char **report, int *rc)
+{
+	Pipeline pl;
+	char *rbuf = NULL, *dbuf = NULL, *out;
+	size_t rn = 0, dn = 0, len;
+	FILE *rf = open_memstream(&rbuf, &rn), *df = open_memstream(&dbuf, &dn);
+	Diag d;
+	PassRun run = {.verify_each = true, .report = rf};
+
+	ck_assert_int_eq(pass_parse_pipeline(pipeline, &pl, df, "check"), 0);
+	diag_init(&d, "t.aicm", "", 0, df);
+	*rc = pass_run_pipeline(g, &pl, &run, &d);
+	pass_free_pipeline(&pl);
+	diag_free(&d);
+	fclose(rf);
+	fclose(df);
+	free(dbuf);
+	if (report)
+		*report = rbuf;
+	else
+		free(rbuf);
+	out = ir_print_str(g, &len);
+	return out;
+}
+
+/* ---- traffic: the seed's figures -------------------------------------- */
+
+START_TEST(test_traffic_seed_matmul)
+{
+	/* scenario 4: M=100 K=60 N=84 at 32x32x32, a matmul outside any kernel */
+	Graph *g = parse_ok("graph {\n  %a = input() : (100, 60)\n  %b = input() : (60, 84)\n"
+	    "  %c = matmul(%a, %b) : (100, 84)\n}\n");
+	TileConfig c = {32, 32, 32, 4, 3, 0};
+	Traffic t;
+
+	cost_traffic_node(g, 2, &c, &t);
+	ck_assert(t.ok);
+	ck_assert_int_eq(t.grid[0], 4);
+	ck_assert_int_eq(t.grid[1], 3);
+	ck_assert_int_eq(t.programs, 12);
+	ck_assert_int_eq(t.loaded, 305280);     /* 3 x 48,000 + 4 x 40,320 */
+	ck_assert_int_eq(t.stored, 67200);
+	ck_assert_int_eq(t.flops, 2 * 100 * 84 * 60);
+	ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_traffic_seed_chain)
+{
+	/* scenario 6: 24,576 + 12,288 + 256 loaded, 512 stored, one program */
+	Graph *g = parse_ok(seed);
+	TileConfig c = {64, 32, 16, 4, 3, 0};
+	Traffic t, r;
+
+	cost_traffic(g, 0, &c, &t);
+	ck_assert(t.ok);
+	ck_assert_int_eq(t.programs, 1);
+	ck_assert_int_eq(t.loaded, 37120);
+	ck_assert_int_eq(t.stored, 512);
+	/* flops: 2MNK + add + relu + sum */
+	ck_assert_int_eq(t.flops, 2 * 64 * 32 * 48 + 3 * 64 * 32);
+	cost_traffic_range(g, KK_MATMUL_EPILOGUE, 3, 6, &c, &r);
+	ck_assert_int_eq(r.loaded, t.loaded);
+	ck_assert_int_eq(r.stored, t.stored);
+
+	/* BN=16: two column tiles share each row's sum: init + 2 atomics */
+	c.bn = 16;
+	cost_traffic(g, 0, &c, &t);
+	ck_assert_int_eq(t.grid[1], 2);
+	ck_assert_int_eq(t.loaded, 2 * 24576 + 12288 + 256 + 2 * 64 * 8);
+	ck_assert_int_eq(t.stored, (64 + 2 * 64) * 8);
+	ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_traffic_fused_vs_eager)
+{
+	/* scenario 5: relu(x).sum(axis=1), x 128x96 f64 */
+	Graph *g = parse_ok("graph {\n  %x = input() : (128, 96)\n  %r = relu(%x) : (128, 96)\n"
+	    "  %s = sum(%r) : (128,) axis=1\n}\n");
+	TileConfig c = {32, 32, 32, 4, 3, 0};
+	Traffic f, e1, e2;
+
+	cost_traffic_range(g, KK_REDUCTION, 1, 2, &c, &f);
+	ck_assert_int_eq(f.loaded + f.stored, 99328);
+	cost_traffic_node(g, 1, &c, &e1);
+	cost_traffic_node(g, 2, &c, &e2);
+	ck_assert_int_eq(e1.loaded, 98304);
+	ck_assert_int_eq(e1.stored, 98304);
+	ck_assert_int_eq(e2.loaded, 98304);
+	ck_assert_int_eq(e2.stored, 1024);
+	ck_assert_int_eq(e1.loaded + e1.stored + e2.loaded + e2.stored, 295936);
+	ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_traffic_split_and_broadcast)
+{
+	/* a full reduction split 4 ways: init 1 + 4 atomics; a broadcast (1, N)
+	 * operand of an elementwise kernel is loaded once per row tile */
+	Graph *g = parse_ok("graph {\n  %x = input() : (100, 40)\n  %b = input() : (1, 40)\n"
+	    "  kernel @e [elementwise] {\n    %y = mul(%x, %b) : (100, 40)\n  }\n"
+	    "  kernel @s [reduction] split=4 {\n    %t = sum(%y) : ()\n  }\n}\n");
+	TileConfig c = {16, 32, 0, 4, 0, 0};
+	Traffic t;
+
+	cost_traffic(g, 0, &c, &t);
+	ck_assert_int_eq(t.grid[0], 7);
+	ck_assert_int_eq(t.grid[1], 2);
+	ck_assert_int_eq(t.loaded, (100 * 40 + 7 * 40) * 8);
+	ck_assert_int_eq(t.stored, 100 * 40 * 8);
+	cost_traffic(g, 1, &c, &t);
+	ck_assert_int_eq(t.programs, 4);
+	ck_assert_int_eq(t.loaded, (4000 + 4) * 8);
+	ck_assert_int_eq(t.stored, (1 + 4) * 8);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* ---- properties ------------------------------------------------------- */
+
+START_TEST(test_model_padding_penalty)
+{
+	Graph *g = matmul_graph(100, 100, 100, "");
+	Graph *h = matmul_graph(128, 128, 128, "");
+	TileConfig c = {32, 32, 32, 4, 3, 0};
+	Traffic t;
+	Score s;
+
+	cost_traffic(g, 0, &c, &t);
+	cost_score(&cost_targets[0], DT_F64, &t, &s);
+	ck_assert(s.waste > 0);
+	ck_assert(s.padding_pct > 0);
+	cost_traffic(h, 0, &c, &t);
+	cost_score(&cost_targets[0], DT_F64, &t, &s);
+	ck_assert(s.waste == 0);
+	ck_assert(s.padding_pct == 0);
+	ir_graph_free(g);
+	ir_graph_free(h);
+}
+END_TEST
+
+START_TEST(test_model_smaller_tiles_move_more)
+{
+	static const int blk[] = {16, 32, 64, 128};
+	Graph *g = matmul_graph(256, 256, 256, "");
+
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 4; b++) {
+			TileConfig big = {blk[a], blk[b], 32, 4, 3, 0};
+			Traffic tb;
+
+			cost_traffic(g, 0, &big, &tb);
+			for (int a2 = 0; a2 <= a; a2++)
+				for (int b2 = 0; b2 <= b; b2++) {
+					TileConfig sm = {blk[a2], blk[b2], 32, 4, 3, 0};
+					Traffic ts;
+
+					cost_traffic(g, 0, &sm, &ts);
+					if (a2 < a || b2 < b)
+						ck_assert_int_gt(ts.loaded, tb.loaded);
+					ck_assert_int_eq(ts.stored, tb.stored);
+				}
+		}
+	ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_model_bandwidth_lowers_mem)
+{
+	Graph *g = parse_ok(seed);
+	CostModel *m = cost_model_new(g, 0);
+	TileConfig sp[COST_MAX_SPACE];
+	int n = cost_space(cost_model_problem(m), sp);
+
+	ck_assert_int_eq(n, 576);
+	for (int i = 0; i < n; i++) {
+		Traffic t;
+		double prev = 1e300;
+
+		cost_model_traffic(m, &sp[i], &t);
+		for (double bw = 100; bw < 100000; bw *= 1.7) {
+			Target tg = cost_targets[0];
+			Score s;
+
+			tg.hbm_gbs = bw;
+			cost_score(&tg, DT_F64, &t, &s);
+			ck_assert(s.mem <= prev);
+			prev = s.mem;
+		}
+	}
+	cost_model_free(m);
+	ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_model_never_chooses_unfit)
+{
+	/* squeeze shared memory and registers: the winner must still fit */
+	static const char *const pipes[] = {
+		"autotune{smem-kb=8}", "autotune{regs-per-thread=64}",
+		"autotune{target=a100,smem-kb=20,regs-per-thread=100}", "autotune{target=cpu}",
+	};
+	static const char *const dts[] = {"", " f32"};
+
+	for (int p = 0; p < 4; p++)
+		for (int d = 0; d < 2; d++) {
+			Graph *g = matmul_graph(256, 256, 256, dts[d]);
+			Target t;
+			Problem pr;
+			TileConfig c;
+			int rc;
+			char *out = run_pipeline(g, pipes[p], NULL, &rc);
+			const Kernel *k = &g->kernels[0];
+
+			ck_assert_int_eq(rc, 0);
+			free(out);
+			t = *cost_target_lookup(strstr(pipes[p], "a100") ? "a100" :
+			    strstr(pipes[p], "cpu") ? "cpu" : "h100");
+			if (strstr(pipes[p], "smem-kb=8"))
+				t.smem_kb = 8;
+			if (strstr(pipes[p], "smem-kb=20"))
+				t.smem_kb = 20;
+			if (strstr(pipes[p], "regs-per-thread=64"))
+				t.regs_per_thread = 64;
+			if (strstr(pipes[p], "regs-per-thread=100"))
+				t.regs_per_thread = 100;
+			ck_assert_uint_eq(k->kset & 0x1f, 0x1f);
+			c = (TileConfig){(int)k->kattr[KA_BM], (int)k->kattr[KA_BN], (int)k->kattr[KA_BK],
+			    (int)k->kattr[KA_WARPS], (int)k->kattr[KA_STAGES], 0};
+			cost_problem(g, k->kind, k->first, k->last, &pr);
+			ck_assert_int_eq(cost_prune(&t, &pr, &c), PR_NONE);
+			ck_assert(cost_smem_bytes(&pr, &c) <= t.smem_kb * 1024);
+			ir_graph_free(g);
+		}
+}
+END_TEST
+
+/* ---- the pass --------------------------------------------------------- */
+
+START_TEST(test_autotune_seed_winners)
+{
+	Graph *g = parse_ok(seed);
+	Graph *h = matmul_graph(256, 256, 256, "");
+	char *rep;
+	int rc;
+	char *out = run_pipeline(g, "autotune", NULL, &rc);
+
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_nonnull(strstr(out, "[matmul_epilogue] BM=64 BN=32 BK=16 warps=4 stages=3 {"));
+	free(out);
+	out = run_pipeline(h, "autotune", &rep, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(h->kernels[0].kattr[KA_BM], 128);
+	ck_assert_int_eq(h->kernels[0].kattr[KA_BN], 128);
+	ck_assert_ptr_nonnull(strstr(rep, "576 candidates"));
+	free(rep);
+	free(out);
+	ir_graph_free(g);
+	ir_graph_free(h);
+}
+END_TEST
+
+START_TEST(test_autotune_deterministic)
+{
+	static const char *const pipes[] = {"autotune", "autotune{target=cpu,top-k=5}"};
+
+	for (int p = 0; p < 2; p++) {
+		Graph *g1 = parse_ok(seed), *g2 = parse_ok(seed);
+		char *r1, *r2;
+		int rc1, rc2;
+		char *o1 = run_pipeline(g1, pipes[p], &r1, &rc1);
+		char *o2 = run_pipeline(g2, pipes[p], &r2, &rc2);
+
+		ck_assert_int_eq(rc1, 0);
+		ck_assert_int_eq(rc2, 0);
+		ck_assert_str_eq(o1, o2);
+		ck_assert_str_eq(r1, r2);
+		free(o1);
+		free(o2);
+		free(r1);
+		free(r2);
+		ir_graph_free(g1);
+		ir_graph_free(g2);
+	}
+}
+END_TEST
+
+START_TEST(test_autotune_scoring_time)
+{
+	/* not an assertion on time: prints the figure docs/perf.md records */
+	Graph *g = matmul_graph(256, 256, 256, "");
+	CostModel *m = cost_model_new(g, 0);
+	const int reps = 2000;
+	double t0, ms;
+	int rc;
+
+	t0 = pass_now_ms();
+	for (int i = 0; i < reps; i++)
+		free(run_pipeline(g, "autotune", NULL, &rc));
+	ms = (pass_now_ms() - t0) / reps;
+	printf("autotune scoring time: 576 candidates, %.1f us per kernel "
+	    "(whole pass incl. print, mean of %d runs)\n", ms * 1e3, reps);
+	t0 = pass_now_ms();
+	for (int i = 0; i < reps; i++) {
+		TileConfig sp[COST_MAX_SPACE];
+		int n = cost_space(cost_model_problem(m), sp);
+		double best = 1e300;
+
+		for (int j = 0; j < n; j++) {
+			Traffic t;
+			Score s;
+
+			if (cost_prune(&cost_targets[0], cost_model_problem(m), &sp[j]) != PR_NONE)
+				continue;
+			cost_model_traffic(m, &sp[j], &t);
+			cost_score(&cost_targets[0], DT_F64, &t, &s);
+			best = s.total < best ? s.total : best;
+		}
+		ck_assert(best < 1);
+	}
+	ms = (pass_now_ms() - t0) / reps;
+	printf("autotune scoring time: 576 candidates, %.1f us per kernel "
+	    "(cost model only: prune + traffic + score)\n", ms * 1e3);
+	ck_assert_int_eq(rc, 0);
+	cost_model_free(m);
+	ir_graph_free(g);
+}
+END_TEST
+
+Suite *
+make_autotune_suite(void)
+{
+	Suite *s = suite_create("autotune");
+	TCase *tr = tcase_create("traffic");
+	TCase *pm = tcase_create("model");
+	TCase *ps = tcase_create("pass");
+
+	tcase_add_test(tr, test_traffic_seed_matmul);
+	tcase_add_test(tr, test_traffic_seed_chain);
+	tcase_add_test(tr, test_traffic_fused_vs_eager);
+	tcase_add_test(tr, test_traffic_split_and_broadcast);
+	tcase_add_test(pm, test_model_padding_penalty);
+	tcase_add_test(pm, test_model_smaller_tiles_move_more);
+	tcase_add_test(pm, test_model_bandwidth_lowers_mem);
+	tcase_add_test(pm, test_model_never_chooses_unfit);
+	tcase_add_test(ps, test_autotune_seed_winners);
+	tcase_add_test(ps, test_autotune_deterministic);
+	tcase_add_test(ps, test_autotune_scoring_time);
+	tcase_set_timeout(ps, 60);
+	suite_add_tcase(s, tr);
+	suite_add_tcase(s, pm);
+	suite_add_tcase(s, ps);
+	return s;
+}
