@@ -17,10 +17,12 @@
 
 extern const Pass pass_shape_infer;
 extern const Pass pass_fuse;
+extern const Pass pass_autotune;
 
 const Pass *const pass_registry[] = {
 	&pass_shape_infer,
 	&pass_fuse,
+	&pass_autotune,
 	NULL,
 };
 
