@@ -25,7 +25,16 @@ ifeq ($(WERROR),1)
 CFLAGS += -Werror
 endif
 
-ifeq ($(SANITIZE),1)
+# FUZZ=1 (set by 'make fuzz' for its inner make): clang's libFuzzer with
+# ASan+UBSan, AICM_BUG aborting so the fuzzer sees it.
+ifeq ($(FUZZ),1)
+B = build-fuzz
+CC = clang
+FUZZFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined -DAICM_FUZZ
+CFLAGS += $(FUZZFLAGS)
+LDFLAGS += -fsanitize=address,undefined
+else ifeq ($(SANITIZE),1)
 B = build-san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 CFLAGS += $(SANFLAGS)
@@ -118,16 +127,36 @@ check-valgrind: $(TOOLS) $(B)/check_aicm
 	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm
 	AICM_VALGRIND=1 sh tests/golden.sh $(B)
 
+# libFuzzer harnesses (tests/fuzz/README.md): build-fuzz/fuzz_*.  check-long
+# runs each for FUZZ_SECONDS (60) at the lowest priority, one at a time, on
+# a scratch corpus seeded from tests/fuzz/seeds/ and testdata/.
+FUZZERS = $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS = 60
+
+fuzz:
+	$(MAKE) FUZZ=1 fuzz-bins
+
+fuzz-bins: $(FUZZERS)
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/libaicm.a
+	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libaicm.a $(LDLIBS)
+
+check-long: fuzz
+	sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 install: $(TOOLS)
-	mkdir -p $(DESTDIR)$(BINDIR)
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
 	install -m755 $(TOOLS) $(DESTDIR)$(BINDIR)
+	install -m644 docs/aicm-opt.1 docs/aicm-run.1 $(DESTDIR)$(MANDIR)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run
+	rm -f $(DESTDIR)$(MANDIR)/aicm-opt.1 $(DESTDIR)$(MANDIR)/aicm-run.1
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
-.PHONY: all demo check check-unit check-golden check-numpy update-golden check-valgrind install uninstall clean
+.PHONY: all demo check check-unit check-golden check-numpy update-golden check-valgrind install uninstall clean \
+	fuzz fuzz-bins check-long
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -165,7 +165,9 @@ stmt:
  *         "{" tstmt* "}"                                     (docs/tiled.md) */
 tiled:
 	  VALUE '=' IDENT SYMBOL '[' IDENT ']' '(' operands_opt ')' ':' tuple items
-	    { tiled_open(ctx, $1, L(@1), $3, L(@3), $4, $6, L(@6), $9, $12, L(@12), $13); }
+	    { tiled_open(ctx, $1, L(@1), $3, L(@3), $4, $6, L(@6), $9, $12, L(@12), $13);
+	      /* freed: a later syntax error must not run their %destructors */
+	      $9 = NULL; $12 = NULL; $13 = NULL; }
 	  '{' tstmts '}'
 	    { tiled_close(ctx); }
 	;
@@ -237,7 +239,8 @@ opstmt:
 /* kernel = "kernel" "@" name "[" kind "]" item* "{" opstmt* "}" */
 kernel:
 	  KERNEL SYMBOL '[' IDENT ']' items
-	    { kernel_open(ctx, $2, L(@1), L(@2), $4, L(@4), $6); }
+	    { kernel_open(ctx, $2, L(@1), L(@2), $4, L(@4), $6);
+	      $6 = NULL; /* freed: a later syntax error must not free it again */ }
 	  '{' kstmts '}'
 	    { kernel_close(ctx); }
 	;

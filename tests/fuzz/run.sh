@@ -1,0 +1,44 @@
+#!/bin/sh
+# run.sh: run every libFuzzer harness for SECONDS each (make check-long).
+#
+#   sh tests/fuzz/run.sh [SECONDS] [NAME...]
+#
+# One fuzzer at a time, at nice 19, one job: the machine is shared.  Each
+# harness NAME works on build-fuzz/corpus/NAME (kept between runs, so runs
+# add up), seeded from tests/fuzz/seeds/NAME and, for the text harnesses,
+# from testdata/.  A crash leaves build-fuzz/crash-NAME-*; the script fails.
+# The last 'cov:'/'ft:' line and the execution count of each run go to
+# build-fuzz/stats.txt (docs/reliability.md records them).
+secs=${1:-60}
+shift 2>/dev/null
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 2
+names=${*:-$(for f in build-fuzz/fuzz_*; do [ -x "$f" ] && basename "$f" | sed 's/^fuzz_//'; done)}
+status=0
+for n in $names; do
+	bin=build-fuzz/fuzz_$n
+	[ -x "$bin" ] || { echo "run.sh: no $bin (make fuzz)"; status=2; continue; }
+	corpus=build-fuzz/corpus/$n
+	mkdir -p "$corpus"
+	seeds="tests/fuzz/seeds/$n"
+	case $n in
+	parse|opt|tile) seeds="$seeds testdata" ;;
+	esac
+	dict=""
+	[ -f tests/fuzz/aicm.dict ] && [ "$n" != npy ] && dict=-dict=tests/fuzz/aicm.dict
+	log=build-fuzz/fuzz-$n.log
+	echo "fuzz: $n for ${secs}s"
+	nice -n 19 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=4096 -print_final_stats=1 -artifact_prefix="build-fuzz/crash-$n-" $dict \
+	    "$corpus" $seeds >"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+	echo "$(date -u +%FT%TZ) $n ${secs}s rc=$rc runs=$runs $last" >>build-fuzz/stats.txt
+	echo "fuzz: $n rc=$rc runs=$runs $last"
+	if [ $rc -ne 0 ]; then
+		grep -E 'ERROR|SUMMARY|fuzz:|internal error' "$log" | head -20
+		status=1
+	fi
+done
+exit $status
