@@ -312,10 +312,14 @@ exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t 
 		if (__builtin_mul_overflow(numel, h.dim[k], &numel))
 			numel = -1;
 	bytes = numel < 0 || numel > INT64_MAX / 8 ? -1 : numel * (int64_t)ir_dtype_size(h.dt);
-	if (bytes < 0 || (int64_t)(st.st_size - h.data_off) != bytes) {
+	if (bytes < 0) {
+		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s, more than 2^63 bytes", path, held);
+		goto out;
+	}
+	if ((int64_t)(st.st_size - h.data_off) != bytes) {
 		int64_t have = (int64_t)(st.st_size - h.data_off);
 
-		if (bytes >= 0 && have > bytes)
+		if (have > bytes)
 			snprintf(err, EXEC_ERR_MAX, "'%s' holds %lld bytes of data, more than the "
 			    "%lld its header's %s needs", path, (long long)have, (long long)bytes,
 			    held);

@@ -1,0 +1,339 @@
+/*
+ * check_npy.c: .npy files: header versions 1.0, 2.0 and 3.0, the writer's
+ * bytes, round trips of every rank and both element types, and each error
+ * with the message it must give (the file, what it holds, what is wanted).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_aicm.h"
+#include "exec.h"
+
+static char dir[64];
+
+static void
+setup(void)
+{
+	strcpy(dir, "/tmp/aicm-npy.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void
+teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Writes a file: a version major.0 preamble, header text (padded with
+ * spaces and a newline to a multiple of 16), then nbytes of data. */
+static char *
+make_file(const char *name, int major, const char *hdr, size_t nbytes)
+{
+	static char path[128];
+	size_t h = strlen(hdr), pre = major == 1 ? 10 : 12, total = h + 1;
+	FILE *f;
+
+	while ((pre + total) % 16)
+		total++;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	fwrite("\x93NUMPY", 1, 6, f);
+	fputc(major, f);
+	fputc(0, f);
+	fputc((int)(total & 0xff), f);
+	fputc((int)(total >> 8), f);
+	if (major > 1) {
+		fputc(0, f);
+		fputc(0, f);
+	}
+	fputs(hdr, f);
+	for (size_t i = h; i + 1 < total; i++)
+		fputc(' ', f);
+	fputc('\n', f);
+	for (size_t i = 0; i < nbytes; i++)
+		fputc((int)(i % 251), f);
+	fclose(f);
+	return path;
+}
+
+START_TEST(test_npy_header_versions)
+{
+	static const char *hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+	unsigned char buf[256];
+	NpyHeader h;
+	char err[EXEC_ERR_MAX];
+
+	for (int major = 1; major <= 3; major++) {
+		size_t pre = major == 1 ? 10 : 12, n = strlen(hdr);
+
+		memset(buf, 0, sizeof buf);
+		memcpy(buf, "\x93NUMPY", 6);
+		buf[6] = (unsigned char)major;
+		buf[8] = (unsigned char)n;
+		memcpy(buf + pre, hdr, n);
+		ck_assert_int_eq(exec_npy_parse_header(buf, pre + n, &h, err), 0);
+		ck_assert_int_eq(h.major, major);
+		ck_assert_uint_eq(h.data_off, pre + n);
+		ck_assert(h.dt_ok && h.dt == DT_F32 && !h.fortran);
+		ck_assert_int_eq(h.rank, 2);
+		ck_assert_int_eq(h.dim[0], 2);
+		ck_assert_int_eq(h.dim[1], 3);
+	}
+}
+END_TEST
+
+/* What older numpys and hand-written files may hold: double quotes, other
+ * key order, Python 2 longs, no trailing comma, a scalar. */
+START_TEST(test_npy_header_variants)
+{
+	static const char *hdrs[] = {
+		"{\"shape\": (4,), \"fortran_order\": False, \"descr\": \"<f8\"}",
+		"{'descr': '<f8', 'fortran_order': False, 'shape': (2L, 3L)}",
+		"{'descr':'<f8','fortran_order':False,'shape':()}",
+	};
+	static const int ranks[] = {1, 2, 0};
+	unsigned char buf[256];
+	NpyHeader h;
+	char err[EXEC_ERR_MAX];
+
+	for (int k = 0; k < 3; k++) {
+		size_t n = strlen(hdrs[k]);
+
+		memcpy(buf, "\x93NUMPY\x01\x00", 8);
+		buf[8] = (unsigned char)n;
+		buf[9] = 0;
+		memcpy(buf + 10, hdrs[k], n);
+		ck_assert_msg(exec_npy_parse_header(buf, 10 + n, &h, err) == 0, "%s", err);
+		ck_assert_int_eq(h.rank, ranks[k]);
+		ck_assert(h.dt == DT_F64);
+	}
+}
+END_TEST
+
+static void
+roundtrip(DType dt, int rank)
+{
+	Type ty = {.rank = rank, .dt = dt, .dim = {2, 3, 1, 5}};
+	Tensor t, u;
+	char path[128], err[EXEC_ERR_MAX];
+	unsigned char pre[10];
+	FILE *f;
+
+	ck_assert_int_eq(exec_tensor_alloc(&t, &ty, 0), 0);
+	for (int64_t i = 0; i < t.numel; i++)
+		exec_set(&t, i, (double)i / 7 - 1);
+	snprintf(path, sizeof path, "%s/r%d%d.npy", dir, (int)dt, rank);
+	ck_assert_msg(exec_npy_write(path, &t, err) == 0, "%s", err);
+	f = fopen(path, "rb");
+	ck_assert_int_eq(fread(pre, 1, 10, f), 10);
+	fclose(f);
+	ck_assert(!memcmp(pre, "\x93NUMPY\x01\x00", 8));
+	ck_assert_int_eq((10 + pre[8] + 256 * pre[9]) % 64, 0);   /* numpy's alignment */
+	ck_assert_msg(exec_npy_read(path, &ty, "it", 0, &u, err) == 0, "%s", err);
+	ck_assert(exec_tensor_has_type(&u, &ty));
+	ck_assert(!memcmp(t.data, u.data, exec_tensor_bytes(&t)));
+	exec_tensor_free(&u);
+	ck_assert_int_eq(exec_npy_read(path, NULL, NULL, 0, &u, err), 0);   /* any type */
+	ck_assert_int_eq(u.rank, rank);
+	exec_tensor_free(&u);
+	exec_tensor_free(&t);
+}
+
+START_TEST(test_npy_roundtrip)
+{
+	for (int rank = 0; rank <= 4; rank++) {
+		roundtrip(DT_F64, rank);
+		roundtrip(DT_F32, rank);
+	}
+}
+END_TEST
+
+/* The exact header the writer makes, byte for byte numpy's own. */
+START_TEST(test_npy_write_header)
+{
+	Type ty = {.rank = 1, .dt = DT_F32, .dim = {3}};
+	Tensor t;
+	char path[128], err[EXEC_ERR_MAX], buf[129];
+	FILE *f;
+
+	exec_tensor_alloc(&t, &ty, 0);
+	exec_fill_splat(&t, 1);
+	snprintf(path, sizeof path, "%s/h.npy", dir);
+	ck_assert_int_eq(exec_npy_write(path, &t, err), 0);
+	f = fopen(path, "rb");
+	/* 10 + 57 header bytes + a newline pad to 128, then 12 data bytes */
+	ck_assert_int_eq(fread(buf, 1, 129, f), 129);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	ck_assert_int_eq(ftell(f), 140);
+	fclose(f);
+	ck_assert_int_eq(buf[8], 118);
+	ck_assert(!memcmp(buf + 10, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+	    57));
+	ck_assert_int_eq(buf[127], '\n');
+	ck_assert_int_eq(buf[126], ' ');
+	exec_tensor_free(&t);
+}
+END_TEST
+
+/* Reads path wanting type ty; returns the status and the message. */
+static int
+read_err(const char *path, const Type *ty, char *err)
+{
+	Tensor t;
+	int rc = exec_npy_read(path, ty, "'%x' in the IR", 0, &t, err);
+
+	if (rc == 0)
+		exec_tensor_free(&t);
+	else
+		ck_assert_ptr_null(t.data);
+	return rc;
+}
+
+#define HDR(descr, fortran, shape) \
+	"{'descr': '" descr "', 'fortran_order': " fortran ", 'shape': " shape ", }"
+
+START_TEST(test_npy_errors)
+{
+	Type t23 = {.rank = 2, .dt = DT_F64, .dim = {2, 3}};
+	Type t23f = {.rank = 2, .dt = DT_F32, .dim = {2, 3}};
+	char err[EXEC_ERR_MAX], path[128], *p;
+	FILE *f;
+
+	p = make_file("ok.npy", 2, HDR("<f8", "False", "(2, 3)"), 48);
+	ck_assert_int_eq(read_err(p, &t23, err), 0);
+	p = make_file("ok3.npy", 3, HDR("<f4", "False", "(2, 3)"), 24);
+	ck_assert_int_eq(read_err(p, &t23f, err), 0);
+
+	p = make_file("fortran.npy", 1, HDR("<f8", "True", "(2, 3)"), 48);
+	ck_assert_int_eq(read_err(p, &t23, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "fortran.npy' holds (2, 3) f64 in Fortran order"));
+
+	p = make_file("int.npy", 1, HDR("<i8", "False", "(2, 3)"), 48);
+	ck_assert_int_eq(read_err(p, &t23, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "int.npy' holds unsupported elements ('<i8'); aicm "
+	    "reads little-endian '<f4' (f32) and '<f8' (f64)"));
+
+	p = make_file("big.npy", 1, HDR(">f8", "False", "(2, 3)"), 48);
+	ck_assert_int_eq(read_err(p, &t23, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "big.npy' holds big-endian elements ('>f8')"));
+
+	p = make_file("short.npy", 1, HDR("<f8", "False", "(2, 3)"), 40);
+	ck_assert_int_eq(read_err(p, &t23, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "short.npy' is truncated: it holds 40 bytes of data, "
+	    "its header's (2, 3) f64 needs 48"));
+
+	p = make_file("long.npy", 1, HDR("<f8", "False", "(2, 3)"), 56);
+	ck_assert_int_eq(read_err(p, &t23, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "long.npy' holds 56 bytes of data, more than the 48"));
+
+	p = make_file("shape.npy", 1, HDR("<f8", "False", "(3, 2)"), 48);
+	ck_assert_int_eq(read_err(p, &t23, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "shape.npy' holds (3, 2) f64, but '%x' in the IR is "
+	    "(2, 3) f64"));
+
+	p = make_file("dtype.npy", 1, HDR("<f4", "False", "(2, 3)"), 24);
+	ck_assert_int_eq(read_err(p, &t23, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "dtype.npy' holds (2, 3) f32, but '%x' in the IR is "
+	    "(2, 3) f64"));
+
+	/* a huge shape is refused from the header, before any allocation */
+	p = make_file("huge.npy", 1, HDR("<f8", "False", "(4611686018427387904, 4)"), 8);
+	ck_assert_int_eq(read_err(p, NULL, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "huge.npy' holds (4611686018427387904, 4) f64, more "
+	    "than 2^63 bytes"));
+
+	p = make_file("rank5.npy", 1, HDR("<f8", "False", "(1, 1, 1, 1, 1)"), 8);
+	ck_assert_int_eq(read_err(p, NULL, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "more than 4 dimensions"));
+
+	p = make_file("key.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), "
+	    "'extra': 1}", 8);
+	ck_assert_int_eq(read_err(p, NULL, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unknown key 'extra'"));
+
+	p = make_file("nokey.npy", 1, "{'descr': '<f8', 'shape': ()}", 8);
+	ck_assert_int_eq(read_err(p, NULL, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "lacks 'fortran_order'"));
+
+	p = make_file("v4.npy", 4, HDR("<f8", "False", "()"), 8);
+	ck_assert_int_eq(read_err(p, NULL, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unsupported .npy version 4.0"));
+
+	p = make_file("struct.npy", 1, "{'descr': [('a', '<f8')], 'fortran_order': False, "
+	    "'shape': ()}", 8);
+	ck_assert_int_eq(read_err(p, NULL, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "structured"));
+
+	snprintf(path, sizeof path, "%s/magic.npy", dir);
+	f = fopen(path, "wb");
+	fputs("PK\x03\x04 not numpy", f);
+	fclose(f);
+	ck_assert_int_eq(read_err(path, NULL, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "magic.npy': not a .npy file"));
+
+	/* a header whose length runs past the end of the file */
+	snprintf(path, sizeof path, "%s/cut.npy", dir);
+	f = fopen(path, "wb");
+	fwrite("\x93NUMPY\x01\x00\x76\x00{'descr'", 1, 18, f);
+	fclose(f);
+	ck_assert_int_eq(read_err(path, NULL, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "the header is truncated"));
+
+	ck_assert_int_eq(read_err("/nonexistent/x.npy", NULL, err), -2);
+	ck_assert_ptr_nonnull(strstr(err, "cannot read '/nonexistent/x.npy'"));
+	ck_assert_int_eq(read_err(dir, NULL, err), -2);
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+}
+END_TEST
+
+START_TEST(test_npy_read_limit)
+{
+	Type t23 = {.rank = 2, .dt = DT_F64, .dim = {2, 3}};
+	Tensor t;
+	char err[EXEC_ERR_MAX];
+	char *p = make_file("lim.npy", 1, HDR("<f8", "False", "(2, 3)"), 48);
+
+	ck_assert_int_eq(exec_npy_read(p, &t23, "x", 47, &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "48 bytes, more than --max-bytes=47"));
+	ck_assert_int_eq(exec_npy_read(p, &t23, "x", 48, &t, err), 0);
+	exec_tensor_free(&t);
+}
+END_TEST
+
+START_TEST(test_npy_write_error)
+{
+	Type ty = {.rank = 0, .dt = DT_F64};
+	Tensor t;
+	char err[EXEC_ERR_MAX];
+
+	exec_tensor_alloc(&t, &ty, 0);
+	exec_fill_splat(&t, 2);
+	ck_assert_int_eq(exec_npy_write("/nonexistent/dir/y.npy", &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "cannot write '/nonexistent/dir/y.npy'"));
+	exec_tensor_free(&t);
+}
+END_TEST
+
+Suite *
+make_npy_suite(void)
+{
+	Suite *s = suite_create("npy");
+	TCase *h = tcase_create("header"), *f = tcase_create("files");
+
+	tcase_add_test(h, test_npy_header_versions);
+	tcase_add_test(h, test_npy_header_variants);
+	tcase_add_checked_fixture(f, setup, teardown);
+	tcase_add_test(f, test_npy_roundtrip);
+	tcase_add_test(f, test_npy_write_header);
+	tcase_add_test(f, test_npy_errors);
+	tcase_add_test(f, test_npy_read_limit);
+	tcase_add_test(f, test_npy_write_error);
+	suite_add_tcase(s, h);
+	suite_add_tcase(s, f);
+	return s;
+}
