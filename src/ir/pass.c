@@ -18,11 +18,13 @@
 extern const Pass pass_shape_infer;
 extern const Pass pass_fuse;
 extern const Pass pass_autotune;
+extern const Pass pass_lower_tiled;
 
 const Pass *const pass_registry[] = {
 	&pass_shape_infer,
 	&pass_fuse,
 	&pass_autotune,
+	&pass_lower_tiled,
 	NULL,
 };
 

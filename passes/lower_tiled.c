@@ -1,0 +1,1093 @@
+/*
+ * lower_tiled.c: every kernel becomes a Triton-like tile program (DESIGN §6,
+ * docs/tiled.md, the traffic contract in docs/tiled.md "Traffic rules").
+ *
+ * The graph is rebuilt: sources stay, each kernel becomes one tiled node at
+ * its root's place, named and typed like the root, and every compute op
+ * outside a kernel becomes a kernel of its own (the eager baseline).  The
+ * lowering works on an iteration space S (the matmul's output, the
+ * reduction's operand, the root of an elementwise chain) whose last two
+ * dimensions are tiled [BM, BN] and whose leading ones are walked one at a
+ * time, flattened into grid axis 2.  Each dimension of S gets an extent and
+ * an offset expression (a program id times the block, or a loop counter);
+ * an external value is loaded with the slice of those that its own shape
+ * needs under numpy broadcasting (a stretched dimension is one element at
+ * offset 0), placed right after the innermost loop it depends on, so that
+ * every program loads each element it needs exactly once.  The traffic that
+ * results is the contract that autotune's cost model computes analytically.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+#include "tile.h"
+
+enum { DEF_BLOCK = 32 };
+
+typedef struct Dim {
+	int64_t ext;                 /* tile extent */
+	TileIdx off;                 /* offset of the tile's first element */
+	int level;                   /* loop depth that defines off (0: program) */
+} Dim;
+
+typedef struct LB {
+	const Graph *g;              /* the input graph */
+	Graph *ng;                   /* the graph being built */
+	Diag *d;
+	int *map;                    /* old node -> new node, or -1 */
+	int *tv;                     /* old node -> tile value in f, or -1 */
+	int *argof;                  /* old node -> operand index in f, or -1 */
+	TileFn *f;
+	const Kernel *kn;            /* NULL for an eager op */
+	int first, last;             /* the kernel's nodes */
+	int root;
+	int from;                    /* the first node whose operands are loaded */
+	int R;                       /* rank of the iteration space */
+	int64_t S[IR_MAX_RANK];
+	Dim dim[IR_MAX_RANK];
+	int64_t bm, bn, bk;
+	int nuniq;
+} LB;
+
+/* ---- building the body ----------------------------------------------- */
+
+static bool
+name_taken(LB *b, const char *s)
+{
+	if (tile_lookup(b->f, s) >= 0 || !strcmp(s, b->g->nodes[b->root].name))
+		return true;
+	for (int j = 0; j < b->f->nargs; j++)
+		if (!strcmp(b->ng->nodes[b->f->args[j]].name, s))
+			return true;
+	return false;
+}
+
+static const char *
+uniq(LB *b, const char *base)
+{
+	char buf[256];
+
+	if (strlen(base) < 200 && !name_taken(b, base))
+		return arena_strndup(&b->ng->arena, base, strlen(base));
+	for (int i = 1;; i++) {
+		snprintf(buf, sizeof buf, "%.200s.%d", base, i);
+		if (!name_taken(b, buf))
+			return arena_strndup(&b->ng->arena, buf, strlen(buf));
+	}
+}
+
+static int
+inst(LB *b, TileOpKind op, const char *name, int rank, const int64_t *shape)
+{
+	int i = tile_add_inst(b->ng, b->f, op);
+
+	if (name) {
+		int v = tile_add_val(b->ng, b->f, uniq(b, name), rank, shape);
+
+		b->f->vals[v].def = i;
+		b->f->insts[i].res = v;
+	}
+	return i;
+}
+
+static int
+res(LB *b, int i)
+{
+	return b->f->insts[i].res;
+}
+
+static int
+scalar(LB *b, TileOpKind op, const char *name, int in0, int64_t n)
+{
+	int i = inst(b, op, name, -1, NULL);
+
+	if (op == TO_PROGRAM_ID) {
+		b->f->insts[i].axis = n;
+	} else {
+		b->f->insts[i].nin = 1;
+		b->f->insts[i].in[0] = in0;
+		b->f->insts[i].by = n;
+	}
+	return res(b, i);
+}
+
+static TileIdx
+idx_of(int v, int64_t coef)
+{
+	TileIdx x = {0};
+
+	x.nterm = 1;
+	x.val[0] = v;
+	x.coef[0] = coef;
+	return x;
+}
+
+static int
+full(LB *b, const char *name, double value, int rank, const int64_t *shape)
+{
+	int i = inst(b, value == 0 ? TO_ZEROS : TO_FULL, name, rank, shape);
+
+	b->f->insts[i].value = value;
+	return res(b, i);
+}
+
+/* The iteration dimension that dimension k of a value of rank r aligns
+ * with, right-aligned as numpy broadcasting does. */
+static int
+align(const LB *b, int r, int k)
+{
+	return k + b->R - r;
+}
+
+/* Whether an access of extents ext at the dims' offsets can leave t. */
+static bool
+ragged(const LB *b, const Type *t, const int *it)
+{
+	for (int k = 0; k < t->rank; k++)
+		if (it[k] >= 0 && b->S[it[k]] % b->dim[it[k]].ext != 0)
+			return true;
+	return false;
+}
+
+/* Loads external node x (rank <= R) with the tile of it that the program's
+ * iteration tile needs: stretched dimensions are one element at 0. */
+static int
+load_ext(LB *b, int x, double other)
+{
+	const Type *t = &b->g->nodes[x].type;
+	int it[IR_MAX_RANK];
+	int64_t shape[IR_MAX_RANK];
+	int i;
+	TileInst *in;
+	char nm[256];
+
+	for (int k = 0; k < t->rank; k++) {
+		int j = align(b, t->rank, k);
+
+		it[k] = (t->dim[k] == 1 && b->S[j] != 1) ? -1 : j;
+		shape[k] = it[k] < 0 ? 1 : b->dim[j].ext;
+	}
+	snprintf(nm, sizeof nm, "%.200s.tile", b->g->nodes[x].name);
+	i = inst(b, TO_LOAD, nm, t->rank, shape);
+	in = &b->f->insts[i];
+	in->arg = b->argof[x];
+	in->nidx = t->rank;
+	for (int k = 0; k < t->rank; k++)
+		if (it[k] >= 0)
+			in->idx[k] = b->dim[it[k]].off;
+	if (ragged(b, t, it)) {
+		in->masked = true;
+		in->other = other;
+	}
+	return res(b, i);
+}
+
+/* The loop depth that a load of x depends on: the deepest level among the
+ * dimensions it is not stretched along. */
+static int
+ext_level(const LB *b, int x)
+{
+	const Type *t = &b->g->nodes[x].type;
+	int lv = 0;
+
+	for (int k = 0; k < t->rank; k++) {
+		int j = align(b, t->rank, k);
+
+		if (!(t->dim[k] == 1 && b->S[j] != 1) && b->dim[j].level > lv)
+			lv = b->dim[j].level;
+	}
+	return lv;
+}
+
+static bool
+in_kernel(const LB *b, int x)
+{
+	return x >= b->first && x <= b->last;
+}
+
+/* Registers x as an operand of the kernel (once). */
+static void
+use_ext(LB *b, int x)
+{
+	if (b->argof[x] >= 0)
+		return;
+	b->argof[x] = b->f->nargs;
+	b->f->args[b->f->nargs++] = b->map[x];
+}
+
+/* The neutral value a masked lane of a load of x should read: -inf when a
+ * max reduction consumes it directly, else 0 (sums and dots). */
+static double
+neutral_for(const LB *b, int x)
+{
+	for (int i = b->first; i <= b->last; i++)
+		if (b->g->nodes[i].nin && b->g->nodes[i].in[0] == x &&
+		    b->g->nodes[i].op == OP_MAX)
+			return -INFINITY;
+	return 0;
+}
+
+/* Loads the externals that belong at loop depth lv. */
+static void
+load_level(LB *b, int lv)
+{
+	for (int i = b->from; i <= b->last; i++) {
+		const Node *n = &b->g->nodes[i];
+
+		for (int j = 0; j < n->nin; j++) {
+			int x = n->in[j];
+
+			if (in_kernel(b, x) || b->tv[x] >= 0 || ext_level(b, x) != lv)
+				continue;
+			b->tv[x] = load_ext(b, x, neutral_for(b, x));
+		}
+	}
+}
+
+static int
+fail(LB *b, const Node *n, const char *why)
+{
+	if (b->kn)
+		diag_error(b->d, b->kn->loc, "lower-tiled: cannot lower kernel '@%s' [%s]: %s "
+		    "('%%%s')", b->kn->name, ir_kernel_kinds[b->kn->kind], why, n->name);
+	else
+		diag_error(b->d, n->loc, "lower-tiled: cannot lower '%%%s': %s", n->name, why);
+	return -1;
+}
+
+/* Emits node i (elementwise, or a reduction done inside the tile) on the
+ * tiles of its operands. */
+static int
+emit_op(LB *b, int i)
+{
+	const Node *n = &b->g->nodes[i];
+	const OpInfo *op = &ir_ops[n->op];
+	const TileVal *a = &b->f->vals[b->tv[n->in[0]]];
+	int64_t s[IR_MAX_RANK];
+	int r = 0, k;
+	TileInst *in;
+
+	if (op->cls == OC_UNARY || op->cls == OC_BINARY) {
+		const TileVal *c = op->cls == OC_BINARY ? &b->f->vals[b->tv[n->in[1]]] : a;
+
+		r = a->rank > c->rank ? a->rank : c->rank;
+		for (int d = 0; d < r; d++) {
+			int ia = d - (r - a->rank), ic = d - (r - c->rank);
+			int64_t da = ia >= 0 ? a->shape[ia] : 1, dc = ic >= 0 ? c->shape[ic] : 1;
+
+			if (da != dc && da != 1 && dc != 1)
+				return fail(b, n, "its operands' tiles do not broadcast (a reduced "
+				    "value stretched along another axis)");
+			s[d] = da == 1 ? dc : da;
+		}
+		k = inst(b, op->cls == OC_UNARY ? TO_UNARY : TO_BINARY, n->name, r, s);
+		in = &b->f->insts[k];
+		in->gop = n->op;
+		in->nin = op->arity;
+		in->in[0] = b->tv[n->in[0]];
+		if (op->arity == 2)
+			in->in[1] = b->tv[n->in[1]];
+		b->tv[i] = res(b, k);
+		return 0;
+	}
+	if (op->cls == OC_REDUCTION) {
+		int ax = ir_reduce_axis(n, b->g->nodes[n->in[0]].type.rank);
+		int tax = ax < 0 ? -1 : ax - (b->g->nodes[n->in[0]].type.rank - a->rank);
+		int kk, div;
+
+		for (int d = 0; d < a->rank; d++)
+			if (tax >= 0 && d != tax)
+				s[r++] = a->shape[d];
+			else if (n->at.keepdims)
+				s[r++] = 1;
+		kk = inst(b, TO_REDUCE, n->op == OP_MEAN ? "part" : n->name, r, s);
+		in = &b->f->insts[kk];
+		in->gop = n->op == OP_MAX ? OP_MAX : OP_SUM;
+		in->nin = 1;
+		in->in[0] = b->tv[n->in[0]];
+		in->axis = tax;
+		in->keepdims = n->at.keepdims;
+		b->tv[i] = res(b, kk);
+		if (n->op == OP_MEAN) {
+			const Type *t = &b->g->nodes[n->in[0]].type;
+			int64_t cnt = ax < 0 ? ir_type_numel(t) : t->dim[ax];
+
+			div = full(b, "count", (double)cnt, 0, NULL);
+			kk = inst(b, TO_BINARY, n->name, r, s);
+			b->f->insts[kk].gop = OP_DIV;
+			b->f->insts[kk].nin = 2;
+			b->f->insts[kk].in[0] = b->tv[i];
+			b->f->insts[kk].in[1] = div;
+			b->tv[i] = res(b, kk);
+		}
+		return 0;
+	}
+	return fail(b, n, "only elementwise ops and reductions can follow inside a tile");
+}
+
+/* Stores (or combines with atomic op) tile v, the value of the root, at
+ * the offsets of the iteration dims it keeps; reduced dims (given by
+ * axis, -1 all) are at 0. */
+static void
+store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
+{
+	const Node *rn = &b->g->nodes[b->root];
+	const Type *t = &rn->type;
+	int it[IR_MAX_RANK], k = 0;
+	int i = inst(b, op, NULL, 0, NULL);
+	TileInst *in = &b->f->insts[i];
+
+	/* Which iteration dim each result dim is: drop the reduced ones unless
+	 * kept as 1; then right-align as loads do. */
+	if (reduced) {
+		for (int j = 0; j < b->R; j++) {
+			bool r = red_axis < 0 || red_axis == j;
+
+			if (!r)
+				it[k++] = j;
+			else if (rn->at.keepdims)
+				it[k++] = -1;
+		}
+	} else {
+		for (k = 0; k < t->rank; k++) {
+			int j = align(b, t->rank, k);
+
+			it[k] = (t->dim[k] == 1 && b->S[j] != 1) ? -1 : j;
+		}
+	}
+	in->arg = TILE_RESULT;
+	in->nin = 1;
+	in->in[0] = v;
+	in->nidx = t->rank;
+	for (k = 0; k < t->rank; k++)
+		if (it[k] >= 0)
+			in->idx[k] = b->dim[it[k]].off;
+	in->masked = ragged(b, t, it);
+}
+
+/* Program ids for the dims that belong to the programs (prog[j]): the
+ * last two (tiled by BM and BN) on grid axes 0 and 1 (a single tiled dim on
+ * axis 0), the leading ones flattened on axis 2 and recovered with idiv and
+ * irem. */
+static void
+program_dims(LB *b, const bool *prog)
+{
+	static const char *const nm[] = {"m", "n"};
+	int tiled[2], nt = 0, lead[IR_MAX_RANK], nlead = 0;
+	int64_t g2 = 1;
+
+	for (int j = 0; j < b->R; j++) {
+		if (!prog[j])
+			continue;
+		if (j >= b->R - 2)
+			tiled[nt++] = j;
+		else if (b->S[j] > 1)
+			lead[nlead++] = j;
+	}
+	for (int t = 0; t < nt; t++) {
+		int j = tiled[t], p = scalar(b, TO_PROGRAM_ID, nm[t], -1, t);
+
+		b->dim[j].off = idx_of(p, b->dim[j].ext);
+		b->f->grid[t] = (b->S[j] + b->dim[j].ext - 1) / b->dim[j].ext;
+	}
+	for (int t = 0; t < nlead; t++)
+		g2 *= b->S[lead[t]];
+	b->f->grid[2] = g2;
+	if (nlead) {
+		int q = scalar(b, TO_PROGRAM_ID, "b", -1, 2);
+
+		for (int t = nlead - 1; t >= 0; t--) {
+			int j = lead[t];
+
+			if (t == 0) {
+				b->dim[j].off = idx_of(q, 1);
+			} else {
+				b->dim[j].off = idx_of(scalar(b, TO_IREM, "bi", q, b->S[j]), 1);
+				q = scalar(b, TO_IDIV, "bq", q, b->S[j]);
+			}
+		}
+	}
+}
+
+/* Extents: last dim bn, second-to-last bm, leading 1. */
+static void
+set_extents(LB *b, int64_t bm, int64_t bn)
+{
+	for (int j = 0; j < b->R; j++) {
+		b->dim[j].ext = j == b->R - 1 ? bn : j == b->R - 2 ? bm : 1;
+		memset(&b->dim[j].off, 0, sizeof b->dim[j].off);
+		b->dim[j].level = 0;
+	}
+}
+
+static void
+set_space(LB *b, const Type *t)
+{
+	b->R = t->rank;
+	for (int j = 0; j < t->rank; j++)
+		b->S[j] = t->dim[j];
+}
+
+/* Emits the kernel's ops from..last on tiles (externals loaded at level 0
+ * first). */
+static int
+emit_dag(LB *b, int from)
+{
+	load_level(b, 0);
+	for (int i = from; i <= b->last; i++)
+		if (emit_op(b, i) != 0)
+			return -1;
+	return 0;
+}
+
+/* ---- the kinds ------------------------------------------------------- */
+
+static int
+lower_pointwise(LB *b, bool row)
+{
+	bool prog[IR_MAX_RANK];
+	int64_t bn = b->bn;
+
+	set_space(b, &b->g->nodes[b->root].type);
+	for (int i = b->first; i <= b->last; i++) {
+		const Node *n = &b->g->nodes[i];
+
+		if (ir_ops[n->op].cls == OC_REDUCTION) {
+			int ax = ir_reduce_axis(n, b->g->nodes[n->in[0]].type.rank);
+
+			if (!row)
+				return fail(b, n, "a reduction inside an elementwise kernel");
+			if (ax != b->g->nodes[n->in[0]].type.rank - 1)
+				return fail(b, n, "a row_reduction reduces along the last axis only");
+			if (b->g->nodes[n->in[0]].type.rank >= b->R)
+				set_space(b, &b->g->nodes[n->in[0]].type);
+		} else if (!ir_is_elementwise(n->op)) {
+			return fail(b, n, row ? "a row_reduction holds elementwise ops and row "
+			    "reductions only" : "an elementwise kernel holds elementwise ops only");
+		}
+	}
+	if (row && b->R >= 1) {
+		bn = 1;
+		while (bn < b->S[b->R - 1])
+			bn *= 2;
+		b->bn = bn;
+	}
+	set_extents(b, b->bm, bn);
+	for (int j = 0; j < b->R; j++)
+		prog[j] = true;
+	program_dims(b, prog);
+	if (emit_dag(b, b->first) != 0)
+		return -1;
+	store_root(b, b->tv[b->root], TO_STORE, -1, false);
+	return 0;
+}
+
+static int
+lower_opaque(LB *b)
+{
+	const Node *n = &b->g->nodes[b->first];
+	const Type *t = &n->type, *xt;
+	bool prog[IR_MAX_RANK];
+	int x = n->in[0], i;
+	int64_t shape[IR_MAX_RANK];
+	TileInst *in;
+
+	if (b->first != b->last || ir_ops[n->op].cls != OC_LAYOUT)
+		return fail(b, n, "an opaque kernel holds one layout op");
+	xt = &b->g->nodes[x].type;
+	set_space(b, t);
+	set_extents(b, b->bm, b->bn);
+	for (int j = 0; j < b->R; j++)
+		prog[j] = true;
+	program_dims(b, prog);
+	use_ext(b, x);
+	if (n->op == OP_RESHAPE) {
+		for (int j = 0; j < b->R; j++)
+			shape[j] = b->dim[j].ext;
+		i = inst(b, TO_LOAD, "tile", b->R, shape);
+		in = &b->f->insts[i];
+		in->arg = b->argof[x];
+		in->nview = b->R;
+		for (int j = 0; j < b->R; j++) {
+			in->view[j] = b->S[j];
+			in->idx[j] = b->dim[j].off;
+		}
+		in->nidx = b->R;
+		if (ir_type_numel(xt) != ir_type_numel(t))
+			return fail(b, n, "reshape changes the element count");
+	} else {
+		int64_t perm[IR_MAX_RANK];
+		int inv[IR_MAX_RANK];
+
+		for (int j = 0; j < b->R; j++)
+			perm[j] = (n->at.set & AB(PERM)) ? n->at.perm[j] :
+			    b->R >= 2 && j == b->R - 2 ? b->R - 1 : b->R >= 2 && j == b->R - 1 ?
+			    b->R - 2 : j;
+		for (int j = 0; j < b->R; j++)
+			inv[perm[j]] = j;
+		for (int k = 0; k < b->R; k++)
+			shape[k] = b->dim[inv[k]].ext;
+		i = inst(b, TO_LOAD, "tile", b->R, shape);
+		in = &b->f->insts[i];
+		in->arg = b->argof[x];
+		in->nidx = b->R;
+		for (int k = 0; k < b->R; k++)
+			in->idx[k] = b->dim[inv[k]].off;
+		in->masked = false;
+		for (int k = 0; k < b->R; k++)
+			if (xt->dim[k] % shape[k] != 0)
+				in->masked = true;
+		{
+			int l = res(b, i), tr;
+
+			for (int j = 0; j < b->R; j++)
+				shape[j] = b->dim[j].ext;
+			tr = inst(b, TO_TRANSPOSE, "t", b->R, shape);
+			b->f->insts[tr].nin = 1;
+			b->f->insts[tr].in[0] = l;
+			b->f->insts[tr].nperm = b->R;
+			memcpy(b->f->insts[tr].perm, perm, sizeof perm);
+			i = tr;
+		}
+	}
+	if (n->op == OP_RESHAPE) {
+		in = &b->f->insts[i];
+		for (int j = 0; j < b->R; j++)
+			if (b->S[j] % b->dim[j].ext)
+				in->masked = true;
+	}
+	b->tv[b->root] = res(b, i);
+	store_root(b, b->tv[b->root], TO_STORE, -1, false);
+	return 0;
+}
+
+/* Opens a loop over dim j in steps of its extent, from 0 to span (with a
+ * program part base*pid added to the offset when pidv >= 0). */
+static int
+open_loop(LB *b, int j, int64_t span, int pidv, int64_t base, int init, int level,
+    const char *name)
+{
+	int i = inst(b, TO_FOR, "acc", b->f->vals[init].rank, b->f->vals[init].shape);
+	TileInst *in = &b->f->insts[i];
+	int var, it;
+
+	in->lo = 0;
+	in->hi = span;
+	in->step = b->dim[j].ext;
+	in->nin = 1;
+	in->in[0] = init;
+	var = tile_add_val(b->ng, b->f, uniq(b, name), -1, NULL);
+	b->f->vals[var].def = i;
+	it = tile_add_val(b->ng, b->f, uniq(b, "c"), b->f->vals[init].rank,
+	    b->f->vals[init].shape);
+	b->f->vals[it].def = i;
+	b->f->insts[i].var = var;
+	b->f->insts[i].iter = it;
+	b->dim[j].off = idx_of(var, 1);
+	if (pidv >= 0) {
+		b->dim[j].off.nterm = 2;
+		b->dim[j].off.val[1] = pidv;
+		b->dim[j].off.coef[1] = base;
+	}
+	b->dim[j].level = level;
+	return i;
+}
+
+static void
+close_loop(LB *b, int fo, int v)
+{
+	int y = tile_add_inst(b->ng, b->f, TO_YIELD);
+
+	b->f->insts[y].nin = 1;
+	b->f->insts[y].in[0] = v;
+	b->f->insts[fo].end = y;
+}
+
+/* A chain of elementwise ops ending in the root reduction: the reduced
+ * dims are walked by loops inside each program, carrying the accumulator;
+ * with split=S a full reduction is spread over S programs along dim 0 and
+ * combined atomically. */
+static int
+lower_reduction(LB *b)
+{
+	const Node *rn = &b->g->nodes[b->root];
+	const Type *xt = &b->g->nodes[rn->in[0]].type;
+	int ax, loops[IR_MAX_RANK], nl = 0, fo[IR_MAX_RANK], acc, r, part;
+	bool prog[IR_MAX_RANK];
+	int64_t s[IR_MAX_RANK], split = 1, chunk = 0;
+	int rr = 0, pid = -1;
+	TileInst *in;
+	OpId red = rn->op == OP_MAX ? OP_MAX : OP_SUM;
+	bool atomic;
+
+	if (ir_ops[rn->op].cls != OC_REDUCTION)
+		return fail(b, rn, "a reduction kernel ends in its reduction");
+	for (int i = b->first; i < b->last; i++)
+		if (!ir_is_elementwise(b->g->nodes[i].op))
+			return fail(b, &b->g->nodes[i], "a reduction kernel holds elementwise ops "
+			    "before its one reduction");
+	set_space(b, xt);
+	ax = ir_reduce_axis(rn, b->R);
+	if (b->kn && (b->kn->kset & (1u << KA_SPLIT)))
+		split = b->kn->kattr[KA_SPLIT];
+	if (b->R == 0)
+		split = 1;
+	if (split > 1 && ax >= 0 && b->R > 1)
+		return fail(b, rn, "split= applies to full reductions only");
+	/* Extents: the reduced axis in blocks of BN, the last kept dim in BM;
+	 * a full reduction tiles its last two dims [BM, BN]. */
+	for (int j = 0; j < b->R; j++) {
+		memset(&b->dim[j].off, 0, sizeof b->dim[j].off);
+		b->dim[j].level = 0;
+		b->dim[j].ext = 1;
+		prog[j] = !(ax < 0 || ax == j);
+	}
+	if (ax < 0 || b->R == 1) {
+		if (b->R >= 1)
+			b->dim[b->R - 1].ext = b->bn;
+		if (b->R >= 2)
+			b->dim[b->R - 2].ext = b->bm;
+	} else {
+		int rho = -1;
+
+		for (int j = 0; j < b->R; j++)
+			if (j != ax)
+				rho = j;
+		b->dim[ax].ext = b->bn;
+		b->dim[rho].ext = b->bm;
+	}
+	for (int j = 0; j < b->R; j++)
+		if (!prog[j])
+			loops[nl++] = j;
+	if (split > 1 && b->R >= 1) {
+		int64_t e0 = b->dim[loops[0]].ext, per = (b->S[loops[0]] + split - 1) / split;
+
+		chunk = (per + e0 - 1) / e0 * e0;
+		pid = scalar(b, TO_PROGRAM_ID, "p", -1, 0);
+		b->f->grid[0] = split;
+	} else {
+		/* prog dims: tiled dim (ext > 1) on axis 0, the rest on axis 2;
+		 * program_dims treats a ext-1 dim before the last two as leading,
+		 * so put the BM dim on axis 0 by hand. */
+		int lead[IR_MAX_RANK], nlead = 0;
+		int64_t g2 = 1;
+
+		for (int j = 0; j < b->R; j++) {
+			if (!prog[j])
+				continue;
+			if (b->dim[j].ext > 1) {
+				int p = scalar(b, TO_PROGRAM_ID, "m", -1, 0);
+
+				b->dim[j].off = idx_of(p, b->dim[j].ext);
+				b->f->grid[0] = (b->S[j] + b->dim[j].ext - 1) / b->dim[j].ext;
+			} else if (b->S[j] > 1) {
+				lead[nlead++] = j;
+			}
+		}
+		for (int t = 0; t < nlead; t++)
+			g2 *= b->S[lead[t]];
+		b->f->grid[2] = g2;
+		if (nlead) {
+			int q = scalar(b, TO_PROGRAM_ID, "b", -1, 2);
+
+			for (int t = nlead - 1; t >= 0; t--) {
+				int j = lead[t];
+
+				if (t == 0) {
+					b->dim[j].off = idx_of(q, 1);
+				} else {
+					b->dim[j].off = idx_of(scalar(b, TO_IREM, "bi", q, b->S[j]), 1);
+					q = scalar(b, TO_IDIV, "bq", q, b->S[j]);
+				}
+			}
+		}
+	}
+	/* The accumulator: the reduced tile's shape. */
+	for (int j = 0; j < b->R; j++)
+		if (prog[j])
+			s[rr++] = b->dim[j].ext;
+		else if (rn->at.keepdims)
+			s[rr++] = 1;
+	acc = full(b, "init", red == OP_MAX ? -INFINITY : 0, rr, s);
+	for (int l = 0; l < nl; l++)
+		b->dim[loops[l]].level = l + 1;
+	load_level(b, 0);
+	for (int l = 0; l < nl; l++) {
+		int j = loops[l];
+
+		fo[l] = open_loop(b, j, l == 0 && split > 1 ? chunk : b->S[j],
+		    l == 0 && split > 1 ? pid : -1, chunk, acc, l + 1, l == 0 ? "k" : "k");
+		acc = b->f->insts[fo[l]].iter;
+		load_level(b, l + 1);
+	}
+	for (int i = b->first; i < b->last; i++)
+		if (emit_op(b, i) != 0)
+			return -1;
+	/* The tile value of the reduction's operand: an op of the chain, or
+	 * the loaded external itself. */
+	part = inst(b, TO_REDUCE, "part", rr, s);
+	in = &b->f->insts[part];
+	in->gop = red;
+	in->nin = 2;
+	in->in[0] = b->tv[rn->in[0]];
+	in->in[1] = acc;
+	in->axis = ax < 0 ? -1 : ax;
+	in->keepdims = rn->at.keepdims;
+	r = res(b, part);
+	for (int l = nl - 1; l >= 0; l--) {
+		close_loop(b, fo[l], r);
+		r = res(b, fo[l]);
+	}
+	if (rn->op == OP_MEAN) {
+		int64_t cnt = ax < 0 ? ir_type_numel(xt) : xt->dim[ax];
+		int dv = full(b, "count", (double)cnt, 0, NULL), k;
+
+		k = inst(b, TO_BINARY, "mean", rr, s);
+		b->f->insts[k].gop = OP_DIV;
+		b->f->insts[k].nin = 2;
+		b->f->insts[k].in[0] = r;
+		b->f->insts[k].in[1] = dv;
+		r = res(b, k);
+	}
+	atomic = split > 1;
+	if (atomic) {
+		b->f->has_init = true;
+		b->f->init = red == OP_MAX ? -INFINITY : 0;
+	}
+	store_root(b, r, !atomic ? TO_STORE : red == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD,
+	    ax, true);
+	return 0;
+}
+
+/* A matmul, then elementwise ops on its tile, then at most one reduction
+ * (combined atomically when its axis spans several programs). */
+static int
+lower_matmul(LB *b)
+{
+	const Node *mm = &b->g->nodes[b->first], *rn = &b->g->nodes[b->root];
+	int A = mm->in[0], B = mm->in[1], z, fo, ta, tb, d, v;
+	bool prog[IR_MAX_RANK] = {0}, reduce = ir_ops[rn->op].cls == OC_REDUCTION;
+	int64_t s[IR_MAX_RANK], K;
+	int R, ax = -1;
+	TileInst *in;
+
+	if (mm->op != OP_MATMUL)
+		return fail(b, mm, "a matmul kernel starts with its matmul");
+	for (int i = b->first + 1; i <= b->last; i++) {
+		const Node *n = &b->g->nodes[i];
+
+		if (ir_is_elementwise(n->op))
+			continue;
+		if (i == b->last && ir_ops[n->op].cls == OC_REDUCTION)
+			continue;
+		return fail(b, n, "a matmul_epilogue holds a matmul, elementwise ops and at most "
+		    "one reduction last");
+	}
+	set_space(b, &mm->type);
+	R = b->R;
+	K = b->g->nodes[A].type.dim[R - 1];
+	set_extents(b, b->bm, b->bn);
+	for (int j = 0; j < R; j++)
+		prog[j] = true;
+	program_dims(b, prog);
+	for (int j = 0; j < R; j++)
+		s[j] = b->dim[j].ext;
+	z = full(b, "zero", 0, R, s);
+	use_ext(b, A);
+	use_ext(b, B);
+	fo = inst(b, TO_FOR, "acc", R, s);
+	{
+		int var = tile_add_val(b->ng, b->f, uniq(b, "k"), -1, NULL);
+		int it = tile_add_val(b->ng, b->f, uniq(b, "c"), R, s);
+		int64_t as[IR_MAX_RANK], bs[IR_MAX_RANK];
+		bool am, bmk;
+
+		b->f->vals[var].def = fo;
+		b->f->vals[it].def = fo;
+		in = &b->f->insts[fo];
+		in->lo = 0;
+		in->hi = K;
+		in->step = b->bk;
+		in->nin = 1;
+		in->in[0] = z;
+		in->var = var;
+		in->iter = it;
+		memcpy(as, s, sizeof as);
+		memcpy(bs, s, sizeof bs);
+		as[R - 1] = b->bk;
+		bs[R - 2] = b->bk;
+		ta = inst(b, TO_LOAD, "a", R, as);
+		in = &b->f->insts[ta];
+		in->arg = b->argof[A];
+		in->nidx = R;
+		for (int j = 0; j < R - 1; j++)
+			in->idx[j] = b->dim[j].off;
+		in->idx[R - 1] = idx_of(var, 1);
+		am = b->S[R - 2] % b->bm || K % b->bk;
+		in->masked = am;
+		tb = inst(b, TO_LOAD, "b", R, bs);
+		in = &b->f->insts[tb];
+		in->arg = b->argof[B];
+		in->nidx = R;
+		for (int j = 0; j < R - 2; j++)
+			in->idx[j] = b->dim[j].off;
+		in->idx[R - 2] = idx_of(var, 1);
+		in->idx[R - 1] = b->dim[R - 1].off;
+		bmk = b->S[R - 1] % b->bn || K % b->bk;
+		in->masked = bmk;
+		d = inst(b, TO_DOT, "d", R, s);
+		in = &b->f->insts[d];
+		in->nin = 3;
+		in->in[0] = res(b, ta);
+		in->in[1] = res(b, tb);
+		in->in[2] = it;
+		close_loop(b, fo, res(b, d));
+	}
+	b->tv[b->first] = res(b, fo);
+	/* The epilogue's externals are loaded once per program. */
+	b->from = b->first + 1;
+	load_level(b, 0);
+	for (int i = b->first + 1; i <= b->last; i++)
+		if (emit_op(b, i) != 0)
+			return -1;
+	v = b->tv[b->root];
+	if (reduce) {
+		int64_t progs = 1;
+
+		ax = ir_reduce_axis(rn, R);
+		for (int j = 0; j < R; j++)
+			if (ax < 0 || ax == j)
+				progs *= (b->S[j] + b->dim[j].ext - 1) / b->dim[j].ext;
+		if (progs > 1) {
+			b->f->has_init = true;
+			b->f->init = rn->op == OP_MAX ? -INFINITY : 0;
+			store_root(b, v, rn->op == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD, ax, true);
+			return 0;
+		}
+		store_root(b, v, TO_STORE, ax, true);
+		return 0;
+	}
+	store_root(b, v, TO_STORE, -1, false);
+	return 0;
+}
+
+/* ---- the pass -------------------------------------------------------- */
+
+static int
+lower_kernel(LB *b, const char *name, KernelKind kind)
+{
+	const Node *rn = &b->g->nodes[b->root];
+	int node, rc;
+	bool has_mm = false, has_layout = false, has_red = false;
+	Graph *ng = b->ng;
+
+	b->f = tile_fn_new(ng, arena_strndup(&ng->arena, name, strlen(name)), kind);
+	b->f->args = arena_alloc(&ng->arena, sizeof(int) * (size_t)(2 * (b->last - b->first + 1) + 1));
+	b->nuniq = 0;
+	b->from = b->first;
+	/* Operands in first-use order. */
+	for (int i = b->first; i <= b->last; i++) {
+		const Node *n = &b->g->nodes[i];
+
+		has_mm |= n->op == OP_MATMUL;
+		has_layout |= ir_ops[n->op].cls == OC_LAYOUT;
+		has_red |= ir_ops[n->op].cls == OC_REDUCTION;
+		for (int j = 0; j < n->nin; j++)
+			if (!in_kernel(b, n->in[j]))
+				use_ext(b, n->in[j]);
+	}
+	if (has_mm)
+		rc = lower_matmul(b);
+	else if (has_layout)
+		rc = lower_opaque(b);
+	else if (kind == KK_ROW_REDUCTION)
+		rc = lower_pointwise(b, true);
+	else if (has_red)
+		rc = lower_reduction(b);
+	else
+		rc = lower_pointwise(b, false);
+	if (rc != 0)
+		return -1;
+	b->f->kset |= 1u << KA_BM | 1u << KA_BN;
+	b->f->kattr[KA_BM] = b->bm;
+	b->f->kattr[KA_BN] = b->bn;
+	if (has_mm) {
+		b->f->kset |= 1u << KA_BK;
+		b->f->kattr[KA_BK] = b->bk;
+	}
+	for (int a = KA_WARPS; a < KA_COUNT; a++)
+		if (b->kn && (b->kn->kset & (1u << a))) {
+			b->f->kset |= 1u << a;
+			b->f->kattr[a] = b->kn->kattr[a];
+		}
+	b->f->argloc = arena_alloc(&ng->arena, sizeof(Loc) * (size_t)(b->f->nargs + 1));
+	node = ir_add_node(ng, (OpId)TILE_OP, arena_strndup(&ng->arena, rn->name, strlen(rn->name)));
+	ng->nodes[node].type = rn->type;
+	ng->nodes[node].loc = rn->loc;
+	ng->nodes[node].tile = b->f;
+	b->map[b->root] = node;
+	return 0;
+}
+
+static int64_t
+block(const Kernel *kn, KAttrId a, const PassArgs *args, const char *key)
+{
+	if (kn && (kn->kset & (1u << a)))
+		return kn->kattr[a];
+	return pass_int(args, key);
+}
+
+/* requires: shapes; preserves: sources, names and types of kernel roots;
+ * replaces: every kernel and every compute op outside one by a tiled node */
+static int
+run(Graph *g, const PassArgs *args, Diag *d)
+{
+	Graph *ng;
+	LB b = {0};
+	int n = g->nnodes, bad = 0, eager = 0;
+	Users u;
+
+	if (pass_require_shapes(g, d, "lower-tiled") != 0)
+		return -1;
+	for (const char *const *k = (const char *const[]){"bm", "bn", "bk", NULL}; *k; k++)
+		if (pass_int(args, *k) < 1 || pass_int(args, *k) > 4096) {
+			diag_error(d, LOC_NONE, "lower-tiled: option '%s' must be in 1..4096, found "
+			    "%lld", *k, (long long)pass_int(args, *k));
+			return -1;
+		}
+	ng = ir_graph_new();
+	if (g->name)
+		ng->name = arena_strndup(&ng->arena, g->name, strlen(g->name));
+	ng->loc = g->loc;
+	b.g = g;
+	b.ng = ng;
+	b.d = d;
+	b.map = xmalloc(sizeof(int) * (size_t)(n + 1));
+	b.tv = xmalloc(sizeof(int) * (size_t)(n + 1));
+	b.argof = xmalloc(sizeof(int) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++)
+		b.map[i] = -1;
+	ir_users(g, &u);
+	{
+		int *outs, no = ir_outputs(g, &outs);
+
+		for (int k = 0; k < no; k++) {
+			const Node *o = &g->nodes[outs[k]];
+
+			if (o->kernel >= 0 && g->kernels[o->kernel].last != outs[k]) {
+				diag_error(d, o->loc, "lower-tiled: '%%%s' is an output of the graph "
+				    "but not the root of its kernel '@%s'", o->name,
+				    g->kernels[o->kernel].name);
+				bad++;
+			}
+		}
+		free(outs);
+	}
+	for (int i = 0; i < n && !bad; i++) {
+		const Node *nd = &g->nodes[i];
+		char kname[64];
+
+		if (nd->tile) {
+			diag_error(d, nd->loc, "lower-tiled: '%%%s' is already tiled", nd->name);
+			bad++;
+			break;
+		}
+		if (ir_ops[nd->op].cls == OC_SOURCE) {
+			int k = ir_add_node(ng, nd->op, arena_strndup(&ng->arena, nd->name,
+			    strlen(nd->name)));
+
+			ng->nodes[k].type = nd->type;
+			ng->nodes[k].at = nd->at;
+			ng->nodes[k].loc = nd->loc;
+			b.map[i] = k;
+			continue;
+		}
+		if (nd->kernel >= 0) {
+			const Kernel *kn = &g->kernels[nd->kernel];
+
+			if (i != kn->last)
+				continue;
+			b.kn = kn;
+			b.first = kn->first;
+			b.last = kn->last;
+			/* Only the root may be used outside the kernel. */
+			for (int j = kn->first; j < kn->last; j++)
+				for (int q = u.start[j]; q < u.start[j + 1]; q++)
+					if (g->nodes[u.user[q]].kernel != nd->kernel) {
+						diag_error(d, g->nodes[j].loc, "lower-tiled: '%%%s' is used "
+						    "outside kernel '@%s', but only its root '%%%s' leaves it",
+						    g->nodes[j].name, kn->name, nd->name);
+						bad++;
+					}
+			if (bad)
+				break;
+		} else {
+			b.kn = NULL;
+			b.first = b.last = i;
+			snprintf(kname, sizeof kname, "eager%d", eager++);
+		}
+		b.root = i;
+		for (int j = b.first; j <= b.last; j++)
+			for (int q = 0; q < g->nodes[j].nin; q++) {
+				b.tv[g->nodes[j].in[q]] = -1;
+				b.argof[g->nodes[j].in[q]] = -1;
+			}
+		for (int j = b.first; j <= b.last; j++)
+			b.tv[j] = b.argof[j] = -1;
+		b.bm = block(b.kn, KA_BM, args, "bm");
+		b.bn = block(b.kn, KA_BN, args, "bn");
+		b.bk = block(b.kn, KA_BK, args, "bk");
+		if (b.kn) {
+			if (lower_kernel(&b, b.kn->name, b.kn->kind) != 0)
+				bad++;
+		} else {
+			OpClass c = ir_ops[nd->op].cls;
+			KernelKind kk = c == OC_CONTRACTION ? KK_MATMUL : c == OC_REDUCTION ?
+			    KK_REDUCTION : c == OC_LAYOUT ? KK_OPAQUE : KK_ELEMENTWISE;
+
+			if (lower_kernel(&b, kname, kk) != 0)
+				bad++;
+		}
+	}
+	ir_users_free(&u);
+	if (!bad) {
+		int *outs, no = ir_outputs(g, &outs);
+
+		/* The outputs stay the same values. */
+		ng->ret = arena_alloc(&ng->arena, sizeof(int) * (size_t)(no + 1));
+		ng->nret = no;
+		for (int k = 0; k < no; k++)
+			ng->ret[k] = b.map[outs[k]];
+		ng->retloc = g->retloc;
+		free(outs);
+		for (int k = 0; k < no; k++)
+			if (ng->ret[k] < 0)
+				AICM_BUG("an output lost in lowering");
+		if (!g->ret && ir_return_is_default(ng))
+			ng->ret = NULL, ng->nret = 0;
+		{
+			Graph tmp = *g;
+
+			*g = *ng;
+			*ng = tmp;
+		}
+	}
+	ir_graph_free(ng);
+	free(b.map);
+	free(b.tv);
+	free(b.argof);
+	return bad ? -1 : 0;
+}
+
+const Pass pass_lower_tiled = {
+	.name = "lower-tiled",
+	.summary = "turn every kernel (and every op outside one) into a tile program",
+	.opts = (const PassOpt[]){
+		{"bm", PO_INT, "32", "rows per tile (BM) when the kernel has no BM"},
+		{"bn", PO_INT, "32", "columns per tile (BN) when the kernel has no BN"},
+		{"bk", PO_INT, "32", "the matmul's K step (BK) when the kernel has no BK"},
+		{0},
+	},
+	.run = run,
+};
