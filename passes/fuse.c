@@ -238,8 +238,9 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 			return R_F4B;
 		}
 		if (!same_shape(in, &K->iter)) {
-			WHY("%%%s reduces a %s operand, but the kernel iterates over %s", P->name,
-			    ir_shape_str(in, s1), ir_shape_str(&K->iter, s2));
+			WHY("%%%s reduces a %s operand, but the kernel of %%%s iterates over %s; "
+			    "row-fusion joins a reduction only to a kernel over its operand's rows",
+			    P->name, ir_shape_str(in, s1), R->name, ir_shape_str(&K->iter, s2));
 			return R_F4B;
 		}
 		if (ir_ops[R->op].cls == OC_REDUCTION && !last_axis_only(g, K->root)) {
@@ -386,9 +387,8 @@ unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 			if (!d)
 				continue;
 			if (b >= 0)
-				diag_remark(d, C->inloc[j], "%%%s -> %%%s not fused [%s]: %s; fusing would "
-				    "save %lld bytes", g->nodes[p].name, C->name, rule_id[r], why,
-				    (long long)b);
+				diag_remark(d, C->inloc[j], "%%%s -> %%%s not fused [%s, would save %lld "
+				    "bytes]: %s", g->nodes[p].name, C->name, rule_id[r], (long long)b, why);
 			else
 				diag_remark(d, C->inloc[j], "%%%s -> %%%s not fused [%s]: %s",
 				    g->nodes[p].name, C->name, rule_id[r], why);
