@@ -148,9 +148,22 @@ diag_report(Diag *d, Severity s, Loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The one piece of process-wide state here: a crash handler has no other
+ * way to reach the tool's context. */
+static void (*bug_hook)(void *);
+static void *bug_ctx;
+
+void
+aicm_set_bug_hook(void (*hook)(void *ctx), void *ctx)
+{
+	bug_hook = hook;
+	bug_ctx = ctx;
+}
+
 void
 aicm_bug(const char *file, int line, const char *fmt, ...)
 {
+	void (*hook)(void *) = bug_hook;
 	va_list ap;
 
 	fflush(stdout);
@@ -159,6 +172,10 @@ aicm_bug(const char *file, int line, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (hook) {
+		bug_hook = NULL;     /* a bug inside the hook must not loop */
+		hook(bug_ctx);
+	}
 #ifdef AICM_FUZZ
 	abort();
 #else

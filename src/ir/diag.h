@@ -59,6 +59,10 @@ const char *diag_line(const Diag *d, int n, int *len);
 _Noreturn void aicm_bug(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 #define AICM_BUG(...) aicm_bug(__FILE__, __LINE__, __VA_ARGS__)
+/* A function aicm_bug calls once, after its message and before it exits,
+ * so that a tool can save what it was working on (aicm-opt's crash
+ * reproducer); NULL removes it. */
+void aicm_set_bug_hook(void (*hook)(void *ctx), void *ctx);
 
 /* Allocation that cannot fail quietly: out of memory is exit 3 with a
  * message, never a NULL dereference. */

@@ -9,6 +9,15 @@
  * are collected instead of printed and matched against the input's
  * `// expected-error@+N {{...}}` comments.
  *
+ * The crash and failure reproducer (docs/reliability.md), after mlir-opt's:
+ * with --reproducer=FILE the IR is printed into memory before every pass,
+ * and when a pass fails, or its output does not verify, or anything hits
+ * an internal error (AICM_BUG, through aicm_set_bug_hook), FILE gets that
+ * IR under a '// RUN:' line with the rest of the pipeline and its options.
+ * Without the flag an internal error still writes one, to
+ * $TMPDIR/aicm-opt-crash-PID.aicm, holding the chunk as read and the whole
+ * pipeline: that costs nothing until it is needed.
+ *
  * Exit codes (DESIGN §4): 0 ok, 1 the input is wrong, 2 the command line is
  * wrong or a file cannot be read or written, 3 an internal error.
  */
@@ -16,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "parse.h"
@@ -38,6 +48,8 @@ typedef struct Opts {
 	bool split;
 	bool verify_diags;
 	bool emit_dot;
+	const char *reproducer;
+	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
 } Opts;
 
 /* State for one chunk while its pipeline runs (the PassRun hooks). */
@@ -47,6 +59,11 @@ typedef struct Stage {
 	char *before;                /* printed IR before the pass, for -after-change */
 	double *ms;                  /* per pass */
 	int failed_dump;
+	const Pipeline *pl;
+	const char *text;            /* the chunk as read */
+	size_t len;
+	int pass;                    /* the pass running, -1 before, pl->n after */
+	char *ir;                    /* --reproducer: the IR given to that pass */
 } Stage;
 
 static void
@@ -77,6 +94,10 @@ usage(FILE *f)
 	    "  --split-input-file       one graph per '// -----' chunk, each on its own\n"
 	    "  --verify-diagnostics     check diagnostics against the input's\n"
 	    "                           // expected-error@+N {{...}} comments\n"
+	    "  --reproducer=FILE        when a pass fails, write the IR it was given and a\n"
+	    "                           // RUN: line that reproduces the failure to FILE\n"
+	    "                           (internal errors always write one, by default to\n"
+	    "                           $TMPDIR/aicm-opt-crash-PID.aicm)\n"
 	    "  --list-passes            list the passes and their options\n"
 	    "  --help                   this text\n"
 	    "  --version                the version\n"
@@ -175,6 +196,12 @@ parse_args(int argc, char **argv, Opts *o)
 			o->split = true;
 		} else if (!strcmp(a, "--verify-diagnostics")) {
 			o->verify_diags = true;
+		} else if ((v = optval(argc, argv, &i, "--reproducer"))) {
+			if (!*v)
+				usage_error("--reproducer needs a file name%s", "");
+			o->reproducer = v;
+		} else if ((v = optval(argc, argv, &i, "--test-crash-in"))) {
+			o->test_crash = v;
 		} else if (a[0] == '-' && a[1] != '\0') {
 			usage_error("unknown option '%s'", a);
 		} else if (o->input) {
@@ -225,7 +252,14 @@ hook_before(void *ctx, int idx, const PassInst *pi, const Graph *g)
 	Stage *s = ctx;
 	const Opts *o = s->o;
 
-	(void)idx;
+	s->pass = idx;
+	if (o->reproducer) {
+		free(s->ir);
+		s->ir = ir_print_str(g, NULL);
+	}
+	if (o->test_crash && !strcmp(o->test_crash, pi->pass->name))
+		AICM_BUG("--test-crash-in=%s: an internal error on purpose, before the pass",
+		    pi->pass->name);
 	if (o->print_before_all || (o->print_before && !strcmp(o->print_before, pi->pass->name))) {
 		fprintf(stderr, "// ----- IR before %s -----\n", pi->pass->name);
 		ir_print(stderr, g);
@@ -255,6 +289,94 @@ hook_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
 		ir_print(stderr, g);
 	}
 	dump_stage(s, idx + 1, pi->pass->name, g);
+}
+
+/* ---- the reproducer -------------------------------------------------- */
+
+/* Writes text under a RUN line naming passes from..n-1 of the pipeline;
+ * returns 0 or -1 with errno set. */
+static int
+write_repro(const Stage *s, const char *path, int from, const char *text, size_t len,
+    const char *why)
+{
+	Pipeline rest = {s->pl->p + from, s->pl->n - from};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	int r;
+
+	if (!f)
+		return -1;
+	fprintf(f, "// RUN: aicm-opt");
+	if (rest.n > 0) {
+		fprintf(f, " --pass='");
+		pass_print_pipeline(f, &rest);
+		fseek(f, -1, SEEK_CUR);         /* pass_print_pipeline's newline */
+		fprintf(f, "'");
+	}
+	fprintf(f, "%s %%s\n", s->o->verify_each ? "" : " --no-verify-each");
+	fprintf(f, "// aicm-opt reproducer: %s; read from '%s'\n", why,
+	    strcmp(s->o->input, "-") ? s->o->input : "<stdin>");
+	fwrite(text, 1, len, f);
+	if (len && text[len - 1] != '\n')
+		fputc('\n', f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return -1;
+	}
+	r = aicm_write_file(path, buf, n);
+	free(buf);
+	return r;
+}
+
+static void
+repro_written(const char *path, int r)
+{
+	if (r != 0)
+		fprintf(stderr, "%s: error: cannot write the reproducer '%s': %s\n", tool, path,
+		    strerror(errno));
+	else
+		fprintf(stderr, "%s: note: reproducer written to '%s'\n", tool, path);
+}
+
+/* A pass failed, or its output did not verify: FILE gets its input. */
+static void
+pass_failed(const Stage *s)
+{
+	char why[256];
+
+	if (!s->o->reproducer || !s->ir || s->pass < 0 || s->pass >= s->pl->n)
+		return;
+	snprintf(why, sizeof why, "pass '%s' (%d of %d) failed on this IR",
+	    s->pl->p[s->pass].pass->name, s->pass + 1, s->pl->n);
+	repro_written(s->o->reproducer, write_repro(s, s->o->reproducer, s->pass, s->ir,
+	    strlen(s->ir), why));
+}
+
+/* The AICM_BUG hook: the IR given to the pass when it was kept, else the
+ * chunk as read with the whole pipeline. */
+static void
+crashed(void *ctx)
+{
+	const Stage *s = ctx;
+	char path[4096], why[256];
+	const char *tmp = getenv("TMPDIR");
+
+	if (s->o->reproducer)
+		snprintf(path, sizeof path, "%s", s->o->reproducer);
+	else
+		snprintf(path, sizeof path, "%s/aicm-opt-crash-%ld.aicm", tmp && *tmp ? tmp : "/tmp",
+		    (long)getpid());
+	if (s->ir && s->pass >= 0 && s->pass < s->pl->n) {
+		snprintf(why, sizeof why, "internal error in pass '%s' (%d of %d) on this IR",
+		    s->pl->p[s->pass].pass->name, s->pass + 1, s->pl->n);
+		repro_written(path, write_repro(s, path, s->pass, s->ir, strlen(s->ir), why));
+	} else {
+		snprintf(why, sizeof why, "internal error %s",
+		    s->pass < 0 ? "before the pipeline" : s->pass >= s->pl->n ? "after the pipeline" :
+		    "in the pipeline");
+		repro_written(path, write_repro(s, path, 0, s->text, s->len, why));
+	}
 }
 
 /* ---- --verify-diagnostics -------------------------------------------- */
@@ -482,7 +604,8 @@ main(int argc, char **argv)
 		AICM_BUG("open_memstream failed");
 	nch = split_chunks(buf, len, o.split, &ch);
 	for (int c = 0; c < nch; c++) {
-		Stage st = {.o = &o, .chunk = c};
+		Stage st = {.o = &o, .chunk = c, .pl = &pl, .text = buf + ch[c].off,
+		    .len = ch[c].len, .pass = -1};
 		PassRun run = {o.verify_each, o.report ? stderr : NULL, o.report_json,
 		    hook_before, hook_after, &st};
 		double t0 = pass_now_ms(), parse_ms, print_ms;
@@ -490,6 +613,7 @@ main(int argc, char **argv)
 		Graph *g;
 
 		st.ms = xcalloc((size_t)pl.n + 1, sizeof(double));
+		aicm_set_bug_hook(crashed, &st);
 		g = parse_graph(buf + ch[c].off, ch[c].len, ch[c].line, &d);
 		if (g && ir_verify(g, &d) != 0) {
 			ir_graph_free(g);
@@ -499,10 +623,12 @@ main(int argc, char **argv)
 		if (g) {
 			dump_stage(&st, 0, "input", g);
 			if (pass_run_pipeline(g, &pl, &run, &d) != 0) {
+				pass_failed(&st);
 				ir_graph_free(g);
 				g = NULL;
 			}
 		}
+		st.pass = pl.n;
 		t0 = pass_now_ms();
 		if (g) {
 			if (c > 0)
@@ -522,8 +648,10 @@ main(int argc, char **argv)
 			vbad += verify_diags(&d, ch[c].line, ch[c].lastline);
 		else if (d.nerr > nerr0 && status == 0)
 			status = 1;
+		aicm_set_bug_hook(NULL, NULL);
 		ir_graph_free(g);
 		free(st.before);
+		free(st.ir);
 		free(st.ms);
 	}
 	if (o.output)
