@@ -102,7 +102,7 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-unit check-golden check-numpy
+check: check-unit check-golden check-numpy check-docs
 
 check-unit: $(B)/check_aicm
 	$(B)/check_aicm
@@ -117,6 +117,19 @@ check-numpy: $(B)/aicm-run
 	else \
 		echo "check-numpy: SKIPPED: python3-numpy is not installed"; \
 	fi
+
+# The commands shown in the tutorial and the exercises, run again and
+# diffed against the output the docs show (tests/doccheck.sh);
+# update-docs rewrites those outputs: review 'git diff docs/'.
+DOCS_CHECKED = docs/tutorial.md docs/exercises.md
+
+check-docs: $(TOOLS)
+	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)
+
+update-docs: $(TOOLS)
+	sh tests/doccheck.sh --update $(B) $(DOCS_CHECKED)
+
+.PHONY: check-docs update-docs
 
 # Rewrites the expected outputs from what the tools print now; review
 # 'git diff testdata/' before committing.  T=path limits it to some cases.
