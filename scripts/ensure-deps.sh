@@ -1,10 +1,12 @@
 #!/bin/sh
-# ensure-deps.sh: the build's tools and Check, installed when missing.
+# ensure-deps.sh: the build's tools, Check and FileCheck, installed when missing.
 # As root it runs apt-get; otherwise it prints the one command to run.
 missing=""
 command -v flex >/dev/null 2>&1 || missing="$missing flex"
 command -v bison >/dev/null 2>&1 || missing="$missing bison"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+# The golden tests pipe some outputs into LLVM's FileCheck (DESIGN §8).
+command -v FileCheck-14 >/dev/null 2>&1 || missing="$missing llvm-14-tools"
 if command -v pkg-config >/dev/null 2>&1; then
 	pkg-config --exists check || missing="$missing check"
 else
