@@ -215,7 +215,7 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		}
 		if (!ok) {
 			diag_error(d, n->oploc, "kernel '@%s' is [%s] but holds '%%%s', a '%s'; "
-			    "a [%s] kernel is %s", kn->name, kind, n->name, ir_ops[n->op].name, kind,
+			    "[%s] means %s", kn->name, kind, n->name, ir_ops[n->op].name, kind,
 			    kind_rule[kk]);
 			bad++;
 		} else if (c == OC_CONTRACTION && mm) {
@@ -231,7 +231,8 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 			    "'@%s'; nothing may follow a reduction outside row_reduction", n->name,
 			    kind, kn->name);
 			bad++;
-		} else if (c == OC_REDUCTION && kk == KK_ROW_REDUCTION && !last_axis_only(g, n)) {
+		} else if (c == OC_REDUCTION && kk == KK_ROW_REDUCTION &&
+		    g->nodes[n->in[0]].type.rank >= 0 && !last_axis_only(g, n)) {
 			diag_error(d, n->oploc, "reduction '%%%s' in row_reduction kernel '@%s' does "
 			    "not reduce exactly the last axis", n->name, kn->name);
 			bad++;
@@ -248,8 +249,8 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 	if (bad)
 		return bad;
 	if ((kk == KK_MATMUL || kk == KK_OPAQUE) && kn->last > kn->first) {
-		diag_error(d, kn->nameloc, "kernel '@%s' is [%s] but holds %d ops; a [%s] kernel "
-		    "is %s", kn->name, kind, kn->last - kn->first + 1, kind, kind_rule[kk]);
+		diag_error(d, kn->nameloc, "kernel '@%s' is [%s] but holds %d ops; [%s] means "
+		    "%s", kn->name, kind, kn->last - kn->first + 1, kind, kind_rule[kk]);
 		return 1;
 	}
 	if (kk == KK_MATMUL_EPILOGUE && g->nodes[kn->first].op != OP_MATMUL) {
@@ -259,7 +260,7 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 	}
 	if (kk == KK_REDUCTION && ir_ops[root->op].cls != OC_REDUCTION) {
 		diag_error(d, kn->nameloc, "kernel '@%s' is [reduction] but its last op '%%%s' "
-		    "is not a reduction; a [reduction] kernel is %s", kn->name, root->name,
+		    "is not a reduction; [reduction] means %s", kn->name, root->name,
 		    kind_rule[kk]);
 		return 1;
 	}
