@@ -40,8 +40,9 @@ enum { EXEC_ALIGN = 64 };
 /* The bytes a tensor of type t needs, or -1 when the count overflows. */
 int64_t exec_type_bytes(const Type *t);
 /* Allocates t's data for type ty, uninitialised, refusing more than
- * max_bytes (<= 0: no limit but overflow).  Returns 0, or -1 (t stays
- * empty).  Out of memory is exit 3, as with xmalloc. */
+ * max_bytes (<= 0: no limit but overflow).  Returns 0, or -1 when refused
+ * or out of memory (t stays empty): the limits are what the user set, so
+ * running out is the input's size, reported, not a crash. */
 int exec_tensor_alloc(Tensor *t, const Type *ty, int64_t max_bytes);
 void exec_tensor_free(Tensor *t);
 void exec_tensors_free(Tensor *vals, int n);

@@ -35,13 +35,16 @@ exec_tensor_alloc(Tensor *t, const Type *ty, int64_t max_bytes)
 	void *p;
 
 	memset(t, 0, sizeof *t);
-	if (b < 0 || (max_bytes > 0 && b > max_bytes) || (uint64_t)b > SIZE_MAX - EXEC_ALIGN)
+	/* past 2^47 bytes (user address space on x86-64 and arm64) no allocator
+	 * can succeed; refusing here keeps sanitizer allocators from aborting */
+	if (b < 0 || (max_bytes > 0 && b > max_bytes) || b > ((int64_t)1 << 47) ||
+	    (uint64_t)b > SIZE_MAX - EXEC_ALIGN)
 		return -1;
 	/* aligned_alloc wants a multiple of the alignment */
 	rounded = ((size_t)b + EXEC_ALIGN - 1) / EXEC_ALIGN * EXEC_ALIGN;
 	p = aligned_alloc(EXEC_ALIGN, rounded ? rounded : EXEC_ALIGN);
 	if (!p)
-		AICM_BUG("out of memory allocating %lld bytes", (long long)b);
+		return -1;
 	t->dt = ty->dt;
 	t->rank = ty->rank;
 	memcpy(t->dim, ty->dim, sizeof t->dim);

@@ -24,15 +24,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "exec.h"
 #include "parse.h"
 #include "pass.h"
+#include "tile.h"
+#include "tile_exec.h"
 
 static const char *tool = "aicm-run";
 
-typedef enum Engine { ENGINE_REFERENCE } Engine;
+typedef enum Engine { ENGINE_TILE, ENGINE_REFERENCE } Engine;
 
 /* --input NAME=F.npy, or NAME=2x3xf32=1,2,... inline (IREE's form). */
 typedef struct InputSpec {
@@ -63,6 +66,8 @@ typedef struct Opts {
 	double tol;                  /* < 0: by element type */
 	int bench;
 	ExecLimits lim;
+	int threads;                 /* tile engine: programs over N threads */
+	bool stats, stats_json;      /* --stats[=json] */
 } Opts;
 
 static void
@@ -75,8 +80,11 @@ usage(FILE *f)
 	    "\n"
 	    "  --pass=PIPELINE          passes to run first, as aicm-opt would (default: none;\n"
 	    "                           an untyped graph gets shape-infer first)\n"
-	    "  --engine=reference       the engine (default: reference, the only one until\n"
-	    "                           the tile executor exists)\n"
+	    "  --engine=tile|reference  the tile executor (default; whatever the pipeline\n"
+	    "                           leaves un-lowered is lowered with lower-tiled's\n"
+	    "                           defaults) or the reference interpreter\n"
+	    "  --stats[=json]           KernelStats per kernel and in total (tile engine)\n"
+	    "  --threads=N              programs of a grid on N threads (default: all cores)\n"
 	    "  --seed=N                 seed of the random inputs and constants (default 0)\n"
 	    "  --input NAME=F.npy       take input or const NAME from a .npy file\n"
 	    "  --input NAME=2x3xf32=1,2,3,4,5,6\n"
@@ -295,6 +303,9 @@ parse_args(int argc, char **argv, Opts *o)
 	o->tol = -1;
 	o->lim.max_bytes = EXEC_DEFAULT_MAX_BYTES;
 	o->lim.max_total_bytes = exec_default_max_total();
+	o->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->threads < 1)
+		o->threads = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -311,11 +322,17 @@ parse_args(int argc, char **argv, Opts *o)
 			if (!strcmp(v, "reference"))
 				o->engine = ENGINE_REFERENCE;
 			else if (!strcmp(v, "tile"))
-				usage_error("--engine=tile: the tile executor is not built yet; "
-				    "--engine=reference is the only engine for now");
+				o->engine = ENGINE_TILE;
 			else
-				usage_error("--engine takes reference (or, once it exists, tile), "
-				    "not '%s'", v);
+				usage_error("--engine takes tile or reference, not '%s'", v);
+		} else if (!strcmp(a, "--stats") || !strcmp(a, "--stats=text")) {
+			o->stats = true;
+		} else if (!strcmp(a, "--stats=json")) {
+			o->stats = o->stats_json = true;
+		} else if (!strncmp(a, "--stats=", 8)) {
+			usage_error("--stats takes json (or nothing), not '%s'", a + 8);
+		} else if ((v = optval(argc, argv, &i, "--threads"))) {
+			o->threads = (int)parse_count("--threads", v, 1, 1024);
 		} else if ((v = optval(argc, argv, &i, "--seed"))) {
 			char *end;
 
@@ -359,6 +376,8 @@ parse_args(int argc, char **argv, Opts *o)
 	}
 	if (!o->file)
 		usage_error("no input file");
+	if (o->stats && o->engine != ENGINE_TILE)
+		usage_error("--stats counts the tile engine's traffic; drop --engine=reference");
 }
 
 static void
@@ -376,14 +395,41 @@ free_opts(Opts *o)
 
 /* ---- the engine switch ----------------------------------------------- */
 
+/* The tile engine's plan, compiled on its first run and reused by the
+ * --bench reruns. */
+static TilePlan *tile_plan;
+
 static int
-run_engine(Engine e, const Graph *g, Tensor *vals, Diag *d)
+run_engine(Engine e, const Graph *g, Tensor *vals, Diag *d, int threads)
 {
 	switch (e) {
 	case ENGINE_REFERENCE:
 		return exec_interp(g, vals, d);
+	case ENGINE_TILE:
+		if (!tile_plan && !(tile_plan = exec_tile_compile(g, d)))
+			return -1;
+		return exec_tile_run(tile_plan, vals, threads, d);
 	}
 	AICM_BUG("unknown engine %d", (int)e);
+}
+
+static bool
+has_tiled(const Graph *g)
+{
+	for (int i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].tile)
+			return true;
+	return false;
+}
+
+/* Whether a compute op is left for lower-tiled (DESIGN §7). */
+static bool
+unlowered(const Graph *g)
+{
+	for (int i = 0; i < g->nnodes; i++)
+		if (!g->nodes[i].tile && ir_ops[g->nodes[i].op].cls != OC_SOURCE)
+			return true;
+	return false;
 }
 
 /* ---- preparing the graph --------------------------------------------- */
@@ -471,8 +517,12 @@ fill_sources(const Graph *g, Tensor *vals, const Opts *o)
 			    ir_dtype_name(n->type.dt));
 			return 1;
 		}
-		if (exec_tensor_alloc(&vals[i], &n->type, 0) != 0)
-			AICM_BUG("'%s' passed the limits but cannot be allocated", n->name);
+		if (exec_tensor_alloc(&vals[i], &n->type, 0) != 0) {
+			fprintf(stderr, "%s: error: '%%%s' %s %s: cannot allocate %lld bytes\n", tool,
+			    n->name, ir_shape_str(&n->type, s1), ir_dtype_name(n->type.dt),
+			    (long long)exec_type_bytes(&n->type));
+			return 1;
+		}
 		if (in) {
 			for (int64_t e = 0; e < vals[i].numel; e++)
 				exec_set(&vals[i], e, in->v[in->nv == 1 ? 0 : e]);
@@ -680,6 +730,22 @@ main(int argc, char **argv)
 		status = 1;
 		goto done;
 	}
+	if (ref && has_tiled(ref)) {
+		fprintf(stderr, "%s: error: --check needs the graph before lowering; '%s' is "
+		    "already tiled\n", tool, o.file);
+		status = 2;
+		goto done;
+	}
+	if (o.engine == ENGINE_REFERENCE && has_tiled(g)) {
+		fprintf(stderr, "%s: error: the reference interpreter runs graphs, not tiled "
+		    "kernels; use --engine=tile\n", tool);
+		status = 2;
+		goto done;
+	}
+	if (o.engine == ENGINE_TILE && unlowered(g) && run_pipeline_text(g, "lower-tiled", &d) != 0) {
+		status = 1;
+		goto done;
+	}
 	nout = ir_outputs(g, &outs);
 	if ((status = check_names(g, &o, outs, nout)) != 0)
 		goto done;
@@ -697,7 +763,7 @@ main(int argc, char **argv)
 	if (o.bench > 0) {
 		double *ms = xmalloc(sizeof(double) * (size_t)o.bench), med;
 
-		if (run_engine(o.engine, g, vals, &d) != 0) {
+		if (run_engine(o.engine, g, vals, &d, o.threads) != 0) {
 			free(ms);
 			status = 1;
 			goto done;
@@ -705,7 +771,7 @@ main(int argc, char **argv)
 		for (int r = 0; r < o.bench; r++) {
 			double t0 = now_ms();
 
-			if (run_engine(o.engine, g, vals, &d) != 0)
+			if (run_engine(o.engine, g, vals, &d, o.threads) != 0)
 				AICM_BUG("the engine failed on a rerun");
 			ms[r] = now_ms() - t0;
 		}
@@ -719,7 +785,7 @@ main(int argc, char **argv)
 		    o.bench == 1 ? "" : "s", ms[0], med);
 		free(ms);
 	} else {
-		if (run_engine(o.engine, g, vals, &d) != 0) {
+		if (run_engine(o.engine, g, vals, &d, o.threads) != 0) {
 			status = 1;
 			goto done;
 		}
@@ -728,6 +794,13 @@ main(int argc, char **argv)
 				printf("\n");
 			print_output(&g->nodes[outs[j]], &vals[outs[j]]);
 		}
+	}
+	if (o.stats && status == 0) {
+		int nk;
+		const KernelStats *ks = exec_tile_stats(tile_plan, &nk);
+
+		printf("\n");
+		exec_tile_print_stats(stdout, ks, nk, o.stats_json);
 	}
 	if (ref) {
 		rvals = xcalloc((size_t)ref->nnodes, sizeof *rvals);
@@ -779,6 +852,7 @@ done:
 	free(vals);
 	free(rvals);
 	free(outs);
+	exec_tile_free(tile_plan);
 	ir_graph_free(g);
 	ir_graph_free(ref);
 	diag_free(&d);
