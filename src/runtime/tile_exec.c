@@ -1,0 +1,932 @@
+/*
+ * tile_exec.c: the tile executor (tile_exec.h).
+ *
+ * Every program of every grid really runs: loads fill tile buffers from the
+ * tensors (a masked-off lane reads the load's `other`), ops work on whole
+ * tiles, stores and atomics write back, and KernelStats count as they go.
+ * Tiles are held as doubles padded to rank 4 on the left, so that every op
+ * is one loop nest; an f32 kernel rounds each elementwise result to float,
+ * as the reference interpreter does, while sums and dots accumulate in
+ * double and round once at the store (also as the reference does).  The
+ * valid box (tile.h) rides along with each tile; reductions and stores
+ * honour it, so that ragged tiles never change a result.
+ *
+ * The plan keeps, per kernel, instructions with resolved slots and strides;
+ * per worker, one buffer for all tiles of the kernel.  Op dispatch is one
+ * switch per tile op, never per element.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tile.h"
+#include "tile_exec.h"
+
+typedef struct PTile {
+	int64_t sh[4];
+	int64_t n;
+	size_t off;                  /* in the worker's buffer */
+} PTile;
+
+typedef struct PAccess {
+	int node;                    /* the tensor's graph node */
+	int rank;
+	int64_t dim[IR_MAX_RANK];
+	int64_t tstr[4];             /* tensor stride per padded tile dim */
+	int64_t tdim[4];             /* tensor extent per padded tile dim (1 if none) */
+	int pad;                     /* 4 - rank */
+} PAccess;
+
+typedef struct PKernel {
+	int node;
+	const TileFn *f;
+	DType dt;
+	size_t es;
+	PTile *tile;                 /* per value (tiles only) */
+	PAccess *acc;                /* per instruction (loads, stores, atomics) */
+	size_t bufsize;
+	int nvals;
+	bool atomics;
+	KernelStats st;
+} PKernel;
+
+struct TilePlan {
+	const Graph *g;
+	PKernel *k;
+	int nk;
+	KernelStats *stats;
+};
+
+typedef struct AtomLog {
+	int64_t n, cap;
+	int64_t *idx;
+	double *val;
+	int op;
+} AtomLog;
+
+typedef struct Worker {
+	const PKernel *k;
+	Tensor *vals;
+	double *buf;
+	int64_t *sc;                 /* scalar slots */
+	int64_t (*valid)[4];         /* per value */
+	int64_t rd, wr, fl;
+	int64_t pid[3];
+	AtomLog *logs;               /* per program, or NULL: apply at once */
+	int64_t prog;
+} Worker;
+
+/* ---- compiling ------------------------------------------------------- */
+
+static void
+pad4(int rank, const int64_t *s, int64_t *out)
+{
+	for (int d = 0; d < 4; d++)
+		out[d] = d < 4 - rank ? 1 : s[d - (4 - rank)];
+}
+
+static int
+compile_kernel(const Graph *g, int node, PKernel *k)
+{
+	const Node *n = &g->nodes[node];
+	const TileFn *f = n->tile;
+	size_t off = 0;
+
+	k->node = node;
+	k->f = f;
+	k->dt = n->type.dt;
+	k->es = ir_dtype_size(n->type.dt);
+	k->nvals = f->nvals;
+	k->tile = xcalloc((size_t)f->nvals + 1, sizeof *k->tile);
+	k->acc = xcalloc((size_t)f->ninsts + 1, sizeof *k->acc);
+	for (int v = 0; v < f->nvals; v++) {
+		PTile *t = &k->tile[v];
+
+		if (f->vals[v].rank < 0)
+			continue;
+		pad4(f->vals[v].rank, f->vals[v].shape, t->sh);
+		t->n = t->sh[0] * t->sh[1] * t->sh[2] * t->sh[3];
+		t->off = off;
+		off += (size_t)t->n;
+		if (off > ((size_t)1 << 31))
+			return -1;
+	}
+	k->bufsize = off;
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		PAccess *a = &k->acc[i];
+		Type buf;
+		const Type *t;
+		int64_t st = 1;
+		int tr;
+
+		if (in->op == TO_ATOMIC_ADD || in->op == TO_ATOMIC_MAX)
+			k->atomics = true;
+		if (in->op != TO_LOAD && in->op != TO_STORE && in->op != TO_ATOMIC_ADD &&
+		    in->op != TO_ATOMIC_MAX)
+			continue;
+		t = tile_target_type(g, n, in, &buf);
+		a->node = in->arg == TILE_RESULT ? node : f->args[in->arg];
+		a->rank = t->rank;
+		tr = in->op == TO_LOAD ? f->vals[in->res].rank : f->vals[in->in[0]].rank;
+		if (tr != t->rank)
+			AICM_BUG("an access of rank %d to a tensor of rank %d", tr, t->rank);
+		a->pad = 4 - t->rank;
+		for (int d = 0; d < 4; d++) {
+			a->tstr[d] = 0;
+			a->tdim[d] = 1;
+		}
+		for (int d = t->rank - 1; d >= 0; d--) {
+			a->dim[d] = t->dim[d];
+			a->tstr[a->pad + d] = st;
+			a->tdim[a->pad + d] = t->dim[d];
+			st *= t->dim[d];
+		}
+	}
+	return 0;
+}
+
+TilePlan *
+exec_tile_compile(const Graph *g, Diag *d)
+{
+	TilePlan *p = xcalloc(1, sizeof *p);
+
+	p->g = g;
+	for (int i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].tile)
+			p->nk++;
+	p->k = xcalloc((size_t)p->nk + 1, sizeof *p->k);
+	p->stats = xcalloc((size_t)p->nk + 1, sizeof *p->stats);
+	p->nk = 0;
+	for (int i = 0; i < g->nnodes; i++) {
+		const Node *n = &g->nodes[i];
+
+		if (n->tile) {
+			if (compile_kernel(g, i, &p->k[p->nk++]) != 0) {
+				diag_error(d, n->loc, "tiled '%%%s' needs more tile memory than a "
+				    "program may have", n->name);
+				exec_tile_free(p);
+				return NULL;
+			}
+			continue;
+		}
+		if (ir_ops[n->op].cls != OC_SOURCE) {
+			diag_error(d, n->loc, "'%%%s' is not lowered; the tile executor runs tiled "
+			    "kernels only (run lower-tiled)", n->name);
+			exec_tile_free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+void
+exec_tile_free(TilePlan *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nk; i++) {
+		free(p->k[i].tile);
+		free(p->k[i].acc);
+	}
+	free(p->k);
+	free(p->stats);
+	free(p);
+}
+
+const KernelStats *
+exec_tile_stats(const TilePlan *p, int *n)
+{
+	*n = p->nk;
+	return p->stats;
+}
+
+/* ---- running one program --------------------------------------------- */
+
+static int64_t
+eval_idx(const Worker *w, const TileIdx *x)
+{
+	int64_t v = x->k;
+
+	for (int t = 0; t < x->nterm; t++)
+		v += x->coef[t] * w->sc[x->val[t]];
+	return v;
+}
+
+static double *
+tbuf(const Worker *w, int v)
+{
+	return w->buf + w->k->tile[v].off;
+}
+
+static int64_t
+box(const int64_t *v)
+{
+	return v[0] * v[1] * v[2] * v[3];
+}
+
+/* The tile coords' offset into the tensor and the valid box of an access
+ * of tile shape sh at the instruction's indices. */
+static int64_t
+access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t *sh,
+    int64_t *valid)
+{
+	int64_t base = 0;
+
+	for (int d = 0; d < 4; d++)
+		valid[d] = sh[d];
+	for (int k = 0; k < a->rank; k++) {
+		int64_t o = eval_idx(w, &in->idx[k]), left = a->dim[k] - o;
+		int d = a->pad + k;
+
+		if (o < 0)
+			AICM_BUG("a negative tile offset survived the verifier");
+		if (left < sh[d]) {
+			if (!in->masked)
+				AICM_BUG("an unmasked access out of bounds survived the verifier");
+			valid[d] = left < 0 ? 0 : left;
+		}
+		base += o * a->tstr[d];
+	}
+	return base;
+}
+
+static void
+do_load(Worker *w, int i)
+{
+	const TileInst *in = &w->k->f->insts[i];
+	const PAccess *a = &w->k->acc[i];
+	const PTile *t = &w->k->tile[in->res];
+	int64_t *valid = w->valid[in->res];
+	int64_t base = access_box(w, in, a, t->sh, valid);
+	const Tensor *src = &w->vals[a->node];
+	double *o = tbuf(w, in->res);
+	const int64_t *sh = t->sh, *s = a->tstr;
+
+	for (int64_t i0 = 0; i0 < sh[0]; i0++)
+		for (int64_t i1 = 0; i1 < sh[1]; i1++)
+			for (int64_t i2 = 0; i2 < sh[2]; i2++) {
+				double *row = o + ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3];
+				bool in_box = i0 < valid[0] && i1 < valid[1] && i2 < valid[2];
+				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2], v3 = in_box ? valid[3] : 0;
+
+				if (src->dt == DT_F32) {
+					const float *p = (const float *)src->data + e;
+
+					for (int64_t i3 = 0; i3 < v3; i3++)
+						row[i3] = p[i3 * s[3]];
+				} else {
+					const double *p = (const double *)src->data + e;
+
+					for (int64_t i3 = 0; i3 < v3; i3++)
+						row[i3] = p[i3 * s[3]];
+				}
+				for (int64_t i3 = v3; i3 < sh[3]; i3++)
+					row[i3] = in->other;
+			}
+	w->rd += box(valid) * (int64_t)w->k->es;
+}
+
+static double
+max_combine(double acc, double v)
+{
+	return isnan(v) || v > acc ? v : acc;   /* NaN wins, as np.max */
+}
+
+static void
+atom_log(Worker *w, int64_t idx, double v, int op)
+{
+	AtomLog *l = &w->logs[w->prog];
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->idx = xrealloc(l->idx, sizeof *l->idx * (size_t)l->cap);
+		l->val = xrealloc(l->val, sizeof *l->val * (size_t)l->cap);
+	}
+	l->idx[l->n] = idx;
+	l->val[l->n++] = v;
+	l->op = op;
+}
+
+static void
+atom_apply(Tensor *t, int64_t e, double v, int op)
+{
+	double cur = exec_get(t, e);
+
+	exec_set(t, e, op == TO_ATOMIC_MAX ? max_combine(cur, v) : cur + v);
+}
+
+static void
+do_store(Worker *w, int i)
+{
+	const TileInst *in = &w->k->f->insts[i];
+	const PAccess *a = &w->k->acc[i];
+	int v = in->in[0];
+	const PTile *t = &w->k->tile[v];
+	int64_t valid[4], base = access_box(w, in, a, t->sh, valid);
+	Tensor *dst = &w->vals[a->node];
+	const double *src = tbuf(w, v);
+	const int64_t *sh = t->sh, *s = a->tstr, *vv = w->valid[v];
+	int64_t n;
+
+	for (int d = 0; d < 4; d++)
+		if (vv[d] < valid[d])
+			valid[d] = vv[d];
+	for (int64_t i0 = 0; i0 < valid[0]; i0++)
+		for (int64_t i1 = 0; i1 < valid[1]; i1++)
+			for (int64_t i2 = 0; i2 < valid[2]; i2++) {
+				const double *row = src + ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3];
+				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2];
+
+				for (int64_t i3 = 0; i3 < valid[3]; i3++) {
+					int64_t ei = e + i3 * s[3];
+
+					if (in->op == TO_STORE)
+						exec_set(dst, ei, row[i3]);
+					else if (w->logs)
+						atom_log(w, ei, row[i3], in->op);
+					else
+						atom_apply(dst, ei, row[i3], in->op);
+				}
+			}
+	n = box(valid) * (int64_t)w->k->es;
+	w->wr += n;
+	if (in->op != TO_STORE)
+		w->rd += n;
+}
+
+static void
+do_unary(Worker *w, const TileInst *in)
+{
+	const PTile *t = &w->k->tile[in->res];
+	const double *x = tbuf(w, in->in[0]);
+	double *o = tbuf(w, in->res);
+	int64_t n = t->n;
+	bool f32 = w->k->dt == DT_F32;
+
+	memcpy(w->valid[in->res], w->valid[in->in[0]], sizeof w->valid[0]);
+	switch (in->gop) {
+#define U(ID, expr) case OP_##ID: for (int64_t i = 0; i < n; i++) { double v = x[i]; o[i] = (expr); } break;
+	U(RELU, isnan(v) || v > 0 ? v : 0.0)
+	U(NEG, -v)
+	U(EXP, exp(v))
+	U(LOG, log(v))
+	U(SQRT, sqrt(v))
+	U(TANH, tanh(v))
+	U(SIGMOID, 1.0 / (1.0 + exp(-v)))
+	U(ABS, fabs(v))
+#undef U
+	default:
+		AICM_BUG("'%s' is not a unary op", ir_ops[in->gop].name);
+	}
+	if (f32)
+		for (int64_t i = 0; i < n; i++)
+			o[i] = (double)(float)o[i];
+	w->fl += box(w->valid[in->res]);
+}
+
+static int64_t
+stretch_valid(int64_t sh, int64_t v, int64_t osh)
+{
+	return sh == osh ? v : v > 0 ? osh : 0;
+}
+
+static void
+do_binary(Worker *w, const TileInst *in)
+{
+	const PTile *t = &w->k->tile[in->res], *ta = &w->k->tile[in->in[0]],
+	    *tb = &w->k->tile[in->in[1]];
+	const double *a = tbuf(w, in->in[0]), *b = tbuf(w, in->in[1]);
+	double *o = tbuf(w, in->res);
+	const int64_t *sh = t->sh;
+	int64_t sa[4], sb[4], ma = 1, mb = 1, *ov = w->valid[in->res];
+	bool f32 = w->k->dt == DT_F32;
+
+	for (int d = 3; d >= 0; d--) {
+		int64_t va = stretch_valid(ta->sh[d], w->valid[in->in[0]][d], sh[d]);
+		int64_t vb = stretch_valid(tb->sh[d], w->valid[in->in[1]][d], sh[d]);
+
+		sa[d] = ta->sh[d] == 1 ? 0 : ma;
+		sb[d] = tb->sh[d] == 1 ? 0 : mb;
+		ma *= ta->sh[d];
+		mb *= tb->sh[d];
+		ov[d] = va < vb ? va : vb;
+	}
+#define LOOP(expr)                                                                     \
+	for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)                                  \
+		for (int64_t i1 = 0; i1 < sh[1]; i1++)                                 \
+			for (int64_t i2 = 0; i2 < sh[2]; i2++) {                       \
+				const double *pa = a + i0 * sa[0] + i1 * sa[1] + i2 * sa[2]; \
+				const double *pb = b + i0 * sb[0] + i1 * sb[1] + i2 * sb[2]; \
+				for (int64_t i3 = 0; i3 < sh[3]; i3++, q++) {          \
+					double x = pa[i3 * sa[3]], y = pb[i3 * sb[3]]; \
+					o[q] = (expr);                                 \
+				}                                                      \
+			}
+	switch (in->gop) {
+	case OP_ADD: LOOP(x + y) break;
+	case OP_SUB: LOOP(x - y) break;
+	case OP_MUL: LOOP(x * y) break;
+	case OP_DIV: LOOP(x / y) break;
+	case OP_MAXIMUM: LOOP(isnan(x) || x >= y ? x : y) break;
+	case OP_MINIMUM: LOOP(isnan(x) || x <= y ? x : y) break;
+	default:
+		AICM_BUG("'%s' is not a binary op", ir_ops[in->gop].name);
+	}
+#undef LOOP
+	if (f32)
+		for (int64_t i = 0; i < t->n; i++)
+			o[i] = (double)(float)o[i];
+	w->fl += box(ov);
+}
+
+static void
+do_reduce(Worker *w, const TileInst *in)
+{
+	const TileFn *f = w->k->f;
+	const PTile *ti = &w->k->tile[in->in[0]];
+	int rin = f->vals[in->in[0]].rank;
+	const double *x = tbuf(w, in->in[0]);
+	double *o = tbuf(w, in->res);
+	const int64_t *sh = ti->sh, *vi = w->valid[in->in[0]];
+	int64_t *ov = w->valid[in->res], osh[4], ost[4], m = 1;
+	int ax = in->axis < 0 ? -1 : (int)in->axis + 4 - rin;
+	bool mx = in->gop == OP_MAX;
+	const double *acc = in->nin == 2 ? tbuf(w, in->in[1]) : NULL;
+	int64_t on = w->k->tile[in->res].n;
+
+	/* The output indexed with the input's padded coords: reduced dims
+	 * have stride 0 (the result tile's own layout is the same elements in
+	 * the same order, whether or not the reduced dims are kept). */
+	for (int d = 3; d >= 0; d--) {
+		bool red = ax < 0 ? d >= 4 - rin : d == ax;
+
+		osh[d] = red ? 1 : sh[d];
+		ost[d] = red ? 0 : m;
+		m *= osh[d];
+	}
+	for (int64_t i = 0; i < on; i++)
+		o[i] = mx ? -INFINITY : 0.0;
+	for (int64_t i0 = 0; i0 < vi[0]; i0++)
+		for (int64_t i1 = 0; i1 < vi[1]; i1++)
+			for (int64_t i2 = 0; i2 < vi[2]; i2++) {
+				const double *row = x + ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3];
+				double *po = o + i0 * ost[0] + i1 * ost[1] + i2 * ost[2];
+
+				if (ost[3] == 0) {
+					double s = *po;
+
+					for (int64_t i3 = 0; i3 < vi[3]; i3++)
+						s = mx ? max_combine(s, row[i3]) : s + row[i3];
+					*po = s;
+				} else {
+					for (int64_t i3 = 0; i3 < vi[3]; i3++)
+						po[i3] = mx ? max_combine(po[i3], row[i3]) : po[i3] + row[i3];
+				}
+			}
+	w->fl += box(vi);
+	/* The result's valid box, in its own padded layout: the kept dims'
+	 * extents, reduced ones 1. */
+	{
+		int64_t kv[4], r = 0, tmp[IR_MAX_RANK];
+		int rout = f->vals[in->res].rank;
+
+		for (int d = 4 - rin; d < 4; d++) {
+			bool red = ax < 0 || d == ax;
+
+			if (!red)
+				tmp[r++] = vi[d];
+			else if (in->keepdims)
+				tmp[r++] = 1;
+		}
+		pad4(rout, tmp, kv);
+		memcpy(ov, kv, sizeof kv);
+	}
+	if (acc) {
+		const int64_t *av = w->valid[in->in[1]];
+
+		for (int64_t i = 0; i < on; i++)
+			o[i] = mx ? max_combine(acc[i], o[i]) : acc[i] + o[i];
+		for (int d = 0; d < 4; d++)
+			if (av[d] < ov[d])
+				ov[d] = av[d];
+	}
+}
+
+static void
+do_dot(Worker *w, const TileInst *in)
+{
+	const PTile *ta = &w->k->tile[in->in[0]], *tb = &w->k->tile[in->in[1]];
+	const double *a = tbuf(w, in->in[0]), *b = tbuf(w, in->in[1]), *c = tbuf(w, in->in[2]);
+	double *o = tbuf(w, in->res);
+	int64_t M = ta->sh[2], K = ta->sh[3], N = tb->sh[3];
+	const int64_t *va = w->valid[in->in[0]], *vb = w->valid[in->in[1]],
+	    *vc = w->valid[in->in[2]];
+	int64_t *ov = w->valid[in->res], vk = va[3] < vb[2] ? va[3] : vb[2];
+
+	/* Masked lanes hold the loads' other (0), so the whole tile is summed;
+	 * K stays in the inner loop over N for contiguous access. */
+	for (int64_t i = 0; i < M; i++) {
+		double *row = o + i * N;
+
+		memcpy(row, c + i * N, sizeof(double) * (size_t)N);
+		for (int64_t k = 0; k < K; k++) {
+			double av = a[i * K + k];
+			const double *br = b + k * N;
+
+			for (int64_t j = 0; j < N; j++)
+				row[j] += av * br[j];
+		}
+	}
+	ov[0] = ov[1] = 1;
+	ov[2] = va[2] < vc[2] ? va[2] : vc[2];
+	ov[3] = vb[3] < vc[3] ? vb[3] : vc[3];
+	w->fl += 2 * va[2] * vb[3] * vk;
+}
+
+static void
+do_transpose(Worker *w, const TileInst *in)
+{
+	int r = w->k->f->vals[in->in[0]].rank, p = 4 - r;
+	const PTile *ti = &w->k->tile[in->in[0]], *to = &w->k->tile[in->res];
+	const double *x = tbuf(w, in->in[0]);
+	double *o = tbuf(w, in->res);
+	int64_t xs[4], st = 1, s[4];
+
+	for (int d = 3; d >= 0; d--) {
+		xs[d] = st;
+		st *= ti->sh[d];
+	}
+	for (int d = 0; d < 4; d++) {
+		int src = d < p ? d : p + (int)in->perm[d - p];
+
+		s[d] = xs[src];
+		w->valid[in->res][d] = w->valid[in->in[0]][src];
+	}
+	for (int64_t i0 = 0, q = 0; i0 < to->sh[0]; i0++)
+		for (int64_t i1 = 0; i1 < to->sh[1]; i1++)
+			for (int64_t i2 = 0; i2 < to->sh[2]; i2++)
+				for (int64_t i3 = 0; i3 < to->sh[3]; i3++)
+					o[q++] = x[i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3]];
+}
+
+static void
+copy_tile(Worker *w, int dst, int src)
+{
+	if (dst == src)
+		return;
+	memcpy(tbuf(w, dst), tbuf(w, src), sizeof(double) * (size_t)w->k->tile[dst].n);
+	memcpy(w->valid[dst], w->valid[src], sizeof w->valid[0]);
+}
+
+/* Runs instructions [i, end) of the kernel for the current program. */
+static void
+run_insts(Worker *w, int i, int end)
+{
+	const TileFn *f = w->k->f;
+
+	while (i < end) {
+		const TileInst *in = &f->insts[i];
+
+		switch (in->op) {
+		case TO_PROGRAM_ID:
+			w->sc[in->res] = w->pid[in->axis];
+			break;
+		case TO_IDIV:
+			w->sc[in->res] = w->sc[in->in[0]] / in->by;
+			break;
+		case TO_IREM:
+			w->sc[in->res] = w->sc[in->in[0]] % in->by;
+			break;
+		case TO_ZEROS:
+		case TO_FULL: {
+			double *o = tbuf(w, in->res);
+			const PTile *t = &w->k->tile[in->res];
+
+			for (int64_t q = 0; q < t->n; q++)
+				o[q] = in->op == TO_ZEROS ? 0.0 : in->value;
+			memcpy(w->valid[in->res], t->sh, sizeof t->sh);
+			break;
+		}
+		case TO_LOAD:
+			do_load(w, i);
+			break;
+		case TO_STORE:
+		case TO_ATOMIC_ADD:
+		case TO_ATOMIC_MAX:
+			do_store(w, i);
+			break;
+		case TO_FOR:
+			copy_tile(w, in->iter, in->in[0]);
+			for (int64_t v = in->lo; v < in->hi; v += in->step) {
+				w->sc[in->var] = v;
+				run_insts(w, i + 1, in->end);
+				copy_tile(w, in->iter, f->insts[in->end].in[0]);
+			}
+			copy_tile(w, in->res, in->iter);
+			i = in->end + 1;
+			continue;
+		case TO_YIELD:
+			break;
+		case TO_DOT:
+			do_dot(w, in);
+			break;
+		case TO_UNARY:
+			do_unary(w, in);
+			break;
+		case TO_BINARY:
+			do_binary(w, in);
+			break;
+		case TO_REDUCE:
+			do_reduce(w, in);
+			break;
+		case TO_TRANSPOSE:
+			do_transpose(w, in);
+			break;
+		case TO_COUNT:
+			AICM_BUG("bad tile op");
+		}
+		i++;
+	}
+}
+
+/* ---- running a grid -------------------------------------------------- */
+
+typedef struct Pool {
+	const PKernel *k;
+	Tensor *vals;
+	int64_t programs;
+	int64_t next;                /* the next program to take (atomic) */
+	AtomLog *logs;
+} Pool;
+
+static void
+worker_init(Worker *w, const PKernel *k, Tensor *vals, AtomLog *logs)
+{
+	memset(w, 0, sizeof *w);
+	w->k = k;
+	w->vals = vals;
+	w->buf = xmalloc(sizeof(double) * (k->bufsize + 1));
+	w->sc = xcalloc((size_t)k->nvals + 1, sizeof *w->sc);
+	w->valid = xcalloc((size_t)k->nvals + 1, sizeof *w->valid);
+	w->logs = logs;
+}
+
+static void
+worker_free(Worker *w)
+{
+	free(w->buf);
+	free(w->sc);
+	free(w->valid);
+}
+
+static void
+run_program(Worker *w, int64_t p)
+{
+	const int64_t *g = w->k->f->grid;
+
+	w->prog = p;
+	w->pid[0] = p / (g[1] * g[2]);
+	w->pid[1] = p / g[2] % g[1];
+	w->pid[2] = p % g[2];
+	run_insts(w, 0, w->k->f->ninsts);
+}
+
+typedef struct Job {
+	Pool *pool;
+	Worker w;
+} Job;
+
+static void *
+job_main(void *arg)
+{
+	Job *j = arg;
+	Pool *p = j->pool;
+	int64_t i;
+
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->programs)
+		run_program(&j->w, i);
+	return NULL;
+}
+
+/* Programs run in grid order: axis 0 slowest, axis 2 fastest. */
+static void
+run_kernel(const PKernel *k, Tensor *vals, int threads, KernelStats *st)
+{
+	const TileFn *f = k->f;
+	Tensor *out = &vals[k->node];
+	int64_t programs = f->grid[0] * f->grid[1] * f->grid[2];
+	int nt = threads;
+
+	if (f->has_init) {
+		for (int64_t i = 0; i < out->numel; i++)
+			exec_set(out, i, f->init);
+		st->bytes_written += out->numel * (int64_t)k->es;
+	}
+	if (nt > programs)
+		nt = (int)programs;
+	if (nt <= 1) {
+		Worker w;
+
+		worker_init(&w, k, vals, NULL);
+		for (int64_t p = 0; p < programs; p++)
+			run_program(&w, p);
+		st->bytes_read += w.rd;
+		st->bytes_written += w.wr;
+		st->flops += w.fl;
+		worker_free(&w);
+	} else {
+		Pool pool = {k, vals, programs, 0, NULL};
+		Job *jobs = xcalloc((size_t)nt, sizeof *jobs);
+		pthread_t *tid = xcalloc((size_t)nt, sizeof *tid);
+
+		if (k->atomics)
+			pool.logs = xcalloc((size_t)programs, sizeof *pool.logs);
+		for (int t = 0; t < nt; t++) {
+			jobs[t].pool = &pool;
+			worker_init(&jobs[t].w, k, vals, pool.logs);
+		}
+		for (int t = 1; t < nt; t++)
+			if (pthread_create(&tid[t], NULL, job_main, &jobs[t]) != 0)
+				AICM_BUG("cannot start a thread");
+		job_main(&jobs[0]);
+		for (int t = 1; t < nt; t++)
+			pthread_join(tid[t], NULL);
+		/* Atomics in program order, as one thread would have done them. */
+		for (int64_t p = 0; pool.logs && p < programs; p++) {
+			AtomLog *l = &pool.logs[p];
+
+			for (int64_t q = 0; q < l->n; q++)
+				atom_apply(out, l->idx[q], l->val[q], l->op);
+			free(l->idx);
+			free(l->val);
+		}
+		for (int t = 0; t < nt; t++) {
+			st->bytes_read += jobs[t].w.rd;
+			st->bytes_written += jobs[t].w.wr;
+			st->flops += jobs[t].w.fl;
+			worker_free(&jobs[t].w);
+		}
+		free(pool.logs);
+		free(jobs);
+		free(tid);
+	}
+}
+
+int
+exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
+{
+	const Graph *g = p->g;
+
+	for (int i = 0; i < g->nnodes; i++) {
+		const Node *n = &g->nodes[i];
+
+		if (ir_ops[n->op].cls == OC_SOURCE && !n->tile &&
+		    !exec_tensor_has_type(&vals[i], &n->type)) {
+			diag_error(d, n->loc, "'%%%s' has no value of its type to run on", n->name);
+			return -1;
+		}
+	}
+	for (int q = 0; q < p->nk; q++) {
+		const PKernel *k = &p->k[q];
+		const Node *n = &g->nodes[k->node];
+		KernelStats *st = &p->stats[q];
+		int64_t ideal = 0;
+
+		if (!exec_tensor_has_type(&vals[k->node], &n->type)) {
+			exec_tensor_free(&vals[k->node]);
+			if (exec_tensor_alloc(&vals[k->node], &n->type, 0) != 0) {
+				diag_error(d, n->loc, "cannot allocate the result of '%%%s'", n->name);
+				return -1;
+			}
+		}
+		memset(st, 0, sizeof *st);
+		st->name = k->f->name;
+		st->kind = ir_kernel_kinds[k->f->kind];
+		st->result = n->name;
+		memcpy(st->grid, k->f->grid, sizeof st->grid);
+		st->programs = k->f->grid[0] * k->f->grid[1] * k->f->grid[2];
+		for (int j = 0; j < k->f->nargs; j++)
+			ideal += ir_type_numel(&g->nodes[k->f->args[j]].type);
+		st->ideal_read = ideal * (int64_t)k->es;
+		st->ideal_written = ir_type_numel(&n->type) * (int64_t)k->es;
+		run_kernel(k, vals, threads < 1 ? 1 : threads, st);
+	}
+	return 0;
+}
+
+/* ---- statistics ------------------------------------------------------ */
+
+KernelStats
+exec_tile_total(const KernelStats *ks, int n)
+{
+	KernelStats t = {0};
+
+	t.name = "total";
+	t.kind = "";
+	t.result = "";
+	for (int i = 0; i < n; i++) {
+		t.programs += ks[i].programs;
+		t.bytes_read += ks[i].bytes_read;
+		t.bytes_written += ks[i].bytes_written;
+		t.flops += ks[i].flops;
+		t.ideal_read += ks[i].ideal_read;
+		t.ideal_written += ks[i].ideal_written;
+	}
+	return t;
+}
+
+/* "305.3 KB": 1 KB = 1000 B, as Nsight Compute and the seed count. */
+static void
+fmt_bytes(char *buf, size_t n, int64_t b)
+{
+	static const char *const unit[] = {"B", "KB", "MB", "GB", "TB"};
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, n, "%lld B", (long long)b);
+	else
+		snprintf(buf, n, "%.1f %s", v, unit[u]);
+}
+
+static double
+intensity(const KernelStats *k)
+{
+	int64_t b = k->bytes_read + k->bytes_written;
+
+	return b ? (double)k->flops / (double)b : 0.0;
+}
+
+static void
+print_row(FILE *f, const KernelStats *k, bool total)
+{
+	char grid[64], rd[32], wr[32], ird[32], iwr[32], name[96];
+
+	if (total)
+		snprintf(grid, sizeof grid, "-");
+	else if (k->grid[2] != 1)
+		snprintf(grid, sizeof grid, "(%lld, %lld, %lld)", (long long)k->grid[0],
+		    (long long)k->grid[1], (long long)k->grid[2]);
+	else
+		snprintf(grid, sizeof grid, "(%lld, %lld)", (long long)k->grid[0],
+		    (long long)k->grid[1]);
+	fmt_bytes(rd, sizeof rd, k->bytes_read);
+	fmt_bytes(wr, sizeof wr, k->bytes_written);
+	fmt_bytes(ird, sizeof ird, k->ideal_read);
+	fmt_bytes(iwr, sizeof iwr, k->ideal_written);
+	if (total)
+		snprintf(name, sizeof name, "total");
+	else
+		snprintf(name, sizeof name, "%s [%s]", k->name, k->kind);
+	fprintf(f, "%-28s %-14s %8lld %10s %10s %12lld %8.3f %10s %10s\n", name, grid,
+	    (long long)k->programs, rd, wr, (long long)k->flops, intensity(k), ird, iwr);
+}
+
+static void
+print_json(FILE *f, const KernelStats *k, const char *indent)
+{
+	fprintf(f, "%s{\"kernel\": \"%s\", \"kind\": \"%s\", \"result\": \"%s\", "
+	    "\"grid\": [%lld, %lld, %lld], \"programs\": %lld, "
+	    "\"dram__bytes_read.sum\": %lld, \"dram__bytes_write.sum\": %lld, "
+	    "\"flops\": %lld, \"arithmetic_intensity\": %.6g, "
+	    "\"ideal_bytes_read\": %lld, \"ideal_bytes_write\": %lld}", indent, k->name, k->kind,
+	    k->result, (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2],
+	    (long long)k->programs, (long long)k->bytes_read, (long long)k->bytes_written,
+	    (long long)k->flops, intensity(k), (long long)k->ideal_read,
+	    (long long)k->ideal_written);
+}
+
+void
+exec_tile_print_stats(FILE *f, const KernelStats *ks, int n, bool json)
+{
+	KernelStats t = exec_tile_total(ks, n);
+
+	if (json) {
+		fprintf(f, "{\"kernels\": [\n");
+		for (int i = 0; i < n; i++) {
+			print_json(f, &ks[i], "  ");
+			fprintf(f, "%s\n", i + 1 < n ? "," : "");
+		}
+		fprintf(f, "], \"total\": ");
+		print_json(f, &t, "");
+		fprintf(f, "}\n");
+		return;
+	}
+	fprintf(f, "KernelStats (1 KB = 1000 B; read = dram__bytes_read.sum, written = "
+	    "dram__bytes_write.sum)\n");
+	fprintf(f, "%-28s %-14s %8s %10s %10s %12s %8s %10s %10s\n", "kernel", "grid", "programs",
+	    "read", "written", "flops", "flop/B", "ideal rd", "ideal wr");
+	for (int i = 0; i < n; i++)
+		print_row(f, &ks[i], false);
+	print_row(f, &t, true);
+	fprintf(f, "bytes: %lld read, %lld written, %lld total (ideal %lld)\n",
+	    (long long)t.bytes_read, (long long)t.bytes_written,
+	    (long long)(t.bytes_read + t.bytes_written),
+	    (long long)(t.ideal_read + t.ideal_written));
+}

@@ -1,0 +1,57 @@
+/*
+ * tile_exec.h: the tile executor and KernelStats (DESIGN §7, docs/tiled.md).
+ *
+ * exec_tile_compile turns a lowered graph (sources and tiled nodes only)
+ * into a plan: every value of every body gets a slot (scalars) or a buffer
+ * (tiles, padded to rank 4 on the left), every load and store its tensor's
+ * strides, so that running it does no name lookups and no allocation.
+ * exec_tile_run runs the kernels in node order and the programs of each
+ * grid in order; with threads > 1 the programs of a grid are spread over a
+ * pool, and atomics are logged per program and applied in program order
+ * afterwards, so that results are bitwise those of one thread.
+ *
+ * KernelStats count what the programs did: unmasked elements of every
+ * executed load and store times the element size (an atomic is one load and
+ * one store; initialising the result for atomics is a store), flops of
+ * unmasked results, and beside them the ideal bytes (each operand read
+ * once, the result written once).
+ */
+#ifndef AICM_TILE_EXEC_H
+#define AICM_TILE_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "exec.h"
+
+typedef struct KernelStats {
+	const char *name;            /* the kernel, without '@' */
+	const char *kind;
+	const char *result;          /* its result value, without '%' */
+	int64_t grid[3];
+	int64_t programs;
+	int64_t bytes_read;          /* dram__bytes_read.sum */
+	int64_t bytes_written;       /* dram__bytes_write.sum */
+	int64_t flops;
+	int64_t ideal_read;          /* each operand once */
+	int64_t ideal_written;       /* the result once */
+} KernelStats;
+
+typedef struct TilePlan TilePlan;
+
+/* NULL after a diagnostic when g holds a compute op that is not tiled. */
+TilePlan *exec_tile_compile(const Graph *g, Diag *d);
+/* Runs the plan on vals (one Tensor per node of the graph it was compiled
+ * from; the sources filled in by the caller).  threads < 1 means 1.
+ * Returns 0 or -1 after a diagnostic. */
+int exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d);
+/* The statistics of the last run, one per tiled node in node order. */
+const KernelStats *exec_tile_stats(const TilePlan *p, int *n);
+void exec_tile_free(TilePlan *p);
+/* The table (1 KB = 1000 B) or, with json, one JSON object. */
+void exec_tile_print_stats(FILE *f, const KernelStats *ks, int n, bool json);
+/* The sum of ks[0..n) (name "total"). */
+KernelStats exec_tile_total(const KernelStats *ks, int n);
+
+#endif
