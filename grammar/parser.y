@@ -71,7 +71,9 @@ struct ParseCtx {
 	Diag *d;
 	int line0;
 	int kernel;                  /* the open kernel block, or -1 */
+	int kstmts;                  /* statements written in it, good or bad */
 	bool returned;
+	bool late;                   /* a statement after 'return' was reported */
 	Pend *pend;                  /* operands named before their definition */
 	int npend, cappend;
 	Refs *ret;
@@ -92,6 +94,8 @@ static void op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins,
     Refs *shape, Loc tl, Items *items);
 static void kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *items);
 static void kernel_close(ParseCtx *c);
+static bool room_ok(ParseCtx *c, Loc nl);
+static bool nest_ok(ParseCtx *c, Loc kwl);
 static void return_stmt(ParseCtx *c, Loc rl, Refs *names);
 static void idx_free(Idx *x);
 static void idxs_free(Idxs *x);
@@ -165,7 +169,12 @@ stmt:
  *         "{" tstmt* "}"                                     (docs/tiled.md) */
 tiled:
 	  VALUE '=' IDENT SYMBOL '[' IDENT ']' '(' operands_opt ')' ':' tuple items
-	    { tiled_open(ctx, $1, L(@1), $3, L(@3), $4, $6, L(@6), $9, $12, L(@12), $13);
+	    { if (!room_ok(ctx, L(@1))) {
+	        refs_free($9); refs_free($12); items_free($13);
+	        $9 = NULL; $12 = NULL; $13 = NULL;
+	        YYABORT;
+	      }
+	      tiled_open(ctx, $1, L(@1), $3, L(@3), $4, $6, L(@6), $9, $12, L(@12), $13);
 	      /* freed: a later syntax error must not run their %destructors */
 	      $9 = NULL; $12 = NULL; $13 = NULL; }
 	  '{' tstmts '}'
@@ -192,7 +201,9 @@ tstmt:
 	    { t_access(ctx, (Tok){NULL, 0}, L(@1), $1, L(@1), $2, L(@2), $4, NULL, L(@1), $7,
 	        L(@7), $8); }
 	| VALUE '=' IDENT VALUE '=' INT IDENT INT IDENT INT IDENT '(' VALUE '=' VALUE ')' '{'
-	    { t_for_open(ctx, $1, L(@1), $3, L(@3), $4, L(@4), (Ref){$6, L(@6)}, $7,
+	    { if (!nest_ok(ctx, L(@3)))
+	        YYABORT;
+	      t_for_open(ctx, $1, L(@1), $3, L(@3), $4, L(@4), (Ref){$6, L(@6)}, $7,
 	        (Ref){$8, L(@8)}, $9, (Ref){$10, L(@10)}, $11, $13, L(@13), $15, L(@15)); }
 	  tstmts YIELD VALUE '}'
 	    { t_for_close(ctx, $1, L(@1), $20, L(@20), $21, L(@21)); }
@@ -233,7 +244,12 @@ idx:
 /* opstmt = value "=" op "(" operands? ")" (":" shape)? item* */
 opstmt:
 	  VALUE '=' IDENT '(' operands_opt ')' type_opt items
-	    { op_stmt(ctx, $1, L(@1), $3, L(@3), $5, $7, L(@7), $8); }
+	    { if (!room_ok(ctx, L(@1))) {
+	        /* YYABORT keeps the rule's own values: free them here */
+	        refs_free($5); refs_free($7); items_free($8);
+	        YYABORT;
+	      }
+	      op_stmt(ctx, $1, L(@1), $3, L(@3), $5, $7, L(@7), $8); }
 	;
 
 /* kernel = "kernel" "@" name "[" kind "]" item* "{" opstmt* "}" */
@@ -604,6 +620,40 @@ name_ok(ParseCtx *c, Tok name, Loc nl)
 	return true;
 }
 
+/* Statements after 'return' are reported once, at the first of them: a
+ * kernel block after it would otherwise be reported again for each op. */
+static void
+after_return(ParseCtx *c, Loc at)
+{
+	if (c->returned && !c->late) {
+		diag_error(c->d, at, "'return' must be the last statement of the graph");
+		c->late = true;
+	}
+}
+
+/* The limits that stop the parse (docs/reliability.md): past them the
+ * input is not a model but an attack on the memory, and one message says
+ * so better than a million. */
+static bool
+room_ok(ParseCtx *c, Loc nl)
+{
+	if (c->g->nnodes < IR_MAX_NODES)
+		return true;
+	diag_error(c->d, nl, "the graph has more than %d ops, the limit (IR_MAX_NODES in "
+	    "src/ir/ir.h)", IR_MAX_NODES);
+	return false;
+}
+
+static bool
+nest_ok(ParseCtx *c, Loc kwl)
+{
+	if (c->ntfor < IR_MAX_NEST)
+		return true;
+	diag_error(c->d, kwl, "loops are nested more than %d deep, the limit (IR_MAX_NEST in "
+	    "src/ir/ir.h)", IR_MAX_NEST);
+	return false;
+}
+
 static void
 op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc tl,
     Items *items)
@@ -612,9 +662,11 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 	int opid = ir_op_lookup(op.s), nin = ins ? ins->n : 0, prev, idx;
 	Node *n;
 	bool poison = false;
+	unsigned named = 0;          /* attributes written, even if refused */
 
-	if (c->returned)
-		diag_error(c->d, nl, "'return' must be the last statement of the graph");
+	after_return(c, nl);
+	if (c->kernel >= 0)
+		c->kstmts++;
 	if (!name_ok(c, name, nl))
 		goto out;
 	prev = ir_lookup(g, name.s);
@@ -664,6 +716,10 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 		const Item *it = &items->v[i];
 
 		if (it->kind != IV_BARE) {
+			int a = ir_attr_lookup(it->name.t.s);
+
+			if (a >= 0)
+				named |= 1u << a;
 			set_attr(c, n, it);
 		} else if (i == 0 && shape) {
 			if (!strcmp(it->name.t.s, "f32"))
@@ -681,7 +737,7 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 	if (ir_ops[n->op].cls == OC_SOURCE && !shape)
 		diag_error(c->d, ol, "'%s' needs a type, such as ': (64, 48)'", op.s);
 	for (int a = 0; a < ATTR_COUNT; a++)
-		if ((ir_ops[n->op].required & (1u << a)) && !(n->at.set & (1u << a)))
+		if ((ir_ops[n->op].required & (1u << a)) && !(named & (1u << a)))
 			diag_error(c->d, ol, "'%s' needs attribute '%s'", op.s, ir_attrs[a].name);
 out:
 	refs_free(ins);
@@ -696,8 +752,7 @@ kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *i
 	int kk = ir_kernel_kind_lookup(kind.s), k;
 	Kernel *kn;
 
-	if (c->returned)
-		diag_error(c->d, kl, "'return' must be the last statement of the graph");
+	after_return(c, kl);
 	for (int i = 0; i < g->nkernels; i++)
 		if (!strcmp(g->kernels[i].name, name.s)) {
 			diag_error(c->d, nl, "redefinition of kernel '@%s'", name.s);
@@ -746,6 +801,7 @@ kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *i
 	}
 	items_free(items);
 	c->kernel = k;
+	c->kstmts = 0;
 }
 
 static void
@@ -755,7 +811,9 @@ kernel_close(ParseCtx *c)
 
 	kn->last = c->g->nnodes - 1;
 	if (kn->last < kn->first) {
-		diag_error(c->d, kn->loc, "kernel '@%s' is empty", kn->name);
+		/* Statements that failed were reported; the block is not empty. */
+		if (c->kstmts == 0)
+			diag_error(c->d, kn->loc, "kernel '@%s' is empty", kn->name);
 		kn->first = kn->last = -1;
 	}
 	c->kernel = -1;
@@ -932,8 +990,7 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 
 	if (strcmp(kw.s, "tiled"))
 		diag_error(c->d, kwl, "expected 'tiled' before '@%s', found '%s'", sym.s, kw.s);
-	if (c->returned)
-		diag_error(c->d, nl, "'return' must be the last statement of the graph");
+	after_return(c, nl);
 	if (kk < 0) {
 		diag_error(c->d, kindl, "unknown kernel kind '%s'; expected matmul_epilogue, "
 		    "matmul, elementwise, reduction, row_reduction or opaque", kind.s);

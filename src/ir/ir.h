@@ -26,6 +26,8 @@ enum {
 	IR_MAX_RANK = 4,
 	IR_MAX_DIM = 1 << 30,          /* one dimension, checked by the parser */
 	IR_MAX_NAME = 1 << 20,         /* bytes in a value name */
+	IR_MAX_NODES = 1 << 24,        /* ops in one graph, checked by the parser */
+	IR_MAX_NEST = 64,              /* loops nested in a tiled body */
 };
 
 /* ---- arena.c --------------------------------------------------------- */
