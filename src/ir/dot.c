@@ -1,34 +1,127 @@
 /*
  * dot.c: the graph as a Graphviz picture (aicm-opt --emit=dot).
  *
- * Kernels become clusters labelled "@name [kind]" and any tile
- * configuration; sources are drawn as plain boxes; an edge between two
- * compute ops that are not in the same kernel is dashed, since that value
- * makes a round trip through memory: the edges fusion did not take.
+ * What the picture is for is the question fuse{explain=true} answers in
+ * words: which values make a round trip through memory.  So kernels become
+ * filled clusters labelled "@name [kind]" (and any tile configuration),
+ * coloured by kind; an edge inside a kernel is solid; an edge between two
+ * compute ops that are not in the same kernel is dashed and labelled with
+ * the traffic it costs (the producer's tensor written once and read once);
+ * edges from sources, which live in memory anyway, are grey.  A kernel's
+ * root, the only value that leaves it, has a heavy border.  Output is
+ * deterministic (node order), so goldens can hold it.
  */
 #include "ir.h"
+#include "tile.h"
+
+static const char *const kind_color[KK_COUNT] = {
+	[KK_MATMUL_EPILOGUE] = "#cfe2f3",
+	[KK_MATMUL] = "#d9d2e9",
+	[KK_ELEMENTWISE] = "#d9ead3",
+	[KK_REDUCTION] = "#fff2cc",
+	[KK_ROW_REDUCTION] = "#fce5cd",
+	[KK_OPAQUE] = "#eeeeee",
+};
+
+/* "8.2 KB": the seed's units, 1 KB = 1000 bytes. */
+static void
+fmt_bytes(char *buf, size_t n, const Type *t)
+{
+	int64_t e = ir_type_numel(t);
+	double b;
+
+	if (t->rank < 0 || e < 0) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	b = 2.0 * (double)e * (double)ir_dtype_size(t->dt);
+	if (b < 1000)
+		snprintf(buf, n, "%.0f B", b);
+	else if (b < 1e6)
+		snprintf(buf, n, "%.1f KB", b / 1e3);
+	else if (b < 1e9)
+		snprintf(buf, n, "%.1f MB", b / 1e6);
+	else
+		snprintf(buf, n, "%.1f GB", b / 1e9);
+}
+
+static void
+attrs(FILE *f, const Node *n)
+{
+	if (n->at.set & AB(AXIS))
+		fprintf(f, " axis=%lld", (long long)n->at.axis);
+	if ((n->at.set & AB(KEEPDIMS)) && n->at.keepdims)
+		fprintf(f, " keepdims");
+	if (n->at.set & AB(PERM)) {
+		fprintf(f, " perm=(");
+		for (int i = 0; i < n->at.nperm; i++)
+			fprintf(f, "%s%lld", i ? "," : "", (long long)n->at.perm[i]);
+		fprintf(f, ")");
+	}
+	if (n->at.set & AB(SHAPE)) {
+		fprintf(f, " shape=(");
+		for (int i = 0; i < n->at.nshape; i++)
+			fprintf(f, "%s%lld", i ? "," : "", (long long)n->at.shape[i]);
+		fprintf(f, ")");
+	}
+}
 
 static void
 node(FILE *f, const Graph *g, int i, const char *indent)
 {
 	const Node *n = &g->nodes[i];
 	char s[IR_TYPE_STR];
+	bool root = n->kernel >= 0 && g->kernels[n->kernel].last == i;
 
-	fprintf(f, "%sn%d [label=\"%%%s = %s\\n%s%s\"%s];\n", indent, i, n->name,
-	    ir_ops[n->op].name, n->type.rank >= 0 ? ir_shape_str(&n->type, s) : "?",
-	    n->type.rank >= 0 && n->type.dt == DT_F32 ? " f32" : "",
-	    ir_ops[n->op].cls == OC_SOURCE ? ", shape=box, style=rounded" : "");
+	fprintf(f, "%sn%d [label=\"%%%s = ", indent, i, n->name);
+	if (n->tile)
+		fprintf(f, "tiled @%s [%s]", n->tile->name, ir_kernel_kinds[n->tile->kind]);
+	else
+		fprintf(f, "%s", ir_ops[n->op].name);
+	attrs(f, n);
+	fprintf(f, "\\n%s%s\"", n->type.rank >= 0 ? ir_shape_str(&n->type, s) : "?",
+	    n->type.rank >= 0 && n->type.dt == DT_F32 ? " f32" : "");
+	if (ir_ops[n->op].cls == OC_SOURCE && !n->tile)
+		fprintf(f, ", style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#888888\"");
+	else
+		fprintf(f, ", style=filled, fillcolor=\"#ffffff\"%s", root ? ", penwidth=2" : "");
+	fprintf(f, "];\n");
+}
+
+static void
+edge(FILE *f, const Graph *g, int p, int c)
+{
+	const Node *P = &g->nodes[p], *C = &g->nodes[c];
+	char b[32];
+
+	if (ir_ops[P->op].cls == OC_SOURCE && !P->tile) {
+		fprintf(f, "  n%d -> n%d [color=\"#888888\"];\n", p, c);
+	} else if (P->kernel >= 0 && P->kernel == C->kernel) {
+		fprintf(f, "  n%d -> n%d;\n", p, c);
+	} else {
+		fmt_bytes(b, sizeof b, &P->type);
+		fprintf(f, "  n%d -> n%d [style=dashed, label=\"%s\", fontsize=10];\n", p, c, b);
+	}
 }
 
 void
 ir_print_dot(FILE *f, const Graph *g)
 {
+	int ncomp = 0;
+
+	for (int i = 0; i < g->nnodes; i++)
+		ncomp += ir_ops[g->nodes[i].op].cls != OC_SOURCE || g->nodes[i].tile != NULL;
 	fprintf(f, "digraph \"%s\" {\n", g->name ? g->name : "graph");
-	fprintf(f, "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
+	fprintf(f, "  label=\"%s%s%s%d compute node%s, %d kernel%s; dashed edges go through "
+	    "memory\";\n", g->name ? "@" : "", g->name ? g->name : "", g->name ? ": " : "",
+	    ncomp, ncomp == 1 ? "" : "s", g->nkernels, g->nkernels == 1 ? "" : "s");
+	fprintf(f, "  labelloc=t;\n  rankdir=TB;\n  fontname=\"monospace\";\n");
+	fprintf(f, "  node [shape=box, fontname=\"monospace\", fontsize=11];\n");
+	fprintf(f, "  edge [fontname=\"monospace\"];\n");
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
-		if (n->kernel < 0) {
+		if (n->kernel < 0 || n->kernel >= g->nkernels) {
 			node(f, g, i, "  ");
 			continue;
 		}
@@ -40,7 +133,8 @@ ir_print_dot(FILE *f, const Graph *g)
 			for (int a = 0; a < KA_COUNT; a++)
 				if (k->kset & (1u << a))
 					fprintf(f, " %s=%lld", ir_kattr_names[a], (long long)k->kattr[a]);
-			fprintf(f, "\";\n    style=filled; color=lightgrey;\n");
+			fprintf(f, "\";\n    labeljust=l; style=filled; color=\"#999999\"; "
+			    "fillcolor=\"%s\";\n", kind_color[k->kind]);
 		}
 		node(f, g, i, "    ");
 		if (i == g->kernels[n->kernel].last)
@@ -49,13 +143,12 @@ ir_print_dot(FILE *f, const Graph *g)
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
-		for (int j = 0; j < n->nin; j++) {
-			const Node *p = &g->nodes[n->in[j]];
-			bool unfused = ir_ops[p->op].cls != OC_SOURCE &&
-			    (p->kernel < 0 || p->kernel != n->kernel);
-
-			fprintf(f, "  n%d -> n%d%s;\n", n->in[j], i, unfused ? " [style=dashed]" : "");
-		}
+		if (n->tile)
+			for (int j = 0; j < n->tile->nargs; j++)
+				edge(f, g, n->tile->args[j], i);
+		else
+			for (int j = 0; j < n->nin; j++)
+				edge(f, g, n->in[j], i);
 	}
 	fprintf(f, "}\n");
 }
