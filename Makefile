@@ -6,6 +6,8 @@
 # build-san/, so that both builds can live side by side.
 
 .SUFFIXES:
+# Keep the tools' objects: they are intermediate to the pattern rule.
+.SECONDARY:
 
 PREFIX = /usr/local
 BINDIR = $(PREFIX)/bin

@@ -8,6 +8,7 @@
 
 #include "check_aicm.h"
 #include "parse.h"
+#include "pass.h"
 
 Graph *
 ck_parse(const char *src, char **msgs)
