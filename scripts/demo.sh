@@ -32,6 +32,8 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aicm-demo.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
+echo "aicm demo: the seed's six scenarios (DESIGN §10), each checked against its figure."
+echo "Each step is explained in docs/tutorial.md."
 results=""
 fails=0
 
@@ -47,7 +49,15 @@ result() {
 run() {
 	out=$1
 	shift
-	echo "\$ $*"
+	printf '$'
+	for a in "$@"; do
+		case $a in
+		--*=*[!A-Za-z0-9_./=,:%@+-]*) printf " %s='%s'" "${a%%=*}" "${a#*=}" ;;
+		*[!A-Za-z0-9_./=,:%@+-]*) printf " '%s'" "$a" ;;
+		*) printf ' %s' "$a" ;;
+		esac
+	done
+	echo
 	"$@" >"$out" 2>&1
 	rc=$?
 	awk -v max=40 '
@@ -149,8 +159,113 @@ else
 	fi
 fi
 
-# stats FILE KEY: a figure of aicm-run --stats' total.
-# (filled in below once the format is fixed)
+# bytes FILE read|written|total: an exact figure of the "bytes:" line
+# that aicm-run --stats prints under its table.
+bytes() {
+	sed -n -E "s/^bytes: ([0-9]+) read, ([0-9]+) written, ([0-9]+) total.*/\1 \2 \3/p" "$1" |
+		awk -v k="$2" 'NR == 1 { print (k == "read" ? $1 : k == "written" ? $2 : $3) }'
+}
+
+# kb N: N bytes as the KernelStats table prints them (1 KB = 1000 B).
+kb() {
+	awk -v n="$1" 'BEGIN { printf "%.1f KB", n / 1000 }'
+}
+
+# checked FILE: the --check verdicts of FILE ("PASS rel err 0" per output),
+# or nothing when there is none.
+checked() {
+	sed -n -E 's/^check (%[^:]+): .*rel err ([^ ]+) \(tolerance ([^)]+)\): (PASS|FAIL)$/\4 \1 rel err \2 (tolerance \3)/p' "$1"
+}
+
+# errs VERDICTS: "rel err E" per output, comma-separated, for the summary.
+errs() {
+	printf '%s\n' "$1" | sed -n -E 's/^(PASS|FAIL) (%[^ ]+) rel err ([^ ]+) .*/\2 error \3 (\1)/p' |
+		paste -s -d, - | sed 's/,/, /g'
+}
+
+# all_pass VERDICTS: true when there is at least one verdict and all pass.
+all_pass() {
+	[ -n "$1" ] && ! printf '%s\n' "$1" | grep -q -v '^PASS '
+}
+
+# ---- 4. tile semantics -----------------------------------------------------
+scenario 4 "Triton-like tiles: a 100x60 @ 60x84 matmul in 32x32x32 tiles"
+m=$(missing lower-tiled --stats)
+if [ -n "$m" ]; then
+	echo "(skipped: $m)"
+	result 4 FAIL "not built yet: $m"
+else
+	run "$tmp/4" aicm-run --pass='shape-infer,lower-tiled{bm=32,bn=32,bk=32}' --stats --check testdata/demo/gemm100.aicm
+	rc=$?
+	row=$(field "$tmp/4" '^total ')
+	grid=$(field "$tmp/4" '^eager0 \[matmul\]' | sed -E 's/.*(\([0-9, ]+\)) +([0-9]+) .*/\1 = \2 programs/')
+	rd=$(bytes "$tmp/4" read)
+	wr=$(bytes "$tmp/4" written)
+	v=$(checked "$tmp/4")
+	fig="grid $grid; ${rd:-?} B = $(kb "${rd:-0}") loaded, ${wr:-?} B = $(kb "${wr:-0}") stored; against the reference: $(errs "$v")"
+	if [ $rc = 0 ] && [ "$grid" = "(4, 3) = 12 programs" ] && [ "$rd" = 305280 ] && [ "$wr" = 67200 ] &&
+	    all_pass "$v" && printf '%s\n' "$row" | grep -q ' 305\.3 KB  *67\.2 KB '; then
+		result 4 PASS "$fig"
+	else
+		result 4 FAIL "$fig (want grid (4, 3) = 12 programs, 305.3 KB loaded, 67.2 KB stored, check PASS)"
+	fi
+fi
+
+# ---- 5. fused against eager traffic ------------------------------------------
+scenario 5 "traffic: relu(x).sum(axis=1), x 128x96, eager against fused"
+m=$(missing fuse lower-tiled --stats)
+if [ -n "$m" ]; then
+	echo "(skipped: $m)"
+	result 5 FAIL "not built yet: $m"
+else
+	run "$tmp/5e" aicm-run --pass=shape-infer,lower-tiled --stats --check testdata/demo/relu-sum.aicm
+	rc1=$?
+	echo
+	run "$tmp/5f" aicm-run --pass=shape-infer,fuse,lower-tiled --stats --check testdata/demo/relu-sum.aicm
+	rc2=$?
+	e=$(bytes "$tmp/5e" total)
+	f=$(bytes "$tmp/5f" total)
+	less=$(awk -v e="${e:-0}" -v f="${f:-0}" 'BEGIN { if (e > 0) printf "%.1f%%", 100 * (1 - f / e); else print "?" }')
+	v=$(checked "$tmp/5e")
+	w=$(checked "$tmp/5f")
+	# the printed outputs (everything above the KernelStats table) must be equal
+	sed '/^KernelStats/,$d' "$tmp/5e" >"$tmp/5e.out"
+	sed '/^KernelStats/,$d' "$tmp/5f" >"$tmp/5f.out"
+	if [ -s "$tmp/5e.out" ] && cmp -s "$tmp/5e.out" "$tmp/5f.out"; then same="same result"; else same="results differ"; fi
+	fig="eager ${e:-?} B = $(kb "${e:-0}"), fused ${f:-?} B = $(kb "${f:-0}"), $less less; $same; against the reference: eager $(errs "$v"), fused $(errs "$w")"
+	if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$e" = 295936 ] && [ "$f" = 99328 ] && [ "$less" = 66.4% ] &&
+	    [ "$same" = "same result" ] && all_pass "$v" && all_pass "$w"; then
+		result 5 PASS "$fig"
+	else
+		result 5 FAIL "$fig (want eager 295.9 KB, fused 99.3 KB, 66.4% less, same result)"
+	fi
+fi
+
+# ---- 6. the whole chain --------------------------------------------------------
+scenario 6 "the whole chain on scenario 1's graph: shape-infer, fuse, autotune, lower-tiled, run"
+m=$(missing fuse autotune lower-tiled --stats)
+if [ -n "$m" ]; then
+	echo "(skipped: $m)"
+	result 6 FAIL "not built yet: $m"
+else
+	run "$tmp/6a" aicm-opt --pass=shape-infer,fuse,autotune testdata/demo/mlp.aicm
+	rc1=$?
+	echo
+	run "$tmp/6b" aicm-run --pass=shape-infer,fuse,autotune,lower-tiled --stats --check testdata/demo/mlp.aicm
+	rc2=$?
+	pick=$(field "$tmp/6a" '^ *kernel @kernel0 ' | sed -E 's/^ *kernel @kernel0 \[[a-z_]+\] (.*) \{$/\1/')
+	progs=$(field "$tmp/6b" '^total ' | awk '{ print $3 }')
+	rd=$(bytes "$tmp/6b" read)
+	wr=$(bytes "$tmp/6b" written)
+	v=$(checked "$tmp/6b")
+	fig="autotune picks ${pick:-nothing}; ${progs:-?} program; ${rd:-?} B loaded, ${wr:-?} B stored; against the reference: $(errs "$v")"
+	if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$pick" = "BM=64 BN=32 BK=16 warps=4 stages=3" ] &&
+	    [ "$progs" = 1 ] && [ "$rd" = 37120 ] && [ "$wr" = 512 ] && all_pass "$v"; then
+		result 6 PASS "$fig"
+	else
+		result 6 FAIL "$fig (want BM=64 BN=32 BK=16 warps=4 stages=3, 1 program, 37120 B loaded, 512 B stored, check PASS)"
+	fi
+fi
 
 echo
 echo "== Summary =="
