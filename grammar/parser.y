@@ -131,7 +131,7 @@ static void t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val,
 %type <item> item
 %type <tok> storekw
 %type <idx> idx
-%type <idxs> idxs
+%type <idxs> idxs idxs_opt
 %type <refs> ttype_opt ttype
 
 %destructor { refs_free($$); } <refs>
@@ -187,17 +187,18 @@ tstmts:
 	;
 
 /* tstmt = value "=" op "(" operands? ")" (":" ttype)? item*
- *       | value "=" "load" value "[" idxs "]" ":" ttype item*
- *       | ("store" | "atomic_add" | "atomic_max") value "[" idxs "]" "," value item*
+ *       | value "=" "load" value "[" idxs? "]" ":" ttype item*
+ *       | ("store" | "atomic_add" | "atomic_max") value "[" idxs? "]" "," value item*
+ *   (no index: a rank-0 tensor, as the printer writes it)
  *       | value "=" "for" value "=" int "to" int "step" int "iter" "(" value "=" value ")"
  *         "{" tstmt* "yield" value "}" */
 tstmt:
 	  VALUE '=' IDENT '(' operands_opt ')' ttype_opt items
 	    { t_op(ctx, $1, L(@1), $3, L(@3), $5, $7, L(@7), $8); }
-	| VALUE '=' IDENT VALUE '[' idxs ']' ttype_opt items
+	| VALUE '=' IDENT VALUE '[' idxs_opt ']' ttype_opt items
 	    { t_access(ctx, $1, L(@1), $3, L(@3), $4, L(@4), $6, $8, L(@8), (Tok){NULL, 0},
 	        L(@4), $9); }
-	| storekw VALUE '[' idxs ']' ',' VALUE items
+	| storekw VALUE '[' idxs_opt ']' ',' VALUE items
 	    { t_access(ctx, (Tok){NULL, 0}, L(@1), $1, L(@1), $2, L(@2), $4, NULL, L(@1), $7,
 	        L(@7), $8); }
 	| VALUE '=' IDENT VALUE '=' INT IDENT INT IDENT INT IDENT '(' VALUE '=' VALUE ')' '{'
@@ -227,6 +228,11 @@ ttype:
 	;
 
 /* idx = term ("+" term)*;  term = int | value | value "*" int */
+idxs_opt:
+	  %empty                { $$ = xcalloc(1, sizeof *$$); }
+	| idxs                  { $$ = $1; }
+	;
+
 idxs:
 	  idx                   { $$ = idxs_add(NULL, $1); }
 	| idxs ',' idx          { $$ = idxs_add($1, $3); }
