@@ -714,6 +714,52 @@ START_TEST(test_parse_semantic_errors_all_reported)
 }
 END_TEST
 
+START_TEST(test_parse_error_caret_under_tab)
+{
+	/* A tab before the token stays a tab in the caret line. */
+	char *msgs;
+	Graph *g = parse("graph {\n\t%x = input() : (0,)\n}\n", &msgs);
+
+	ck_assert_ptr_null(g);
+	ck_assert_str_eq(msgs,
+	    "t.aicm:2:18: error: dimension 0 is not positive\n"
+	    "  \t%x = input() : (0,)\n"
+	    "  \t                ^\n");
+	free(msgs);
+}
+END_TEST
+
+/* Inputs with one mistake each, which must give exactly one error: no
+ * cascade of follow-on messages. */
+static const char *const single[] = {
+	/* a refused shape= is not also "missing" */
+	"graph { %x = input() : (4,)\n %r = reshape(%x) shape=four }",
+	"graph { %x = input() : (4,)\n %r = reshape(%x) shape=(1, 1, 1, 1, 4) }",
+	/* a kernel whose only op failed is not also "empty" */
+	"graph { %x = input() : (2,)\n kernel @k [opaque] { %x = relu(%x) } }",
+	"graph { %x = input() : (2,)\n kernel @k [opaque] { %y = foo(%x) } }",
+	/* a kernel after return is reported once, not again for its ops */
+	"graph { %x = input() : (2,)\n return %x\n kernel @k [opaque] { %y = relu(%x)\n"
+	" %z = neg(%y) } }",
+	"graph { %x = input() : (2,)\n return %x\n %y = relu(%x)\n %z = neg(%y) }",
+	/* an unknown op's users do not report it undefined */
+	"graph { %a = foo()\n %b = relu(%a)\n %c = add(%a, %b) }",
+};
+
+START_TEST(test_parse_no_cascade)
+{
+	char *msgs;
+	Graph *g = parse(single[_i], &msgs);
+	int n = 0;
+
+	ck_assert_ptr_null(g);
+	for (const char *p = msgs; (p = strstr(p, ": error: ")); p++)
+		n++;
+	ck_assert_msg(n == 1, "%d errors for\n%s\n---\n%s", n, single[_i], msgs);
+	free(msgs);
+}
+END_TEST
+
 START_TEST(test_parse_bad_op_defines_its_name)
 {
 	/* One error for the unknown op, none for its users. */
@@ -860,6 +906,8 @@ make_parse_suite(void)
 	tcase_add_test(tc, test_parse_use_before_def_note);
 	tcase_add_test(tc, test_parse_semantic_errors_all_reported);
 	tcase_add_test(tc, test_parse_bad_op_defines_its_name);
+	tcase_add_test(tc, test_parse_error_caret_under_tab);
+	tcase_add_loop_test(tc, test_parse_no_cascade, 0, (int)(sizeof single / sizeof single[0]));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");

@@ -95,7 +95,12 @@ quote(const Diag *d, Loc loc)
 		to = from + QUOTE_MAX;
 	fprintf(d->out, "  %s%.*s%s\n", from ? "..." : "", to - from, line + from,
 	    to < len ? "..." : "");
-	fprintf(d->out, "  %s%*s^", from ? "   " : "", loc.col - 1 - from, "");
+	/* A tab in the line stays a tab under it, so that the caret lines up
+	 * whatever the terminal's tab width. */
+	fprintf(d->out, "  %s", from ? "   " : "");
+	for (int i = from; i < loc.col - 1; i++)
+		fputc(i < len && line[i] == '\t' ? '\t' : ' ', d->out);
+	fputc('^', d->out);
 	ulen = loc.len;
 	if (loc.col - 1 + ulen > to)
 		ulen = to - (loc.col - 1);

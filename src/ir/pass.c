@@ -240,8 +240,9 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 					free((char *)pi->vals[k].s);
 				pi->vals[k].s = NULL;
 				if (parse_value(o, val, &pi->vals[k]) != 0) {
-					fprintf(err, "%s: error: option '%s' of '%s' takes %s %s, found '%s'\n",
-					    tool, o->key, p->name, o->kind == PO_INT ? "an" : "a",
+					fprintf(err, "%s: error: option '%s' of '%s' takes %s%s, found '%s'\n",
+					    tool, o->key, p->name,
+					    o->kind == PO_BOOL ? "" : o->kind == PO_INT ? "an " : "a ",
 					    o->kind == PO_BOOL ? "true or false" : kind_names[o->kind], val);
 					caret(err, tool, text, vs, ve > vs ? ve - vs : 1);
 					free(val);
