@@ -180,6 +180,8 @@ add_ext(Model *m, const Graph *g, int v, int *seen, bool *ok)
 	}
 }
 
+static int64_t node_flops(const Graph *g, int i, bool *ok);
+
 static bool
 inside(int v, int first, int last)
 {
@@ -308,10 +310,8 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	seen = xcalloc((size_t)(2 * (last - first + 1)), sizeof *seen);
 	for (int i = first; i <= last; i++) {
 		const Node *n = &g->nodes[i];
-		int64_t f = ir_node_flops(g, i);
+		int64_t f = node_flops(g, i, &ok);
 
-		if (f < 0)
-			ok = false;
 		if (n->op == OP_MEAN)
 			f = add(&ok, f, numel(&ok, &n->type));
 		m->flops = add(&ok, m->flops, f);
@@ -336,6 +336,29 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	}
 	free(seen);
 	m->p.ok = ok;
+}
+
+/* A node's flops by the op table's rule, checked (ir_node_flops does not
+ * check the matmul product). */
+static int64_t
+node_flops(const Graph *g, int i, bool *ok)
+{
+	const Node *n = &g->nodes[i];
+
+	switch (ir_ops[n->op].flops) {
+	case FL_PER_OUT:
+		return numel(ok, &n->type);
+	case FL_PER_IN:
+		return numel(ok, &g->nodes[n->in[0]].type);
+	case FL_MATMUL: {
+		const Type *a = &g->nodes[n->in[0]].type;
+
+		return mul(ok, mul(ok, 2, numel(ok, &n->type)), a->dim[a->rank - 1]);
+	}
+	case FL_NONE:
+	default:
+		return 0;
+	}
 }
 
 static void
