@@ -1,0 +1,703 @@
+/*
+ * simd.c: vector kernels for the tile executor (simd.h).
+ *
+ * The dot is a register-blocked micro-kernel in the BLIS style: a block of
+ * MR rows × NR columns of the result stays in registers for the whole K
+ * loop, each step loading one row of b (NR wide, masked at a ragged right
+ * edge) and broadcasting MR elements of a.  The operands are tiles the
+ * executor already packed contiguously at their loads, and a tile fits in
+ * L1, so no further packing pays here.  AVX-512: MR=6, NR=32 (24 zmm
+ * accumulators); AVX2: MR=6, NR=8 (12 ymm).  Block shapes are compile-time
+ * constants (one instance per MR and vector count), so that accumulators
+ * live in registers.
+ *
+ * Elementwise kernels and reductions are one vector loop each with a
+ * scalar tail; NaN rules follow the reference interpreter exactly (see
+ * simd.h).  Sums are reassociated (vector lanes, then the lanes added), so
+ * they equal the reference within tolerance, not bitwise.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simd.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define SIMD_X86 1
+#include <immintrin.h>
+#else
+#define SIMD_X86 0
+#endif
+
+static int isa_cur = -1;         /* SimdIsa, or -1 before the first call */
+
+static const char *const isa_names[SIMD_ISA_COUNT] = {"portable", "avx2", "avx512"};
+
+const char *
+simd_isa_name(SimdIsa isa)
+{
+	return (unsigned)isa < SIMD_ISA_COUNT ? isa_names[isa] : "?";
+}
+
+SimdIsa
+simd_isa_best(void)
+{
+#if SIMD_X86
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		return SIMD_AVX512;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return SIMD_AVX2;
+#endif
+	return SIMD_PORTABLE;
+}
+
+void
+simd_set_isa(SimdIsa isa)
+{
+	SimdIsa best = simd_isa_best();
+
+	if ((unsigned)isa >= SIMD_ISA_COUNT || isa > best)
+		isa = best;
+	__atomic_store_n(&isa_cur, (int)isa, __ATOMIC_RELAXED);
+}
+
+/* Threads may race to the first call; they all compute the same value. */
+SimdIsa
+simd_isa(void)
+{
+	int v = __atomic_load_n(&isa_cur, __ATOMIC_RELAXED);
+	const char *e;
+	SimdIsa want, best;
+
+	if (v >= 0)
+		return (SimdIsa)v;
+	best = simd_isa_best();
+	want = best;
+	e = getenv("AICM_ISA");
+	if (e && *e) {
+		int i;
+
+		for (i = 0; i < SIMD_ISA_COUNT; i++)
+			if (strcmp(e, isa_names[i]) == 0)
+				break;
+		if (i == SIMD_ISA_COUNT)
+			fprintf(stderr, "aicm: note: AICM_ISA='%s' is not avx512, avx2 or portable; "
+			    "using %s\n", e, isa_names[best]);
+		else if ((SimdIsa)i > best)
+			fprintf(stderr, "aicm: note: AICM_ISA='%s' is not supported by this CPU; "
+			    "using %s\n", e, isa_names[best]);
+		else
+			want = (SimdIsa)i;
+	}
+	__atomic_store_n(&isa_cur, (int)want, __ATOMIC_RELAXED);
+	return want;
+}
+
+/* ---- portable -------------------------------------------------------- */
+
+static void
+dot_portable(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
+    int64_t ldb, const double *c, double *o, int64_t ldc)
+{
+	for (int64_t i = 0; i < M; i++) {
+		double *row = o + i * ldc;
+
+		if (row != c + i * ldc)
+			memcpy(row, c + i * ldc, sizeof(double) * (size_t)N);
+		for (int64_t k = 0; k < K; k++) {
+			double av = a[i * lda + k];
+			const double *br = b + k * ldb;
+
+			for (int64_t j = 0; j < N; j++)
+				row[j] += av * br[j];
+		}
+	}
+}
+
+static double
+max_combine(double acc, double v)
+{
+	return isnan(v) || v > acc ? v : acc;   /* NaN wins, as np.max */
+}
+
+static void
+binary_portable(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs,
+    double *o)
+{
+#define L(expr) for (int64_t i = 0; i < n; i++) { double x = a[i * as], y = b[i * bs]; o[i] = (expr); } break;
+	switch (op) {
+	case SIMD_ADD: L(x + y)
+	case SIMD_SUB: L(x - y)
+	case SIMD_MUL: L(x * y)
+	case SIMD_DIV: L(x / y)
+	case SIMD_MAXIMUM: L(isnan(x) || x >= y ? x : y)
+	case SIMD_MINIMUM: L(isnan(x) || x <= y ? x : y)
+	case SIMD_OP_COUNT: break;
+	}
+#undef L
+}
+
+static double
+sum_portable(int64_t n, const double *x)
+{
+	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	int64_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		s0 += x[i];
+		s1 += x[i + 1];
+		s2 += x[i + 2];
+		s3 += x[i + 3];
+	}
+	for (; i < n; i++)
+		s0 += x[i];
+	return (s0 + s1) + (s2 + s3);
+}
+
+static double
+max_portable(int64_t n, const double *x)
+{
+	double m = -INFINITY;
+
+	for (int64_t i = 0; i < n; i++)
+		m = max_combine(m, x[i]);
+	return m;
+}
+
+#if SIMD_X86
+/* ---- AVX-512 --------------------------------------------------------- */
+
+#define T512 __attribute__((target("avx512f"), always_inline)) static inline
+
+/* One MR×(8·NV) block; the last vector is masked by lm. */
+T512 void
+blk512(int mr, int nv, __mmask8 lm, int64_t K, const double *a, int64_t lda,
+    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc)
+{
+	__m512d acc[6][4];
+
+	for (int r = 0; r < mr; r++)
+		for (int v = 0; v < nv; v++)
+			acc[r][v] = _mm512_maskz_loadu_pd(v == nv - 1 ? lm : 0xff,
+			    c + r * ldc + 8 * v);
+	for (int64_t k = 0; k < K; k++) {
+		__m512d bv[4];
+
+		for (int v = 0; v < nv; v++)
+			bv[v] = _mm512_maskz_loadu_pd(v == nv - 1 ? lm : 0xff, b + k * ldb + 8 * v);
+		for (int r = 0; r < mr; r++) {
+			__m512d av = _mm512_set1_pd(a[r * lda + k]);
+
+			for (int v = 0; v < nv; v++)
+				acc[r][v] = _mm512_fmadd_pd(av, bv[v], acc[r][v]);
+		}
+	}
+	for (int r = 0; r < mr; r++)
+		for (int v = 0; v < nv; v++)
+			_mm512_mask_storeu_pd(o + r * ldc + 8 * v, v == nv - 1 ? lm : 0xff,
+			    acc[r][v]);
+}
+
+#define BLK512(MR, NV) \
+	__attribute__((target("avx512f"), noinline)) static void \
+	blk512_##MR##_##NV(__mmask8 lm, int64_t K, const double *a, int64_t lda, \
+	    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc) \
+	{ blk512(MR, NV, lm, K, a, lda, b, ldb, c, o, ldc); }
+#define BLK512_ROW(MR) BLK512(MR, 1) BLK512(MR, 2) BLK512(MR, 3) BLK512(MR, 4)
+BLK512_ROW(1) BLK512_ROW(2) BLK512_ROW(3) BLK512_ROW(4) BLK512_ROW(5) BLK512_ROW(6)
+
+typedef void BlkFn(__mmask8, int64_t, const double *, int64_t, const double *, int64_t,
+    const double *, double *, int64_t);
+
+#define BLK512_PTRS(MR) {blk512_##MR##_1, blk512_##MR##_2, blk512_##MR##_3, blk512_##MR##_4}
+static BlkFn *const blk512_tab[6][4] = {
+	BLK512_PTRS(1), BLK512_PTRS(2), BLK512_PTRS(3), BLK512_PTRS(4), BLK512_PTRS(5),
+	BLK512_PTRS(6),
+};
+
+static void
+dot_avx512(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
+    int64_t ldb, const double *c, double *o, int64_t ldc)
+{
+	for (int64_t j = 0; j < N; j += 32) {
+		int64_t w = N - j < 32 ? N - j : 32;
+		int nv = (int)((w + 7) / 8);
+		__mmask8 lm = (__mmask8)(w % 8 ? (1u << (w % 8)) - 1 : 0xff);
+
+		for (int64_t i = 0; i < M; i += 6) {
+			int mr = M - i < 6 ? (int)(M - i) : 6;
+
+			blk512_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
+			    c + i * ldc + j, o + i * ldc + j, ldc);
+		}
+	}
+}
+
+#define A512 __attribute__((target("avx512f")))
+
+A512 static void
+binary_avx512(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs,
+    double *o)
+{
+	int64_t i = 0;
+	__m512d sa = _mm512_set1_pd(a[0]), sb = _mm512_set1_pd(b[0]);
+
+	for (; i + 8 <= n; i += 8) {
+		__m512d x = as ? _mm512_loadu_pd(a + i) : sa, y = bs ? _mm512_loadu_pd(b + i) : sb, r;
+
+		switch (op) {
+		case SIMD_ADD: r = _mm512_add_pd(x, y); break;
+		case SIMD_SUB: r = _mm512_sub_pd(x, y); break;
+		case SIMD_MUL: r = _mm512_mul_pd(x, y); break;
+		case SIMD_DIV: r = _mm512_div_pd(x, y); break;
+		case SIMD_MAXIMUM:
+			/* max_pd(y, x) is y > x ? y : x, x if either is NaN; a NaN y wins too */
+			r = _mm512_max_pd(y, x);
+			r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(y, y, _CMP_UNORD_Q) &
+			    _mm512_cmp_pd_mask(x, x, _CMP_ORD_Q), y);
+			break;
+		case SIMD_MINIMUM:
+			r = _mm512_min_pd(y, x);
+			r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(y, y, _CMP_UNORD_Q) &
+			    _mm512_cmp_pd_mask(x, x, _CMP_ORD_Q), y);
+			break;
+		default: r = x; break;
+		}
+		_mm512_storeu_pd(o + i, r);
+	}
+	if (i < n)
+		binary_portable(op, n - i, a + i * as, as, b + i * bs, bs, o + i);
+}
+
+A512 static void
+relu_avx512(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+	__m512d z = _mm512_setzero_pd();
+
+	for (; i + 8 <= n; i += 8) {
+		__m512d v = _mm512_loadu_pd(x + i);
+
+		/* not (v <= 0), unordered true: v > 0 or NaN keeps v */
+		_mm512_storeu_pd(o + i, _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(v, z, _CMP_NLE_UQ), v));
+	}
+	for (; i < n; i++)
+		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0;
+}
+
+A512 static void
+round_f32_avx512(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		_mm512_storeu_pd(o + i, _mm512_cvtps_pd(_mm512_cvtpd_ps(_mm512_loadu_pd(x + i))));
+	for (; i < n; i++)
+		o[i] = (double)(float)x[i];
+}
+
+A512 static void
+f32_to_f64_avx512(int64_t n, const float *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		_mm512_storeu_pd(o + i, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
+	for (; i < n; i++)
+		o[i] = x[i];
+}
+
+A512 static void
+f64_to_f32_avx512(int64_t n, const double *x, float *o)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(o + i, _mm512_cvtpd_ps(_mm512_loadu_pd(x + i)));
+	for (; i < n; i++)
+		o[i] = (float)x[i];
+}
+
+A512 static double
+sum_avx512(int64_t n, const double *x)
+{
+	__m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+	int64_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		s0 = _mm512_add_pd(s0, _mm512_loadu_pd(x + i));
+		s1 = _mm512_add_pd(s1, _mm512_loadu_pd(x + i + 8));
+	}
+	if (i + 8 <= n) {
+		s0 = _mm512_add_pd(s0, _mm512_loadu_pd(x + i));
+		i += 8;
+	}
+	return _mm512_reduce_add_pd(_mm512_add_pd(s0, s1)) + sum_portable(n - i, x + i);
+}
+
+A512 static double
+max_avx512(int64_t n, const double *x)
+{
+	__m512d m = _mm512_set1_pd(-INFINITY);
+	__mmask8 nan = 0;
+	int64_t i = 0;
+	double r;
+
+	for (; i + 8 <= n; i += 8) {
+		__m512d v = _mm512_loadu_pd(x + i);
+
+		nan |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
+		m = _mm512_max_pd(m, v);
+	}
+	if (nan)
+		return max_portable(n, x);   /* the first NaN, as the reference */
+	r = _mm512_reduce_max_pd(m);
+	for (; i < n; i++)
+		r = max_combine(r, x[i]);
+	return r;
+}
+
+A512 static void
+acc_sum_avx512(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		_mm512_storeu_pd(o + i, _mm512_add_pd(_mm512_loadu_pd(o + i), _mm512_loadu_pd(x + i)));
+	for (; i < n; i++)
+		o[i] += x[i];
+}
+
+A512 static void
+acc_max_avx512(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		__m512d v = _mm512_loadu_pd(x + i), p = _mm512_loadu_pd(o + i);
+		/* max_pd(v, p): v > p ? v : p, p if either is NaN; a NaN v wins */
+		__m512d r = _mm512_max_pd(v, p);
+
+		_mm512_storeu_pd(o + i, _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v));
+	}
+	for (; i < n; i++)
+		o[i] = max_combine(o[i], x[i]);
+}
+
+/* ---- AVX2 + FMA ------------------------------------------------------ */
+
+#define T256 __attribute__((target("avx2,fma"), always_inline)) static inline
+#define A256 __attribute__((target("avx2,fma")))
+
+T256 void
+blk256(int mr, int nv, __m256i lm, int64_t K, const double *a, int64_t lda,
+    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc)
+{
+	__m256d acc[6][2];
+
+	for (int r = 0; r < mr; r++)
+		for (int v = 0; v < nv; v++)
+			acc[r][v] = _mm256_maskload_pd(c + r * ldc + 4 * v,
+			    v == nv - 1 ? lm : _mm256_set1_epi64x(-1));
+	for (int64_t k = 0; k < K; k++) {
+		__m256d bv[2];
+
+		for (int v = 0; v < nv; v++)
+			bv[v] = _mm256_maskload_pd(b + k * ldb + 4 * v,
+			    v == nv - 1 ? lm : _mm256_set1_epi64x(-1));
+		for (int r = 0; r < mr; r++) {
+			__m256d av = _mm256_broadcast_sd(a + r * lda + k);
+
+			for (int v = 0; v < nv; v++)
+				acc[r][v] = _mm256_fmadd_pd(av, bv[v], acc[r][v]);
+		}
+	}
+	for (int r = 0; r < mr; r++)
+		for (int v = 0; v < nv; v++)
+			_mm256_maskstore_pd(o + r * ldc + 4 * v,
+			    v == nv - 1 ? lm : _mm256_set1_epi64x(-1), acc[r][v]);
+}
+
+#define BLK256(MR, NV) \
+	__attribute__((target("avx2,fma"), noinline)) static void \
+	blk256_##MR##_##NV(__m256i lm, int64_t K, const double *a, int64_t lda, \
+	    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc) \
+	{ blk256(MR, NV, lm, K, a, lda, b, ldb, c, o, ldc); }
+#define BLK256_ROW(MR) BLK256(MR, 1) BLK256(MR, 2)
+BLK256_ROW(1) BLK256_ROW(2) BLK256_ROW(3) BLK256_ROW(4) BLK256_ROW(5) BLK256_ROW(6)
+
+typedef void Blk256Fn(__m256i, int64_t, const double *, int64_t, const double *, int64_t,
+    const double *, double *, int64_t);
+
+#define BLK256_PTRS(MR) {blk256_##MR##_1, blk256_##MR##_2}
+static Blk256Fn *const blk256_tab[6][2] = {
+	BLK256_PTRS(1), BLK256_PTRS(2), BLK256_PTRS(3), BLK256_PTRS(4), BLK256_PTRS(5),
+	BLK256_PTRS(6),
+};
+
+A256 static void
+dot_avx2(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
+    int64_t ldb, const double *c, double *o, int64_t ldc)
+{
+	for (int64_t j = 0; j < N; j += 8) {
+		int64_t w = N - j < 8 ? N - j : 8;
+		int nv = (int)((w + 3) / 4), t = (int)(w % 4);
+		__m256i lm = _mm256_set_epi64x(t == 0 || t > 3 ? -1 : 0, t == 0 || t > 2 ? -1 : 0,
+		    t == 0 || t > 1 ? -1 : 0, -1);
+
+		for (int64_t i = 0; i < M; i += 6) {
+			int mr = M - i < 6 ? (int)(M - i) : 6;
+
+			blk256_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
+			    c + i * ldc + j, o + i * ldc + j, ldc);
+		}
+	}
+}
+
+A256 static void
+binary_avx2(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs, double *o)
+{
+	int64_t i = 0;
+	__m256d sa = _mm256_set1_pd(a[0]), sb = _mm256_set1_pd(b[0]);
+
+	for (; i + 4 <= n; i += 4) {
+		__m256d x = as ? _mm256_loadu_pd(a + i) : sa, y = bs ? _mm256_loadu_pd(b + i) : sb, r;
+
+		switch (op) {
+		case SIMD_ADD: r = _mm256_add_pd(x, y); break;
+		case SIMD_SUB: r = _mm256_sub_pd(x, y); break;
+		case SIMD_MUL: r = _mm256_mul_pd(x, y); break;
+		case SIMD_DIV: r = _mm256_div_pd(x, y); break;
+		case SIMD_MAXIMUM:
+			r = _mm256_blendv_pd(_mm256_max_pd(y, x), y, _mm256_and_pd(
+			    _mm256_cmp_pd(y, y, _CMP_UNORD_Q), _mm256_cmp_pd(x, x, _CMP_ORD_Q)));
+			break;
+		case SIMD_MINIMUM:
+			r = _mm256_blendv_pd(_mm256_min_pd(y, x), y, _mm256_and_pd(
+			    _mm256_cmp_pd(y, y, _CMP_UNORD_Q), _mm256_cmp_pd(x, x, _CMP_ORD_Q)));
+			break;
+		default: r = x; break;
+		}
+		_mm256_storeu_pd(o + i, r);
+	}
+	if (i < n)
+		binary_portable(op, n - i, a + i * as, as, b + i * bs, bs, o + i);
+}
+
+A256 static void
+relu_avx2(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+	__m256d z = _mm256_setzero_pd();
+
+	for (; i + 4 <= n; i += 4) {
+		__m256d v = _mm256_loadu_pd(x + i);
+
+		_mm256_storeu_pd(o + i, _mm256_and_pd(_mm256_cmp_pd(v, z, _CMP_NLE_UQ), v));
+	}
+	for (; i < n; i++)
+		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0;
+}
+
+A256 static void
+round_f32_avx2(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 4 <= n; i += 4)
+		_mm256_storeu_pd(o + i, _mm256_cvtps_pd(_mm256_cvtpd_ps(_mm256_loadu_pd(x + i))));
+	for (; i < n; i++)
+		o[i] = (double)(float)x[i];
+}
+
+A256 static void
+f32_to_f64_avx2(int64_t n, const float *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 4 <= n; i += 4)
+		_mm256_storeu_pd(o + i, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
+	for (; i < n; i++)
+		o[i] = x[i];
+}
+
+A256 static void
+f64_to_f32_avx2(int64_t n, const double *x, float *o)
+{
+	int64_t i = 0;
+
+	for (; i + 4 <= n; i += 4)
+		_mm_storeu_ps(o + i, _mm256_cvtpd_ps(_mm256_loadu_pd(x + i)));
+	for (; i < n; i++)
+		o[i] = (float)x[i];
+}
+
+A256 static double
+sum_avx2(int64_t n, const double *x)
+{
+	__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+	double l[4];
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		s0 = _mm256_add_pd(s0, _mm256_loadu_pd(x + i));
+		s1 = _mm256_add_pd(s1, _mm256_loadu_pd(x + i + 4));
+	}
+	_mm256_storeu_pd(l, _mm256_add_pd(s0, s1));
+	return ((l[0] + l[1]) + (l[2] + l[3])) + sum_portable(n - i, x + i);
+}
+
+A256 static double
+max_avx2(int64_t n, const double *x)
+{
+	__m256d m = _mm256_set1_pd(-INFINITY), nan = _mm256_setzero_pd();
+	double l[4], r;
+	int64_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		__m256d v = _mm256_loadu_pd(x + i);
+
+		nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+		m = _mm256_max_pd(m, v);
+	}
+	if (_mm256_movemask_pd(nan))
+		return max_portable(n, x);
+	_mm256_storeu_pd(l, m);
+	r = l[0];
+	for (int q = 1; q < 4; q++)
+		r = max_combine(r, l[q]);
+	for (; i < n; i++)
+		r = max_combine(r, x[i]);
+	return r;
+}
+
+A256 static void
+acc_sum_avx2(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 4 <= n; i += 4)
+		_mm256_storeu_pd(o + i, _mm256_add_pd(_mm256_loadu_pd(o + i), _mm256_loadu_pd(x + i)));
+	for (; i < n; i++)
+		o[i] += x[i];
+}
+
+A256 static void
+acc_max_avx2(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		__m256d v = _mm256_loadu_pd(x + i), p = _mm256_loadu_pd(o + i);
+
+		_mm256_storeu_pd(o + i, _mm256_blendv_pd(_mm256_max_pd(v, p), v,
+		    _mm256_cmp_pd(v, v, _CMP_UNORD_Q)));
+	}
+	for (; i < n; i++)
+		o[i] = max_combine(o[i], x[i]);
+}
+#endif /* SIMD_X86 */
+
+/* ---- dispatch -------------------------------------------------------- */
+
+#if SIMD_X86
+/* PICK for kernels returning void, PICKR for those returning a value. */
+#define PICK(name, ...)                                                     \
+	switch (simd_isa()) {                                                \
+	case SIMD_AVX512: name##_avx512(__VA_ARGS__); return;                \
+	case SIMD_AVX2: name##_avx2(__VA_ARGS__); return;                    \
+	default: break;                                                      \
+	}
+#define PICKR(name, ...)                                                    \
+	switch (simd_isa()) {                                                \
+	case SIMD_AVX512: return name##_avx512(__VA_ARGS__);                 \
+	case SIMD_AVX2: return name##_avx2(__VA_ARGS__);                     \
+	default: break;                                                      \
+	}
+#else
+#define PICK(name, ...)
+#define PICKR(name, ...)
+#endif
+
+void
+simd_dot(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
+    int64_t ldb, const double *c, double *o, int64_t ldc)
+{
+	if (M <= 0 || N <= 0)
+		return;
+	PICK(dot, M, N, K, a, lda, b, ldb, c, o, ldc)
+	dot_portable(M, N, K, a, lda, b, ldb, c, o, ldc);
+}
+
+void
+simd_binary(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs, double *o)
+{
+	if (n <= 0)
+		return;
+	PICK(binary, op, n, a, as, b, bs, o)
+	binary_portable(op, n, a, as, b, bs, o);
+}
+
+void
+simd_relu(int64_t n, const double *x, double *o)
+{
+	PICK(relu, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0;
+}
+
+void
+simd_round_f32(int64_t n, const double *x, double *o)
+{
+	PICK(round_f32, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = (double)(float)x[i];
+}
+
+void
+simd_f32_to_f64(int64_t n, const float *x, double *o)
+{
+	PICK(f32_to_f64, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = x[i];
+}
+
+void
+simd_f64_to_f32(int64_t n, const double *x, float *o)
+{
+	PICK(f64_to_f32, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = (float)x[i];
+}
+
+double
+simd_sum(int64_t n, const double *x)
+{
+	PICKR(sum, n, x)
+	return sum_portable(n, x);
+}
+
+double
+simd_max(int64_t n, const double *x)
+{
+	PICKR(max, n, x)
+	return max_portable(n, x);
+}
+
+void
+simd_acc_sum(int64_t n, const double *x, double *o)
+{
+	PICK(acc_sum, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] += x[i];
+}
+
+void
+simd_acc_max(int64_t n, const double *x, double *o)
+{
+	PICK(acc_max, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = max_combine(o[i], x[i]);
+}
