@@ -104,7 +104,7 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-unit check-golden check-numpy check-docs
+check: check-unit check-golden check-numpy check-docs check-random
 
 check-unit: $(B)/check_aicm
 	$(B)/check_aicm
@@ -132,6 +132,13 @@ update-docs: $(TOOLS)
 	sh tests/doccheck.sh --update $(B) $(DOCS_CHECKED)
 
 .PHONY: check-docs update-docs
+
+# Differential test: 200 random graphs x f64/f32 through the whole pipeline,
+# without fuse and on 3 threads, each against the reference (--check).
+check-random: $(TOOLS)
+	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(RANDOM_N),200)
+
+.PHONY: check-random
 
 # Rewrites the expected outputs from what the tools print now; review
 # 'git diff testdata/' before committing.  T=path limits it to some cases.

@@ -1,0 +1,325 @@
+/*
+ * check_tile.c: the tile IR, lower-tiled and the tile executor.
+ *
+ * Round trips of written and lowered tiled graphs; the seed's property that
+ * smaller blocks repeat more traffic (test_smaller_blocks_repeat_traffic);
+ * the traffic rules' totals for each kernel kind; results equal to the
+ * reference interpreter's, and bitwise the same on any number of threads.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_aicm.h"
+#include "exec.h"
+#include "pass.h"
+#include "tile.h"
+#include "tile_exec.h"
+
+/* Parses src, runs the pipeline; NULL on any error. */
+static Graph *
+lowered(const char *src, const char *pipeline)
+{
+	Graph *g = ck_parse(src, NULL);
+	Pipeline pl = {0};
+	PassRun run = {true, NULL, false, NULL, NULL, NULL};
+	Diag d;
+	FILE *sink = fopen("/dev/null", "w");
+	int rc;
+
+	if (!g)
+		return NULL;
+	diag_init(&d, "t.aicm", src, strlen(src), sink);
+	rc = pass_parse_pipeline(pipeline, &pl, sink, "check");
+	if (rc == 0)
+		rc = pass_run_pipeline(g, &pl, &run, &d);
+	pass_free_pipeline(&pl);
+	diag_free(&d);
+	fclose(sink);
+	if (rc != 0) {
+		ir_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static void
+fill(const Graph *g, Tensor *vals)
+{
+	for (int i = 0; i < g->nnodes; i++)
+		if (!g->nodes[i].tile && ir_ops[g->nodes[i].op].cls == OC_SOURCE) {
+			ck_assert_int_eq(exec_tensor_alloc(&vals[i], &g->nodes[i].type, 0), 0);
+			exec_fill_random(&vals[i], 7, g->nodes[i].name);
+		}
+}
+
+/* Runs g (lowered) on random sources with the given threads; returns the
+ * tensors (caller frees) and the total stats in *tot. */
+static Tensor *
+run_tiled(const Graph *g, int threads, KernelStats *tot)
+{
+	Tensor *vals = xcalloc((size_t)g->nnodes, sizeof *vals);
+	Diag d;
+	TilePlan *p;
+	int nk;
+	const KernelStats *ks;
+
+	diag_init(&d, "t.aicm", "", 0, stderr);
+	fill(g, vals);
+	p = exec_tile_compile(g, &d);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(exec_tile_run(p, vals, threads, &d), 0);
+	ks = exec_tile_stats(p, &nk);
+	if (tot)
+		*tot = exec_tile_total(ks, nk);
+	exec_tile_free(p);
+	diag_free(&d);
+	return vals;
+}
+
+static Tensor *
+run_ref(const Graph *g)
+{
+	Tensor *vals = xcalloc((size_t)g->nnodes, sizeof *vals);
+	Diag d;
+
+	diag_init(&d, "t.aicm", "", 0, stderr);
+	fill(g, vals);
+	ck_assert_int_eq(exec_interp(g, vals, &d), 0);
+	diag_free(&d);
+	return vals;
+}
+
+static char *
+print_str(const Graph *g)
+{
+	return ir_print_str(g, NULL);
+}
+
+static const char *seed_mm =
+    "graph {\n"
+    "  %A = input() : (100, 60)\n"
+    "  %B = input() : (60, 84)\n"
+    "  %C = matmul(%A, %B)\n"
+    "}\n";
+
+static const char *kinds =
+    "graph {\n"
+    "  %x = input() : (33, 97)\n"
+    "  %y = input() : (97,)\n"
+    "  %W = const() : (97, 7)\n"
+    "  kernel @k0 [elementwise] {\n"
+    "    %a = add(%x, %y)\n"
+    "    %e = exp(%a)\n"
+    "  }\n"
+    "  kernel @k1 [reduction] split=3 {\n"
+    "    %t = tanh(%e)\n"
+    "    %s = sum(%t)\n"
+    "  }\n"
+    "  %m0 = max(%e) axis=0 keepdims=True\n"
+    "  kernel @k3 [row_reduction] {\n"
+    "    %rm = max(%x) axis=1 keepdims=True\n"
+    "    %sub = sub(%x, %rm)\n"
+    "    %ex = exp(%sub)\n"
+    "    %rs = sum(%ex) axis=1 keepdims=True\n"
+    "    %sm = div(%ex, %rs)\n"
+    "  }\n"
+    "  %tr = transpose(%x)\n"
+    "  %rsh = reshape(%x) shape=(97, 33)\n"
+    "  kernel @k5 [matmul_epilogue] BM=16 BN=16 BK=16 {\n"
+    "    %mm2 = matmul(%x, %W)\n"
+    "    %colmax = max(%mm2) axis=0 keepdims=True\n"
+    "  }\n"
+    "  return %e, %s, %m0, %sm, %tr, %rsh, %colmax\n"
+    "}\n";
+
+START_TEST(test_tile_roundtrip_lowered)
+{
+	Graph *g = lowered(kinds, "shape-infer,lower-tiled");
+	char *a, *b;
+	Graph *h;
+
+	ck_assert_ptr_nonnull(g);
+	a = print_str(g);
+	h = ck_parse(a, NULL);
+	ck_assert_ptr_nonnull(h);
+	b = print_str(h);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	ir_graph_free(g);
+	ir_graph_free(h);
+}
+END_TEST
+
+/* The seed's test_smaller_blocks_repeat_traffic: on the same matmul, each
+ * halving of the blocks reads more (A once per column tile, B once per row
+ * tile), writes the same, and computes the same result. */
+START_TEST(test_tile_smaller_blocks_repeat_traffic)
+{
+	static const int blocks[] = {64, 32, 16, 8};
+	int64_t prev = -1, wr = -1;
+	Graph *r = lowered(seed_mm, "shape-infer");
+	Tensor *ref;
+
+	ck_assert_ptr_nonnull(r);
+	ref = run_ref(r);
+	for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+		char pipe[128];
+		Graph *g;
+		KernelStats t;
+		Tensor *v;
+		int64_t gm, gn, c;
+		ExecErr e;
+
+		snprintf(pipe, sizeof pipe, "shape-infer,lower-tiled{bm=%d,bn=%d,bk=%d}", blocks[i],
+		    blocks[i], blocks[i]);
+		g = lowered(seed_mm, pipe);
+		ck_assert_ptr_nonnull(g);
+		v = run_tiled(g, 1, &t);
+		gm = (100 + blocks[i] - 1) / blocks[i];
+		gn = (84 + blocks[i] - 1) / blocks[i];
+		ck_assert_int_eq(t.bytes_read, (gn * 100 * 60 + gm * 60 * 84) * 8);
+		ck_assert_int_eq(t.flops, 2 * 100 * 84 * 60);
+		if (prev >= 0)
+			ck_assert_int_gt(t.bytes_read, prev);
+		if (wr >= 0)
+			ck_assert_int_eq(t.bytes_written, wr);
+		prev = t.bytes_read;
+		wr = t.bytes_written;
+		c = ir_lookup(g, "C");
+		e = exec_compare(&v[c], &ref[ir_lookup(r, "C")]);
+		ck_assert(e.rel < 1e-12);
+		exec_tensors_free(v, g->nnodes);
+		free(v);
+		ir_graph_free(g);
+	}
+	ck_assert_int_eq(wr, 100 * 84 * 8);
+	exec_tensors_free(ref, r->nnodes);
+	free(ref);
+	ir_graph_free(r);
+}
+END_TEST
+
+/* Every kind against the reference, and the same bits on 1, 2 and 5
+ * threads (the split reduction and the column maxima combine atomically). */
+START_TEST(test_tile_kinds_match_reference_any_threads)
+{
+	Graph *g = lowered(kinds, "shape-infer,lower-tiled");
+	Graph *r = lowered(kinds, "shape-infer");
+	Tensor *ref, *v1;
+	int *outs, no;
+
+	ck_assert_ptr_nonnull(g);
+	ck_assert_ptr_nonnull(r);
+	ref = run_ref(r);
+	v1 = run_tiled(g, 1, NULL);
+	no = ir_outputs(g, &outs);
+	ck_assert_int_eq(no, 7);
+	for (int k = 0; k < no; k++) {
+		int ri = ir_lookup(r, g->nodes[outs[k]].name);
+		ExecErr e = exec_compare(&v1[outs[k]], &ref[ri]);
+
+		ck_assert_msg(e.rel < 1e-12, "%s: rel err %g", g->nodes[outs[k]].name, e.rel);
+	}
+	for (int th = 2; th <= 5; th += 3) {
+		Tensor *vt = run_tiled(g, th, NULL);
+
+		for (int k = 0; k < no; k++)
+			ck_assert(memcmp(vt[outs[k]].data, v1[outs[k]].data,
+			    exec_tensor_bytes(&v1[outs[k]])) == 0);
+		exec_tensors_free(vt, g->nnodes);
+		free(vt);
+	}
+	free(outs);
+	exec_tensors_free(ref, r->nnodes);
+	exec_tensors_free(v1, g->nnodes);
+	free(ref);
+	free(v1);
+	ir_graph_free(g);
+	ir_graph_free(r);
+}
+END_TEST
+
+/* The traffic rules' totals (docs/tiled.md), kind by kind. */
+START_TEST(test_tile_traffic_rules)
+{
+	static const struct {
+		const char *src, *pipe;
+		int64_t rd, wr;
+	} c[] = {
+		/* elementwise: bias (97,) once per row tile (2 of them) */
+		{"graph {\n  %x = input() : (33, 97)\n  %b = input() : (97,)\n"
+		 "  %y = add(%x, %b)\n}\n", "shape-infer,lower-tiled",
+		 (33 * 97 + 2 * 97) * 8, 33 * 97 * 8},
+		/* reduction over axis 0: input once, output once */
+		{"graph {\n  %x = input() : (33, 97)\n  %s = sum(%x) axis=0\n}\n",
+		 "shape-infer,lower-tiled", 33 * 97 * 8, 97 * 8},
+		/* split full reduction: init + 4 atomics (a load and a store each) */
+		{"graph {\n  %x = input() : (33, 97)\n  kernel @k [reduction] split=4 {\n"
+		 "    %s = max(%x)\n  }\n}\n", "shape-infer,lower-tiled",
+		 (33 * 97 + 4) * 8, (1 + 4) * 8},
+		/* matmul epilogue reducing over 3 column tiles: 3*M atomics */
+		{"graph {\n  %x = input() : (40, 20)\n  %w = input() : (20, 70)\n"
+		 "  kernel @k [matmul_epilogue] {\n    %m = matmul(%x, %w)\n"
+		 "    %s = sum(%m) axis=1\n  }\n}\n", "shape-infer,lower-tiled",
+		 (3 * 40 * 20 + 2 * 20 * 70 + 3 * 40) * 8, (40 + 3 * 40) * 8},
+		/* transpose: input once, output once */
+		{"graph {\n  %x = input() : (33, 97)\n  %t = transpose(%x)\n}\n",
+		 "shape-infer,lower-tiled", 33 * 97 * 8, 33 * 97 * 8},
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		Graph *g = lowered(c[i].src, c[i].pipe);
+		KernelStats t;
+		Tensor *v;
+
+		ck_assert_ptr_nonnull(g);
+		v = run_tiled(g, 1, &t);
+		ck_assert_msg(t.bytes_read == c[i].rd, "case %zu: read %lld, want %lld", i,
+		    (long long)t.bytes_read, (long long)c[i].rd);
+		ck_assert_msg(t.bytes_written == c[i].wr, "case %zu: written %lld, want %lld", i,
+		    (long long)t.bytes_written, (long long)c[i].wr);
+		exec_tensors_free(v, g->nnodes);
+		free(v);
+		ir_graph_free(g);
+	}
+}
+END_TEST
+
+START_TEST(test_tile_verify_unmasked_load)
+{
+	char *msgs = NULL;
+	Graph *g = ck_parse(
+	    "graph {\n"
+	    "  %x = input() : (40, 32)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (40, 32) grid=(3, 1) BM=16 BN=32 {\n"
+	    "    %m = program_id() axis=0\n"
+	    "    %t = load %x[%m * 16, 0] : [16, 32]\n"
+	    "    store %y[%m * 16, 0], %t masked\n"
+	    "  }\n"
+	    "}\n", &msgs);
+
+	ck_assert_ptr_null(g);
+	ck_assert_ptr_nonnull(strstr(msgs, "t.aicm:5:10: error: 'load' of '%x' reaches element 47 "
+	    "of dimension 0 (size 40) without a mask"));
+	free(msgs);
+}
+END_TEST
+
+Suite *
+make_tile_suite(void)
+{
+	Suite *s = suite_create("tile");
+	TCase *tc = tcase_create("tile");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_tile_roundtrip_lowered);
+	tcase_add_test(tc, test_tile_smaller_blocks_repeat_traffic);
+	tcase_add_test(tc, test_tile_kinds_match_reference_any_threads);
+	tcase_add_test(tc, test_tile_traffic_rules);
+	tcase_add_test(tc, test_tile_verify_unmasked_load);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""gen_random_graphs.py: random valid aicm graphs, and the differential test
+that runs them through the compiler and checks them against the reference.
+
+    tests/gen_random_graphs.py gen SEED [--f32]      one graph on stdout
+    tests/gen_random_graphs.py check BUILD_DIR [-n N] [--keep DIR]
+
+A graph draws on every op of DESIGN §3: sources of odd sizes (1, 7, 33, 97
+leave ragged tiles at every block size), elementwise ops on values that
+broadcast ((M, N) with (N,), (M, 1), (1, N), ()), reductions on either axis
+or over everything with and without keepdims, matmuls (also rank 3),
+transposes and reshapes, and chains long enough for fuse to build every
+kind of kernel.  Values stay finite and of moderate size (log, sqrt and div
+see 1 + |x|), so that a mismatch is a bug and not rounding amplified.
+
+'check' generates N graphs (default 200) in both element types and runs each
+through `aicm-run --pass=P --check` for P = shape-infer,fuse,autotune,
+lower-tiled and the same without fuse (using whichever of fuse and autotune
+`aicm-opt --list-passes` shows), plus once more on 3 threads.  Every run must
+exit 0 with every output PASS.  A failing graph is kept (--keep, default
+$TMPDIR) and named in the report, with the command to reproduce it.
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+SIZES = [1, 7, 33, 97, 16]
+UNARY = ["relu", "neg", "exp", "tanh", "sigmoid", "abs"]
+GUARDED = ["log", "sqrt"]            # applied to add(abs(x), one)
+BINARY = ["add", "sub", "mul", "maximum", "minimum"]
+
+
+class Gen:
+    def __init__(self, seed, dt):
+        self.r = random.Random(seed)
+        self.dt = dt
+        self.lines = []
+        self.vals = []               # (name, shape)
+        self.n = 0
+        self.one = None
+
+    def name(self, base):
+        self.n += 1
+        return f"{base}{self.n}"
+
+    def ty(self, shape):
+        s = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+        return s + (" f32" if self.dt == "f32" else "")
+
+    def source(self, shape, kind=None):
+        kind = kind or self.r.choice(["input", "const"])
+        nm = self.name("x" if kind == "input" else "c")
+        self.lines.append(f"  %{nm} = {kind}() : {self.ty(shape)}")
+        self.vals.append((nm, tuple(shape)))
+        return nm
+
+    def op(self, text, shape, base="v"):
+        nm = self.name(base)
+        self.lines.append(f"  %{nm} = {text}")
+        self.vals.append((nm, tuple(shape)))
+        return nm
+
+    def one_val(self):
+        if self.one is None:
+            nm = self.name("one")
+            self.lines.append(f"  %{nm} = const() : {self.ty(())} value=1.0")
+            self.one = nm
+        return self.one
+
+    def pick(self, pred=lambda s: True):
+        cands = [v for v in self.vals if pred(v[1])]
+        # recent values more often, so that chains form
+        cands = cands[-8:] if self.r.random() < 0.7 and len(cands) > 8 else cands
+        return self.r.choice(cands) if cands else None
+
+    @staticmethod
+    def bcast(a, b):
+        r = max(len(a), len(b))
+        a = (1,) * (r - len(a)) + a
+        b = (1,) * (r - len(b)) + b
+        out = []
+        for x, y in zip(a, b):
+            if x != y and x != 1 and y != 1:
+                return None
+            out.append(max(x, y))
+        return tuple(out)
+
+    def partner(self, s):
+        """A value (or a fresh source) that broadcasts with shape s."""
+        v = self.pick(lambda t: self.bcast(s, t) is not None and t != ())
+        if v and self.r.random() < 0.6:
+            return v
+        forms = [s]
+        if len(s) >= 1:
+            forms += [s[-1:], ()]
+        if len(s) >= 2:
+            forms += [s[:-1] + (1,), (1,) + s[1:], s[-2:]]
+        shape = self.r.choice(forms)
+        return (self.source(shape), tuple(shape))
+
+    def step(self):
+        r = self.r.random()
+        a, s = self.pick()
+        if r < 0.25:
+            op = self.r.choice(UNARY)
+            return self.op(f"{op}(%{a})", s)
+        if r < 0.32:
+            op = self.r.choice(GUARDED)
+            g = self.op(f"abs(%{a})", s)
+            h = self.op(f"add(%{g}, %{self.one_val()})", s)
+            return self.op(f"{op}(%{h})", s)
+        if r < 0.55:
+            b, t = self.partner(s)
+            if self.r.random() < 0.5:
+                a, b, s, t = b, a, t, s
+            out = self.bcast(s, t)
+            op = self.r.choice(BINARY + ["div"])
+            if op == "div":
+                g = self.op(f"abs(%{b})", t)
+                b = self.op(f"add(%{g}, %{self.one_val()})", t)
+            return self.op(f"{op}(%{a}, %{b})", out)
+        if r < 0.72 and len(s) >= 1:
+            op = self.r.choice(["sum", "max", "mean"])
+            keep = self.r.random() < 0.5
+            ax = self.r.choice(list(range(len(s))) + [-1, None])
+            if ax is None:
+                out = (1,) * len(s) if keep else ()
+                attrs = ""
+            else:
+                k = ax % len(s)
+                out = tuple(1 if i == k else d for i, d in enumerate(s)) if keep else \
+                    tuple(d for i, d in enumerate(s) if i != k)
+                attrs = f" axis={ax}"
+            if keep:
+                attrs += " keepdims=True"
+            return self.op(f"{op}(%{a}){attrs}", out)
+        if r < 0.85 and len(s) in (2, 3):
+            n = self.r.choice(SIZES)
+            if len(s) == 2:
+                w = self.source((s[1], n), "const")
+                return self.op(f"matmul(%{a}, %{w})", (s[0], n))
+            w = self.source((s[0], s[2], n), "const")
+            return self.op(f"matmul(%{a}, %{w})", (s[0], s[1], n))
+        if r < 0.93 and len(s) >= 2:
+            if len(s) == 3 and self.r.random() < 0.5:
+                perm = self.r.sample(range(3), 3)
+                out = tuple(s[p] for p in perm)
+                return self.op(f"transpose(%{a}) perm=({', '.join(map(str, perm))})", out)
+            return self.op(f"transpose(%{a})", s[:-2] + (s[-1], s[-2]))
+        if len(s) >= 1:
+            n = 1
+            for d in s:
+                n *= d
+            forms = [(n,), (1, n)]
+            if len(s) >= 2:
+                forms.append((s[-1],) + s[:-1])
+                forms.append((s[0] * s[1],) + s[2:])
+            out = self.r.choice(forms)
+            return self.op(f"reshape(%{a}) shape=({', '.join(map(str, out))}"
+                           f"{',' if len(out) == 1 else ''})", out)
+        return self.op(f"neg(%{a})", s)
+
+    def graph(self):
+        m, n = self.r.choice(SIZES), self.r.choice(SIZES)
+        if self.r.random() < 0.2:
+            self.source((self.r.choice([2, 3]), m, n), "input")
+        else:
+            self.source((m, n), "input")
+        for _ in range(self.r.randint(0, 2)):
+            self.source(self.r.choice([(m, n), (n,), (m, 1), ()]))
+        for _ in range(self.r.randint(3, 12)):
+            self.step()
+        return "graph {\n" + "\n".join(self.lines) + "\n}\n"
+
+
+def gen(seed, dt):
+    return Gen(seed, dt).graph()
+
+
+def passes(build):
+    out = subprocess.run([os.path.join(build, "aicm-opt"), "--list-passes"],
+                         capture_output=True, text=True, check=True).stdout
+    return {l.split()[0] for l in out.splitlines() if l.startswith("  ") and
+            not l.startswith("    ")}
+
+
+def check(build, n, keep):
+    have = passes(build)
+    if "lower-tiled" not in have:
+        print("gen_random_graphs: aicm-opt has no lower-tiled pass", file=sys.stderr)
+        return 2
+    full = ["shape-infer"] + [p for p in ("fuse", "autotune") if p in have] + ["lower-tiled"]
+    nofuse = [p for p in full if p != "fuse"]
+    pipes = [(",".join(full), []), (",".join(nofuse), []), (",".join(full), ["--threads=3"])]
+    run = os.path.join(build, "aicm-run")
+    fails = 0
+    total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(n):
+            for dt in ("f64", "f32"):
+                text = gen(seed, dt)
+                path = os.path.join(tmp, f"g{seed}-{dt}.aicm")
+                with open(path, "w") as f:
+                    f.write(text)
+                for pipe, extra in pipes:
+                    total += 1
+                    cmd = [run, f"--pass={pipe}", "--check"] + extra + [path]
+                    p = subprocess.run(cmd, capture_output=True, text=True)
+                    checks = [l for l in p.stdout.splitlines() if l.startswith("check ")]
+                    ok = p.returncode == 0 and checks and all(l.endswith("PASS") for l in checks)
+                    if ok:
+                        continue
+                    fails += 1
+                    os.makedirs(keep, exist_ok=True)
+                    kept = os.path.join(keep, f"random-{seed}-{dt}.aicm")
+                    with open(kept, "w") as f:
+                        f.write(text)
+                    print(f"[FAIL] seed {seed} {dt}: exit {p.returncode}: "
+                          f"{' '.join(cmd[:-1])} {kept}")
+                    for l in (p.stderr.splitlines() + [l for l in checks if "FAIL" in l])[:8]:
+                        print("    " + l)
+    print(f"random graphs: {total - fails}/{total} runs passed ({n} graphs x 2 element types "
+          f"x {len(pipes)} pipelines: {' | '.join(p + ' ' + ' '.join(e) for p, e in pipes)})")
+    return 1 if fails else 0
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "gen":
+        sys.stdout.write(gen(int(argv[1]), "f32" if "--f32" in argv else "f64"))
+        return 0
+    if len(argv) >= 2 and argv[0] == "check":
+        n, keep = 200, os.environ.get("TMPDIR", "/tmp")
+        if "-n" in argv:
+            n = int(argv[argv.index("-n") + 1])
+        if "--keep" in argv:
+            keep = argv[argv.index("--keep") + 1]
+        return check(argv[1], n, keep)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
