@@ -145,6 +145,11 @@ check-random: $(TOOLS)
 update-golden: $(TOOLS)
 	sh tests/golden.sh --update $(B) $(T)
 
+# aicm-run against numpy on the workloads of docs/perf.md, side by side
+# (bench/run.sh; REPS, WORKLOADS, DTYPES, THREADS in the environment).
+bench: $(TOOLS)
+	sh bench/run.sh $(B)
+.PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm
 	AICM_VALGRIND=1 sh tests/golden.sh $(B)

@@ -1,0 +1,114 @@
+#!/bin/sh
+# run.sh: `make bench`: aicm-run --bench on the lowered fused graph against
+# the same computation in numpy, side by side, on the same inputs.
+#
+#   sh bench/run.sh [BUILD_DIR]       env: REPS (5), WORKLOADS ("w1 w2 w3 w4 w5"),
+#                                          DTYPES ("f64 f32"), THREADS ("1 <all cores>")
+#
+# Per workload, dtype and thread count: numpy's and aicm's best time of REPS
+# runs after a warm-up, the ratio aicm/numpy (lower is better), aicm's
+# GFLOP/s and GB/s on the ideal flops and bytes (each input read once, the
+# output written once), its share of the roofline min(peak, AI x bandwidth)
+# of this machine (bench/peak.c, measured first), the max RSS of each
+# process (/usr/bin/time), and aicm's error against numpy's result.
+# numpy runs under /usr/bin/python3 with Debian's OpenBLAS (installed here
+# when missing, as root), OPENBLAS_NUM_THREADS set to the thread count and
+# OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset, so that OpenBLAS picks its own
+# kernels for this CPU.
+set -u
+build=${1:-build}
+reps=${REPS:-5}
+all=$(nproc)
+workloads=${WORKLOADS:-w1 w2 w3 w4 w5}
+dtypes=${DTYPES:-f64 f32}
+threads=${THREADS:-1 $all}
+py=/usr/bin/python3
+here=$(dirname "$0")
+data="$build/bench-data"
+mkdir -p "$data"
+
+if ! $py -c 'import numpy' 2>/dev/null || ! ls /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3 >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ]; then
+		apt-get install -y python3-numpy libopenblas0-pthread >/dev/null || exit 2
+	else
+		echo "bench: needs python3-numpy and libopenblas0-pthread: sudo apt-get install -y python3-numpy libopenblas0-pthread" >&2
+		exit 2
+	fi
+fi
+npy() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
+
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $all cores, $(free -g | awk '/Mem:/{print $2}') GiB"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+npy $py "$here/workloads.py" blas
+echo "aicm SIMD path: ${AICM_ISA:-best available} (AICM_ISA=avx512|avx2|portable to force)"
+
+cc -O2 -pthread -o "$build/bench-peak" "$here/peak.c" || exit 2
+"$build/bench-peak" >"$data/peak.txt" || exit 2
+pk() { awk -v k="$1" '$1 == k { print $2 }' "$data/peak.txt"; }
+isa=avx512
+[ -z "$(pk peak_gflops_avx512_f64_t1_cpu)" ] && isa=avx2
+echo "peak (per-thread CPU time; wall time in parentheses, the load steals it):"
+for t in 1 $all; do
+	[ "$t" = 1 ] || [ "$all" -gt 1 ] || continue
+	echo "  $t thread(s): $isa f64 $(pk peak_gflops_${isa}_f64_t${t}_cpu) GFLOP/s ($(pk peak_gflops_${isa}_f64_t$t)), f32 $(pk peak_gflops_${isa}_f32_t${t}_cpu) GFLOP/s ($(pk peak_gflops_${isa}_f32_t$t)), triad $(pk stream_triad_gbs_t${t}_cpu) GB/s ($(pk stream_triad_gbs_t$t)), copy $(pk stream_copy_gbs_t${t}_cpu) GB/s ($(pk stream_copy_gbs_t$t))"
+	[ "$t" = "$all" ] && break
+done
+
+# flops and elements moved (ideal), per workload
+flops() {
+	case $1 in
+	w1) echo 2150629376 ;;   # 2·1024³ + add, relu, sum on 1024²
+	w2) echo 33554432 ;;     # relu + sum on 4096²
+	w3) echo 20971520 ;;     # max, sub, exp, sum, div on 4096×1024
+	w4) echo 274726912 ;;    # 2·2·512·2048·64 + 6 softmax flops on 512×2048
+	w5) echo 50331648 ;;     # mul, add, maximum on 4096²
+	esac
+}
+elems() {
+	case $1 in
+	w1) echo 2099200 ;;      # x, W, b, y
+	w2) echo 16781312 ;;     # x, y
+	w3) echo 8388608 ;;      # x, y
+	w4) echo 327680 ;;       # Q, K, V, out
+	w5) echo 67108864 ;;     # x, y, z, out
+	esac
+}
+pipe=${AICM_PIPELINE:-shape-infer,fuse\{row-fusion=true\},lower-tiled}
+
+printf '%-4s %-4s %3s %10s %10s %7s %8s %8s %7s %9s %9s %9s\n' wl dt thr numpy-ms aicm-ms ratio GFLOP/s GB/s roof% np-RSS-MB aicm-RSS-MB err
+for w in $workloads; do
+	for dt in $dtypes; do
+		d="$data/$w-$dt"
+		mkdir -p "$d" "$d/out"
+		[ -f "$d/done" ] || { $py "$here/workloads.py" gen "$w" "$dt" "$d" && touch "$d/done"; } || exit 2
+		ins=""
+		for f in "$d"/*.npy; do
+			n=$(basename "$f" .npy)
+			ins="$ins --input $n=$f"
+		done
+		es=8; [ "$dt" = f32 ] && es=4
+		for t in $threads; do
+			# shellcheck disable=SC2086
+			/usr/bin/time -f %M -o "$d/aicm.rss" "$build/aicm-run" --pass="$pipe" --threads="$t" \
+			    --bench="$reps" $ins --output-dir "$d/out" "$here/w/$w-$dt.aicm" >"$d/aicm.txt" 2>&1 ||
+			    { echo "$w $dt: aicm-run failed:"; tail -5 "$d/aicm.txt"; continue; }
+			npy OPENBLAS_NUM_THREADS="$t" /usr/bin/time -f %M -o "$d/np.rss" $py "$here/workloads.py" run \
+			    "$w" "$dt" "$d" "$reps" "$d/out" >"$d/np.txt" 2>&1 ||
+			    { echo "$w $dt: numpy failed:"; tail -5 "$d/np.txt"; continue; }
+			am=$(sed -n 's/^bench:.*min \([0-9.]*\) ms.*/\1/p' "$d/aicm.txt")
+			nm=$(sed -n 's/^numpy: min \([0-9.]*\) ms.*/\1/p' "$d/np.txt")
+			err=$(sed -n 's/^err: //p' "$d/np.txt")
+			tt=$t; [ "$t" = 1 ] || tt=$all
+			pf=$(pk peak_gflops_${isa}_${dt}_t${tt}_cpu); bw=$(pk stream_triad_gbs_t${tt}_cpu)
+			awk -v w="$w" -v dt="$dt" -v t="$t" -v nm="$nm" -v am="$am" -v fl="$(flops "$w")" \
+			    -v by="$(($(elems "$w") * es))" -v pf="$pf" -v bw="$bw" -v err="$err" \
+			    -v nr="$(cat "$d/np.rss")" -v ar="$(cat "$d/aicm.rss")" 'BEGIN {
+				gf = fl / (am * 1e6); gb = by / (am * 1e6); ai = fl / by;
+				roof = ai * bw < pf ? ai * bw : pf;
+				printf "%-4s %-4s %3s %10.2f %10.2f %7.3f %8.2f %8.2f %6.1f%% %9.1f %9.1f %9s\n",
+				    w, dt, t, nm, am, am / nm, gf, gb, 100 * gf / roof, nr / 1024, ar / 1024, err
+			}'
+		done
+	done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
