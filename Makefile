@@ -121,12 +121,14 @@ check-numpy: $(B)/aicm-run
 	fi
 
 # The commands shown in the tutorial and the exercises, run again and
-# diffed against the output the docs show (tests/doccheck.sh);
-# update-docs rewrites those outputs: review 'git diff docs/'.
+# diffed against the output the docs show (tests/doccheck.sh), and every
+# option of --help in the man pages (tests/mancheck.sh); update-docs
+# rewrites the docs' outputs: review 'git diff docs/'.
 DOCS_CHECKED = docs/tutorial.md docs/exercises.md
 
 check-docs: $(TOOLS)
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)
+	sh tests/mancheck.sh $(B)
 
 update-docs: $(TOOLS)
 	sh tests/doccheck.sh --update $(B) $(DOCS_CHECKED)
