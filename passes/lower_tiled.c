@@ -525,6 +525,9 @@ lower_opaque(LB *b)
 			    b->R >= 2 && j == b->R - 2 ? b->R - 1 : b->R >= 2 && j == b->R - 1 ?
 			    b->R - 2 : j;
 		for (int j = 0; j < b->R; j++)
+			if (perm[j] < 0)     /* perm=(-1, -3, -2) counts from the end */
+				perm[j] += b->R;
+		for (int j = 0; j < b->R; j++)
 			inv[perm[j]] = j;
 		for (int k = 0; k < b->R; k++)
 			shape[k] = b->dim[inv[k]].ext;

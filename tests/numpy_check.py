@@ -7,7 +7,8 @@ Builds graphs -- every op in f32 and f64, the broadcasting corners, the
 reduction axes and keepdims, batched matmul, transposes and reshapes, and
 random DAGs with ragged sizes from a seeded generator -- writes each graph's
 inputs as .npy files with numpy, runs `aicm-run --input ... --output-dir` on
-it, and evaluates the same graph with numpy on the same arrays.  Every
+it with each engine (the reference interpreter and the tile executor), and
+evaluates the same graph with numpy on the same arrays.  Every
 computed value is returned (so every op is compared, not just the last),
 with DESIGN section 7's error measure: max|a - b| / max(max|b|, 1), NaN
 matching NaN and an infinity the same infinity.  The limits are 1e-12 for
@@ -416,6 +417,9 @@ def main():
     if not os.access(tool, os.X_OK):
         print("numpy_check: no %s; build first" % tool)
         return 2
+    # every graph through both engines: the reference interpreter (the
+    # oracle) and the tile executor (the default, lowered eagerly)
+    engines = ["reference", "tile"]
     graphs = []
     for dt in ("f64", "f32"):
         graphs += [g_unary(dt), g_specials(dt), g_binary_corners(dt), g_reduce(dt),
@@ -425,14 +429,17 @@ def main():
     fails = check_generator(tool, tmp)
     ops = set()
     for g in graphs:
-        f = run_graph(tool, tmp, g, verbose=verbose)
+        base = g.name
+        for eng in engines:
+            g.name = "%s.%s" % (base, eng)
+            f = run_graph(tool, tmp, g, extra=["--engine=" + eng], verbose=verbose)
+            print("%s %s (%d values)" % ("FAIL" if f else "ok  ", g.name, len(g.computed)))
+            fails += f
         ops |= {l.split("= ")[1].split("(")[0] for l in g.lines}
-        print("%s %s (%d values)" % ("FAIL" if f else "ok  ", g.name, len(g.computed)))
-        fails += f
     # the mlp again through a pipeline and --check: the same numbers
     g = g_mlp("f64")
     g.name = "mlp_check"
-    fails += run_graph(tool, tmp, g, extra=["--pass=shape-infer", "--check"])
+    fails += run_graph(tool, tmp, g, extra=["--pass=shape-infer,fuse", "--check"])
     missing = {"input", "const", "relu", "neg", "exp", "log", "sqrt", "tanh", "sigmoid",
                "abs", "add", "sub", "mul", "div", "maximum", "minimum", "sum", "max",
                "mean", "matmul", "transpose", "reshape"} - ops
@@ -440,8 +447,8 @@ def main():
         fails.append("ops never exercised: %s" % ", ".join(sorted(missing)))
     for f in fails:
         print("  " + f)
-    print("numpy_check: %d graphs (+ generator, --check), %d failure%s"
-          % (len(graphs), len(fails), "" if len(fails) == 1 else "s"))
+    print("numpy_check: %d graphs x %d engines (+ generator, --check), %d failure%s"
+          % (len(graphs), len(engines), len(fails), "" if len(fails) == 1 else "s"))
     if keep:
         print("numpy_check: kept %s" % tmp)
     else:

@@ -285,6 +285,11 @@ exec_interp(const Graph *g, Tensor *vals, Diag *d)
 			diag_error(d, n->loc, "'%%%s' has no type; run shape-infer first", n->name);
 			return -1;
 		}
+		if (n->tile) {
+			diag_error(d, n->loc, "'%%%s' is a tiled kernel; the reference interpreter "
+			    "runs graph IR only", n->name);
+			return -1;
+		}
 		if (ir_ops[n->op].cls == OC_SOURCE) {
 			if (!exec_tensor_has_type(&vals[i], &n->type)) {
 				diag_error(d, n->loc, "'%%%s' has no value of type %s %s", n->name,
