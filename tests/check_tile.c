@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check_aicm.h"
+#include "../passes/cost.h"
 #include "exec.h"
 #include "pass.h"
 #include "tile.h"
@@ -288,6 +289,82 @@ START_TEST(test_tile_traffic_rules)
 }
 END_TEST
 
+
+/* autotune's cost model and the executor count the same bytes (the traffic
+ * contract): every kernel and every lone op of these graphs, with the
+ * blocks lower-tiled would use, before and after fuse. */
+static const char *const xgraphs[] = {
+	"graph {\n  %x = input() : (33, 97)\n  %b = input() : (97,)\n  %c = input() : (33, 1)\n"
+	"  %y = add(%x, %b)\n  %z = mul(%y, %c)\n  %e = exp(%z)\n  %s = sum(%e) axis=1\n"
+	"  %t = max(%e) axis=0 keepdims=True\n  %m = mean(%e)\n  return %s, %t, %m\n}\n",
+	"graph {\n  %x = input() : (3, 33, 7)\n  %w = input() : (3, 7, 40)\n  %v = input() : (40,)\n"
+	"  %mm = matmul(%x, %w)\n  %y = add(%mm, %v)\n  %r = relu(%y)\n  %s = sum(%r) axis=1\n"
+	"  %u = transpose(%r) perm=(2, 0, 1)\n  return %s, %u\n}\n",
+	"graph {\n  %x = input() : (64, 48)\n  %W = const() : (48, 70)\n  %bias = const() : (70,)\n"
+	"  %mm = matmul(%x, %W)\n  %a = add(%mm, %bias)\n  %r = relu(%a)\n"
+	"  %s = sum(%r) axis=1 keepdims=True\n}\n",
+	"graph {\n  %x = input() : (5, 7, 33)\n  %y = input() : (7, 1)\n  %a = sub(%x, %y)\n"
+	"  %b = tanh(%a)\n  %s = max(%b) axis=0\n  %q = reshape(%s) shape=(33, 7)\n"
+	"  %m = sum(%b)\n  return %q, %m\n}\n",
+};
+
+START_TEST(test_tile_cost_model_agrees)
+{
+	static const char *const pipes[] = {"shape-infer", "shape-infer,fuse",
+	    "shape-infer,fuse{row-fusion=true}"};
+
+	for (size_t gi = 0; gi < sizeof xgraphs / sizeof xgraphs[0]; gi++)
+		for (size_t pi = 0; pi < sizeof pipes / sizeof pipes[0]; pi++) {
+			Graph *g = lowered(xgraphs[gi], pipes[pi]);
+			Graph *t;
+			char pipe[64];
+			KernelStats tot;
+			Tensor *v;
+			int64_t want_rd = 0, want_wr = 0;
+
+			ck_assert_ptr_nonnull(g);
+			for (int i = 0; i < g->nnodes; i++) {
+				const Node *n = &g->nodes[i];
+				TileConfig c = {32, 32, 32, 4, 3, 0};
+				Traffic tr;
+
+				if (ir_ops[n->op].cls == OC_SOURCE)
+					continue;
+				if (n->kernel >= 0) {
+					const Kernel *k = &g->kernels[n->kernel];
+
+					if (i != k->last)
+						continue;
+					if (k->kset & (1u << KA_BM))
+						c.bm = (int)k->kattr[KA_BM];
+					if (k->kset & (1u << KA_BN))
+						c.bn = (int)k->kattr[KA_BN];
+					if (k->kset & (1u << KA_BK))
+						c.bk = (int)k->kattr[KA_BK];
+					cost_traffic(g, n->kernel, &c, &tr);
+				} else {
+					cost_traffic_node(g, i, &c, &tr);
+				}
+				ck_assert(tr.ok);
+				want_rd += tr.loaded;
+				want_wr += tr.stored;
+			}
+			snprintf(pipe, sizeof pipe, "%s,lower-tiled", pipes[pi]);
+			t = lowered(xgraphs[gi], pipe);
+			ck_assert_ptr_nonnull(t);
+			v = run_tiled(t, 1, &tot);
+			ck_assert_msg(tot.bytes_read == want_rd && tot.bytes_written == want_wr,
+			    "graph %zu, %s: executor read %lld written %lld, cost model %lld %lld", gi,
+			    pipes[pi], (long long)tot.bytes_read, (long long)tot.bytes_written,
+			    (long long)want_rd, (long long)want_wr);
+			exec_tensors_free(v, t->nnodes);
+			free(v);
+			ir_graph_free(t);
+			ir_graph_free(g);
+		}
+}
+END_TEST
+
 START_TEST(test_tile_verify_unmasked_load)
 {
 	char *msgs = NULL;
@@ -320,6 +397,7 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_kinds_match_reference_any_threads);
 	tcase_add_test(tc, test_tile_traffic_rules);
 	tcase_add_test(tc, test_tile_verify_unmasked_load);
+	tcase_add_test(tc, test_tile_cost_model_agrees);
 	suite_add_tcase(s, tc);
 	return s;
 }
