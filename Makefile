@@ -124,7 +124,7 @@ check-numpy: $(B)/aicm-run
 # diffed against the output the docs show (tests/doccheck.sh), and every
 # option of --help in the man pages (tests/mancheck.sh); update-docs
 # rewrites the docs' outputs: review 'git diff docs/'.
-DOCS_CHECKED = docs/tutorial.md docs/exercises.md
+DOCS_CHECKED = docs/tutorial.md docs/exercises.md docs/run.md
 
 check-docs: $(TOOLS)
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)
