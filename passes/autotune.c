@@ -495,6 +495,8 @@ problem_str(Buf *b, const Problem *p)
 		bprintf(b, "M=%" PRId64 " N=%" PRId64 " K=%" PRId64, p->m, p->n, p->k);
 		break;
 	case KK_REDUCTION:
+		if (p->batch > 1)
+			bprintf(b, "B=%" PRId64 " ", p->batch);
 		bprintf(b, "rows=%" PRId64 " reduced=%" PRId64 "%s", p->m, p->n,
 		    p->full_reduce ? " (all)" : "");
 		break;
@@ -502,6 +504,8 @@ problem_str(Buf *b, const Problem *p)
 		bprintf(b, "rows=%" PRId64 " row=%" PRId64, p->m, p->n);
 		break;
 	default:
+		if (p->batch > 1)
+			bprintf(b, "B=%" PRId64 " ", p->batch);
 		bprintf(b, "rows=%" PRId64 " cols=%" PRId64, p->m, p->n);
 		break;
 	}

@@ -80,6 +80,7 @@ typedef enum Role { RO_BATCH, RO_ROW, RO_COL, RO_WHOLE } Role;
 typedef struct Ext {
 	bool row, col;               /* it has a row / column dimension > 1 */
 	bool bad;                    /* does not broadcast: whole value per program */
+	unsigned dims;               /* bit per iteration dimension it has (> 1) */
 	int64_t whole;               /* product of its whole-role dimensions */
 	int64_t numel;
 } Ext;
@@ -94,6 +95,7 @@ struct CostModel {
 	int64_t out_numel;           /* the root's elements */
 	int64_t in_bytes;            /* opaque: every input once */
 	int split;                   /* the kernel's own split attribute */
+	bool g_mean;                 /* the reducing root is a mean */
 	Ext *ext;
 	int next;
 	int64_t flops, mm_flops;
@@ -123,17 +125,21 @@ roles_rows_cols(Model *m)
 		m->role[i] = i == m->it.rank - 1 ? RO_COL : RO_ROW;
 }
 
-/* m rows, n the last dimension, for a space whose last dimension plays
- * `last` and the rest rows. */
+/* Elementwise and opaque: [BM, BN] tiles over the last two dimensions;
+ * the leading ones (rank 3, 4) are flattened into grid axis 2, one
+ * position per program, as lower-tiled does. */
 static void
-rows_and_last(Model *m, bool *ok)
+rows_cols_batch(Model *m, bool *ok)
 {
 	int r = m->it.rank;
 
+	roles_rows_cols(m);
 	m->p.n = r ? m->it.dim[r - 1] : 1;
-	m->p.m = 1;
-	for (int i = 0; i + 1 < r; i++)
-		m->p.m = mul(ok, m->p.m, m->it.dim[i]);
+	m->p.m = r >= 2 ? m->it.dim[r - 2] : 1;
+	for (int i = 0; i + 2 < r; i++) {
+		m->role[i] = RO_BATCH;
+		m->p.batch = mul(ok, m->p.batch, m->it.dim[i]);
+	}
 }
 
 static void
@@ -158,12 +164,18 @@ add_ext(Model *m, const Graph *g, int v, int *seen, bool *ok)
 	for (int i = 0; i < t->rank; i++) {
 		int64_t d = t->dim[i];
 
-		if (d == 1)
+		if (d == 1) {
+			/* a real dimension of 1 is masked like any other (it
+			 * matters where a split chunk runs past it) */
+			if (m->it.dim[i + off] == 1)
+				e->dims |= 1u << (i + off);
 			continue;
+		}
 		if (d != m->it.dim[i + off]) {
 			e->bad = true;
 			return;
 		}
+		e->dims |= 1u << (i + off);
 		switch (m->role[i + off]) {
 		case RO_ROW:
 			e->row = true;
@@ -252,8 +264,7 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		if (m->red < 0) {
 			/* no reduction at the root: tiled like an elementwise kernel */
 			m->it = root->type;
-			roles_rows_cols(m);
-			rows_and_last(m, &ok);
+			rows_cols_batch(m, &ok);
 			break;
 		} else {
 			const Node *rn = &g->nodes[m->red];
@@ -268,11 +279,20 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 				m->p.m = 1;
 				m->p.n = numel(&ok, &m->it);
 			} else {
+				/* the last kept dimension is tiled by BM; the other
+				 * kept ones go to grid axis 2, as lower-tiled does */
+				int lastkept = -1;
+
 				m->p.m = 1;
-				for (int i = 0; i < m->it.rank; i++) {
-					m->role[i] = i == ax ? RO_WHOLE : RO_ROW;
+				for (int i = 0; i < m->it.rank; i++)
 					if (i != ax)
-						m->p.m = mul(&ok, m->p.m, m->it.dim[i]);
+						lastkept = i;
+				for (int i = 0; i < m->it.rank; i++) {
+					m->role[i] = i == ax ? RO_WHOLE : i == lastkept ? RO_ROW : RO_BATCH;
+					if (i == lastkept)
+						m->p.m = m->it.dim[i];
+					else if (i != ax)
+						m->p.batch = mul(&ok, m->p.batch, m->it.dim[i]);
 				}
 				m->p.n = m->it.dim[ax];
 			}
@@ -289,9 +309,11 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 				m->it = g->nodes[i].type;
 			}
 		}
-		for (int i = 0; i < m->it.rank; i++)
-			m->role[i] = i == m->it.rank - 1 ? RO_WHOLE : RO_ROW;
-		rows_and_last(m, &ok);
+		/* rows are the second-to-last dimension, the leading ones go to
+		 * grid axis 2, the row itself is one whole block */
+		rows_cols_batch(m, &ok);
+		if (m->it.rank >= 1)
+			m->role[m->it.rank - 1] = RO_WHOLE;
 		m->red = -1;             /* its reductions are per row, inside */
 		break;
 	}
@@ -299,13 +321,13 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	case KK_OPAQUE:
 	default:
 		m->it = root->type;
-		roles_rows_cols(m);
-		rows_and_last(m, &ok);
+		rows_cols_batch(m, &ok);
 		if (kind != KK_REDUCTION)
 			m->red = -1;
 		break;
 	}
 	m->out_numel = numel(&ok, &root->type);
+	m->g_mean = m->red >= 0 && g->nodes[m->red].op == OP_MEAN;
 	m->ext = xcalloc((size_t)(2 * (last - first + 1)), sizeof *m->ext);
 	seen = xcalloc((size_t)(2 * (last - first + 1)), sizeof *seen);
 	for (int i = first; i <= last; i++) {
@@ -381,6 +403,44 @@ cost_problem(const Graph *g, KernelKind kind, int first, int last, Problem *p)
 	free(m.ext);
 }
 
+/* A full reduction loops over every dimension of its operand's space, outer
+ * to inner, the last two in blocks of BN and BM, the others one at a time;
+ * with split=S the outermost loop is cut into S chunks (a whole number of
+ * blocks each, the last ones masked).  An operand is loaded right after the
+ * innermost loop over a dimension it has, so a stretched dimension outside
+ * that loop reloads it once per iteration: its elements are its full extent
+ * along its own dimensions times the iteration counts of the others up to
+ * there (lower-tiled places loads exactly so). */
+static int64_t
+full_reduce_loads(const Model *m, const Ext *e, const TileConfig *c, int split, bool *ok)
+{
+	int r = m->it.rank, inner = -1;
+	int64_t v = 1;
+
+	for (int j = 0; j < r; j++)
+		if (e->dims & (1u << j))
+			inner = j;
+	if (inner < 0)
+		return split > 1 ? split : 1;
+	for (int j = 0; j <= inner; j++) {
+		int64_t ext = j == r - 1 ? c->bn : j == r - 2 ? c->bm : 1, it;
+
+		if (e->dims & (1u << j)) {
+			v = mul(ok, v, m->it.dim[j]);
+			continue;
+		}
+		if (j == 0 && split > 1) {
+			int64_t per = cdiv(m->it.dim[0], split);
+
+			it = mul(ok, split, cdiv(per, ext));
+		} else {
+			it = cdiv(m->it.dim[j], ext);
+		}
+		v = mul(ok, v, it);
+	}
+	return v;
+}
+
 /* The model's traffic for one configuration. */
 static void
 model_traffic(const Model *m, const TileConfig *c, Traffic *t)
@@ -388,14 +448,14 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	bool ok = m->p.ok;
 	const Problem *p = &m->p;
 	int64_t es = (int64_t)ir_dtype_size(p->dt);
-	int64_t gm = 1, gn = 1, rows_pad, cols_pad, it_numel, ld = 0, st = 0;
+	int64_t gm = 1, gn = 1, rows_pad, cols_pad, ld = 0, st = 0;
 	int split = c->split > 0 ? c->split : m->split;
+	int64_t parts;
 	double pad_it;
 
 	memset(t, 0, sizeof *t);
 	if (!ok || c->bm <= 0 || c->bn <= 0)
 		return;
-	it_numel = numel(&ok, &m->it);
 	switch (p->kind) {
 	case KK_MATMUL:
 	case KK_MATMUL_EPILOGUE:
@@ -411,7 +471,13 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		if (m->red >= 0) {
 			gm = p->full_reduce ? (split > 1 ? split : 1) : cdiv(p->m, c->bm);
 			t->grid[0] = gm;
-			t->grid[1] = t->grid[2] = 1;
+			t->grid[1] = 1;
+			t->grid[2] = p->batch;
+			if (c->bm == 1 && !p->full_reduce) {
+				/* rows of one are walked like the leading dimensions */
+				t->grid[0] = 1;
+				t->grid[2] = mul(&ok, p->batch, gm);
+			}
 			break;
 		}
 		/* no reduction at the root: tiled as elementwise */
@@ -422,12 +488,13 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		gn = cdiv(p->n, c->bn);
 		t->grid[0] = m->it.rank <= 1 ? gn : gm;
 		t->grid[1] = m->it.rank <= 1 ? 1 : gn;
-		t->grid[2] = 1;
+		t->grid[2] = p->batch;
 		break;
 	case KK_ROW_REDUCTION:
 		gm = cdiv(p->m, c->bm);
 		t->grid[0] = gm;
-		t->grid[1] = t->grid[2] = 1;
+		t->grid[1] = 1;
+		t->grid[2] = p->batch;
 		break;
 	default:
 		return;
@@ -450,9 +517,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 			if (e->bad) {
 				v = mul(&ok, e->numel, t->programs);
 			} else if (p->full_reduce && m->red >= 0) {
-				/* a split reduction: each program its slice of a full-size
-				 * operand; a broadcast one is loaded by every program */
-				v = (split > 1 && e->whole != it_numel) ? mul(&ok, e->whole, split) : e->whole;
+				v = full_reduce_loads(m, e, c, split, &ok);
 			} else {
 				v = mul(&ok, e->row ? p->m : gm, e->col ? p->n : gn);
 				v = mul(&ok, v, e->whole);
@@ -463,9 +528,8 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	}
 	/* the output: stored once, or combined by atomics when the reduced
 	 * axes span several programs (initialised to the identity first) */
+	parts = 1;
 	{
-		int64_t parts = 1;
-
 		if (m->red >= 0 && m->mm >= 0) {
 			if (m->nred & (1 << RO_ROW))
 				parts = mul(&ok, parts, gm);
@@ -488,6 +552,9 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	t->stored = mul(&ok, st, es);
 	t->flops = m->flops;
 	t->mm_flops = m->mm_flops;
+	if (parts > 1 && m->red >= 0 && m->g_mean)
+		/* mean scales each partial (x/N) before its atomic add */
+		t->flops = add(&ok, t->flops, mul(&ok, parts - 1, m->out_numel));
 
 	/* padding: what the masked lanes of boundary tiles would compute */
 	rows_pad = cdiv(p->m, c->bm) * c->bm;

@@ -38,10 +38,10 @@ typedef struct Traffic {
 } Traffic;
 
 /* The problem a kernel poses, as the cost model sees it.
- * matmul kinds: batch, m, n, k of the matmul.  elementwise, opaque: m rows
- * (every dimension but the last, flattened), n the last dimension.
- * reduction: m output positions, n the reduced length (a full reduction:
- * m = 1, n = all elements).  row_reduction: m rows, n the row length. */
+ * matmul kinds: batch, m, n, k of the matmul.  elementwise, opaque: m the
+ * second-to-last dimension, n the last, batch the leading ones flattened.
+ * reduction: m the last kept dimension, batch the other kept ones, n the
+ * reduced length (a full reduction: m = 1, n = all elements).  row_reduction: m rows, n the row length. */
 typedef struct Problem {
 	KernelKind kind;
 	int first, last;             /* node range */

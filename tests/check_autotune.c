@@ -171,6 +171,58 @@ START_TEST(test_traffic_split_and_broadcast)
 }
 END_TEST
 
+START_TEST(test_traffic_full_reduce_reloads)
+{
+	/* figures cross-checked with the tile executor's KernelStats: a full
+	 * reduction reloads a broadcast operand once per iteration of the loops
+	 * outside its own innermost dimension; split=2 cuts the outer loop in
+	 * two chunks of 3 (6 iterations for 5 rows); mean scales each partial */
+	Graph *g = parse_ok("graph {\n  %x = input() : (5, 6, 70)\n  %v = input() : (70,)\n"
+	    "  %w = input() : (6, 1)\n"
+	    "  kernel @f [reduction] {\n    %y = add(%x, %v) : (5, 6, 70)\n"
+	    "    %y3 = mul(%y, %w) : (5, 6, 70)\n    %s = sum(%y3) : ()\n  }\n"
+	    "  kernel @f2 [reduction] split=2 {\n    %y2 = add(%x, %w) : (5, 6, 70)\n"
+	    "    %s2 = mean(%y2) : ()\n  }\n}\n");
+	TileConfig c = {1, 32, 0, 4, 0, 0};
+	Traffic t;
+
+	cost_traffic(g, 0, &c, &t);
+	ck_assert_int_eq(t.programs, 1);
+	ck_assert_int_eq(t.loaded, 33840);      /* x 16,800 + v 5*6*70*8 + w 5*6*8 */
+	ck_assert_int_eq(t.stored, 8);
+	cost_traffic(g, 1, &c, &t);
+	ck_assert_int_eq(t.programs, 2);
+	ck_assert_int_eq(t.loaded, 17104);      /* x 16,800 + w 6*6*8 + 2 atomics */
+	ck_assert_int_eq(t.stored, 24);
+	ck_assert_int_eq(t.flops, 4202);
+	ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_traffic_leading_dims_on_axis2)
+{
+	/* rank 4 elementwise: [BM, BN] over the last two dimensions, the
+	 * leading ones on grid axis 2, one position per program */
+	Graph *g = parse_ok("graph {\n  %q = input() : (2, 3, 4, 5)\n  %r = input() : (3, 1, 5)\n"
+	    "  kernel @e [elementwise] {\n    %c = add(%q, %r) : (2, 3, 4, 5)\n  }\n"
+	    "  kernel @m [reduction] {\n    %s = mean(%c) : (2, 3, 5) axis=2\n  }\n}\n");
+	TileConfig c = {4, 32, 0, 4, 0, 0};
+	Traffic t;
+
+	cost_traffic(g, 0, &c, &t);
+	ck_assert_int_eq(t.grid[0], 1);
+	ck_assert_int_eq(t.grid[1], 1);
+	ck_assert_int_eq(t.grid[2], 6);
+	ck_assert_int_eq(t.loaded, (120 + 6 * 5) * 8);   /* %r: one row per program */
+	ck_assert_int_eq(t.stored, 120 * 8);
+	cost_traffic(g, 1, &c, &t);
+	ck_assert_int_eq(t.grid[0], 2);
+	ck_assert_int_eq(t.grid[2], 6);
+	ck_assert_int_eq(t.flops, 120 + 30);
+	ir_graph_free(g);
+}
+END_TEST
+
 /* ---- properties ------------------------------------------------------- */
 
 START_TEST(test_model_padding_penalty)
@@ -394,6 +446,8 @@ make_autotune_suite(void)
 	tcase_add_test(tr, test_traffic_seed_chain);
 	tcase_add_test(tr, test_traffic_fused_vs_eager);
 	tcase_add_test(tr, test_traffic_split_and_broadcast);
+	tcase_add_test(tr, test_traffic_full_reduce_reloads);
+	tcase_add_test(tr, test_traffic_leading_dims_on_axis2);
 	tcase_add_test(pm, test_model_padding_penalty);
 	tcase_add_test(pm, test_model_smaller_tiles_move_more);
 	tcase_add_test(pm, test_model_bandwidth_lowers_mem);
