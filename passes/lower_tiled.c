@@ -524,6 +524,9 @@ lower_opaque(LB *b)
 			perm[j] = (n->at.set & AB(PERM)) ? n->at.perm[j] :
 			    b->R >= 2 && j == b->R - 2 ? b->R - 1 : b->R >= 2 && j == b->R - 1 ?
 			    b->R - 2 : j;
+		for (int j = 0; j < b->R; j++)     /* a written perm may count from the end */
+			if (perm[j] < 0)
+				perm[j] += b->R;
 		for (int j = 0; j < b->R; j++)
 			if (perm[j] < 0)     /* perm=(-1, -3, -2) counts from the end */
 				perm[j] += b->R;

@@ -28,16 +28,19 @@ for n in $names; do
 	[ -f tests/fuzz/aicm.dict ] && [ "$n" != npy ] && dict=-dict=tests/fuzz/aicm.dict
 	log=build-fuzz/fuzz-$n.log
 	echo "fuzz: $n for ${secs}s"
-	nice -n 19 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-	    -max_len=4096 -print_final_stats=1 -artifact_prefix="build-fuzz/crash-$n-" $dict \
+	before=$(ls build-fuzz/crash-$n-* 2>/dev/null | wc -l)
+	nice -n 19 "$bin" -fork=1 -ignore_crashes=1 -max_total_time="$secs" -timeout=10 \
+	    -rss_limit_mb=2048 -max_len=4096 -artifact_prefix="build-fuzz/crash-$n-" $dict \
 	    "$corpus" $seeds >"$log" 2>&1
 	rc=$?
-	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	after=$(ls build-fuzz/crash-$n-* 2>/dev/null | wc -l)
+	[ "$after" -gt "$before" ] && rc=1
 	last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+	runs=$(printf '%s' "$last" | sed 's/^#\([0-9]*\).*/\1/')
 	echo "$(date -u +%FT%TZ) $n ${secs}s rc=$rc runs=$runs $last" >>build-fuzz/stats.txt
 	echo "fuzz: $n rc=$rc runs=$runs $last"
 	if [ $rc -ne 0 ]; then
-		grep -E 'ERROR|SUMMARY|fuzz:|internal error' "$log" | head -20
+		grep -E 'ERROR|SUMMARY|fuzz:|internal error' "$log" | sort | uniq -c | head -20
 		status=1
 	fi
 done
