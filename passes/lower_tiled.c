@@ -48,6 +48,8 @@ typedef struct LB {
 	Dim dim[IR_MAX_RANK];
 	int64_t bm, bn, bk;
 	int nuniq;
+	int split_dim;               /* split= spreads this dim over programs, */
+	int64_t split_span;          /* covering this much of it (0: no split) */
 } LB;
 
 /* ---- building the body ----------------------------------------------- */
@@ -145,7 +147,8 @@ static bool
 ragged(const LB *b, const Type *t, const int *it)
 {
 	for (int k = 0; k < t->rank; k++)
-		if (it[k] >= 0 && b->S[it[k]] % b->dim[it[k]].ext != 0)
+		if (it[k] >= 0 && (b->S[it[k]] % b->dim[it[k]].ext != 0 ||
+		    (it[k] == b->split_dim && b->split_span > b->S[it[k]])))
 			return true;
 	return false;
 }
@@ -427,6 +430,7 @@ set_space(LB *b, const Type *t)
 	b->R = t->rank;
 	for (int j = 0; j < t->rank; j++)
 		b->S[j] = t->dim[j];
+	b->split_span = 0;
 }
 
 /* Emits the kernel's ops from..last on tiles (externals loaded at level 0
@@ -670,6 +674,9 @@ lower_reduction(LB *b)
 		int64_t e0 = b->dim[loops[0]].ext, per = (b->S[loops[0]] + split - 1) / split;
 
 		chunk = (per + e0 - 1) / e0 * e0;
+		/* the last programs' chunks may run past the dim: mask them */
+		b->split_dim = loops[0];
+		b->split_span = split * chunk;
 		pid = scalar(b, TO_PROGRAM_ID, "p", -1, 0);
 		b->f->grid[0] = split;
 	} else {
