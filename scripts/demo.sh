@@ -32,7 +32,7 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aicm-demo.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-echo "aicm demo: the seed's six scenarios (DESIGN §10), each checked against its figure."
+echo "aicm demo: the seed's six scenarios, each checked against the seed's figure."
 echo "Each step is explained in docs/tutorial.md."
 results=""
 fails=0
