@@ -11,7 +11,9 @@
 # stderr CASE.err (a missing file means empty).  Files named _*.aicm are
 # skipped.  --update rewrites .out/.err from what the tools print now
 # (review 'git diff testdata/' before committing).  AICM_VALGRIND=1 runs
-# aicm-opt and aicm-run under memcheck: any error or leak fails the case.
+# aicm-opt and aicm-run under memcheck: any error or leak fails the case,
+# found in memcheck's own log files, so that a RUN line that pipes the tool
+# or throws its stderr away cannot hide one.
 # Modelled on cproc's runtests and tcc's tests2 update mode.
 update=0
 if [ "$1" = --update ]; then update=1; shift; fi
@@ -29,7 +31,7 @@ if [ "${AICM_VALGRIND:-0}" = 1 ]; then
 		[ -x "$bin/$t" ] || continue
 		cat >"$scratch/vg/$t" <<EOT
 #!/bin/sh
-exec valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$bin/$t" "\$@"
+exec valgrind -q --log-file="$scratch/vg/log.%p" --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 "$bin/$t" "\$@"
 EOT
 		chmod +x "$scratch/vg/$t"
 	done
@@ -76,6 +78,15 @@ for c in $cases; do
 			ok=0; why="exit $rc (crash or internal error): $cmd"
 		fi
 	done <"$scratch/runs"
+	if [ "${AICM_VALGRIND:-0}" = 1 ]; then
+		for l in "$scratch"/vg/log.*; do
+			[ -s "$l" ] || continue
+			ok=0
+			why="${why:+$why; }valgrind found errors or leaks:"
+			sed 's/^/    /' "$l" | head -40
+		done
+		rm -f "$scratch"/vg/log.*
+	fi
 	if [ $update = 1 ]; then
 		for k in out err; do
 			if [ -s "$scratch/$k" ]; then cp "$scratch/$k" "$base.$k"; else rm -f "$base.$k"; fi
