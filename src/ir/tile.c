@@ -290,7 +290,12 @@ tile_print(FILE *out, const Graph *g, const Node *n)
 
 typedef struct Range {
 	int64_t lo, hi;
+	bool ovf;                    /* the expression can overflow int64 */
 } Range;
+
+/* Indices, loop bounds and grids stay far from int64's edges, so that the
+ * executor's index arithmetic cannot overflow. */
+#define TILE_IDX_MAX ((int64_t)1 << 50)
 
 typedef struct VCtx {
 	const Graph *g;
@@ -388,15 +393,20 @@ want_shape(VCtx *c, const TileInst *in, const int64_t *s, int r)
 static Range
 idx_range(const VCtx *c, const TileIdx *x)
 {
-	Range r = {x->k, x->k};
+	Range r = {x->k, x->k, false};
 
 	for (int t = 0; t < x->nterm; t++) {
 		Range v = c->range[x->val[t]];
-		int64_t a = v.lo * x->coef[t], b = v.hi * x->coef[t];
+		int64_t a, b;
 
-		r.lo += a < b ? a : b;
-		r.hi += a < b ? b : a;
+		if (__builtin_mul_overflow(v.lo, x->coef[t], &a) ||
+		    __builtin_mul_overflow(v.hi, x->coef[t], &b) ||
+		    __builtin_add_overflow(r.lo, a < b ? a : b, &r.lo) ||
+		    __builtin_add_overflow(r.hi, a < b ? b : a, &r.hi))
+			r.ovf = true;
 	}
+	if (r.lo < -TILE_IDX_MAX || r.hi > TILE_IDX_MAX)
+		r.ovf = true;
 	return r;
 }
 
@@ -432,7 +442,12 @@ check_access(VCtx *c, int i)
 	for (int k = 0; k < in->nidx; k++) {
 		Range r = idx_range(c, &in->idx[k]);
 
-		if (r.lo < 0) {
+		if (r.ovf) {
+			diag_error(c->d, iloc(c, in), "'%s' of '%%%s' index %d can exceed %lld in "
+			    "magnitude", tile_op_name(in), target_name(c->g, c->n, in), k,
+			    (long long)TILE_IDX_MAX);
+			c->bad++;
+		} else if (r.lo < 0) {
 			diag_error(c->d, iloc(c, in), "'%s' of '%%%s' index %d can be %lld, below 0",
 			    tile_op_name(in), target_name(c->g, c->n, in), k, (long long)r.lo);
 			c->bad++;
@@ -453,21 +468,30 @@ scalar_range(VCtx *c, int i)
 	const TileInst *in = &c->f->insts[i];
 	Range a;
 
+	/* Bad operands were reported by check_inst; give them a harmless range
+	 * so that no division by zero or stray read follows. */
 	switch (in->op) {
 	case TO_PROGRAM_ID:
-		c->range[in->res] = (Range){0, c->f->grid[in->axis] - 1};
+		c->range[in->res] = (Range){0, in->axis >= 0 && in->axis <= 2 ?
+		    c->f->grid[in->axis] - 1 : 0, false};
 		break;
 	case TO_IDIV:
 		a = c->range[in->in[0]];
-		c->range[in->res] = (Range){a.lo / in->by, a.hi / in->by};
+		c->range[in->res] = in->by > 0 ? (Range){a.lo / in->by, a.hi / in->by, a.ovf} : a;
 		break;
 	case TO_IREM:
 		a = c->range[in->in[0]];
-		c->range[in->res] = a.hi < in->by ? a : (Range){0, in->by - 1};
+		if (in->by <= 0)
+			c->range[in->res] = a;
+		else if (a.lo >= 0 && a.hi < in->by)
+			c->range[in->res] = a;
+		else
+			c->range[in->res] = (Range){a.lo < 0 ? -(in->by - 1) : 0, in->by - 1, a.ovf};
 		break;
 	case TO_FOR:
-		c->range[in->var] = (Range){in->lo,
-		    in->hi > in->lo ? in->lo + (in->hi - in->lo - 1) / in->step * in->step : in->lo};
+		c->range[in->var] = (Range){in->lo, in->hi > in->lo && in->step > 0 &&
+		    in->hi - in->lo <= 2 * TILE_IDX_MAX ?
+		    in->lo + (in->hi - in->lo - 1) / in->step * in->step : in->lo, false};
 		break;
 	default:
 		break;
@@ -541,7 +565,7 @@ check_inst(VCtx *c, int i, int *stores)
 		break;
 	case TO_IDIV:
 	case TO_IREM:
-		if (in->by <= 0) {
+		if (in->by <= 0 || in->by > TILE_IDX_MAX) {
 			diag_error(c->d, iloc(c, in), "'%s' needs a positive by=, found %lld",
 			    tile_op_name(in), (long long)in->by);
 			c->bad++;
@@ -596,7 +620,11 @@ check_inst(VCtx *c, int i, int *stores)
 		}
 		break;
 	case TO_FOR:
-		if (in->step <= 0 || in->hi < in->lo) {
+		if (in->lo < -TILE_IDX_MAX || in->hi > TILE_IDX_MAX || in->step > TILE_IDX_MAX) {
+			diag_error(c->d, iloc(c, in), "'for' bounds must lie within +-%lld",
+			    (long long)TILE_IDX_MAX);
+			c->bad++;
+		} else if (in->step <= 0 || in->hi < in->lo) {
 			diag_error(c->d, iloc(c, in), "'for' needs lo <= hi and a positive step, found "
 			    "%lld to %lld step %lld", (long long)in->lo, (long long)in->hi,
 			    (long long)in->step);
@@ -759,6 +787,10 @@ tile_verify(const Graph *g, int node, Diag *d)
 			    n->name, a, (long long)f->grid[a], IR_MAX_DIM);
 			return 1;
 		}
+	if (f->grid[0] * f->grid[1] > ((int64_t)1 << 40) / f->grid[2]) {
+		diag_error(d, n->loc, "tiled '%%%s' grid has more than 2^40 programs", n->name);
+		return 1;
+	}
 	c.parent = xmalloc(sizeof(int) * (size_t)(f->ninsts + 1));
 	c.range = xcalloc((size_t)f->nvals + 1, sizeof *c.range);
 	stack = xmalloc(sizeof(int) * (size_t)(f->ninsts + 1));

@@ -13,15 +13,24 @@
  *
  * The plan keeps, per kernel, instructions with resolved slots and strides;
  * per worker, one buffer for all tiles of the kernel.  Op dispatch is one
- * switch per tile op, never per element.
+ * switch per tile op, never per element.  The hot loops (dot, elementwise
+ * rows, reductions, contiguous loads and stores) are simd.c's vector
+ * kernels, chosen at run time (AICM_ISA forces a path).
  */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "simd.h"
 #include "tile.h"
 #include "tile_exec.h"
+
+/* Tile memory of one program (doubles), and the work a plan may ask for
+ * (element operations, summed over programs and loop trips): beyond them
+ * the input is refused rather than run for days. */
+#define TILE_MAX_ELEMS ((int64_t)1 << 28)
+#define TILE_MAX_WORK ((int64_t)1 << 46)
 
 typedef struct PTile {
 	int64_t sh[4];
@@ -106,13 +115,45 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 		if (f->vals[v].rank < 0)
 			continue;
 		pad4(f->vals[v].rank, f->vals[v].shape, t->sh);
-		t->n = t->sh[0] * t->sh[1] * t->sh[2] * t->sh[3];
+		t->n = 1;
+		for (int d = 0; d < 4; d++)
+			if (__builtin_mul_overflow(t->n, t->sh[d], &t->n) || t->n > TILE_MAX_ELEMS)
+				return -1;
 		t->off = off;
 		off += (size_t)t->n;
-		if (off > ((size_t)1 << 31))
+		if (off > TILE_MAX_ELEMS)
 			return -1;
 	}
 	k->bufsize = off;
+	/* The work: each instruction's tile elements times the trips of the
+	 * loops around it, times the programs (saturating). */
+	{
+		int64_t work = 0, *trips = xmalloc(sizeof(int64_t) * (size_t)(f->ninsts + 1));
+		int64_t progs = f->grid[0] * f->grid[1] * f->grid[2];
+		bool big = false;
+
+		for (int i = 0; i < f->ninsts; i++) {
+			const TileInst *in = &f->insts[i];
+			int64_t t = 1, e = 1, w;
+
+			for (int j = 0; j < i; j++)
+				if (f->insts[j].op == TO_FOR && f->insts[j].end >= i)
+					big |= __builtin_mul_overflow(t, trips[j], &t);
+			trips[i] = 1;
+			if (in->op == TO_FOR)
+				trips[i] = (in->hi - in->lo + in->step - 1) / in->step;
+			if (in->res >= 0 && f->vals[in->res].rank >= 0)
+				e = k->tile[in->res].n;
+			if (in->op == TO_DOT)
+				big |= __builtin_mul_overflow(e, k->tile[in->in[0]].sh[3], &e);
+			big |= __builtin_mul_overflow(t, e, &w);
+			big |= __builtin_add_overflow(work, w, &work);
+		}
+		big |= __builtin_mul_overflow(work, progs, &work);
+		free(trips);
+		if (big || work > TILE_MAX_WORK)
+			return -2;
+	}
 	for (int i = 0; i < f->ninsts; i++) {
 		const TileInst *in = &f->insts[i];
 		PAccess *a = &k->acc[i];
@@ -163,9 +204,17 @@ exec_tile_compile(const Graph *g, Diag *d)
 		const Node *n = &g->nodes[i];
 
 		if (n->tile) {
-			if (compile_kernel(g, i, &p->k[p->nk++]) != 0) {
+			int rc = compile_kernel(g, i, &p->k[p->nk++]);
+
+			if (rc == -1) {
 				diag_error(d, n->loc, "tiled '%%%s' needs more tile memory than a "
-				    "program may have", n->name);
+				    "program may have (2^28 elements)", n->name);
+				exec_tile_free(p);
+				return NULL;
+			}
+			if (rc == -2) {
+				diag_error(d, n->loc, "tiled '%%%s' would do more than 2^46 element "
+				    "operations; refusing to run it", n->name);
 				exec_tile_free(p);
 				return NULL;
 			}
@@ -271,7 +320,11 @@ do_load(Worker *w, int i)
 				bool in_box = i0 < valid[0] && i1 < valid[1] && i2 < valid[2];
 				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2], v3 = in_box ? valid[3] : 0;
 
-				if (src->dt == DT_F32) {
+				if (s[3] == 1 && src->dt == DT_F32) {
+					simd_f32_to_f64(v3, (const float *)src->data + e, row);
+				} else if (s[3] == 1) {
+					memcpy(row, (const double *)src->data + e, sizeof(double) * (size_t)v3);
+				} else if (src->dt == DT_F32) {
 					const float *p = (const float *)src->data + e;
 
 					for (int64_t i3 = 0; i3 < v3; i3++)
@@ -339,6 +392,14 @@ do_store(Worker *w, int i)
 				const double *row = src + ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3];
 				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2];
 
+				if (in->op == TO_STORE && s[3] == 1) {
+					if (dst->dt == DT_F32)
+						simd_f64_to_f32(valid[3], row, (float *)dst->data + e);
+					else
+						memcpy((double *)dst->data + e, row,
+						    sizeof(double) * (size_t)valid[3]);
+					continue;
+				}
 				for (int64_t i3 = 0; i3 < valid[3]; i3++) {
 					int64_t ei = e + i3 * s[3];
 
@@ -368,7 +429,9 @@ do_unary(Worker *w, const TileInst *in)
 	memcpy(w->valid[in->res], w->valid[in->in[0]], sizeof w->valid[0]);
 	switch (in->gop) {
 #define U(ID, expr) case OP_##ID: for (int64_t i = 0; i < n; i++) { double v = x[i]; o[i] = (expr); } break;
-	U(RELU, isnan(v) || v > 0 ? v : 0.0)
+	case OP_RELU:
+		simd_relu(n, x, o);
+		break;
 	U(NEG, -v)
 	U(EXP, exp(v))
 	U(LOG, log(v))
@@ -381,8 +444,7 @@ do_unary(Worker *w, const TileInst *in)
 		AICM_BUG("'%s' is not a unary op", ir_ops[in->gop].name);
 	}
 	if (f32)
-		for (int64_t i = 0; i < n; i++)
-			o[i] = (double)(float)o[i];
+		simd_round_f32(n, o, o);
 	w->fl += box(w->valid[in->res]);
 }
 
@@ -402,6 +464,7 @@ do_binary(Worker *w, const TileInst *in)
 	const int64_t *sh = t->sh;
 	int64_t sa[4], sb[4], ma = 1, mb = 1, *ov = w->valid[in->res];
 	bool f32 = w->k->dt == DT_F32;
+	SimdOp op = SIMD_ADD;
 
 	for (int d = 3; d >= 0; d--) {
 		int64_t va = stretch_valid(ta->sh[d], w->valid[in->in[0]][d], sh[d]);
@@ -413,31 +476,24 @@ do_binary(Worker *w, const TileInst *in)
 		mb *= tb->sh[d];
 		ov[d] = va < vb ? va : vb;
 	}
-#define LOOP(expr)                                                                     \
-	for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)                                  \
-		for (int64_t i1 = 0; i1 < sh[1]; i1++)                                 \
-			for (int64_t i2 = 0; i2 < sh[2]; i2++) {                       \
-				const double *pa = a + i0 * sa[0] + i1 * sa[1] + i2 * sa[2]; \
-				const double *pb = b + i0 * sb[0] + i1 * sb[1] + i2 * sb[2]; \
-				for (int64_t i3 = 0; i3 < sh[3]; i3++, q++) {          \
-					double x = pa[i3 * sa[3]], y = pb[i3 * sb[3]]; \
-					o[q] = (expr);                                 \
-				}                                                      \
-			}
 	switch (in->gop) {
-	case OP_ADD: LOOP(x + y) break;
-	case OP_SUB: LOOP(x - y) break;
-	case OP_MUL: LOOP(x * y) break;
-	case OP_DIV: LOOP(x / y) break;
-	case OP_MAXIMUM: LOOP(isnan(x) || x >= y ? x : y) break;
-	case OP_MINIMUM: LOOP(isnan(x) || x <= y ? x : y) break;
+	case OP_ADD: op = SIMD_ADD; break;
+	case OP_SUB: op = SIMD_SUB; break;
+	case OP_MUL: op = SIMD_MUL; break;
+	case OP_DIV: op = SIMD_DIV; break;
+	case OP_MAXIMUM: op = SIMD_MAXIMUM; break;
+	case OP_MINIMUM: op = SIMD_MINIMUM; break;
 	default:
 		AICM_BUG("'%s' is not a binary op", ir_ops[in->gop].name);
 	}
-#undef LOOP
+	/* One vector kernel per row; sa[3] and sb[3] are 0 (stretched) or 1. */
+	for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
+		for (int64_t i1 = 0; i1 < sh[1]; i1++)
+			for (int64_t i2 = 0; i2 < sh[2]; i2++, q += sh[3])
+				simd_binary(op, sh[3], a + i0 * sa[0] + i1 * sa[1] + i2 * sa[2], (int)sa[3],
+				    b + i0 * sb[0] + i1 * sb[1] + i2 * sb[2], (int)sb[3], o + q);
 	if (f32)
-		for (int64_t i = 0; i < t->n; i++)
-			o[i] = (double)(float)o[i];
+		simd_round_f32(t->n, o, o);
 	w->fl += box(ov);
 }
 
@@ -474,16 +530,13 @@ do_reduce(Worker *w, const TileInst *in)
 				const double *row = x + ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3];
 				double *po = o + i0 * ost[0] + i1 * ost[1] + i2 * ost[2];
 
-				if (ost[3] == 0) {
-					double s = *po;
-
-					for (int64_t i3 = 0; i3 < vi[3]; i3++)
-						s = mx ? max_combine(s, row[i3]) : s + row[i3];
-					*po = s;
-				} else {
-					for (int64_t i3 = 0; i3 < vi[3]; i3++)
-						po[i3] = mx ? max_combine(po[i3], row[i3]) : po[i3] + row[i3];
-				}
+				if (ost[3] == 0)
+					*po = mx ? max_combine(*po, simd_max(vi[3], row)) :
+					    *po + simd_sum(vi[3], row);
+				else if (mx)
+					simd_acc_max(vi[3], row, po);
+				else
+					simd_acc_sum(vi[3], row, po);
 			}
 	w->fl += box(vi);
 	/* The result's valid box, in its own padded layout: the kept dims'
@@ -525,20 +578,9 @@ do_dot(Worker *w, const TileInst *in)
 	    *vc = w->valid[in->in[2]];
 	int64_t *ov = w->valid[in->res], vk = va[3] < vb[2] ? va[3] : vb[2];
 
-	/* Masked lanes hold the loads' other (0), so the whole tile is summed;
-	 * K stays in the inner loop over N for contiguous access. */
-	for (int64_t i = 0; i < M; i++) {
-		double *row = o + i * N;
-
-		memcpy(row, c + i * N, sizeof(double) * (size_t)N);
-		for (int64_t k = 0; k < K; k++) {
-			double av = a[i * K + k];
-			const double *br = b + k * N;
-
-			for (int64_t j = 0; j < N; j++)
-				row[j] += av * br[j];
-		}
-	}
+	/* Masked lanes hold the loads' other (0), so the whole tile is summed
+	 * by the register-blocked micro-kernel; the loads packed a and b. */
+	simd_dot(M, N, K, a, K, b, N, c, o, N);
 	ov[0] = ov[1] = 1;
 	ov[2] = va[2] < vc[2] ? va[2] : vc[2];
 	ov[3] = vb[3] < vc[3] ? vb[3] : vc[3];
