@@ -216,8 +216,9 @@ static int
 parse_config(char *s, Entry *e)
 {
 	bool score = false;
+	char *save = NULL;
 
-	for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
+	for (char *tok = strtok_r(s, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		char *eq = strchr(tok, '='), *end;
 		int a;
 
@@ -541,8 +542,9 @@ report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 			fprintf(f, "  no configuration fits; left untuned\n");
 			break;
 		}
-		fprintf(f, "  top %d (score = estimated ms, lower is better):\n",
-		    topk < tu->nscored ? topk : tu->nscored);
+		if (topk > 0)
+			fprintf(f, "  top %d (score = estimated ms, lower is better):\n",
+			    topk < tu->nscored ? topk : tu->nscored);
 		for (int i = 0; i < topk && i < tu->nscored; i++) {
 			const Cand *c = &tu->cand[tu->order[i]];
 

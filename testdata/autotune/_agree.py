@@ -1,0 +1,15 @@
+# Compares autotune's modelled traffic of each chosen config (--report=json)
+# with the tile executor's KernelStats for the same program (aicm-run
+# --stats=json): bytes read, bytes written, grid, per kernel.
+import json, sys
+rep = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"pass":"autotune"')]
+txt = open(sys.argv[2]).read()
+stats = {k['kernel']: k for k in json.loads(txt[txt.index('{"kernels"'):])['kernels']}
+for r in rep:
+    c = r['chosen']
+    keys = [k for k in ('BM', 'BN', 'BK', 'warps', 'stages') if k in c]
+    cand = [s for s in r['scores'] if all(s[k] == c[k] for k in keys) and 'score' in s][0]
+    k = stats[r['kernel']]
+    got = (cand['loaded'], cand['stored'], cand['programs'])
+    want = (k['dram__bytes_read.sum'], k['dram__bytes_write.sum'], k['programs'])
+    print(r['kernel'], r['kind'], 'model', got, 'executor', want, 'agree' if got == want else 'DIFFER')
