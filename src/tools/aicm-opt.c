@@ -580,7 +580,7 @@ main(int argc, char **argv)
 	FILE *os;
 	Diag d;
 	Chunk *ch;
-	int nch, status = 0, vbad = 0;
+	int nch, status = 0, vbad = 0, printed = 0;
 
 	parse_args(argc, argv, &o);
 	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, tool) != 0)
@@ -634,7 +634,9 @@ main(int argc, char **argv)
 		st.pass = pl.n;
 		t0 = pass_now_ms();
 		if (g) {
-			if (c > 0)
+			/* Between printed graphs only: a failed first chunk must
+			 * not leave a leading separator (an empty chunk on reading). */
+			if (printed++)
 				fprintf(os, "// -----\n");
 			if (o.emit_dot) {
 				ir_print_dot(os, g);
