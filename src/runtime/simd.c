@@ -13,8 +13,11 @@
  *
  * Elementwise kernels and reductions are one vector loop each with a
  * scalar tail; NaN rules follow the reference interpreter exactly (see
- * simd.h).  Sums are reassociated (vector lanes, then the lanes added), so
- * they equal the reference within tolerance, not bitwise.
+ * simd.h).  Sums are reassociated (16 lanes, then a fixed tree), so they
+ * equal the reference within tolerance, not bitwise; but the order is the
+ * same on every path, and the dot's FMAs run in the same k order on both
+ * AVX paths, so AVX-512 and AVX2 give the same bits (portable, without
+ * FMA, may differ in the last bits of a dot).
  */
 #include <math.h>
 #include <stdio.h>
@@ -139,21 +142,26 @@ binary_portable(SimdOp op, int64_t n, const double *a, int as, const double *b, 
 #undef L
 }
 
+/* Every path sums in the same order, so that AVX-512 and AVX2 agree
+ * bitwise (and with portable): lane l of 16 sums x[l], x[l+16], ... in
+ * turn, then the lanes meet in a fixed tree (l + l+8, + l+4, + l+2, + l+1). */
+static double
+sum_tree(double *l)
+{
+	for (int w = 8; w >= 1; w /= 2)
+		for (int q = 0; q < w; q++)
+			l[q] += l[q + w];
+	return l[0];
+}
+
 static double
 sum_portable(int64_t n, const double *x)
 {
-	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-	int64_t i = 0;
+	double l[16] = {0};
 
-	for (; i + 4 <= n; i += 4) {
-		s0 += x[i];
-		s1 += x[i + 1];
-		s2 += x[i + 2];
-		s3 += x[i + 3];
-	}
-	for (; i < n; i++)
-		s0 += x[i];
-	return (s0 + s1) + (s2 + s3);
+	for (int64_t i = 0; i < n; i++)
+		l[i % 16] += x[i];
+	return sum_tree(l);
 }
 
 static double
@@ -324,17 +332,18 @@ A512 static double
 sum_avx512(int64_t n, const double *x)
 {
 	__m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+	double l[16];
 	int64_t i = 0;
 
 	for (; i + 16 <= n; i += 16) {
 		s0 = _mm512_add_pd(s0, _mm512_loadu_pd(x + i));
 		s1 = _mm512_add_pd(s1, _mm512_loadu_pd(x + i + 8));
 	}
-	if (i + 8 <= n) {
-		s0 = _mm512_add_pd(s0, _mm512_loadu_pd(x + i));
-		i += 8;
-	}
-	return _mm512_reduce_add_pd(_mm512_add_pd(s0, s1)) + sum_portable(n - i, x + i);
+	_mm512_storeu_pd(l, s0);
+	_mm512_storeu_pd(l + 8, s1);
+	for (; i < n; i++)
+		l[i % 16] += x[i];
+	return sum_tree(l);
 }
 
 A512 static double
@@ -537,16 +546,24 @@ f64_to_f32_avx2(int64_t n, const double *x, float *o)
 A256 static double
 sum_avx2(int64_t n, const double *x)
 {
-	__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-	double l[4];
+	__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), s2 = _mm256_setzero_pd(),
+	    s3 = _mm256_setzero_pd();
+	double l[16];
 	int64_t i = 0;
 
-	for (; i + 8 <= n; i += 8) {
+	for (; i + 16 <= n; i += 16) {
 		s0 = _mm256_add_pd(s0, _mm256_loadu_pd(x + i));
 		s1 = _mm256_add_pd(s1, _mm256_loadu_pd(x + i + 4));
+		s2 = _mm256_add_pd(s2, _mm256_loadu_pd(x + i + 8));
+		s3 = _mm256_add_pd(s3, _mm256_loadu_pd(x + i + 12));
 	}
-	_mm256_storeu_pd(l, _mm256_add_pd(s0, s1));
-	return ((l[0] + l[1]) + (l[2] + l[3])) + sum_portable(n - i, x + i);
+	_mm256_storeu_pd(l, s0);
+	_mm256_storeu_pd(l + 4, s1);
+	_mm256_storeu_pd(l + 8, s2);
+	_mm256_storeu_pd(l + 12, s3);
+	for (; i < n; i++)
+		l[i % 16] += x[i];
+	return sum_tree(l);
 }
 
 A256 static double
