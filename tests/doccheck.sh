@@ -31,6 +31,10 @@ export PATH
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/aicm-doccheck.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT INT TERM
 
+# A command that hangs fails the check instead of hanging it.
+to=""
+command -v timeout >/dev/null 2>&1 && to="timeout 300 "
+
 pass=0
 fail=0
 for doc in "$@"; do
@@ -38,14 +42,14 @@ for doc in "$@"; do
 	work="$scratch/work"
 	rm -rf "$work" && mkdir -p "$work" && ln -s "$top/testdata" "$work/testdata"
 	# The whole doc is rewritten with fresh outputs, then compared.
-	awk -v work="$work" -v tmp="$scratch" '
+	awk -v work="$work" -v tmp="$scratch" -v to="$to" '
 	function flush_cmd(   f, line) {
 		if (cmd == "")
 			return
 		f = tmp "/cmd.sh"
 		printf "cd \"%s\" || exit 99\n%s\n", work, cmd > f
 		close(f)
-		system("sh \"" f "\" >\"" tmp "/cmd.out\" 2>&1 </dev/null")
+		system(to "sh \"" f "\" >\"" tmp "/cmd.out\" 2>&1 </dev/null")
 		while ((getline line < (tmp "/cmd.out")) > 0)
 			print line
 		close(tmp "/cmd.out")
