@@ -12,7 +12,8 @@
 # Commands run through sh, in order, in one scratch folder per doc that
 # holds a link to the repository's testdata/ (so paths read as they do
 # from the top of a checkout), with BUILD_DIR first on PATH.  A command's
-# exit status is not checked: an error message is output like any other.
+# exit status is not checked: an error message is output like any other;
+# each command gets 300 s.
 # --update rewrites the outputs in the docs from what the tools print now
 # (review 'git diff docs/' like code).  The same idea as golden.sh, for
 # prose: the docs cannot drift from the tools.
