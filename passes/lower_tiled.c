@@ -483,6 +483,15 @@ lower_pointwise(LB *b, bool row)
 	program_dims(b, prog);
 	if (emit_dag(b, b->first) != 0)
 		return -1;
+	if (ir_ops[b->g->nodes[b->root].op].cls == OC_REDUCTION) {
+		/* A reduced root (a row sum or mean): its dims are S's without
+		 * the reduced one, not S's right-aligned. */
+		const Node *rn = &b->g->nodes[b->root];
+		int xr = b->g->nodes[rn->in[0]].type.rank;
+
+		store_root(b, b->tv[b->root], TO_STORE, ir_reduce_axis(rn, xr) + b->R - xr, true);
+		return 0;
+	}
 	store_root(b, b->tv[b->root], TO_STORE, -1, false);
 	return 0;
 }

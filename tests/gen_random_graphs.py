@@ -16,7 +16,9 @@ see 1 + |x|), so that a mismatch is a bug and not rounding amplified.
 'check' generates N graphs (default 200) in both element types and runs each
 through `aicm-run --pass=P --check` for P = shape-infer,fuse,autotune,
 lower-tiled and the same without fuse (using whichever of fuse and autotune
-`aicm-opt --list-passes` shows), plus once more on 3 threads.  Every run must
+`aicm-opt --list-passes` shows), once more on 3 threads, and with
+fuse{row-fusion=true,matmul-reduce=true} (softmax rows and reductions of
+matmuls, so that every kernel kind is made).  Every run must
 exit 0 with every output PASS.  A failing graph is kept (--keep, default
 $TMPDIR) and named in the report, with the command to reproduce it.
 """
@@ -100,9 +102,18 @@ class Gen:
         shape = self.r.choice(forms)
         return (self.source(shape), tuple(shape))
 
+    def softmax(self, a, s):
+        m = self.op(f"max(%{a}) axis=-1 keepdims=True", s[:-1] + (1,))
+        d = self.op(f"sub(%{a}, %{m})", s)
+        e = self.op(f"exp(%{d})", s)
+        t = self.op(f"sum(%{e}) axis=-1 keepdims=True", s[:-1] + (1,))
+        return self.op(f"div(%{e}, %{t})", s)
+
     def step(self):
         r = self.r.random()
         a, s = self.pick()
+        if self.r.random() < 0.08 and len(s) >= 1:
+            return self.softmax(a, s)
         if r < 0.25:
             op = self.r.choice(UNARY)
             return self.op(f"{op}(%{a})", s)
@@ -194,6 +205,9 @@ def check(build, n, keep):
     full = ["shape-infer"] + [p for p in ("fuse", "autotune") if p in have] + ["lower-tiled"]
     nofuse = [p for p in full if p != "fuse"]
     pipes = [(",".join(full), []), (",".join(nofuse), []), (",".join(full), ["--threads=3"])]
+    if "fuse" in have:
+        pipes.append((",".join(full).replace("fuse", "fuse{row-fusion=true,matmul-reduce=true}"),
+                      []))
     run = os.path.join(build, "aicm-run")
     fails = 0
     total = 0

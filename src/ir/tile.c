@@ -612,8 +612,13 @@ check_inst(VCtx *c, int i, int *stores)
 				}
 			}
 		}
-		stores[in->op == TO_STORE ? 0 : 1]++;
-		if (stores[0] > 1 || (stores[0] && stores[1])) {
+		stores[in->op == TO_STORE ? 0 : in->op == TO_ATOMIC_ADD ? 1 : 2]++;
+		if (stores[1] && stores[2]) {
+			diag_error(c->d, iloc(c, in), "'%%%s' is combined with both atomic_add and "
+			    "atomic_max; a kernel uses one", c->n->name);
+			c->bad++;
+		}
+		if (stores[0] > 1 || (stores[0] && (stores[1] || stores[2]))) {
 			diag_error(c->d, iloc(c, in), "'%%%s' is stored twice; a program stores its "
 			    "result once (or combines it with atomics only)", c->n->name);
 			c->bad++;
@@ -759,7 +764,7 @@ tile_verify(const Graph *g, int node, Diag *d)
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
 	VCtx c = {g, n, f, d, NULL, NULL, 0};
-	int stores[2] = {0, 0};
+	int stores[3] = {0, 0, 0};   /* store, atomic_add, atomic_max */
 	int *stack, sp = 0;
 
 	for (int j = 0; j < f->nargs; j++)
@@ -805,7 +810,7 @@ tile_verify(const Graph *g, int node, Diag *d)
 		check_inst(&c, i, stores);
 		scalar_range(&c, i);
 	}
-	if (!stores[0] && !stores[1]) {
+	if (!stores[0] && !stores[1] && !stores[2]) {
 		diag_error(d, n->loc, "tiled '%%%s' never stores its result", n->name);
 		c.bad++;
 	}
