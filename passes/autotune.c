@@ -755,6 +755,14 @@ run(Graph *g, const PassArgs *a, Diag *d)
 			}
 			if (r->found && cache.path) {
 				Entry ne = {0};
+				const char *sp = strstr(r->key, " space=");
+				size_t pre = sp ? (size_t)(sp - r->key) + 7 : strlen(r->key);
+
+				/* a record of an older space for the same kernel and
+				 * target is superseded, not kept beside the new one */
+				for (int i = 0; i < cache.n; i++)
+					if (!cache.e[i].drop && !strncmp(cache.e[i].key, r->key, pre))
+						cache.e[i].drop = true;
 
 				ne.key = xstrdup(r->key);
 				ne.c = r->c;
