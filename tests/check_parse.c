@@ -739,8 +739,8 @@ static const char *const single[] = {
 	"graph { %x = input() : (2,)\n kernel @k [opaque] { %x = relu(%x) } }",
 	"graph { %x = input() : (2,)\n kernel @k [opaque] { %y = foo(%x) } }",
 	/* a kernel after return is reported once, not again for its ops */
-	"graph { %x = input() : (2,)\n return %x\n kernel @k [opaque] { %y = relu(%x)\n"
-	" %z = neg(%y) } }",
+	("graph { %x = input() : (2,)\n return %x\n kernel @k [opaque] { %y = relu(%x)\n"
+	 " %z = neg(%y) } }"),
 	"graph { %x = input() : (2,)\n return %x\n %y = relu(%x)\n %z = neg(%y) }",
 	/* an unknown op's users do not report it undefined */
 	"graph { %a = foo()\n %b = relu(%a)\n %c = add(%a, %b) }",
