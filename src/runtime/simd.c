@@ -186,23 +186,30 @@ blk512(int mr, int nv, __mmask8 lm, int64_t K, const double *a, int64_t lda,
 {
 	__m512d acc[6][4];
 
+	_Pragma("GCC unroll 8")
 	for (int r = 0; r < mr; r++)
+		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			acc[r][v] = _mm512_maskz_loadu_pd(v == nv - 1 ? lm : 0xff,
 			    c + r * ldc + 8 * v);
 	for (int64_t k = 0; k < K; k++) {
 		__m512d bv[4];
 
+		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			bv[v] = _mm512_maskz_loadu_pd(v == nv - 1 ? lm : 0xff, b + k * ldb + 8 * v);
+		_Pragma("GCC unroll 8")
 		for (int r = 0; r < mr; r++) {
 			__m512d av = _mm512_set1_pd(a[r * lda + k]);
 
+			_Pragma("GCC unroll 8")
 			for (int v = 0; v < nv; v++)
 				acc[r][v] = _mm512_fmadd_pd(av, bv[v], acc[r][v]);
 		}
 	}
+	_Pragma("GCC unroll 8")
 	for (int r = 0; r < mr; r++)
+		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			_mm512_mask_storeu_pd(o + r * ldc + 8 * v, v == nv - 1 ? lm : 0xff,
 			    acc[r][v]);
@@ -406,24 +413,31 @@ blk256(int mr, int nv, __m256i lm, int64_t K, const double *a, int64_t lda,
 {
 	__m256d acc[6][2];
 
+	_Pragma("GCC unroll 8")
 	for (int r = 0; r < mr; r++)
+		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			acc[r][v] = _mm256_maskload_pd(c + r * ldc + 4 * v,
 			    v == nv - 1 ? lm : _mm256_set1_epi64x(-1));
 	for (int64_t k = 0; k < K; k++) {
 		__m256d bv[2];
 
+		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			bv[v] = _mm256_maskload_pd(b + k * ldb + 4 * v,
 			    v == nv - 1 ? lm : _mm256_set1_epi64x(-1));
+		_Pragma("GCC unroll 8")
 		for (int r = 0; r < mr; r++) {
 			__m256d av = _mm256_broadcast_sd(a + r * lda + k);
 
+			_Pragma("GCC unroll 8")
 			for (int v = 0; v < nv; v++)
 				acc[r][v] = _mm256_fmadd_pd(av, bv[v], acc[r][v]);
 		}
 	}
+	_Pragma("GCC unroll 8")
 	for (int r = 0; r < mr; r++)
+		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			_mm256_maskstore_pd(o + r * ldc + 4 * v,
 			    v == nv - 1 ? lm : _mm256_set1_epi64x(-1), acc[r][v]);
