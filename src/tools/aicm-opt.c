@@ -215,6 +215,13 @@ parse_args(int argc, char **argv, Opts *o)
 	}
 	if (!o->input)
 		o->input = "-";
+	/* A misspelt pass name would otherwise print nothing, silently. */
+	if (o->print_before && !pass_lookup(o->print_before))
+		usage_error("--print-ir-before: unknown pass '%s' (--list-passes lists them)",
+		    o->print_before);
+	if (o->print_after && !pass_lookup(o->print_after))
+		usage_error("--print-ir-after: unknown pass '%s' (--list-passes lists them)",
+		    o->print_after);
 }
 
 /* ---- pass hooks: printing, dumping, timing --------------------------- */
@@ -225,8 +232,8 @@ dump_stage(Stage *s, int idx, const char *name, const Graph *g)
 	char path[4096];
 	FILE *f;
 
-	if (!s->o->dump_dir)
-		return;
+	if (!s->o->dump_dir || s->failed_dump)
+		return;                 /* one message, not one per stage */
 	if (mkdir(s->o->dump_dir, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: error: cannot create '%s': %s\n", tool, s->o->dump_dir,
 		    strerror(errno));
