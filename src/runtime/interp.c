@@ -14,6 +14,7 @@
  * op added to the table without a kernel here does not compile.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec.h"
@@ -198,28 +199,45 @@ kern_MEAN(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
 
 /* ---- contraction ----------------------------------------------------- */
 
-/* (M, K) x (K, N), or batched (B, M, K) x (B, K, N); each dot in f64. */
+/* (M, K) x (K, N), or batched (B, M, K) x (B, K, N); each dot in f64.
+ * A row of the result is accumulated at once (for each p, a[i, p] times
+ * row p of b), so that b is read along its rows; every element still sums
+ * its products in the order p = 0, 1, ..., K-1 and is rounded once. */
 static void
 kern_MATMUL(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
 {
 	int r = a->rank;
 	int64_t nb = r == 3 ? a->dim[0] : 1;
 	int64_t m = a->dim[r - 2], k = a->dim[r - 1], nn = b->dim[r - 1];
+	double *acc = xmalloc(sizeof(double) * (size_t)nn);
 
 	(void)n;
 	for (int64_t z = 0; z < nb; z++) {
 		int64_t ao = z * m * k, bo = z * k * nn, oo = z * m * nn;
 
 		for (int64_t i = 0; i < m; i++) {
-			for (int64_t j = 0; j < nn; j++) {
-				double acc = 0;
+			for (int64_t j = 0; j < nn; j++)
+				acc[j] = 0;
+			for (int64_t p = 0; p < k; p++) {
+				double x = exec_get(a, ao + i * k + p);
 
-				for (int64_t p = 0; p < k; p++)
-					acc += exec_get(a, ao + i * k + p) * exec_get(b, bo + p * nn + j);
-				exec_set(o, oo + i * nn + j, acc);
+				if (b->dt == DT_F64) {
+					const double *row = (const double *)b->data + bo + p * nn;
+
+					for (int64_t j = 0; j < nn; j++)
+						acc[j] += x * row[j];
+				} else {
+					const float *row = (const float *)b->data + bo + p * nn;
+
+					for (int64_t j = 0; j < nn; j++)
+						acc[j] += x * (double)row[j];
+				}
 			}
+			for (int64_t j = 0; j < nn; j++)
+				exec_set(o, oo + i * nn + j, acc[j]);
 		}
 	}
+	free(acc);
 }
 
 /* ---- layout ---------------------------------------------------------- */
