@@ -67,12 +67,15 @@ static const struct {
 	 "  %t = transpose(%x)\n"
 	 "}\n"},
 	{"graph { %x = input() : (2, 3, 4)\n %t = transpose(%x) perm=(0, 2, 1)\n"
-	 " %u = transpose(%x) perm=(2, 0, 1)\n %v = transpose(%x) perm=(1, 0, 2) }",
+	 " %u = transpose(%x) perm=(2, 0, 1)\n %v = transpose(%x) perm=(1, 0, 2)\n"
+	 " %w = transpose(%x) perm=(-3, -1, -2)\n %y = transpose(%x) perm=(0, -1, 1) }",
 	 "graph {\n"
 	 "  %x = input() : (2, 3, 4)\n"
 	 "  %t = transpose(%x)\n"
 	 "  %u = transpose(%x) perm=(2, 0, 1)\n"
 	 "  %v = transpose(%x) perm=(1, 0, 2)\n"
+	 "  %w = transpose(%x)\n"
+	 "  %y = transpose(%x)\n"
 	 "}\n"},
 	/* a written value is kept as written: negative axis, -1 in shape */
 	{"graph { %x = input() : (2, 3)\n %r = reshape(%x) shape=(-1)\n"

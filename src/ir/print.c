@@ -121,7 +121,8 @@ default_perm(const Attrs *at)
 			want = n - 1;
 		else if (n >= 2 && i == n - 1)
 			want = n - 2;
-		if (at->perm[i] != want)
+		/* (-3, -1, -2) is the default too, spelt from the end. */
+		if (at->perm[i] != want && at->perm[i] != want - n)
 			return false;
 	}
 	return true;
