@@ -227,6 +227,12 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 			    "(row-fusion is off)", P->name);
 			return R_F4B;
 		}
+		if (!ir_is_elementwise(C->op)) {
+			WHY("%%%s is a reduction and %%%s is not elementwise; row-fusion joins a "
+			    "reduction only to the ops that broadcast it back over its rows", P->name,
+			    C->name);
+			return R_F4B;
+		}
 		if (!last_axis_only(g, p)) {
 			WHY("%%%s does not reduce exactly the last axis; row-fusion fuses only "
 			    "reductions along the last axis", P->name);

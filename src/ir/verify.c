@@ -236,6 +236,12 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 			diag_error(d, n->oploc, "reduction '%%%s' in row_reduction kernel '@%s' does "
 			    "not reduce exactly the last axis", n->name, kn->name);
 			bad++;
+		} else if (c == OC_REDUCTION && kk == KK_ROW_REDUCTION &&
+		    g->nodes[n->in[0]].kernel == k && ir_ops[g->nodes[n->in[0]].op].cls == OC_REDUCTION) {
+			diag_error(d, n->inloc[0], "reduction '%%%s' in row_reduction kernel '@%s' "
+			    "reduces reduction '%%%s'; a row's reductions feed only elementwise ops",
+			    n->name, kn->name, g->nodes[n->in[0]].name);
+			bad++;
 		} else if (c == OC_REDUCTION && kk == KK_ROW_REDUCTION && i != kn->last &&
 		    !n->at.keepdims) {
 			diag_error(d, n->oploc, "reduction '%%%s' in row_reduction kernel '@%s' needs "
