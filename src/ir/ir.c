@@ -494,9 +494,14 @@ ir_node_flops(const Graph *g, int i)
 		return ir_type_numel(&g->nodes[n->in[0]].type);
 	case FL_MATMUL: {
 		const Type *a = &g->nodes[n->in[0]].type;
+		int64_t f;
 
-		/* 2*M*N*K per batch = 2 * numel(out) * K */
-		return 2 * ir_type_numel(&n->type) * a->dim[a->rank - 1];
+		/* 2*M*N*K per batch = 2 * numel(out) * K; dimensions of up to
+		 * 2^30 can overflow, and then the count saturates. */
+		if (__builtin_mul_overflow(ir_type_numel(&n->type), a->dim[a->rank - 1], &f) ||
+		    __builtin_mul_overflow(f, 2, &f) || ir_type_numel(&n->type) < 0)
+			return INT64_MAX;
+		return f;
 	}
 	}
 	return 0;

@@ -274,6 +274,7 @@ typedef struct Users {
 void ir_users(const Graph *g, Users *u);
 void ir_users_free(Users *u);
 
+/* The op's flops by the op table's rule; INT64_MAX when it overflows. */
 int64_t ir_node_flops(const Graph *g, int i);
 
 /* shape.c */
