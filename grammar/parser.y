@@ -1290,7 +1290,7 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 		} else if (!strcmp(key, "masked") && k != TO_LOAD && it->kind == IV_BARE) {
 			in->masked = true;
 		} else if (!strcmp(key, "view")) {
-			item_ints(c, it, in->view, &in->nview);
+			in->has_view = item_ints(c, it, in->view, &in->nview);
 		} else {
 			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op.s, key);
 		}
@@ -1310,7 +1310,8 @@ t_for_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok var, Loc vl, Ref 
     Ref hi, Tok step, Ref st, Tok iter, Tok it, Loc itl, Tok init, Loc il)
 {
 	TileFn *f = c->tf;
-	int i = tile_add_inst(c->g, f, TO_FOR), v0;
+	int i = tile_add_inst(c->g, f, TO_FOR), v0, r0 = -1;
+	int64_t s0[IR_MAX_RANK] = {0};
 	TileInst *in = &f->insts[i];
 
 	(void)name;                  /* the result is defined at the close */
@@ -1325,9 +1326,14 @@ t_for_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok var, Loc vl, Ref 
 	in->nin = 1;
 	in->in[0] = t_use(c, init, il);
 	v0 = in->in[0];
+	/* An undefined init (reported) may leave no value 0 to copy from. */
+	if (v0 < f->nvals) {
+		r0 = f->vals[v0].rank;
+		memcpy(s0, f->vals[v0].shape, sizeof s0);
+	}
 	in->var = t_def(c, var, vl, -1, NULL);
 	in = &f->insts[i];
-	in->iter = t_def(c, it, itl, f->vals[v0].rank, f->vals[v0].shape);
+	in->iter = t_def(c, it, itl, r0, s0);
 	f->vals[f->insts[i].var].def = i;
 	f->vals[f->insts[i].iter].def = i;
 	if (c->ntfor == c->captfor) {
