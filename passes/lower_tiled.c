@@ -522,6 +522,7 @@ lower_opaque(LB *b)
 		in = &b->f->insts[i];
 		in->arg = b->argof[x];
 		in->nview = b->R;
+		in->has_view = true;         /* also of rank 0: reshape to () */
 		for (int j = 0; j < b->R; j++) {
 			in->view[j] = b->S[j];
 			in->idx[j] = b->dim[j].off;

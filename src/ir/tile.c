@@ -110,7 +110,7 @@ tile_target_type(const Graph *g, const Node *n, const TileInst *in, Type *buf)
 {
 	const Type *t = in->arg == TILE_RESULT ? &n->type : &g->nodes[n->tile->args[in->arg]].type;
 
-	if (!in->nview)
+	if (!in->has_view)
 		return t;
 	*buf = *t;
 	buf->rank = in->nview;
@@ -248,7 +248,7 @@ print_insts(FILE *out, const Graph *g, const Node *n, int i, int end, int depth)
 			break;
 		}
 		if ((in->op == TO_LOAD || in->op == TO_STORE || in->op == TO_ATOMIC_ADD ||
-		    in->op == TO_ATOMIC_MAX) && in->nview) {
+		    in->op == TO_ATOMIC_MAX) && in->has_view) {
 			fprintf(out, " view=");
 			print_ints(out, '(', in->view, in->nview, ')', true);
 		}
@@ -304,6 +304,7 @@ typedef struct VCtx {
 	Diag *d;
 	int *parent;                 /* innermost enclosing for of each inst, or -1 */
 	Range *range;                /* of scalar values */
+	unsigned *dep;               /* of scalar values: the grid axes they vary with */
 	int bad;
 } VCtx;
 
@@ -420,7 +421,7 @@ check_access(VCtx *c, int i)
 	const int64_t *shape = in->op == TO_LOAD ? c->f->vals[in->res].shape :
 	    c->f->vals[in->in[0]].shape;
 
-	if (in->nview) {
+	if (in->has_view) {
 		Type base = in->arg == TILE_RESULT ? c->n->type :
 		    c->g->nodes[c->f->args[in->arg]].type;
 
@@ -474,12 +475,15 @@ scalar_range(VCtx *c, int i)
 	case TO_PROGRAM_ID:
 		c->range[in->res] = (Range){0, in->axis >= 0 && in->axis <= 2 ?
 		    c->f->grid[in->axis] - 1 : 0, false};
+		c->dep[in->res] = in->axis >= 0 && in->axis <= 2 ? 1u << in->axis : 0;
 		break;
 	case TO_IDIV:
+		c->dep[in->res] = c->dep[in->in[0]];
 		a = c->range[in->in[0]];
 		c->range[in->res] = in->by > 0 ? (Range){a.lo / in->by, a.hi / in->by, a.ovf} : a;
 		break;
 	case TO_IREM:
+		c->dep[in->res] = c->dep[in->in[0]];
 		a = c->range[in->in[0]];
 		if (in->by <= 0)
 			c->range[in->res] = a;
@@ -596,6 +600,22 @@ check_inst(VCtx *c, int i, int *stores)
 			c->bad++;
 		}
 		if (in->op == TO_STORE) {
+			unsigned dep = 0;
+
+			/* Programs along a grid axis that the indices ignore would all
+			 * store the same elements. */
+			for (int k = 0; k < in->nidx; k++)
+				for (int t = 0; t < in->idx[k].nterm; t++)
+					if (in->idx[k].coef[t])
+						dep |= c->dep[in->idx[k].val[t]];
+			for (int a = 0; a < 3; a++)
+				if (f->grid[a] > 1 && !(dep & (1u << a))) {
+					diag_error(c->d, iloc(c, in), "'store' to '%%%s' does not depend on "
+					    "program_id axis %d: its %lld programs would store the same "
+					    "elements (use atomics to combine)", c->n->name, a,
+					    (long long)f->grid[a]);
+					c->bad++;
+				}
 			/* A store inside a loop whose place does not move with the
 			 * loop writes the same elements again on every trip. */
 			for (int p = c->parent[i]; p >= 0; p = c->parent[p]) {
@@ -763,7 +783,7 @@ tile_verify(const Graph *g, int node, Diag *d)
 {
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
-	VCtx c = {g, n, f, d, NULL, NULL, 0};
+	VCtx c = {g, n, f, d, NULL, NULL, NULL, 0};
 	int stores[3] = {0, 0, 0};   /* store, atomic_add, atomic_max */
 	int *stack, sp = 0;
 
@@ -798,6 +818,7 @@ tile_verify(const Graph *g, int node, Diag *d)
 	}
 	c.parent = xmalloc(sizeof(int) * (size_t)(f->ninsts + 1));
 	c.range = xcalloc((size_t)f->nvals + 1, sizeof *c.range);
+	c.dep = xcalloc((size_t)f->nvals + 1, sizeof *c.dep);
 	stack = xmalloc(sizeof(int) * (size_t)(f->ninsts + 1));
 	for (int i = 0; i < f->ninsts; i++) {
 		c.parent[i] = sp ? stack[sp - 1] : -1;
@@ -817,5 +838,6 @@ tile_verify(const Graph *g, int node, Diag *d)
 	free(stack);
 	free(c.parent);
 	free(c.range);
+	free(c.dep);
 	return c.bad;
 }

@@ -79,6 +79,7 @@ typedef struct TileInst {
 	bool masked;                 /* load: other= given; store: 'masked' */
 	double other;                /* a masked-off lane of a load reads this */
 	int nview;                   /* load/store: the tensor seen with this shape */
+	bool has_view;               /* view= given (nview 0 is a rank-0 view) */
 	int64_t view[IR_MAX_RANK];
 	int64_t axis;                /* program_id; reduce (-1: all axes) */
 	bool keepdims;
