@@ -406,23 +406,36 @@ unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 }
 
 /* Kernel names: kernel0, kernel1, ... in printed order, skipping the names
- * of the input's kernels. */
+ * of the input's kernels; used[i] marks "kernel<i>" as taken (i < nused). */
 static const char *
-fresh_kernel_name(Graph *g, int *next)
+fresh_kernel_name(Graph *g, const char *used, int nused, int *next)
 {
 	char buf[32];
 
-	for (;; (*next)++) {
-		bool used = false;
-
-		snprintf(buf, sizeof buf, "kernel%d", *next);
-		for (int k = 0; k < g->nkernels && !used; k++)
-			used = !strcmp(g->kernels[k].name, buf);
-		if (!used)
-			break;
-	}
-	(*next)++;
+	while (*next < nused && used[*next])
+		(*next)++;
+	snprintf(buf, sizeof buf, "kernel%d", (*next)++);
 	return arena_strndup(&g->arena, buf, strlen(buf));
+}
+
+/* Marks the input's kernels named "kernel<i>", i < n, written canonically. */
+static char *
+used_names(const Graph *g, int n)
+{
+	char *used = xcalloc((size_t)n + 1, 1);
+
+	for (int k = 0; k < g->nkernels; k++) {
+		const char *s = g->kernels[k].name, *q;
+		long v = 0;
+
+		if (strncmp(s, "kernel", 6) != 0 || !s[6] || (s[6] == '0' && s[7]))
+			continue;
+		for (q = s + 6; *q >= '0' && *q <= '9' && v <= n; q++)
+			v = v * 10 + (*q - '0');
+		if (!*q && v < n)
+			used[v] = 1;
+	}
+	return used;
 }
 
 /*
@@ -437,6 +450,7 @@ plan(Fuse *f, bool **given)
 {
 	Graph *g = f->g;
 	int n = g->nnodes, *start, *fill, *members, *perm, *kidx, m = 0, next = 0, nk = 0;
+	char *used = used_names(g, f->nparts + 1);
 	Kernel *ks;
 
 	/* each partition's members in definition order: a counting sort */
@@ -478,7 +492,7 @@ plan(Fuse *f, bool **given)
 			ks[nk] = g->kernels[f->parts[k].given];
 			(*given)[nk] = true;
 		} else {
-			ks[nk].name = fresh_kernel_name(g, &next);
+			ks[nk].name = fresh_kernel_name(g, used, f->nparts + 1, &next);
 			ks[nk].kind = f->parts[k].kind;
 			f->parts[k].name = ks[nk].name;
 		}
@@ -490,6 +504,7 @@ plan(Fuse *f, bool **given)
 	g->kernels = ks;
 	g->nkernels = nk;
 	g->capkernels = f->nparts + 1;
+	free(used);
 	free(kidx);
 	free(members);
 	free(fill);
