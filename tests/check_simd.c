@@ -230,6 +230,38 @@ START_TEST(test_simd_sum_same_bits_every_path)
 }
 END_TEST
 
+/* exp: within 2 ulp of libm on every path, libm's answer at the edges,
+ * the same bits on both AVX paths. */
+START_TEST(test_simd_exp_every_path)
+{
+	SimdIsa best = simd_isa_best();
+	enum { N = 1003 };
+	static double x[N], o[N], o2[N];
+	static const double sp[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 709.0, 709.5, 710.0, -708.0,
+	    -708.5, -745.0, -746.0, 1e-300, -1e-300, 0.5 * 0.6931471805599453, 700.0, -700.0};
+	int ns = (int)(sizeof sp / sizeof *sp);
+
+	for (int i = 0; i < N; i++)
+		x[i] = i < ns ? sp[i] : rnd() * (i % 2 ? 750.0 : 3.0);
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		simd_exp(N, x, o);
+		for (int i = 0; i < N; i++) {
+			double r = exp(x[i]);
+
+			ck_assert_msg(same(o[i], r) || fabs(o[i] - r) <= 4.5e-16 * fabs(r),
+			    "%s: exp(%.17g) = %.17g, libm %.17g", simd_isa_name((SimdIsa)isa), x[i], o[i], r);
+		}
+		if (isa == SIMD_AVX2)
+			memcpy(o2, o, sizeof o);
+		if (isa == SIMD_AVX512)
+			for (int i = 0; i < N; i++)
+				ck_assert_msg(same(o[i], o2[i]), "avx512 and avx2 differ at exp(%.17g)", x[i]);
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
 Suite *
 make_simd_suite(void)
 {
@@ -240,6 +272,7 @@ make_simd_suite(void)
 	tcase_add_test(t, test_simd_elementwise_every_path);
 	tcase_add_test(t, test_simd_reductions_every_path);
 	tcase_add_test(t, test_simd_sum_same_bits_every_path);
+	tcase_add_test(t, test_simd_exp_every_path);
 	suite_add_tcase(s, t);
 	return s;
 }

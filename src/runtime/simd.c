@@ -402,6 +402,53 @@ acc_max_avx512(int64_t n, const double *x, double *o)
 		o[i] = max_combine(o[i], x[i]);
 }
 
+/* exp on the AVX paths: x = n·ln2 + r (ln2 split in two, Cody and
+ * Waite), e^r by its Taylor polynomial of degree 13 (|r| <= ln2/2, so the
+ * truncation is below 1e-17), times 2^n built in the exponent bits.  About
+ * 1 ulp from libm's exp; lanes outside [-708, 709] (overflow, subnormal
+ * results, NaN) take libm's exp.  Both AVX paths do the same operations in
+ * the same order, so they agree bitwise. */
+#define EXP_LO (-708.0)
+#define EXP_HI 709.0
+static const double exp_c[14] = {
+	1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320,
+	1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0,
+};
+#define LOG2E 1.4426950408889634
+#define LN2_HI 6.93147180369123816490e-01
+#define LN2_LO 1.90821492927058770002e-10
+#define EXP_MAGIC 6755399441055744.0     /* 0x1.8p52: n + it holds n in the low bits */
+
+A512 static void
+exp_avx512(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		__m512d v = _mm512_loadu_pd(x + i);
+		__m512d k = _mm512_roundscale_pd(_mm512_mul_pd(v, _mm512_set1_pd(LOG2E)),
+		    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+		__m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(LN2_HI), v);
+		__m512d p = _mm512_set1_pd(exp_c[13]);
+		__m512i e;
+		__mmask8 bad;
+
+		r = _mm512_fnmadd_pd(k, _mm512_set1_pd(LN2_LO), r);
+		for (int c = 12; c >= 0; c--)
+			p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(exp_c[c]));
+		e = _mm512_castpd_si512(_mm512_add_pd(k, _mm512_set1_pd(EXP_MAGIC)));
+		e = _mm512_slli_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(1023)), 52);
+		_mm512_storeu_pd(o + i, _mm512_mul_pd(p, _mm512_castsi512_pd(e)));
+		bad = _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_LO), _CMP_NGE_UQ) |
+		    _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_HI), _CMP_NLE_UQ);
+		for (int q = 0; bad && q < 8; q++)
+			if (bad & (1u << q))
+				o[i + q] = exp(x[i + q]);
+	}
+	for (; i < n; i++)
+		o[i] = exp(x[i]);
+}
+
 /* ---- AVX2 + FMA ------------------------------------------------------ */
 
 #define T256 __attribute__((target("avx2,fma"), always_inline)) static inline
@@ -507,6 +554,37 @@ binary_avx2(SimdOp op, int64_t n, const double *a, int as, const double *b, int 
 	}
 	if (i < n)
 		binary_portable(op, n - i, a + i * as, as, b + i * bs, bs, o + i);
+}
+
+A256 static void
+exp_avx2(int64_t n, const double *x, double *o)
+{
+	int64_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		__m256d v = _mm256_loadu_pd(x + i);
+		__m256d k = _mm256_round_pd(_mm256_mul_pd(v, _mm256_set1_pd(LOG2E)),
+		    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+		__m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(LN2_HI), v);
+		__m256d p = _mm256_set1_pd(exp_c[13]);
+		__m256i e;
+		int bad;
+
+		r = _mm256_fnmadd_pd(k, _mm256_set1_pd(LN2_LO), r);
+		for (int c = 12; c >= 0; c--)
+			p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(exp_c[c]));
+		e = _mm256_castpd_si256(_mm256_add_pd(k, _mm256_set1_pd(EXP_MAGIC)));
+		e = _mm256_slli_epi64(_mm256_add_epi64(e, _mm256_set1_epi64x(1023)), 52);
+		_mm256_storeu_pd(o + i, _mm256_mul_pd(p, _mm256_castsi256_pd(e)));
+		bad = _mm256_movemask_pd(_mm256_or_pd(
+		    _mm256_cmp_pd(v, _mm256_set1_pd(EXP_LO), _CMP_NGE_UQ),
+		    _mm256_cmp_pd(v, _mm256_set1_pd(EXP_HI), _CMP_NLE_UQ)));
+		for (int q = 0; bad && q < 4; q++)
+			if (bad & (1 << q))
+				o[i + q] = exp(x[i + q]);
+	}
+	for (; i < n; i++)
+		o[i] = exp(x[i]);
 }
 
 A256 static void
@@ -677,6 +755,14 @@ simd_relu(int64_t n, const double *x, double *o)
 	PICK(relu, n, x, o)
 	for (int64_t i = 0; i < n; i++)
 		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0;
+}
+
+void
+simd_exp(int64_t n, const double *x, double *o)
+{
+	PICK(exp, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = exp(x[i]);
 }
 
 void

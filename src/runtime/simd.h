@@ -50,6 +50,9 @@ void simd_binary(SimdOp op, int64_t n, const double *a, int as, const double *b,
     double *o);
 /* o[i] = relu(x[i]) (NaN stays NaN, -0 becomes 0, as the reference). */
 void simd_relu(int64_t n, const double *x, double *o);
+/* o[i] = e^x[i]: within 2 ulp of libm's exp (which the portable path
+ * calls); AVX-512 and AVX2 agree bitwise.  o may be x. */
+void simd_exp(int64_t n, const double *x, double *o);
 /* o[i] = (double)(float)x[i]: an f32 kernel's rounding after each op. */
 void simd_round_f32(int64_t n, const double *x, double *o);
 /* Conversions at loads and stores. */

@@ -433,7 +433,9 @@ do_unary(Worker *w, const TileInst *in)
 		simd_relu(n, x, o);
 		break;
 	U(NEG, -v)
-	U(EXP, exp(v))
+	case OP_EXP:
+		simd_exp(n, x, o);
+		break;
 	U(LOG, log(v))
 	U(SQRT, sqrt(v))
 	U(TANH, tanh(v))
