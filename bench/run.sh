@@ -73,7 +73,17 @@ elems() {
 	w5) echo 67108864 ;;     # x, y, z, out
 	esac
 }
-pipe=${AICM_PIPELINE:-shape-infer,fuse\{row-fusion=true\},lower-tiled}
+# Tile sizes per workload, picked by timing a few (docs/perf.md); lower-tiled's
+# default 32x32 tiles are 1.5-3x slower here: short rows defeat the prefetcher.
+# AICM_PIPELINE overrides them for every workload.
+tiles() {
+	case $1 in
+	w1) echo '{bm=64,bn=64,bk=64}' ;;
+	w2) echo '{bm=8,bn=4096}' ;;
+	w5) echo '{bm=1,bn=4096}' ;;
+	*) echo '' ;;
+	esac
+}
 
 printf '%-4s %-4s %3s %10s %10s %7s %8s %8s %7s %9s %9s %9s\n' wl dt thr numpy-ms aicm-ms ratio GFLOP/s GB/s roof% np-RSS-MB aicm-RSS-MB err
 for w in $workloads; do
@@ -87,6 +97,7 @@ for w in $workloads; do
 			ins="$ins --input $n=$f"
 		done
 		es=8; [ "$dt" = f32 ] && es=4
+		pipe=${AICM_PIPELINE:-shape-infer,fuse\{row-fusion=true\},lower-tiled$(tiles "$w")}
 		for t in $threads; do
 			# shellcheck disable=SC2086
 			/usr/bin/time -f %M -o "$d/aicm.rss" "$build/aicm-run" --pass="$pipe" --threads="$t" \
@@ -111,4 +122,5 @@ for w in $workloads; do
 		done
 	done
 done
+echo "pipeline: ${AICM_PIPELINE:-shape-infer,fuse{row-fusion=true},lower-tiled + tiles: w1 $(tiles w1), w2 $(tiles w2), w5 $(tiles w5), others the defaults}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
