@@ -101,6 +101,17 @@ static const Case bcast[] = {
 	 "'div' cannot broadcast (2, 1) with (3, 3, 2)"},
 	{"%a = input() : (5, 2)\n%b = input() : (2, 5)\n%y = maximum(%a, %b)", NULL,
 	 "'maximum' cannot broadcast (5, 2) with (2, 5)"},
+	{"%a = input() : (1073741824, 1073741824, 1, 1)\n"
+	 "%b = input() : (1, 1, 1073741824, 1073741824)\n%y = add(%a, %b)", NULL,
+	 "'add' of (1073741824, 1073741824, 1, 1) and (1, 1, 1073741824, 1073741824) gives "
+	 "(1073741824, 1073741824, 1073741824, 1073741824), which has more elements than a "
+	 "64-bit count holds"},
+	{"%a = input() : (1073741824, 1073741824, 1)\n"
+	 "%b = input() : (1, 1, 4)\n%y = mul(%a, %b)", "(1073741824, 1073741824, 4)", NULL},
+	{"%a = input() : (1073741824, 1073741824, 1)\n"
+	 "%b = input() : (1, 1, 8)\n%y = mul(%a, %b)", NULL,
+	 "'mul' of (1073741824, 1073741824, 1) and (1, 1, 8) gives (1073741824, 1073741824, 8), "
+	 "which has more elements than a 64-bit count holds"},
 	{"%a = input() : (2,)\n%b = input() : (2,) f32\n%y = add(%a, %b)", NULL,
 	 "'add' operands have different element types, f64 and f32 (no implicit promotion)"},
 	{"%a = input() : () f32\n%b = input() : ()\n%y = minimum(%a, %b)", NULL,
@@ -185,6 +196,13 @@ static const Case mm[] = {
 	 "not (1, 2, 2, 3) x (1, 2, 3, 4)"},
 	{"%a = input() : ()\n%b = input() : ()\n%y = matmul(%a, %b)", NULL,
 	 "'matmul' takes (M, K) x (K, N) or (B, M, K) x (B, K, N), not () x ()"},
+	{"%a = input() : (1073741824, 1073741824, 4)\n%b = input() : (1073741824, 4, 1073741824)\n"
+	 "%y = matmul(%a, %b)", NULL,
+	 "'matmul' of (1073741824, 1073741824, 4) and (1073741824, 4, 1073741824) gives "
+	 "(1073741824, 1073741824, 1073741824), which has more elements than a 64-bit count "
+	 "holds"},
+	{"%a = input() : (1073741824, 4)\n%b = input() : (4, 1073741824)\n%y = matmul(%a, %b)",
+	 "(1073741824, 1073741824)", NULL},
 	{"%a = input() : (2, 3) f32\n%b = input() : (3, 4)\n%y = matmul(%a, %b)", NULL,
 	 "'matmul' operands have different element types, f32 and f64 (no implicit promotion)"},
 };

@@ -30,6 +30,23 @@ ir_reduce_axis(const Node *n, int rank)
 	return (int)ax;
 }
 
+/* A result whose element count overflows a 64-bit count would print as a
+ * type that does not parse back (the parser refuses it when written), and
+ * would give later passes a count of -1: refuse it here too. */
+static int
+too_big(const Node *n, const Type *a, const Type *b, const Type *out, char *err, Loc *where)
+{
+	char sa[IR_TYPE_STR], sb[IR_TYPE_STR], so[IR_TYPE_STR];
+
+	if (ir_type_numel(out) >= 0)
+		return 0;
+	snprintf(err, IR_ERR_MAX,
+	    "'%s' of %s and %s gives %s, which has more elements than a 64-bit count holds",
+	    ir_ops[n->op].name, ir_shape_str(a, sa), ir_shape_str(b, sb), ir_shape_str(out, so));
+	*where = place(n, n->oploc);
+	return -1;
+}
+
 static int
 broadcast(const Node *n, const Type *a, const Type *b, Type *out, char *err, Loc *where)
 {
@@ -50,7 +67,7 @@ broadcast(const Node *n, const Type *a, const Type *b, Type *out, char *err, Loc
 		}
 		out->dim[i] = da == 1 ? db : da;
 	}
-	return 0;
+	return too_big(n, a, b, out, err, where);
 }
 
 static int
@@ -114,7 +131,7 @@ matmul(const Node *n, const Type *a, const Type *b, Type *out, char *err, Loc *w
 		out->dim[0] = a->dim[0];
 	out->dim[r - 2] = a->dim[r - 2];
 	out->dim[r - 1] = b->dim[r - 1];
-	return 0;
+	return too_big(n, a, b, out, err, where);
 }
 
 static void
