@@ -23,7 +23,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { MAX_BYTES = 1 << 20, MAX_TOTAL = 1 << 24 };
-static const double MAX_WORK = 1 << 24;
+static const double MAX_WORK = 1 << 21;
 
 static bool
 has_tiled(const Graph *g)
@@ -50,7 +50,8 @@ run_pass(Graph *g, const char *name, Diag *d)
 }
 
 /* Element operations the plan would do: programs x loop trips x tile
- * elements, summed over the instructions. */
+ * elements (times K for a dot), summed over the instructions; the
+ * reference interpreter's work is of the same order. */
 static double
 work(const Graph *g)
 {
@@ -75,6 +76,8 @@ work(const Graph *g)
 			if (in->res >= 0 && f->vals[in->res].rank > 0)
 				for (int r = 0; r < f->vals[in->res].rank; r++)
 					elems *= (double)f->vals[in->res].shape[r];
+			if (in->op == TO_DOT && in->in[0] >= 0 && f->vals[in->in[0]].rank > 0)
+				elems *= (double)f->vals[in->in[0]].shape[f->vals[in->in[0]].rank - 1];
 			w += mult[depth] * elems;
 			if (in->op == TO_FOR && depth < IR_MAX_NEST) {
 				double trips = in->step > 0 ? ceil((double)(in->hi - in->lo) / in->step) : 1;
