@@ -122,5 +122,5 @@ for w in $workloads; do
 		done
 	done
 done
-echo "pipeline: ${AICM_PIPELINE:-shape-infer,fuse{row-fusion=true},lower-tiled + tiles: w1 $(tiles w1), w2 $(tiles w2), w5 $(tiles w5), others the defaults}"
+echo "pipeline: shape-infer,fuse{row-fusion=true},lower-tiled with tiles: w1 $(tiles w1), w2 $(tiles w2), w3 $(tiles w3), w4 $(tiles w4), w5 $(tiles w5) (AICM_PIPELINE: ${AICM_PIPELINE:-unset})"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
