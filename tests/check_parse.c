@@ -911,7 +911,7 @@ make_parse_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
-	tcase_set_timeout(tc, 30);
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_parse_long_name);
 	tcase_add_test(tc, test_parse_name_at_limit);
 	tcase_add_test(tc, test_parse_deep_parentheses);
