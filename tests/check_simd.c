@@ -268,6 +268,9 @@ make_simd_suite(void)
 	Suite *s = suite_create("simd");
 	TCase *t = tcase_create("paths");
 
+	/* every shape on every path: seconds under ASan on a loaded machine */
+	tcase_set_timeout(t, 120);
+
 	tcase_add_test(t, test_simd_dot_every_shape);
 	tcase_add_test(t, test_simd_elementwise_every_path);
 	tcase_add_test(t, test_simd_reductions_every_path);

@@ -95,6 +95,54 @@ pad4(int rank, const int64_t *s, int64_t *out)
 		out[d] = d < 4 - rank ? 1 : s[d - (4 - rank)];
 }
 
+static bool
+inst_reads(const TileInst *in, int v)
+{
+	for (int q = 0; q < in->nin; q++)
+		if (in->in[q] == v)
+			return true;
+	return false;
+}
+
+/* A K loop whose body ends `d = dot(a, b, acc); yield d` with acc the
+ * loop's carried value: d shares acc's buffer (simd_dot works in place),
+ * so each trip neither copies the tile back nor touches a second tile.
+ * Only when nothing after the dot in the body reads acc, a and b are not
+ * acc, and the dot is not inside a nested loop (speed, issue 8). */
+static void
+alias_dot_accumulators(const TileFn *f, PKernel *k)
+{
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *fo = &f->insts[i];
+		int y, d = -1, it = fo->iter;
+
+		if (fo->op != TO_FOR)
+			continue;
+		y = f->insts[fo->end].in[0];
+		for (int j = i + 1; j < fo->end; j++) {
+			if (f->insts[j].op == TO_FOR) {
+				if (f->insts[j].res == y)
+					break;
+				j = f->insts[j].end;   /* skip a nested loop's body */
+				continue;
+			}
+			if (f->insts[j].res == y) {
+				d = j;
+				break;
+			}
+		}
+		if (d < 0 || f->insts[d].op != TO_DOT || f->insts[d].in[2] != it ||
+		    f->insts[d].in[0] == it || f->insts[d].in[1] == it || y == it ||
+		    k->tile[y].n != k->tile[it].n)
+			continue;
+		for (int j = d + 1; j < fo->end && d >= 0; j++)
+			if (inst_reads(&f->insts[j], it))
+				d = -1;
+		if (d >= 0)
+			k->tile[y].off = k->tile[it].off;
+	}
+}
+
 static int
 compile_kernel(const Graph *g, int node, PKernel *k)
 {
@@ -125,6 +173,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			return -1;
 	}
 	k->bufsize = off;
+	alias_dot_accumulators(f, k);
 	/* The work: each instruction's tile elements times the trips of the
 	 * loops around it, times the programs (saturating). */
 	{
@@ -620,7 +669,8 @@ copy_tile(Worker *w, int dst, int src)
 {
 	if (dst == src)
 		return;
-	memcpy(tbuf(w, dst), tbuf(w, src), sizeof(double) * (size_t)w->k->tile[dst].n);
+	if (tbuf(w, dst) != tbuf(w, src))   /* a dot's result may share its accumulator */
+		memcpy(tbuf(w, dst), tbuf(w, src), sizeof(double) * (size_t)w->k->tile[dst].n);
 	memcpy(w->valid[dst], w->valid[src], sizeof w->valid[0]);
 }
 
