@@ -932,6 +932,13 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 		rc = lower_pointwise(b, false);
 	if (rc != 0)
 		return -1;
+	/* The verifier's bound on programs (src/ir/tile.c): say so here, as
+	 * this pass's error, rather than hand on IR that does not verify. */
+	for (int a = 0; a < 3; a++)
+		if (b->f->grid[a] > IR_MAX_DIM)
+			return fail(b, rn, "a grid axis would have more than 2^30 programs");
+	if (b->f->grid[0] * b->f->grid[1] > ((int64_t)1 << 40) / b->f->grid[2])
+		return fail(b, rn, "the grid would have more than 2^40 programs");
 	b->f->kset |= 1u << KA_BM | 1u << KA_BN;
 	b->f->kattr[KA_BM] = b->bm;
 	b->f->kattr[KA_BN] = b->bn;

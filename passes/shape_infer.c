@@ -43,6 +43,11 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		}
 		n->type = t;
 	}
+	/* Some kernel rules need shapes (a row_reduction reduces the last axis,
+	 * a kernel's ops share its iteration shape): an input that breaks them
+	 * is found only now, and is the input's error, not this pass's. */
+	if (!bad && g->nkernels > 0 && ir_verify(g, d) != 0)
+		bad++;
 	return bad ? -1 : 0;
 }
 
