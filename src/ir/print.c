@@ -108,12 +108,17 @@ print_ints(Out *o, const int64_t *v, int n)
 	put(o, ")", 1);
 }
 
-/* Whether perm is transpose's default: the last two axes swapped. */
+/* Whether perm is transpose's default for an operand of the given rank:
+ * the last two axes swapped.  With the rank unknown (untyped operand) a
+ * written perm is kept: dropping one whose length is wrong would turn an
+ * invalid transpose into a valid one. */
 static bool
-default_perm(const Attrs *at)
+default_perm(const Attrs *at, int rank)
 {
 	int n = at->nperm;
 
+	if (rank != n)
+		return false;
 	for (int i = 0; i < n; i++) {
 		int64_t want = i;
 
@@ -129,7 +134,7 @@ default_perm(const Attrs *at)
 }
 
 static void
-print_attrs(Out *o, const Node *n)
+print_attrs(Out *o, const Graph *g, const Node *n)
 {
 	char num[64];
 
@@ -151,7 +156,7 @@ print_attrs(Out *o, const Node *n)
 				puts_(o, " keepdims=True");
 			break;
 		case ATTR_PERM:
-			if (!default_perm(&n->at)) {
+			if (!default_perm(&n->at, g->nodes[n->in[0]].type.rank)) {
 				puts_(o, " perm=");
 				print_ints(o, n->at.perm, n->at.nperm);
 			}
@@ -186,7 +191,7 @@ print_node(Out *o, const Graph *g, const Node *n, const char *indent)
 			puts_(o, ir_dtype_name(n->type.dt));
 		}
 	}
-	print_attrs(o, n);
+	print_attrs(o, g, n);
 	put(o, "\n", 1);
 }
 
