@@ -227,11 +227,15 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 			    "(row-fusion is off)", P->name);
 			return R_F4B;
 		}
-		if (!ir_is_elementwise(C->op)) {
-			WHY("%%%s is a reduction and %%%s is not elementwise; row-fusion joins a "
-			    "reduction only to the ops that broadcast it back over its rows", P->name,
-			    C->name);
-			return R_F4B;
+		for (int u = f->u.start[p]; u < f->u.start[p + 1]; u++) {
+			const Node *U = &g->nodes[f->u.user[u]];
+
+			if (!ir_is_elementwise(U->op)) {
+				WHY("%%%s is a reduction and its consumer %%%s is not elementwise; "
+				    "row-fusion joins a reduction only to the ops that broadcast it back "
+				    "over its rows", P->name, U->name);
+				return R_F4B;
+			}
 		}
 		if (!last_axis_only(g, p)) {
 			WHY("%%%s does not reduce exactly the last axis; row-fusion fuses only "

@@ -240,6 +240,16 @@ START_TEST(test_fuse_row_fusion_limits)
 	    "  %s = add(%m, %m)\n}\n", "shape-infer,fuse{row-fusion=true}", false);
 	ck_assert_int_eq(r.g->nkernels, 2);
 	run_free(&r);
+	/* rows of one: %m2 reduces %m in place; a reduction whose consumers are
+	 * not all elementwise stays out (the verifier would refuse the kernel) */
+	run_pipeline(&r,
+	    "graph {\n  %x = input() : (4, 1)\n  %m = max(%x) axis=-1 keepdims=True\n"
+	    "  %m2 = sum(%m) axis=-1 keepdims=True\n  %y = add(%m2, %m)\n}\n",
+	    "shape-infer,fuse{row-fusion=true}", false);
+	ck_assert_int_eq(r.rc, 0);
+	ck_kernel(r.g, "m", "reduction:m");
+	ck_kernel(r.g, "y", "row_reduction:m2,y");
+	run_free(&r);
 }
 END_TEST
 
