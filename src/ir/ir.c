@@ -367,7 +367,8 @@ ir_reorder(Graph *g, const int *perm)
 		for (int j = 0; j < nodes[i].nin; j++)
 			nodes[i].in[j] = inv[nodes[i].in[j]];
 	}
-	memcpy(g->nodes, nodes, sizeof *nodes * (size_t)n);
+	if (n > 0)                   /* an empty graph may have no node array */
+		memcpy(g->nodes, nodes, sizeof *nodes * (size_t)n);
 	free(nodes);
 	/* one sweep, not one per kernel: fuse makes a kernel per op */
 	for (int k = 0; k < g->nkernels; k++)
