@@ -181,6 +181,7 @@ aicm_bug(const char *file, int line, const char *fmt, ...)
 		bug_hook = NULL;     /* a bug inside the hook must not loop */
 		hook(bug_ctx);
 	}
+	fflush(stderr);
 #ifdef AICM_FUZZ
 	abort();
 #else

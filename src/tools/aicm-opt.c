@@ -589,6 +589,10 @@ main(int argc, char **argv)
 	Chunk *ch;
 	int nch, status = 0, vbad = 0, printed = 0;
 
+	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
+	 * stderr made each piece of each message a system call.  exit() and
+	 * AICM_BUG flush it. */
+	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	parse_args(argc, argv, &o);
 	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, tool) != 0)
 		return 2;

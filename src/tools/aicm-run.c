@@ -711,6 +711,10 @@ main(int argc, char **argv)
 	size_t len;
 	Diag d;
 
+	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
+	 * stderr made each piece of each message a system call.  exit() and
+	 * AICM_BUG flush it. */
+	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	parse_args(argc, argv, &o);
 	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, tool) != 0) {
 		free_opts(&o);
