@@ -636,7 +636,12 @@ main(int argc, char **argv)
 		parse_ms = pass_now_ms() - t0;
 		if (g) {
 			dump_stage(&st, 0, "input", g);
-			if (pass_run_pipeline(g, &pl, &run, &d) != 0) {
+			int prc = pass_run_pipeline(g, &pl, &run, &d);
+
+			/* Reports and remarks come before the IR they describe,
+			 * also when both streams go to one place. */
+			fflush(stderr);
+			if (prc != 0) {
 				pass_failed(&st);
 				ir_graph_free(g);
 				g = NULL;
