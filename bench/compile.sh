@@ -49,8 +49,7 @@ for n in $sizes; do
 	    "$((ar / 1024))" "$mw" "$((mr / 1024))" "${ratio:-n/a}x"
 	if [ -n "$full" ] && [ -n "$mlir" ]; then
 		a=$(best "$opt" --pass="$full" "$tmp/g.aicm")
-		m=$(best "$mlir" --tosa-infer-shapes --tosa-to-linalg-named --tosa-to-linalg \
-		    --linalg-fuse-elementwise-ops "$tmp/g.mlir")
+		m=$(best "$mlir" --pass-pipeline='builtin.module(func.func(tosa-infer-shapes,tosa-to-linalg-named,tosa-to-linalg,linalg-fuse-elementwise-ops))' "$tmp/g.mlir")
 		aw=${a% *}; mw=${m% *}
 		printf '  full pipeline (%s): aicm %ss (%s MB), mlir-opt %ss (%s MB), %sx\n' "$full" \
 		    "$aw" "$((${a#* } / 1024))" "$mw" "$((${m#* } / 1024))" \
