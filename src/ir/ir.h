@@ -103,10 +103,18 @@ typedef struct Attrs {
 	double value;
 	int64_t axis;
 	bool keepdims;
-	int nperm;
-	int64_t perm[IR_MAX_RANK];
-	int nshape;
-	int64_t shape[IR_MAX_RANK];
+	/* No op takes both perm and shape: they share their storage (a node
+	 * costs less, and a million-op parse touches less memory). */
+	union {
+		struct {
+			int nperm;
+			int64_t perm[IR_MAX_RANK];
+		};
+		struct {
+			int nshape;
+			int64_t shape[IR_MAX_RANK];
+		};
+	};
 } Attrs;
 
 /* ---- ops ------------------------------------------------------------- */
