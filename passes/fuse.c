@@ -83,27 +83,6 @@ is(const Graph *g, int i, OpClass c)
 	return ir_ops[g->nodes[i].op].cls == c;
 }
 
-static bool
-same_shape(const Type *a, const Type *b)
-{
-	if (a->rank != b->rank)
-		return false;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dim[i] != b->dim[i])
-			return false;
-	return true;
-}
-
-/* Whether reduction i reduces its operand's last axis and no other. */
-static bool
-last_axis_only(const Graph *g, int i)
-{
-	const Node *n = &g->nodes[i];
-	int rank = g->nodes[n->in[0]].type.rank, ax = ir_reduce_axis(n, rank);
-
-	return rank >= 1 && (ax == rank - 1 || (ax < 0 && rank == 1));
-}
-
 static int
 new_part(Fuse *f, int root, int given)
 {
@@ -237,7 +216,7 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 				return R_F4B;
 			}
 		}
-		if (!last_axis_only(g, p)) {
+		if (!ir_reduces_last_axis(g, p)) {
 			WHY("%%%s does not reduce exactly the last axis; row-fusion fuses only "
 			    "reductions along the last axis", P->name);
 			return R_F4B;
@@ -247,13 +226,13 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 			    "keep the reduced axis", P->name);
 			return R_F4B;
 		}
-		if (!same_shape(in, &K->iter)) {
+		if (!ir_same_dims(in, &K->iter)) {
 			WHY("%%%s reduces a %s operand, but the kernel of %%%s iterates over %s; "
 			    "row-fusion joins a reduction only to a kernel over its operand's rows",
 			    P->name, ir_shape_str(in, s1), R->name, ir_shape_str(&K->iter, s2));
 			return R_F4B;
 		}
-		if (ir_ops[R->op].cls == OC_REDUCTION && !last_axis_only(g, K->root)) {
+		if (ir_ops[R->op].cls == OC_REDUCTION && !ir_reduces_last_axis(g, K->root)) {
 			WHY("the kernel's root %%%s does not reduce exactly the last axis; a "
 			    "row_reduction kernel works along rows", R->name);
 			return R_F4B;
@@ -265,7 +244,7 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		}
 		*relaxed = true;
 	}
-	if (!*relaxed && !same_shape(&P->type, &K->iter)) {
+	if (!*relaxed && !ir_same_dims(&P->type, &K->iter)) {
 		WHY("%%%s is %s, but the kernel of %%%s iterates over %s", P->name,
 		    ir_shape_str(&P->type, s1), R->name, ir_shape_str(&K->iter, s2));
 		return R_F3;

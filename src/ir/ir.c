@@ -158,6 +158,17 @@ ir_type_eq(const Type *a, const Type *b)
 	return true;
 }
 
+bool
+ir_same_dims(const Type *a, const Type *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dim[i] != b->dim[i])
+			return false;
+	return true;
+}
+
 char *
 ir_shape_str(const Type *t, char *buf)
 {

@@ -64,6 +64,7 @@ const char *ir_dtype_name(DType dt);
 size_t ir_dtype_size(DType dt);
 int64_t ir_type_numel(const Type *t);          /* -1 when it overflows */
 bool ir_type_eq(const Type *a, const Type *b);
+bool ir_same_dims(const Type *a, const Type *b); /* the shapes, not the element types */
 /* "(64, 32)" or "(32,)" or "()"; buf of at least IR_TYPE_STR bytes. */
 enum { IR_TYPE_STR = 128 };
 char *ir_shape_str(const Type *t, char *buf);
@@ -295,6 +296,9 @@ int ir_infer_type(const Graph *g, int i, Type *out, char *err, Loc *where);
 /* Infers node i's type (operands and result all known) and compares it
  * with the one it has; 0 if they agree, else -1 with the message in err. */
 int ir_check_type(const Graph *g, int i, char *err, Loc *where);
+/* Whether reduction node i reduces its operand's last axis and no other
+ * (the row reductions of fuse's row_reduction kind). */
+bool ir_reduces_last_axis(const Graph *g, int i);
 /* Normalises a reduction axis: 0 <= axis < rank, or -1 for all axes. */
 int ir_reduce_axis(const Node *n, int rank);
 

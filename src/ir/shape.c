@@ -47,6 +47,15 @@ too_big(const Node *n, const Type *a, const Type *b, const Type *out, char *err,
 	return -1;
 }
 
+bool
+ir_reduces_last_axis(const Graph *g, int i)
+{
+	const Node *n = &g->nodes[i];
+	int rank = g->nodes[n->in[0]].type.rank, ax = ir_reduce_axis(n, rank);
+
+	return rank >= 1 && (ax == rank - 1 || (ax < 0 && rank == 1));
+}
+
 static int
 broadcast(const Node *n, const Type *a, const Type *b, Type *out, char *err, Loc *where)
 {

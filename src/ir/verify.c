@@ -160,26 +160,6 @@ static const char *const kind_rule[KK_COUNT] = {
 	[KK_OPAQUE] = "one layout op alone",
 };
 
-static bool
-same_shape(const Type *a, const Type *b)
-{
-	if (a->rank != b->rank)
-		return false;
-	for (int i = 0; i < a->rank; i++)
-		if (a->dim[i] != b->dim[i])
-			return false;
-	return true;
-}
-
-/* Whether reduction n reduces its operand's last axis and no other. */
-static bool
-last_axis_only(const Graph *g, const Node *n)
-{
-	int rank = g->nodes[n->in[0]].type.rank, ax = ir_reduce_axis(n, rank);
-
-	return rank >= 1 && (ax == rank - 1 || (ax < 0 && rank == 1));
-}
-
 /* The ops of kernel k against its kind's rules; shapes against its
  * iteration shape (the root's, or a reduction root's operand's) when the
  * structure is right and the types are known. */
@@ -232,7 +212,7 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 			    kind, kn->name);
 			bad++;
 		} else if (c == OC_REDUCTION && kk == KK_ROW_REDUCTION &&
-		    g->nodes[n->in[0]].type.rank >= 0 && !last_axis_only(g, n)) {
+		    g->nodes[n->in[0]].type.rank >= 0 && !ir_reduces_last_axis(g, (int)(n - g->nodes))) {
 			diag_error(d, n->oploc, "reduction '%%%s' in row_reduction kernel '@%s' does "
 			    "not reduce exactly the last axis", n->name, kn->name);
 			bad++;
@@ -278,7 +258,7 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		bool red = ir_ops[n->op].cls == OC_REDUCTION;
 		const Type *t = red && i != kn->last ? &g->nodes[n->in[0]].type : &n->type;
 
-		if (t->rank < 0 || (red && i == kn->last) || same_shape(t, &iter))
+		if (t->rank < 0 || (red && i == kn->last) || ir_same_dims(t, &iter))
 			continue;
 		diag_error(d, n->loc, red ? "'%%%s' reduces a %s operand, but kernel '@%s' "
 		    "iterates over %s" : "'%%%s' is %s, but kernel '@%s' iterates over %s",
