@@ -24,25 +24,31 @@ diag_sev_name(Severity s)
 void
 diag_init(Diag *d, const char *file, const char *buf, size_t len, FILE *out)
 {
-	int cap = 64;
-
 	memset(d, 0, sizeof *d);
 	d->file = file;
 	d->buf = buf;
 	d->len = len;
 	d->out = out;
+}
+
+/* The line table is built when a line is first quoted: most runs quote
+ * none, and a million-line input would pay for it on every run. */
+static void
+index_lines(Diag *d)
+{
+	int cap = 64;
+	const char *p = d->buf, *end = d->buf + d->len;
+
 	d->linestart = xmalloc(sizeof(int) * (size_t)cap);
 	d->linestart[0] = 0;
 	d->linestart[1] = 0;
 	d->nlines = 1;
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] != '\n')
-			continue;
+	while (p && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 		if (d->nlines + 2 >= cap) {
 			cap *= 2;
 			d->linestart = xrealloc(d->linestart, sizeof(int) * (size_t)cap);
 		}
-		d->linestart[++d->nlines] = (int)(i + 1);
+		d->linestart[++d->nlines] = (int)(++p - d->buf);
 	}
 }
 
@@ -61,6 +67,8 @@ diag_line(const Diag *d, int n, int *len)
 {
 	size_t s, e;
 
+	if (!d->linestart && d->buf)
+		index_lines((Diag *)d);     /* a cache: the lines do not change */
 	if (n < 1 || n > d->nlines || !d->buf) {
 		*len = 0;
 		return "";

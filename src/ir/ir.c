@@ -204,12 +204,17 @@ hash(const char *s)
 
 /* Enters node i (whose name hashes to h) into a table with room. */
 static void
-names_put(NameTab *t, uint32_t h, int i)
+names_put(Graph *g, NameTab *t, uint32_t h, int i, bool check)
 {
 	size_t m = t->cap - 1, k;
 
+	/* An equal name has the same hash and so lies on this probe chain:
+	 * noting duplicates here costs nothing, and spares the verifier a
+	 * lookup per node. */
 	for (k = h & m; t->slot[k].node; k = (k + 1) & m)
-		;
+		if (check && !t->dup && t->slot[k].hash == h &&
+		    strcmp(g->nodes[t->slot[k].node - 1].name, g->nodes[i].name) == 0)
+			t->dup = i + 1;
 	t->slot[k].node = (uint32_t)i + 1;
 	t->slot[k].hash = h;
 	t->n++;
@@ -226,7 +231,7 @@ names_resize(Graph *g, size_t cap)
 	g->names.n = 0;
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.slot[i].node)
-			names_put(&g->names, old.slot[i].hash, (int)old.slot[i].node - 1);
+			names_put(g, &g->names, old.slot[i].hash, (int)old.slot[i].node - 1, false);
 	free(old.slot);
 }
 
@@ -260,8 +265,9 @@ names_rebuild(Graph *g)
 	memset(g->names.slot, 0, cap * sizeof *g->names.slot);
 	g->names.cap = cap;
 	g->names.n = 0;
+	g->names.dup = 0;
 	for (int i = 0; i < g->nnodes; i++)
-		names_put(&g->names, (uint32_t)hash(g->nodes[i].name), i);
+		names_put(g, &g->names, (uint32_t)hash(g->nodes[i].name), i, true);
 }
 
 /* ---- graphs ---------------------------------------------------------- */
@@ -326,7 +332,7 @@ ir_add_node(Graph *g, OpId op, const char *name)
 	n->type.rank = -1;
 	if (2 * (g->names.n + 1) > g->names.cap)
 		names_resize(g, g->names.cap ? 2 * g->names.cap : 64);
-	names_put(&g->names, (uint32_t)hash(name), g->nnodes);
+	names_put(g, &g->names, (uint32_t)hash(name), g->nnodes, true);
 	return g->nnodes++;
 }
 

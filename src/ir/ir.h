@@ -232,6 +232,7 @@ typedef struct NameTab {
 	NameSlot *slot;
 	size_t cap;                  /* power of two */
 	size_t n;
+	int dup;                     /* a node whose name an earlier one has, + 1 */
 } NameTab;
 
 typedef struct Graph {

@@ -39,7 +39,7 @@ verify_node(const Graph *g, int i, Diag *d)
 		    n->name, n->nin);
 		return 1;
 	}
-	if (ir_lookup(g, n->name) != i) {
+	if (g->names.dup == i + 1) {
 		diag_error(d, where(n), "the name '%%%s' is defined twice", n->name);
 		bad++;
 	}
