@@ -541,10 +541,9 @@ split_chunks(const char *buf, size_t len, bool split, Chunk **out)
 	size_t i = 0;
 
 	while (i < len) {
-		size_t e = i;
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t e = nl ? (size_t)(nl - buf) : len;
 
-		while (e < len && buf[e] != '\n')
-			e++;
 		if (split && e - i >= 8 && !strncmp(buf + i, "// -----", 8)) {
 			cur.len = i - cur.off;
 			cur.lastline = line - 1;
