@@ -66,13 +66,13 @@ bshape(Buf *b, const Type *t)
 /* ---- options and target ---------------------------------------------- */
 
 static const PassOpt opts[] = {
-	{"target", PO_STRING, "h100", "target profile: h100, h200, a100, rubin, cpu"},
-#define X(f, key, help) {key, PO_FLOAT, "0", help " (0: the target's)"},
+	{"target", PO_STRING, "h100", "target profile: h100, h200, a100, rubin, cpu", 0, 0},
+#define X(f, key, help) {key, PO_FLOAT, "0", help " (0: the target's)", 0, 1e12},
 	COST_TARGET_PARAMS(X)
 #undef X
-	{"top-k", PO_INT, "3", "configurations shown per kernel by --report"},
-	{"cache", PO_STRING, "", "tuning cache file (empty: none)"},
-	{"measure", PO_BOOL, "false", "time candidates instead of scoring (needs aicm-run)"},
+	{"top-k", PO_INT, "3", "configurations shown per kernel by --report", 0, 576},
+	{"cache", PO_STRING, "", "tuning cache file (empty: none)", 0, 0},
+	{"measure", PO_BOOL, "false", "time candidates instead of scoring (needs aicm-run)", 0, 0},
 	{0},
 };
 

@@ -655,11 +655,12 @@ run(Graph *g, const PassArgs *args, Diag *d)
 
 static const PassOpt opts[] = {
 	{"explain", PO_BOOL, "false", "a remark for every producer->consumer edge not fused, "
-	    "with its rule id (docs/passes.md), the reason and the bytes fusing would save"},
-	{"matmul-reduce", PO_BOOL, "false", "let a reduction consume a matmul directly"},
+	    "with its rule id (docs/passes.md), the reason and the bytes fusing would save",
+	    0, 0},
+	{"matmul-reduce", PO_BOOL, "false", "let a reduction consume a matmul directly", 0, 0},
 	{"row-fusion", PO_BOOL, "false", "fuse softmax-like rows (last-axis reductions with "
-	    "keepdims=True and their broadcast consumers) into one row_reduction kernel"},
-	{"max-ops", PO_INT, "0", "at most this many ops per kernel (0: unlimited)"},
+	    "keepdims=True and their broadcast consumers) into one row_reduction kernel", 0, 0},
+	{"max-ops", PO_INT, "0", "at most this many ops per kernel (0: unlimited)", 0, 1e9},
 	{0},
 };
 

@@ -1114,9 +1114,9 @@ const Pass pass_lower_tiled = {
 	.name = "lower-tiled",
 	.summary = "turn every kernel (and every op outside one) into a tile program",
 	.opts = (const PassOpt[]){
-		{"bm", PO_INT, "32", "rows per tile (BM) when the kernel has no BM"},
-		{"bn", PO_INT, "32", "columns per tile (BN) when the kernel has no BN"},
-		{"bk", PO_INT, "32", "the matmul's K step (BK) when the kernel has no BK"},
+		{"bm", PO_INT, "32", "rows per tile (BM) when the kernel has no BM", 1, 4096},
+		{"bn", PO_INT, "32", "columns per tile (BN) when the kernel has no BN", 1, 4096},
+		{"bk", PO_INT, "32", "the matmul's K step (BK) when the kernel has no BK", 1, 4096},
 		{0},
 	},
 	.run = run,

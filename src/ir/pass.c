@@ -93,6 +93,16 @@ parse_value(const PassOpt *o, const char *v, PassVal *out)
 	return -1;
 }
 
+static bool
+in_range(const PassOpt *o, const PassVal *v)
+{
+	double x = o->kind == PO_INT ? (double)v->i : v->f;
+
+	if ((o->kind != PO_INT && o->kind != PO_FLOAT) || (o->lo == 0 && o->hi == 0))
+		return true;
+	return x >= o->lo && x <= o->hi;   /* NaN is out of every range */
+}
+
 static void
 opt_list(FILE *err, const Pass *p)
 {
@@ -180,6 +190,7 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 			for (;;) {
 				size_t ks, ke, vs, ve;
 				const PassOpt *o;
+				int rc;
 				char *key, *val;
 				int k = 0;
 
@@ -239,7 +250,17 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 				if (pi->vals[k].s && o->kind == PO_STRING)
 					free((char *)pi->vals[k].s);
 				pi->vals[k].s = NULL;
-				if (parse_value(o, val, &pi->vals[k]) != 0) {
+				rc = parse_value(o, val, &pi->vals[k]);
+				if (rc == 0 && !in_range(o, &pi->vals[k])) {
+					fprintf(err, o->kind == PO_INT ?
+					    "%s: error: option '%s' of '%s' must be in %.0f..%.0f, found '%s'\n" :
+					    "%s: error: option '%s' of '%s' must be in %g..%g, found '%s'\n",
+					    tool, o->key, p->name, o->lo, o->hi, val);
+					caret(err, tool, text, vs, ve > vs ? ve - vs : 1);
+					free(val);
+					goto fail;
+				}
+				if (rc != 0) {
 					fprintf(err, "%s: error: option '%s' of '%s' takes %s%s, found '%s'\n",
 					    tool, o->key, p->name,
 					    o->kind == PO_BOOL ? "" : o->kind == PO_INT ? "an " : "a ",

@@ -24,6 +24,8 @@ typedef struct PassOpt {
 	PassOptKind kind;
 	const char *def;             /* default, as it would be written */
 	const char *help;
+	double lo, hi;               /* PO_INT/PO_FLOAT: the range a value must lie in,
+	                              * checked with the pipeline (exit 2); both 0: any */
 } PassOpt;
 
 typedef struct PassVal {
