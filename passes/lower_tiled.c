@@ -369,31 +369,14 @@ store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
 	in->masked = ragged(b, t, it);
 }
 
-/* Program ids for the dims that belong to the programs (prog[j]): the
- * last two (tiled by BM and BN) on grid axes 0 and 1 (a single tiled dim on
- * axis 0), the leading ones flattened on axis 2 and recovered with idiv and
- * irem. */
+/* The leading dims lead[0..nlead) share grid axis 2: the grid's extent is
+ * their product, and each dim's offset is recovered from the one program
+ * id by irem and idiv, the last dim varying fastest. */
 static void
-program_dims(LB *b, const bool *prog)
+lead_on_axis2(LB *b, const int *lead, int nlead)
 {
-	static const char *const nm[] = {"m", "n"};
-	int tiled[2], nt = 0, lead[IR_MAX_RANK], nlead = 0;
 	int64_t g2 = 1;
 
-	for (int j = 0; j < b->R; j++) {
-		if (!prog[j])
-			continue;
-		if (j >= b->R - 2)
-			tiled[nt++] = j;
-		else if (b->S[j] > 1)
-			lead[nlead++] = j;
-	}
-	for (int t = 0; t < nt; t++) {
-		int j = tiled[t], p = scalar(b, TO_PROGRAM_ID, nm[t], -1, t);
-
-		b->dim[j].off = idx_of(p, b->dim[j].ext);
-		b->f->grid[t] = (b->S[j] + b->dim[j].ext - 1) / b->dim[j].ext;
-	}
 	for (int t = 0; t < nlead; t++)
 		g2 *= b->S[lead[t]];
 	b->f->grid[2] = g2;
@@ -411,6 +394,33 @@ program_dims(LB *b, const bool *prog)
 			}
 		}
 	}
+}
+
+/* Program ids for the dims that belong to the programs (prog[j]): the
+ * last two (tiled by BM and BN) on grid axes 0 and 1 (a single tiled dim on
+ * axis 0), the leading ones flattened on axis 2 and recovered with idiv and
+ * irem. */
+static void
+program_dims(LB *b, const bool *prog)
+{
+	static const char *const nm[] = {"m", "n"};
+	int tiled[2], nt = 0, lead[IR_MAX_RANK], nlead = 0;
+
+	for (int j = 0; j < b->R; j++) {
+		if (!prog[j])
+			continue;
+		if (j >= b->R - 2)
+			tiled[nt++] = j;
+		else if (b->S[j] > 1)
+			lead[nlead++] = j;
+	}
+	for (int t = 0; t < nt; t++) {
+		int j = tiled[t], p = scalar(b, TO_PROGRAM_ID, nm[t], -1, t);
+
+		b->dim[j].off = idx_of(p, b->dim[j].ext);
+		b->f->grid[t] = (b->S[j] + b->dim[j].ext - 1) / b->dim[j].ext;
+	}
+	lead_on_axis2(b, lead, nlead);
 }
 
 /* Extents: last dim bn, second-to-last bm, leading 1. */
@@ -694,7 +704,6 @@ lower_reduction(LB *b)
 		 * program_dims treats a ext-1 dim before the last two as leading,
 		 * so put the BM dim on axis 0 by hand. */
 		int lead[IR_MAX_RANK], nlead = 0;
-		int64_t g2 = 1;
 
 		for (int j = 0; j < b->R; j++) {
 			if (!prog[j])
@@ -708,23 +717,7 @@ lower_reduction(LB *b)
 				lead[nlead++] = j;
 			}
 		}
-		for (int t = 0; t < nlead; t++)
-			g2 *= b->S[lead[t]];
-		b->f->grid[2] = g2;
-		if (nlead) {
-			int q = scalar(b, TO_PROGRAM_ID, "b", -1, 2);
-
-			for (int t = nlead - 1; t >= 0; t--) {
-				int j = lead[t];
-
-				if (t == 0) {
-					b->dim[j].off = idx_of(q, 1);
-				} else {
-					b->dim[j].off = idx_of(scalar(b, TO_IREM, "bi", q, b->S[j]), 1);
-					q = scalar(b, TO_IDIV, "bq", q, b->S[j]);
-				}
-			}
-		}
+		lead_on_axis2(b, lead, nlead);
 	}
 	/* The accumulator: the reduced tile's shape. */
 	for (int j = 0; j < b->R; j++)
