@@ -19,6 +19,7 @@
 #ifndef AICM_SIMD_H
 #define AICM_SIMD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum SimdIsa { SIMD_PORTABLE, SIMD_AVX2, SIMD_AVX512, SIMD_ISA_COUNT } SimdIsa;
@@ -64,5 +65,34 @@ double simd_max(int64_t n, const double *x);
 /* o[i] += x[i]; o[i] = max(o[i], x[i]) with NaN winning. */
 void simd_acc_sum(int64_t n, const double *x, double *o);
 void simd_acc_max(int64_t n, const double *x, double *o);
+
+/* ---- f32 tiles: the same kernels on floats -------------------------- */
+/* An f32 kernel holds its tiles as floats, so that its work runs at the
+ * f32 rate (16 lanes in a zmm) and moves half the bytes.  Dots accumulate
+ * in f32 FMA lanes, as sgemm does; sums accumulate in f64 lanes and are
+ * rounded once; elementwise results are the correctly rounded float of
+ * the f64 operation for add/sub/mul/div/max/min (IEEE), and within 2 ulp
+ * of (float)exp((double)x) for exp.  Every f32 result stays within the
+ * f32 --check tolerance (1e-4) of the reference. */
+void simd_dot_f32(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
+    int64_t ldb, const float *c, float *o, int64_t ldc);
+void simd_binary_f32(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs,
+    float *o);
+void simd_relu_f32(int64_t n, const float *x, float *o);
+void simd_exp_f32(int64_t n, const float *x, float *o);
+/* The sum in f64 lanes (the caller rounds it), and the max (NaN wins; -inf
+ * for n == 0). */
+double simd_sum_f32(int64_t n, const float *x);
+float simd_max_f32(int64_t n, const float *x);
+void simd_acc_sum_f32(int64_t n, const float *x, float *o);
+void simd_acc_max_f32(int64_t n, const float *x, float *o);
+
+/* Copies n bytes from src to dst with non-temporal stores where the path
+ * has them (dst 64-byte aligned or not), so that a large store into a
+ * tensor does not read the destination's lines first; a plain memcpy on
+ * the portable path.  simd_fence() orders those stores before the caller
+ * hands the tensor on (once per kernel, not per copy). */
+void simd_copy_stream(void *dst, const void *src, size_t n);
+void simd_fence(void);
 
 #endif
