@@ -49,7 +49,11 @@ CPPFLAGS = -Isrc/ir -Isrc/runtime -Igrammar -I$(B)/grammar -D_POSIX_C_SOURCE=200
 
 LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o
-TOOLS = $(patsubst src/tools/%.c,$(B)/%,$(wildcard src/tools/*.c))
+# The tools are src/tools/aicm-*.c; the other files there (the measuring
+# callback) are the tools' own layer, linked into both, never into libaicm.a.
+TOOL_MAINS = $(wildcard src/tools/aicm-*.c)
+TOOL_OBJ = $(patsubst %.c,$(B)/%.o,$(filter-out $(TOOL_MAINS),$(wildcard src/tools/*.c)))
+TOOLS = $(patsubst src/tools/%.c,$(B)/%,$(TOOL_MAINS))
 
 CHECK_SRC = $(wildcard tests/check_*.c)
 CHECK_OBJ = $(CHECK_SRC:%.c=$(B)/%.o)
@@ -93,8 +97,8 @@ $(B)/libaicm.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-$(B)/aicm-%: $(B)/src/tools/aicm-%.o $(B)/libaicm.a
-	$(CC) $(LDFLAGS) -o $@ $< $(B)/libaicm.a $(LDLIBS)
+$(B)/aicm-%: $(B)/src/tools/aicm-%.o $(TOOL_OBJ) $(B)/libaicm.a
+	$(CC) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(B)/libaicm.a $(LDLIBS)
 
 $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 	$(CC) $(LDFLAGS) -o $@ $(CHECK_OBJ) $(B)/libaicm.a $$($(PKG_CONFIG) --libs check) $(LDLIBS)

@@ -11,11 +11,20 @@
  * signature (kind, ops, shapes, element type) share one tuning within a run,
  * and a tuning cache file keeps results across runs, keyed by signature,
  * target constants and a hash of the space, one readable line per result.
- * Measured tuning (measure=true) needs a callback that only aicm-run can
- * supply; aicm-opt reports that instead of guessing.
+ *
+ * Measured tuning (measure=true), Triton's @autotune on this executor: the
+ * model ranks, then the tool's measuring callback (PassArgs.measure; a pass
+ * never calls the runtime) times the model's best few distinct tilings on
+ * scratch inputs and checks each against the reference interpreter; the
+ * fastest that matches wins.  Candidates that differ only in warps and
+ * stages lower to the same tile program (lower-tiled carries them, the
+ * executor has no use for them), so each tiling is timed once.  The cache
+ * records what was measured beside the model's score, and a measuring run
+ * takes only measured records from it.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +81,10 @@ static const PassOpt opts[] = {
 #undef X
 	{"top-k", PO_INT, "3", "configurations shown per kernel by --report", 0, 576},
 	{"cache", PO_STRING, "", "tuning cache file (empty: none)", 0, 0},
-	{"measure", PO_BOOL, "false", "time candidates instead of scoring (needs aicm-run)", 0, 0},
+	{"measure", PO_BOOL, "false", "time the model's best tilings on the tile executor and keep "
+	    "the fastest that matches the reference", 0, 0},
+	{"measure-top", PO_INT, "16", "distinct tilings of the model's ranking that measure=true "
+	    "times", 1, 576},
 	{0},
 };
 
@@ -180,6 +192,8 @@ typedef struct Result {
 	char *key;
 	TileConfig c;
 	double score;
+	double ms;                   /* measured: its time */
+	bool measured;
 	bool found;                  /* a config was chosen */
 	int from;                    /* SRC_REUSE: the kernel tuned first */
 } Result;
@@ -188,6 +202,8 @@ typedef struct Entry {
 	char *key;
 	TileConfig c;
 	double score;
+	double ms;                   /* measured=: its time */
+	bool measured;
 	unsigned have;               /* bit per KAttrId read */
 	int line;
 	bool drop;                   /* invalid: re-tuned, not written back */
@@ -211,7 +227,7 @@ cache_add(Cache *c, Entry e)
 	c->e[c->n++] = e;
 }
 
-/* Parses "BM=64 BN=32 ... score=0.0035"; 0 or -1. */
+/* Parses "BM=64 BN=32 ... score=0.0035 [measured=1.25]"; 0 or -1. */
 static int
 parse_config(char *s, Entry *e)
 {
@@ -231,6 +247,13 @@ parse_config(char *s, Entry *e)
 			if (end == eq + 1 || *end || errno || !(e->score >= 0))
 				return -1;
 			score = true;
+			continue;
+		}
+		if (!strcmp(tok, "measured")) {
+			e->ms = strtod(eq + 1, &end);
+			if (end == eq + 1 || *end || errno || !(e->ms >= 0) || e->measured)
+				return -1;
+			e->measured = true;
 			continue;
 		}
 		a = ir_kattr_lookup(tok);
@@ -301,8 +324,8 @@ cache_load(Cache *c, Diag *d)
 		} else {
 			*arrow = '\0';
 			if (parse_config(arrow + 4, &e) != 0)
-				why = "expected 'NAME=VALUE' items (BM, BN, BK, warps, stages, score) "
-				    "after '->'";
+				why = "expected 'NAME=VALUE' items (BM, BN, BK, warps, stages, score, "
+				    "measured) after '->'";
 			else if (cache_find(c, ln))
 				why = "a second record for the same key";
 		}
@@ -350,7 +373,7 @@ cache_save(Cache *c, Diag *d)
 	int rc = 0;
 
 	bprintf(&b, "# aicm autotune cache v1, one record per line: KIND DTYPE SIGNATURE "
-	    "target=NAME{CONSTANTS} space=HASH -> CONFIG score=MS\n");
+	    "target=NAME{CONSTANTS} space=HASH -> CONFIG score=MS [measured=MS]\n");
 	for (int i = 0; i < c->n; i++) {
 		char s[64];
 
@@ -359,7 +382,12 @@ cache_save(Cache *c, Diag *d)
 		ir_fmt_double(s, sizeof s, c->e[i].score);
 		bprintf(&b, "%s -> ", c->e[i].key);
 		config_str(&b, &c->e[i].c, c->e[i].have);
-		bprintf(&b, " score=%s\n", s);
+		bprintf(&b, " score=%s", s);
+		if (c->e[i].measured) {
+			ir_fmt_double(s, sizeof s, c->e[i].ms);
+			bprintf(&b, " measured=%s", s);
+		}
+		bprintf(&b, "\n");
 	}
 	if (aicm_write_file(c->path, b.s, b.n) != 0) {
 		diag_error(d, LOC_NONE, "autotune: cannot write tuning cache '%s': %s", c->path,
@@ -380,12 +408,21 @@ typedef struct Cand {
 	int gen;
 } Cand;
 
+/* A tiling that measure=true timed. */
+typedef struct Timed {
+	int cand;                    /* index into Tuning.cand */
+	int rank;                    /* 1-based, among the model's distinct tilings */
+	PassMeasured m;
+} Timed;
+
 typedef struct Tuning {
 	Cand cand[COST_MAX_SPACE];
 	int n;
 	int pruned[PR_COUNT];
 	int order[COST_MAX_SPACE];   /* the scored ones, best first */
 	int nscored;
+	Timed timed[COST_MAX_SPACE]; /* measured: matching ones fastest first, then the rest */
+	int ntimed;
 } Tuning;
 
 static int
@@ -463,6 +500,75 @@ cached_ok(const CostModel *m, const Target *t, const Entry *e)
 	return false;
 }
 
+static void apply(Kernel *k, const TileConfig *c);
+
+/* Whether two candidates lower to the same tile program: lower-tiled
+ * carries warps and stages as attributes, but nothing runs differently. */
+static bool
+same_tiling(const TileConfig *a, const TileConfig *b)
+{
+	return a->bm == b->bm && a->bn == b->bn && a->bk == b->bk && a->split == b->split;
+}
+
+static int
+cmp_timed(const void *pa, const void *pb)
+{
+	const Timed *a = pa, *b = pb;
+
+	if (a->m.match != b->m.match)
+		return a->m.match ? -1 : 1;
+	if (a->m.match && a->m.ms != b->m.ms)
+		return a->m.ms < b->m.ms ? -1 : 1;
+	return a->rank - b->rank;
+}
+
+/* measure=true: times the model's first `top` distinct tilings of kernel k
+ * with the tool's callback and sorts them, the fastest that matches the
+ * reference first.  0, or -1 after a diagnostic. */
+static int
+measure_top(const PassMeasure *pm, const Graph *g, const Kernel *k, Tuning *tu, int top,
+    Diag *d)
+{
+	Kernel *kc;
+	PassMeasured *out;
+	int n = 0, rc;
+
+	for (int i = 0; i < tu->nscored && n < top; i++) {
+		const Cand *c = &tu->cand[tu->order[i]];
+		bool dup = false;
+
+		for (int j = 0; j < n && !dup; j++)
+			dup = same_tiling(&tu->cand[tu->timed[j].cand].c, &c->c);
+		if (dup)
+			continue;
+		tu->timed[n].cand = tu->order[i];
+		tu->timed[n].rank = n + 1;
+		n++;
+	}
+	kc = xcalloc((size_t)n, sizeof *kc);
+	out = xcalloc((size_t)n, sizeof *out);
+	for (int j = 0; j < n; j++) {
+		kc[j] = *k;
+		apply(&kc[j], &tu->cand[tu->timed[j].cand].c);
+	}
+	rc = pm->run(pm->ctx, g, k, kc, n, out, d);
+	for (int j = 0; j < n; j++)
+		tu->timed[j].m = out[j];
+	free(kc);
+	free(out);
+	if (rc != 0)
+		return -1;
+	tu->ntimed = n;
+	qsort(tu->timed, (size_t)n, sizeof *tu->timed, cmp_timed);
+	if (n && !tu->timed[0].m.match) {
+		diag_error(d, k->loc, "autotune: every measured configuration of kernel '@%s' "
+		    "differs from the reference interpreter (%d timed); the tile executor "
+		    "is wrong here", k->name, n);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 apply(Kernel *k, const TileConfig *c)
 {
@@ -512,6 +618,31 @@ problem_str(Buf *b, const Problem *p)
 	}
 }
 
+/* measure=true: what was timed, the fastest matching first, beside the
+ * model's rank and score. */
+static void
+report_timed(FILE *f, const Kernel *k, const Tuning *tu)
+{
+	unsigned have = kind_attrs(k->kind);
+
+	fprintf(f, "  measured the model's best %d distinct tiling%s on scratch inputs, each "
+	    "checked against the reference (fastest first):\n", tu->ntimed,
+	    tu->ntimed == 1 ? "" : "s");
+	for (int i = 0; i < tu->ntimed; i++) {
+		const Timed *t = &tu->timed[i];
+		const Cand *c = &tu->cand[t->cand];
+
+		fprintf(f, "    #%d BM=%3d BN=%3d", i + 1, c->c.bm, c->c.bn);
+		if (have & (1u << KA_BK))
+			fprintf(f, " BK=%3d", c->c.bk);
+		if (t->m.match)
+			fprintf(f, "  measured=%.3f ms", t->m.ms);
+		else
+			fprintf(f, "  rejected: differs from the reference (error %.3g)", t->m.err);
+		fprintf(f, "  model #%d score=%.6f ms\n", t->rank, c->s.total);
+	}
+}
+
 static void
 report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source src,
     const Tuning *tu, const Result *r, const char *from, int topk)
@@ -526,7 +657,10 @@ report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 		config_str(&b, &r->c, kind_attrs(k->kind));
 	switch (src) {
 	case SRC_CACHE:
-		fprintf(f, "  from the tuning cache (%s): %s  score=%.6f ms\n", from, b.s, r->score);
+		fprintf(f, "  from the tuning cache (%s): %s  score=%.6f ms", from, b.s, r->score);
+		if (r->measured)
+			fprintf(f, "  measured=%.3f ms", r->ms);
+		fprintf(f, "\n");
 		break;
 	case SRC_REUSE:
 		fprintf(f, "  same signature as @%s: %s\n", from, r->found ? b.s : "left untuned");
@@ -540,6 +674,10 @@ report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 		fprintf(f, "), %d scored\n", tu->nscored);
 		if (!tu->nscored) {
 			fprintf(f, "  no configuration fits; left untuned\n");
+			break;
+		}
+		if (tu->ntimed) {
+			report_timed(f, k, tu);
 			break;
 		}
 		if (topk > 0)
@@ -611,7 +749,10 @@ report_json(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 	if (r->found) {
 		fprintf(f, ",\"chosen\":{");
 		json_config(f, &r->c, have);
-		fprintf(f, ",\"score\":%.17g}", r->score);
+		fprintf(f, ",\"score\":%.17g", r->score);
+		if (r->measured)
+			fprintf(f, ",\"measured_ms\":%.17g", r->ms);
+		fprintf(f, "}");
 	} else {
 		fprintf(f, ",\"chosen\":null");
 	}
@@ -636,6 +777,25 @@ report_json(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 			    c->t.programs);
 		}
 		fprintf(f, "]");
+		if (tu->ntimed) {
+			fprintf(f, ",\"measured\":[");
+			for (int i = 0; i < tu->ntimed; i++) {
+				const Timed *tm = &tu->timed[i];
+
+				fprintf(f, "%s{", i ? "," : "");
+				json_config(f, &tu->cand[tm->cand].c, have);
+				fprintf(f, ",\"model_rank\":%d,\"score\":%.17g,\"match\":%s", tm->rank,
+				    tu->cand[tm->cand].s.total, tm->m.match ? "true" : "false");
+				if (tm->m.match)
+					fprintf(f, ",\"ms\":%.17g", tm->m.ms);
+				/* JSON has no inf or NaN: a non-finite error is null */
+				if (isfinite(tm->m.err))
+					fprintf(f, ",\"err\":%.17g}", tm->m.err);
+				else
+					fprintf(f, ",\"err\":null}");
+			}
+			fprintf(f, "]");
+		}
 	}
 	fprintf(f, "}\n");
 }
@@ -671,11 +831,12 @@ run(Graph *g, const PassArgs *a, Diag *d)
 	Tuning *tu;
 	int topk = (int)pass_int(a, "top-k"), rc = 0;
 	const char *cpath = pass_str(a, "cache");
+	bool meas = pass_bool(a, "measure");
 
-	if (pass_bool(a, "measure")) {
-		diag_error(d, LOC_NONE, "autotune: measure=true times candidates on the tile "
-		    "executor, and measuring needs aicm-run (aicm-run --pass='...,autotune{measure=true}'"
-		    "); aicm-opt only scores with the cost model");
+	if (meas && !a->measure) {
+		diag_error(d, LOC_NONE, "autotune: measure=true needs a measuring callback, and "
+		    "this tool hands the passes none (aicm-opt and aicm-run do); drop measure=true "
+		    "to score with the cost model alone");
 		return -1;
 	}
 	if (pass_int(a, "top-k") < 0 || pass_int(a, "top-k") > COST_MAX_SPACE) {
@@ -724,14 +885,21 @@ run(Graph *g, const PassArgs *a, Diag *d)
 				r->found = res[j].found;
 				r->c = res[j].c;
 				r->score = res[j].score;
+				r->measured = res[j].measured;
+				r->ms = res[j].ms;
 				bprintf(&from, "%s", g->kernels[j].name);
 			}
-		if (src == SRC_SCORED && cache.path && (e = cache_find(&cache, r->key))) {
+		/* a measuring run takes only measured records; the model's are
+		 * measured again and replaced */
+		if (src == SRC_SCORED && cache.path && (e = cache_find(&cache, r->key)) &&
+		    (e->measured || !meas)) {
 			if (cached_ok(m, &t, e)) {
 				src = SRC_CACHE;
 				r->found = true;
 				r->c = e->c;
 				r->score = e->score;
+				r->measured = e->measured;
+				r->ms = e->ms;
 				bprintf(&from, "%s:%d", cache.path, e->line);
 			} else {
 				diag_warning(d, LOC_NONE, "autotune: %s:%d: the cached config of '@%s' "
@@ -743,7 +911,21 @@ run(Graph *g, const PassArgs *a, Diag *d)
 		}
 		if (src == SRC_SCORED) {
 			tune(m, &t, tu);
-			if (tu->nscored) {
+			tu->ntimed = 0;
+			if (tu->nscored && meas) {
+				if (measure_top(a->measure, g, kn, tu, (int)pass_int(a, "measure-top"),
+				    d) != 0) {
+					free(from.s);
+					cost_model_free(m);
+					rc = -1;
+					break;
+				}
+				r->found = true;
+				r->c = tu->cand[tu->timed[0].cand].c;
+				r->score = tu->cand[tu->timed[0].cand].s.total;
+				r->measured = true;
+				r->ms = tu->timed[0].m.ms;
+			} else if (tu->nscored) {
 				r->found = true;
 				r->c = tu->cand[tu->order[0]].c;
 				r->score = tu->cand[tu->order[0]].s.total;
@@ -767,6 +949,8 @@ run(Graph *g, const PassArgs *a, Diag *d)
 				ne.key = xstrdup(r->key);
 				ne.c = r->c;
 				ne.score = r->score;
+				ne.measured = r->measured;
+				ne.ms = r->ms;
 				ne.have = kind_attrs(kn->kind);
 				ne.fresh = true;
 				cache_add(&cache, ne);

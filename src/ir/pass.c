@@ -429,7 +429,7 @@ pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d)
 {
 	for (int i = 0; i < pl->n; i++) {
 		const PassInst *pi = &pl->p[i];
-		PassArgs a = {pi->pass->opts, pi->vals, r->report, r->report_json};
+		PassArgs a = {pi->pass->opts, pi->vals, r->report, r->report_json, r->measure};
 		double t0;
 		int nerr0 = d->nerr;
 

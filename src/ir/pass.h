@@ -36,11 +36,30 @@ typedef struct PassVal {
 	const char *s;               /* PO_STRING: owned by the pipeline */
 } PassVal;
 
+/* What one configuration of a kernel measured (autotune{measure=true}). */
+typedef struct PassMeasured {
+	double ms;                   /* the best wall time of a few runs */
+	double err;                  /* error against the reference (DESIGN §7's measure) */
+	bool match;                  /* err within the element type's tolerance */
+} PassMeasured;
+
+/* A measuring callback that a tool hands the passes (DESIGN §6: passes
+ * never call the runtime).  run times kernel k of g alone, once per
+ * candidate cand[0..n) (copies of k carrying the candidate's attributes),
+ * on scratch inputs, never the user's data, and checks each result against
+ * the reference interpreter.  0, or -1 after a diagnostic. */
+typedef struct PassMeasure {
+	int (*run)(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, int n,
+	    PassMeasured *out, Diag *d);
+	void *ctx;
+} PassMeasure;
+
 typedef struct PassArgs {
 	const PassOpt *opts;
 	const PassVal *vals;         /* one per opts entry */
 	FILE *report;                /* --report: where reports go, or NULL */
 	bool report_json;
+	const PassMeasure *measure;  /* NULL: the tool cannot measure */
 } PassArgs;
 
 typedef struct Pass {
@@ -71,6 +90,7 @@ typedef struct PassRun {
 	void (*before)(void *ctx, int idx, const PassInst *pi, const Graph *g);
 	void (*after)(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms);
 	void *ctx;
+	const PassMeasure *measure;  /* handed to every pass; NULL: none */
 } PassRun;
 
 /* pass.c */

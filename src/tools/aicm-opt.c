@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "measure.h"
 #include "parse.h"
 #include "pass.h"
 
@@ -587,6 +588,8 @@ main(int argc, char **argv)
 	Diag d;
 	Chunk *ch;
 	int nch, status = 0, vbad = 0, printed = 0;
+	MeasureCtx mc;
+	PassMeasure pm;
 
 	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
 	 * stderr made each piece of each message a system call.  exit() and
@@ -595,6 +598,9 @@ main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, tool) != 0)
 		return 2;
+	/* autotune{measure=true} times candidates on the tile executor, all
+	 * cores, as aicm-run runs by default */
+	measure_init(&mc, &pm, tool, (int)sysconf(_SC_NPROCESSORS_ONLN));
 	if (o.dump_pipeline)
 		pass_print_pipeline(stdout, &pl);
 	if (aicm_read_file(o.input, &buf, &len) != 0) {
@@ -620,7 +626,7 @@ main(int argc, char **argv)
 		Stage st = {.o = &o, .chunk = c, .pl = &pl, .text = buf + ch[c].off,
 		    .len = ch[c].len, .pass = -1};
 		PassRun run = {o.verify_each, o.report ? stderr : NULL, o.report_json,
-		    hook_before, hook_after, &st};
+		    hook_before, hook_after, &st, &pm};
 		double t0 = pass_now_ms(), parse_ms, print_ms;
 		int nerr0 = d.nerr;
 		Graph *g;

@@ -28,6 +28,7 @@
 
 #include "diag.h"
 #include "exec.h"
+#include "measure.h"
 #include "parse.h"
 #include "pass.h"
 #include "tile.h"
@@ -450,7 +451,7 @@ static int
 run_pipeline_text(Graph *g, const char *text, Diag *d)
 {
 	Pipeline pl = {0};
-	PassRun run = {true, NULL, false, NULL, NULL, NULL};
+	PassRun run = {true, NULL, false, NULL, NULL, NULL, NULL};
 	int rc;
 
 	if (pass_parse_pipeline(text, &pl, stderr, tool) != 0)
@@ -462,11 +463,12 @@ run_pipeline_text(Graph *g, const char *text, Diag *d)
 
 /* Parses and verifies the file; runs shape-infer when the graph is untyped
  * and the pipeline does not start with it, then the pipeline (may be
- * NULL).  Returns the graph or NULL (diagnostics given). */
+ * NULL) with the measuring callback pm (autotune{measure=true}).  Returns
+ * the graph or NULL (diagnostics given). */
 static Graph *
-load_graph(const char *buf, size_t len, const Pipeline *pl, Diag *d)
+load_graph(const char *buf, size_t len, const Pipeline *pl, const PassMeasure *pm, Diag *d)
 {
-	PassRun run = {true, NULL, false, NULL, NULL, NULL};
+	PassRun run = {true, NULL, false, NULL, NULL, NULL, pm};
 	Graph *g = parse_graph(buf, len, 1, d);
 
 	if (!g)
@@ -713,6 +715,8 @@ main(int argc, char **argv)
 	char *buf;
 	size_t len;
 	Diag d;
+	MeasureCtx mc;
+	PassMeasure pm;
 
 	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
 	 * stderr made each piece of each message a system call.  exit() and
@@ -730,9 +734,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 	diag_init(&d, strcmp(o.file, "-") ? o.file : "<stdin>", buf, len, stderr);
-	g = load_graph(buf, len, &pl, &d);
+	measure_init(&mc, &pm, tool, o.threads);
+	mc.seed = o.seed;
+	mc.lim = o.lim;
+	g = load_graph(buf, len, &pl, &pm, &d);
 	if (g && o.check)
-		ref = load_graph(buf, len, NULL, &d);
+		ref = load_graph(buf, len, NULL, NULL, &d);
 	if (!g || (o.check && !ref)) {
 		status = 1;
 		goto done;

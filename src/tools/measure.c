@@ -1,0 +1,241 @@
+/*
+ * measure.c: time a kernel's tile configurations on the tile executor, for
+ * autotune{measure=true} (measure.h).
+ *
+ * Triton's @autotune times every candidate on the device with the real
+ * launch; here a candidate is the kernel alone in a scratch graph: its
+ * operands become fresh inputs of the same types with the documented
+ * random values (the user's tensors are never touched, nor even
+ * allocated), the kernel keeps its ops, attributes and kind and takes the
+ * candidate's tile attributes, and lower-tiled (through the pass registry,
+ * as any pipeline would run it) turns it into the tile program that
+ * aicm-run would execute.  The reference interpreter runs the scratch
+ * graph once per call; each candidate's first run is checked against it
+ * with DESIGN §7's error measure, and only a matching candidate is timed:
+ * `reps` more runs, the least wall time kept (the machine is shared; the
+ * minimum is the run the others disturbed least).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "measure.h"
+#include "tile_exec.h"
+
+void
+measure_init(MeasureCtx *c, PassMeasure *pm, const char *tool, int threads)
+{
+	memset(c, 0, sizeof *c);
+	c->threads = threads < 1 ? 1 : threads;
+	c->reps = 3;
+	c->seed = 0;
+	c->lim.max_bytes = EXEC_DEFAULT_MAX_BYTES;
+	c->lim.max_total_bytes = exec_default_max_total();
+	c->tool = tool;
+	pm->run = measure_kernel;
+	pm->ctx = c;
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static const char *
+copy_name(Graph *sg, const char *s)
+{
+	return arena_strndup(&sg->arena, s, strlen(s));
+}
+
+/* The scratch graph: kernel k of g alone, carrying cand's attributes.
+ * Operands from outside the kernel become inputs (a const keeps its op and
+ * its value=, so that a splat stays one); names, types, attributes and
+ * places are g's, so that any message points into the user's file. */
+static Graph *
+scratch_graph(const Graph *g, const Kernel *k, const Kernel *cand)
+{
+	Graph *sg = ir_graph_new();
+	int *map = xmalloc(sizeof(int) * (size_t)(k->last + 1)), kn;
+
+	for (int i = 0; i <= k->last; i++)
+		map[i] = -1;
+	for (int i = k->first; i <= k->last; i++)
+		for (int j = 0; j < g->nodes[i].nin; j++) {
+			int v = g->nodes[i].in[j];
+			const Node *src = &g->nodes[v];
+			int s;
+
+			if (v >= k->first || map[v] >= 0)
+				continue;
+			s = ir_add_node(sg, src->op == OP_CONST ? OP_CONST : OP_INPUT,
+			    copy_name(sg, src->name));
+			sg->nodes[s].type = src->type;
+			sg->nodes[s].loc = src->loc;
+			if (src->op == OP_CONST)
+				sg->nodes[s].at = src->at;
+			map[v] = s;
+		}
+	kn = ir_add_kernel(sg, copy_name(sg, cand->name), cand->kind);
+	for (int i = k->first; i <= k->last; i++) {
+		const Node *n = &g->nodes[i];
+		int s = ir_add_node(sg, n->op, copy_name(sg, n->name));
+		Node *o = &sg->nodes[s];
+
+		o->type = n->type;
+		o->at = n->at;
+		o->nin = n->nin;
+		for (int j = 0; j < n->nin; j++)
+			o->in[j] = map[n->in[j]];
+		o->loc = n->loc;
+		o->oploc = n->oploc;
+		o->kernel = kn;
+		map[i] = s;
+	}
+	sg->kernels[kn].first = map[k->first];
+	sg->kernels[kn].last = map[k->last];
+	sg->kernels[kn].kset = cand->kset;
+	memcpy(sg->kernels[kn].kattr, cand->kattr, sizeof cand->kattr);
+	sg->kernels[kn].loc = cand->loc;
+	sg->kernels[kn].nameloc = cand->nameloc;
+	free(map);
+	return sg;
+}
+
+/* Allocates and fills the scratch graph's sources; 0 or -1 (diagnostic). */
+static int
+fill_sources(const MeasureCtx *c, const Graph *sg, Tensor *vals, Diag *d)
+{
+	for (int i = 0; i < sg->nnodes; i++) {
+		const Node *n = &sg->nodes[i];
+
+		if (ir_ops[n->op].cls != OC_SOURCE)
+			continue;
+		if (exec_tensor_alloc(&vals[i], &n->type, c->lim.max_bytes) != 0) {
+			diag_error(d, n->loc, "autotune: cannot allocate a scratch copy of '%%%s' "
+			    "(%lld bytes) to measure with", n->name,
+			    (long long)exec_type_bytes(&n->type));
+			return -1;
+		}
+		if (n->op == OP_CONST && (n->at.set & AB(VALUE)))
+			exec_fill_splat(&vals[i], n->at.value);
+		else
+			exec_fill_random(&vals[i], c->seed, n->name);
+	}
+	return 0;
+}
+
+/* Lowers sg in place with lower-tiled; 0 or -1 (diagnostic). */
+static int
+lower(Graph *sg, const char *tool, Diag *d)
+{
+	Pipeline pl;
+	PassRun run = {.verify_each = true};
+	int rc;
+
+	if (pass_parse_pipeline("lower-tiled", &pl, stderr, tool) != 0)
+		AICM_BUG("cannot parse the pipeline 'lower-tiled'");
+	rc = pass_run_pipeline(sg, &pl, &run, d);
+	pass_free_pipeline(&pl);
+	return rc;
+}
+
+/* One candidate: lower, run and check once, time reps more when it
+ * matches.  ref holds the reference graph's values (sources and result);
+ * rsg is that graph. */
+static int
+measure_one(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *cand,
+    const Graph *rsg, const Tensor *rvals, PassMeasured *out, Diag *d)
+{
+	Graph *lg = scratch_graph(g, k, cand);
+	Tensor *vals = NULL;
+	TilePlan *plan = NULL;
+	int rc = -1, root;
+	const Tensor *ref = &rvals[rsg->nnodes - 1];
+	double tol = ref->dt == DT_F32 ? 1e-4 : 1e-9;
+	ExecErr e;
+
+	memset(out, 0, sizeof *out);
+	if (lower(lg, c->tool, d) != 0)
+		goto done;
+	vals = xcalloc((size_t)lg->nnodes, sizeof *vals);
+	/* the sources are the reference's own tensors, shared (the tile
+	 * executor never writes a source) and unhooked before freeing */
+	for (int i = 0; i < lg->nnodes; i++)
+		if (ir_ops[lg->nodes[i].op].cls == OC_SOURCE) {
+			int r = ir_lookup(rsg, lg->nodes[i].name);
+
+			if (r < 0)
+				AICM_BUG("scratch source '%s' lost in lowering", lg->nodes[i].name);
+			vals[i] = rvals[r];
+		}
+	root = ir_lookup(lg, g->nodes[k->last].name);
+	if (root < 0)
+		AICM_BUG("the kernel's root '%s' lost in lowering", g->nodes[k->last].name);
+	if (!(plan = exec_tile_compile(lg, d)) || exec_tile_run(plan, vals, c->threads, d) != 0)
+		goto done;
+	e = exec_compare(&vals[root], ref);
+	out->err = e.rel;
+	out->match = e.rel <= tol;
+	if (out->match) {
+		out->ms = -1;
+		for (int r = 0; r < c->reps; r++) {
+			double t0 = now_ms(), ms;
+
+			if (exec_tile_run(plan, vals, c->threads, d) != 0)
+				AICM_BUG("the tile executor failed on a rerun");
+			ms = now_ms() - t0;
+			if (out->ms < 0 || ms < out->ms)
+				out->ms = ms;
+		}
+	}
+	rc = 0;
+done:
+	if (vals) {
+		for (int i = 0; i < lg->nnodes; i++)
+			if (ir_ops[lg->nodes[i].op].cls == OC_SOURCE)
+				memset(&vals[i], 0, sizeof vals[i]);
+		exec_tensors_free(vals, lg->nnodes);
+		free(vals);
+	}
+	exec_tile_free(plan);
+	ir_graph_free(lg);
+	return rc;
+}
+
+int
+measure_kernel(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, int n,
+    PassMeasured *out, Diag *d)
+{
+	const MeasureCtx *c = ctx;
+	Graph *rsg;
+	Tensor *rvals;
+	int rc = 0;
+
+	if (n <= 0)
+		return 0;
+	if (k->first < 0 || k->last < k->first || k->last >= g->nnodes)
+		AICM_BUG("measure: kernel '%s' has no nodes", k->name);
+	rsg = scratch_graph(g, k, &cand[0]);
+	rvals = xcalloc((size_t)rsg->nnodes, sizeof *rvals);
+	{
+		const Graph *gs[1] = {rsg};
+
+		if (exec_check_limits(gs, 1, &c->lim, d) != 0) {
+			diag_note(d, k->loc, "autotune: measuring kernel '@%s' needs scratch copies "
+			    "of its operands and result", k->name);
+			rc = -1;
+		}
+	}
+	if (rc == 0 && (fill_sources(c, rsg, rvals, d) != 0 || exec_interp(rsg, rvals, d) != 0))
+		rc = -1;
+	for (int i = 0; rc == 0 && i < n; i++)
+		rc = measure_one(c, g, k, &cand[i], rsg, rvals, &out[i], d);
+	exec_tensors_free(rvals, rsg->nnodes);
+	free(rvals);
+	ir_graph_free(rsg);
+	return rc;
+}
