@@ -4,18 +4,26 @@
  * Every program of every grid really runs: loads fill tile buffers from the
  * tensors (a masked-off lane reads the load's `other`), ops work on whole
  * tiles, stores and atomics write back, and KernelStats count as they go.
- * Tiles are held as doubles padded to rank 4 on the left, so that every op
- * is one loop nest; an f32 kernel rounds each elementwise result to float,
- * as the reference interpreter does, while sums and dots accumulate in
- * double and round once at the store (also as the reference does).  The
- * valid box (tile.h) rides along with each tile; reductions and stores
- * honour it, so that ragged tiles never change a result.
+ * Tiles are held in the kernel's element type (an f32 kernel's work runs at
+ * the f32 rate and moves half the bytes), padded to rank 4 on the left, so
+ * that every op is one loop nest.  Elementwise f32 results equal the
+ * reference's (an IEEE float op is the rounded double op); f32 dots
+ * accumulate in float as sgemm does, and sums in double per row, so they
+ * differ from the reference by rounding only, far inside the f32
+ * tolerance.  The valid box (tile.h) rides along with each tile;
+ * reductions and stores honour it, so that ragged tiles never change a
+ * result.
  *
- * The plan keeps, per kernel, instructions with resolved slots and strides;
- * per worker, one buffer for all tiles of the kernel.  Op dispatch is one
- * switch per tile op, never per element.  The hot loops (dot, elementwise
- * rows, reductions, contiguous loads and stores) are simd.c's vector
- * kernels, chosen at run time (AICM_ISA forces a path).
+ * The plan keeps, per kernel, instructions with resolved slots and strides,
+ * and per thread one scratch buffer, allocated once and reused by every
+ * kernel and every run; the threads themselves are a crew started once per
+ * plan.  Op dispatch is one switch per tile op, never per element.  A load
+ * whose tile lies whole inside its tensor with the tensor's own layout is
+ * not copied: the tile points into the tensor (tiles are never written in
+ * place).  A store of long rows into a tensor larger than the caches
+ * streams past them.  The hot loops (dot, elementwise rows, reductions,
+ * copies) are simd.c's vector kernels, chosen at run time (AICM_ISA forces
+ * a path).
  */
 #include <math.h>
 #include <pthread.h>
@@ -26,11 +34,16 @@
 #include "tile.h"
 #include "tile_exec.h"
 
-/* Tile memory of one program (doubles), and the work a plan may ask for
+/* Tile memory of one program (elements), and the work a plan may ask for
  * (element operations, summed over programs and loop trips): beyond them
  * the input is refused rather than run for days. */
 #define TILE_MAX_ELEMS ((int64_t)1 << 28)
 #define TILE_MAX_WORK ((int64_t)1 << 46)
+/* A store streams (non-temporal) into a tensor of at least this many
+ * bytes, when its rows are at least STREAM_MIN_ROW bytes long: such a
+ * tensor would only evict the inputs from the caches on its way out. */
+#define STREAM_MIN_TENSOR ((int64_t)16 << 20)
+#define STREAM_MIN_ROW 256
 
 typedef struct PTile {
 	int64_t sh[4];
@@ -45,12 +58,15 @@ typedef struct PAccess {
 	int64_t tstr[4];             /* tensor stride per padded tile dim */
 	int64_t tdim[4];             /* tensor extent per padded tile dim (1 if none) */
 	int pad;                     /* 4 - rank */
+	bool dense;                  /* a whole tile has the tensor's layout */
+	bool stream;                 /* stores: non-temporal */
 } PAccess;
 
 typedef struct PKernel {
 	int node;
 	const TileFn *f;
 	DType dt;
+	bool f32;
 	size_t es;
 	PTile *tile;                 /* per value (tiles only) */
 	PAccess *acc;                /* per instruction (loads, stores, atomics) */
@@ -60,11 +76,17 @@ typedef struct PKernel {
 	KernelStats st;
 } PKernel;
 
+typedef struct Crew Crew;
+static void crew_stop(Crew *c);
+
 struct TilePlan {
 	const Graph *g;
 	PKernel *k;
 	int nk;
 	KernelStats *stats;
+	size_t maxbuf;               /* bytes of the largest kernel's tiles */
+	int maxvals;
+	Crew *crew;                  /* started at the first run with threads */
 };
 
 typedef struct AtomLog {
@@ -74,10 +96,20 @@ typedef struct AtomLog {
 	int op;
 } AtomLog;
 
+/* What a thread keeps across kernels and runs: its tile memory and
+ * per-value tables, sized for the plan's largest kernel. */
+typedef struct Scratch {
+	char *buf;
+	void **p;
+	int64_t *sc;
+	int64_t (*valid)[4];
+} Scratch;
+
 typedef struct Worker {
 	const PKernel *k;
 	Tensor *vals;
-	double *buf;
+	char *buf;
+	void **p;                    /* per value: its tile (buf or a tensor) */
 	int64_t *sc;                 /* scalar slots */
 	int64_t (*valid)[4];         /* per value */
 	int64_t rd, wr, fl;
@@ -143,6 +175,24 @@ alias_dot_accumulators(const TileFn *f, PKernel *k)
 	}
 }
 
+/* Whether a whole tile of the access has the tensor's own layout (so that
+ * a load may read it in place), and whether a store streams. */
+static void
+mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t)
+{
+	const int64_t *sh = k->tile[in->op == TO_LOAD ? in->res : in->in[0]].sh;
+	int64_t st = 1, bytes = ir_type_numel(t) * (int64_t)k->es;
+
+	a->dense = t->dt == k->dt;
+	for (int d = 3; d >= 0; d--) {
+		if (sh[d] > 1 && a->tstr[d] != st)
+			a->dense = false;
+		st *= sh[d];
+	}
+	a->stream = in->op == TO_STORE && t->dt == k->dt && a->tstr[3] == 1 &&
+	    bytes >= STREAM_MIN_TENSOR && sh[3] * (int64_t)k->es >= STREAM_MIN_ROW;
+}
+
 static int
 compile_kernel(const Graph *g, int node, PKernel *k)
 {
@@ -153,6 +203,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	k->node = node;
 	k->f = f;
 	k->dt = n->type.dt;
+	k->f32 = n->type.dt == DT_F32;
 	k->es = ir_dtype_size(n->type.dt);
 	k->nvals = f->nvals;
 	k->tile = xcalloc((size_t)f->nvals + 1, sizeof *k->tile);
@@ -167,6 +218,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 		for (int d = 0; d < 4; d++)
 			if (__builtin_mul_overflow(t->n, t->sh[d], &t->n) || t->n > TILE_MAX_ELEMS)
 				return -1;
+		off = (off + 15) & ~(size_t)15;   /* each tile on its own lines */
 		t->off = off;
 		off += (size_t)t->n;
 		if (off > TILE_MAX_ELEMS)
@@ -233,6 +285,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			a->tdim[a->pad + d] = t->dim[d];
 			st *= t->dim[d];
 		}
+		mark_dense(k, in, a, t);
 	}
 	return 0;
 }
@@ -253,7 +306,8 @@ exec_tile_compile(const Graph *g, Diag *d)
 		const Node *n = &g->nodes[i];
 
 		if (n->tile) {
-			int rc = compile_kernel(g, i, &p->k[p->nk++]);
+			PKernel *k = &p->k[p->nk++];
+			int rc = compile_kernel(g, i, k);
 
 			if (rc == -1) {
 				diag_error(d, n->loc, "tiled '%%%s' needs more tile memory than a "
@@ -267,6 +321,10 @@ exec_tile_compile(const Graph *g, Diag *d)
 				exec_tile_free(p);
 				return NULL;
 			}
+			if (k->bufsize * k->es > p->maxbuf)
+				p->maxbuf = k->bufsize * k->es;
+			if (k->nvals > p->maxvals)
+				p->maxvals = k->nvals;
 			continue;
 		}
 		if (ir_ops[n->op].cls != OC_SOURCE) {
@@ -284,6 +342,7 @@ exec_tile_free(TilePlan *p)
 {
 	if (!p)
 		return;
+	crew_stop(p->crew);
 	for (int i = 0; i < p->nk; i++) {
 		free(p->k[i].tile);
 		free(p->k[i].acc);
@@ -312,10 +371,27 @@ eval_idx(const Worker *w, const TileIdx *x)
 	return v;
 }
 
-static double *
-tbuf(const Worker *w, int v)
+/* Element i of a tile of the kernel's type, and its store. */
+static inline double
+tget(const void *p, int64_t i, bool f32)
 {
-	return w->buf + w->k->tile[v].off;
+	return f32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+static inline void
+tset(void *p, int64_t i, double v, bool f32)
+{
+	if (f32)
+		((float *)p)[i] = (float)v;
+	else
+		((double *)p)[i] = v;
+}
+
+/* Byte arithmetic on tiles of element size es. */
+static inline void *
+at(const void *p, int64_t i, size_t es)
+{
+	return (char *)(uintptr_t)p + i * (int64_t)es;
 }
 
 static int64_t
@@ -353,41 +429,38 @@ access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t 
 static void
 do_load(Worker *w, int i)
 {
-	const TileInst *in = &w->k->f->insts[i];
-	const PAccess *a = &w->k->acc[i];
-	const PTile *t = &w->k->tile[in->res];
+	const PKernel *k = w->k;
+	const TileInst *in = &k->f->insts[i];
+	const PAccess *a = &k->acc[i];
+	const PTile *t = &k->tile[in->res];
 	int64_t *valid = w->valid[in->res];
 	int64_t base = access_box(w, in, a, t->sh, valid);
 	const Tensor *src = &w->vals[a->node];
-	double *o = tbuf(w, in->res);
 	const int64_t *sh = t->sh, *s = a->tstr;
+	size_t es = k->es;
+	void *o;
 
+	w->rd += box(valid) * (int64_t)es;
+	if (a->dense && box(valid) == t->n) {
+		w->p[in->res] = at(src->data, base, es);   /* read in place */
+		return;
+	}
+	o = w->p[in->res] = w->buf + t->off * es;
 	for (int64_t i0 = 0; i0 < sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < sh[1]; i1++)
 			for (int64_t i2 = 0; i2 < sh[2]; i2++) {
-				double *row = o + ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3];
+				void *row = at(o, ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3], es);
 				bool in_box = i0 < valid[0] && i1 < valid[1] && i2 < valid[2];
 				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2], v3 = in_box ? valid[3] : 0;
 
-				if (s[3] == 1 && src->dt == DT_F32) {
-					simd_f32_to_f64(v3, (const float *)src->data + e, row);
-				} else if (s[3] == 1) {
-					memcpy(row, (const double *)src->data + e, sizeof(double) * (size_t)v3);
-				} else if (src->dt == DT_F32) {
-					const float *p = (const float *)src->data + e;
-
+				if (s[3] == 1 && src->dt == k->dt)
+					memcpy(row, at(src->data, e, es), es * (size_t)v3);
+				else
 					for (int64_t i3 = 0; i3 < v3; i3++)
-						row[i3] = p[i3 * s[3]];
-				} else {
-					const double *p = (const double *)src->data + e;
-
-					for (int64_t i3 = 0; i3 < v3; i3++)
-						row[i3] = p[i3 * s[3]];
-				}
+						tset(row, i3, exec_get(src, e + i3 * s[3]), k->f32);
 				for (int64_t i3 = v3; i3 < sh[3]; i3++)
-					row[i3] = in->other;
+					tset(row, i3, in->other, k->f32);
 			}
-	w->rd += box(valid) * (int64_t)w->k->es;
 }
 
 static double
@@ -422,14 +495,16 @@ atom_apply(Tensor *t, int64_t e, double v, int op)
 static void
 do_store(Worker *w, int i)
 {
-	const TileInst *in = &w->k->f->insts[i];
-	const PAccess *a = &w->k->acc[i];
+	const PKernel *k = w->k;
+	const TileInst *in = &k->f->insts[i];
+	const PAccess *a = &k->acc[i];
 	int v = in->in[0];
-	const PTile *t = &w->k->tile[v];
+	const PTile *t = &k->tile[v];
 	int64_t valid[4], base = access_box(w, in, a, t->sh, valid);
 	Tensor *dst = &w->vals[a->node];
-	const double *src = tbuf(w, v);
+	const void *src = w->p[v];
 	const int64_t *sh = t->sh, *s = a->tstr, *vv = w->valid[v];
+	size_t es = k->es;
 	int64_t n;
 
 	for (int d = 0; d < 4; d++)
@@ -438,29 +513,30 @@ do_store(Worker *w, int i)
 	for (int64_t i0 = 0; i0 < valid[0]; i0++)
 		for (int64_t i1 = 0; i1 < valid[1]; i1++)
 			for (int64_t i2 = 0; i2 < valid[2]; i2++) {
-				const double *row = src + ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3];
+				const void *row = at(src, ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3], es);
 				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2];
 
-				if (in->op == TO_STORE && s[3] == 1) {
-					if (dst->dt == DT_F32)
-						simd_f64_to_f32(valid[3], row, (float *)dst->data + e);
+				if (in->op == TO_STORE && s[3] == 1 && dst->dt == k->dt) {
+					if (a->stream)
+						simd_copy_stream(at(dst->data, e, es), row,
+						    es * (size_t)valid[3]);
 					else
-						memcpy((double *)dst->data + e, row,
-						    sizeof(double) * (size_t)valid[3]);
+						memcpy(at(dst->data, e, es), row, es * (size_t)valid[3]);
 					continue;
 				}
 				for (int64_t i3 = 0; i3 < valid[3]; i3++) {
 					int64_t ei = e + i3 * s[3];
+					double x = tget(row, i3, k->f32);
 
 					if (in->op == TO_STORE)
-						exec_set(dst, ei, row[i3]);
+						exec_set(dst, ei, x);
 					else if (w->logs)
-						atom_log(w, ei, row[i3], in->op);
+						atom_log(w, ei, x, in->op);
 					else
-						atom_apply(dst, ei, row[i3], in->op);
+						atom_apply(dst, ei, x, in->op);
 				}
 			}
-	n = box(valid) * (int64_t)w->k->es;
+	n = box(valid) * (int64_t)es;
 	w->wr += n;
 	if (in->op != TO_STORE)
 		w->rd += n;
@@ -470,20 +546,28 @@ static void
 do_unary(Worker *w, const TileInst *in)
 {
 	const PTile *t = &w->k->tile[in->res];
-	const double *x = tbuf(w, in->in[0]);
-	double *o = tbuf(w, in->res);
+	const void *x = w->p[in->in[0]];
+	void *o = w->p[in->res];
 	int64_t n = t->n;
-	bool f32 = w->k->dt == DT_F32;
+	bool f32 = w->k->f32;
 
 	memcpy(w->valid[in->res], w->valid[in->in[0]], sizeof w->valid[0]);
 	switch (in->gop) {
-#define U(ID, expr) case OP_##ID: for (int64_t i = 0; i < n; i++) { double v = x[i]; o[i] = (expr); } break;
+#define U(ID, expr) case OP_##ID: \
+	for (int64_t i = 0; i < n; i++) { double v = tget(x, i, f32); tset(o, i, (expr), f32); } \
+	break;
 	case OP_RELU:
-		simd_relu(n, x, o);
+		if (f32)
+			simd_relu_f32(n, x, o);
+		else
+			simd_relu(n, x, o);
 		break;
 	U(NEG, -v)
 	case OP_EXP:
-		simd_exp(n, x, o);
+		if (f32)
+			simd_exp_f32(n, x, o);
+		else
+			simd_exp(n, x, o);
 		break;
 	U(LOG, log(v))
 	U(SQRT, sqrt(v))
@@ -494,8 +578,6 @@ do_unary(Worker *w, const TileInst *in)
 	default:
 		AICM_BUG("'%s' is not a unary op", ir_ops[in->gop].name);
 	}
-	if (f32)
-		simd_round_f32(n, o, o);
 	w->fl += box(w->valid[in->res]);
 }
 
@@ -505,16 +587,30 @@ stretch_valid(int64_t sh, int64_t v, int64_t osh)
 	return sh == osh ? v : v > 0 ? osh : 0;
 }
 
+/* Whether strides s walk a tile of shape sh densely. */
+static bool
+whole(const int64_t *s, const int64_t *sh)
+{
+	int64_t st = 1;
+
+	for (int d = 3; d >= 0; d--) {
+		if (sh[d] > 1 && s[d] != st)
+			return false;
+		st *= sh[d];
+	}
+	return true;
+}
+
 static void
 do_binary(Worker *w, const TileInst *in)
 {
 	const PTile *t = &w->k->tile[in->res], *ta = &w->k->tile[in->in[0]],
 	    *tb = &w->k->tile[in->in[1]];
-	const double *a = tbuf(w, in->in[0]), *b = tbuf(w, in->in[1]);
-	double *o = tbuf(w, in->res);
+	const void *a = w->p[in->in[0]], *b = w->p[in->in[1]];
+	void *o = w->p[in->res];
 	const int64_t *sh = t->sh;
 	int64_t sa[4], sb[4], ma = 1, mb = 1, *ov = w->valid[in->res];
-	bool f32 = w->k->dt == DT_F32;
+	size_t es = w->k->es;
 	SimdOp op = SIMD_ADD;
 
 	for (int d = 3; d >= 0; d--) {
@@ -537,15 +633,51 @@ do_binary(Worker *w, const TileInst *in)
 	default:
 		AICM_BUG("'%s' is not a binary op", ir_ops[in->gop].name);
 	}
-	/* One vector kernel per row; sa[3] and sb[3] are 0 (stretched) or 1. */
-	for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
-		for (int64_t i1 = 0; i1 < sh[1]; i1++)
-			for (int64_t i2 = 0; i2 < sh[2]; i2++, q += sh[3])
-				simd_binary(op, sh[3], a + i0 * sa[0] + i1 * sa[1] + i2 * sa[2], (int)sa[3],
-				    b + i0 * sb[0] + i1 * sb[1] + i2 * sb[2], (int)sb[3], o + q);
-	if (f32)
-		simd_round_f32(t->n, o, o);
+	/* One vector kernel per row; sa[3] and sb[3] are 0 (stretched) or 1.
+	 * A tile that is whole rows of both operands is one row. */
+	if (whole(sa, sh) && whole(sb, sh)) {
+		if (w->k->f32)
+			simd_binary_f32(op, t->n, a, 1, b, 1, o);
+		else
+			simd_binary(op, t->n, a, 1, b, 1, o);
+	} else {
+		for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
+			for (int64_t i1 = 0; i1 < sh[1]; i1++)
+				for (int64_t i2 = 0; i2 < sh[2]; i2++, q += sh[3]) {
+					const void *ra = at(a, i0 * sa[0] + i1 * sa[1] + i2 * sa[2], es);
+					const void *rb = at(b, i0 * sb[0] + i1 * sb[1] + i2 * sb[2], es);
+
+					if (w->k->f32)
+						simd_binary_f32(op, sh[3], ra, (int)sa[3], rb, (int)sb[3],
+						    at(o, q, es));
+					else
+						simd_binary(op, sh[3], ra, (int)sa[3], rb, (int)sb[3],
+						    at(o, q, es));
+				}
+	}
 	w->fl += box(ov);
+}
+
+/* One row of a reduction into *po, or accumulated elementwise into po[]
+ * when the row's dim is kept (ost3 != 0). */
+static void
+reduce_row(bool f32, bool mx, int64_t n, const void *row, void *po, bool lanes)
+{
+	if (lanes) {
+		if (f32)
+			(mx ? simd_acc_max_f32 : simd_acc_sum_f32)(n, row, po);
+		else
+			(mx ? simd_acc_max : simd_acc_sum)(n, row, po);
+	} else if (f32) {
+		float *p = po;
+
+		*p = mx ? (float)max_combine(*p, simd_max_f32(n, row)) :
+		    (float)(*p + simd_sum_f32(n, row));
+	} else {
+		double *p = po;
+
+		*p = mx ? max_combine(*p, simd_max(n, row)) : *p + simd_sum(n, row);
+	}
 }
 
 static void
@@ -554,14 +686,15 @@ do_reduce(Worker *w, const TileInst *in)
 	const TileFn *f = w->k->f;
 	const PTile *ti = &w->k->tile[in->in[0]];
 	int rin = f->vals[in->in[0]].rank;
-	const double *x = tbuf(w, in->in[0]);
-	double *o = tbuf(w, in->res);
+	const void *x = w->p[in->in[0]];
+	void *o = w->p[in->res];
 	const int64_t *sh = ti->sh, *vi = w->valid[in->in[0]];
 	int64_t *ov = w->valid[in->res], osh[4], ost[4], m = 1;
 	int ax = in->axis < 0 ? -1 : (int)in->axis + 4 - rin;
-	bool mx = in->gop == OP_MAX;
-	const double *acc = in->nin == 2 ? tbuf(w, in->in[1]) : NULL;
+	bool mx = in->gop == OP_MAX, f32 = w->k->f32;
+	const void *acc = in->nin == 2 ? w->p[in->in[1]] : NULL;
 	int64_t on = w->k->tile[in->res].n;
+	size_t es = w->k->es;
 
 	/* The output indexed with the input's padded coords: reduced dims
 	 * have stride 0 (the result tile's own layout is the same elements in
@@ -574,21 +707,13 @@ do_reduce(Worker *w, const TileInst *in)
 		m *= osh[d];
 	}
 	for (int64_t i = 0; i < on; i++)
-		o[i] = mx ? -INFINITY : 0.0;
+		tset(o, i, mx ? -INFINITY : 0.0, f32);
 	for (int64_t i0 = 0; i0 < vi[0]; i0++)
 		for (int64_t i1 = 0; i1 < vi[1]; i1++)
-			for (int64_t i2 = 0; i2 < vi[2]; i2++) {
-				const double *row = x + ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3];
-				double *po = o + i0 * ost[0] + i1 * ost[1] + i2 * ost[2];
-
-				if (ost[3] == 0)
-					*po = mx ? max_combine(*po, simd_max(vi[3], row)) :
-					    *po + simd_sum(vi[3], row);
-				else if (mx)
-					simd_acc_max(vi[3], row, po);
-				else
-					simd_acc_sum(vi[3], row, po);
-			}
+			for (int64_t i2 = 0; i2 < vi[2]; i2++)
+				reduce_row(f32, mx, vi[3],
+				    at(x, ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3], es),
+				    at(o, i0 * ost[0] + i1 * ost[1] + i2 * ost[2], es), ost[3] != 0);
 	w->fl += box(vi);
 	/* The result's valid box, in its own padded layout: the kept dims'
 	 * extents, reduced ones 1. */
@@ -610,8 +735,11 @@ do_reduce(Worker *w, const TileInst *in)
 	if (acc) {
 		const int64_t *av = w->valid[in->in[1]];
 
-		for (int64_t i = 0; i < on; i++)
-			o[i] = mx ? max_combine(acc[i], o[i]) : acc[i] + o[i];
+		for (int64_t i = 0; i < on; i++) {
+			double c = tget(acc, i, f32), v = tget(o, i, f32);
+
+			tset(o, i, mx ? max_combine(c, v) : c + v, f32);
+		}
 		for (int d = 0; d < 4; d++)
 			if (av[d] < ov[d])
 				ov[d] = av[d];
@@ -622,8 +750,8 @@ static void
 do_dot(Worker *w, const TileInst *in)
 {
 	const PTile *ta = &w->k->tile[in->in[0]], *tb = &w->k->tile[in->in[1]];
-	const double *a = tbuf(w, in->in[0]), *b = tbuf(w, in->in[1]), *c = tbuf(w, in->in[2]);
-	double *o = tbuf(w, in->res);
+	const void *a = w->p[in->in[0]], *b = w->p[in->in[1]], *c = w->p[in->in[2]];
+	void *o = w->p[in->res];
 	int64_t M = ta->sh[2], K = ta->sh[3], N = tb->sh[3];
 	const int64_t *va = w->valid[in->in[0]], *vb = w->valid[in->in[1]],
 	    *vc = w->valid[in->in[2]];
@@ -631,7 +759,10 @@ do_dot(Worker *w, const TileInst *in)
 
 	/* Masked lanes hold the loads' other (0), so the whole tile is summed
 	 * by the register-blocked micro-kernel; the loads packed a and b. */
-	simd_dot(M, N, K, a, K, b, N, c, o, N);
+	if (w->k->f32)
+		simd_dot_f32(M, N, K, a, K, b, N, c, o, N);
+	else
+		simd_dot(M, N, K, a, K, b, N, c, o, N);
 	ov[0] = ov[1] = 1;
 	ov[2] = va[2] < vc[2] ? va[2] : vc[2];
 	ov[3] = vb[3] < vc[3] ? vb[3] : vc[3];
@@ -643,9 +774,10 @@ do_transpose(Worker *w, const TileInst *in)
 {
 	int r = w->k->f->vals[in->in[0]].rank, p = 4 - r;
 	const PTile *ti = &w->k->tile[in->in[0]], *to = &w->k->tile[in->res];
-	const double *x = tbuf(w, in->in[0]);
-	double *o = tbuf(w, in->res);
+	const void *x = w->p[in->in[0]];
+	void *o = w->p[in->res];
 	int64_t xs[4], st = 1, s[4];
+	bool f32 = w->k->f32;
 
 	for (int d = 3; d >= 0; d--) {
 		xs[d] = st;
@@ -661,7 +793,8 @@ do_transpose(Worker *w, const TileInst *in)
 		for (int64_t i1 = 0; i1 < to->sh[1]; i1++)
 			for (int64_t i2 = 0; i2 < to->sh[2]; i2++)
 				for (int64_t i3 = 0; i3 < to->sh[3]; i3++)
-					o[q++] = x[i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3]];
+					tset(o, q++, tget(x, i0 * s[0] + i1 * s[1] + i2 * s[2] +
+					    i3 * s[3], f32), f32);
 }
 
 static void
@@ -669,8 +802,8 @@ copy_tile(Worker *w, int dst, int src)
 {
 	if (dst == src)
 		return;
-	if (tbuf(w, dst) != tbuf(w, src))   /* a dot's result may share its accumulator */
-		memcpy(tbuf(w, dst), tbuf(w, src), sizeof(double) * (size_t)w->k->tile[dst].n);
+	if (w->p[dst] != w->p[src])   /* a dot's result may share its accumulator */
+		memcpy(w->p[dst], w->p[src], w->k->es * (size_t)w->k->tile[dst].n);
 	memcpy(w->valid[dst], w->valid[src], sizeof w->valid[0]);
 }
 
@@ -695,11 +828,10 @@ run_insts(Worker *w, int i, int end)
 			break;
 		case TO_ZEROS:
 		case TO_FULL: {
-			double *o = tbuf(w, in->res);
 			const PTile *t = &w->k->tile[in->res];
 
 			for (int64_t q = 0; q < t->n; q++)
-				o[q] = in->op == TO_ZEROS ? 0.0 : in->value;
+				tset(w->p[in->res], q, in->op == TO_ZEROS ? 0.0 : in->value, w->k->f32);
 			memcpy(w->valid[in->res], t->sh, sizeof t->sh);
 			break;
 		}
@@ -756,23 +888,40 @@ typedef struct Pool {
 } Pool;
 
 static void
-worker_init(Worker *w, const PKernel *k, Tensor *vals, AtomLog *logs)
+scratch_init(Scratch *s, const TilePlan *p)
+{
+	size_t n = (p->maxbuf + EXEC_ALIGN) / EXEC_ALIGN * EXEC_ALIGN;
+
+	s->buf = aligned_alloc(EXEC_ALIGN, n);
+	if (!s->buf)
+		AICM_BUG("out of memory (%zu bytes)", n);
+	s->p = xcalloc((size_t)p->maxvals + 1, sizeof *s->p);
+	s->sc = xcalloc((size_t)p->maxvals + 1, sizeof *s->sc);
+	s->valid = xcalloc((size_t)p->maxvals + 1, sizeof *s->valid);
+}
+
+static void
+scratch_free(Scratch *s)
+{
+	free(s->buf);
+	free(s->p);
+	free(s->sc);
+	free(s->valid);
+}
+
+static void
+worker_init(Worker *w, const Scratch *s, const PKernel *k, Tensor *vals, AtomLog *logs)
 {
 	memset(w, 0, sizeof *w);
 	w->k = k;
 	w->vals = vals;
-	w->buf = xmalloc(sizeof(double) * (k->bufsize + 1));
-	w->sc = xcalloc((size_t)k->nvals + 1, sizeof *w->sc);
-	w->valid = xcalloc((size_t)k->nvals + 1, sizeof *w->valid);
+	w->buf = s->buf;
+	w->p = s->p;
+	w->sc = s->sc;
+	w->valid = s->valid;
 	w->logs = logs;
-}
-
-static void
-worker_free(Worker *w)
-{
-	free(w->buf);
-	free(w->sc);
-	free(w->valid);
+	for (int v = 0; v < k->nvals; v++)
+		w->p[v] = w->buf + k->tile[v].off * k->es;
 }
 
 static void
@@ -787,31 +936,132 @@ run_program(Worker *w, int64_t p)
 	run_insts(w, 0, w->k->f->ninsts);
 }
 
-typedef struct Job {
-	Pool *pool;
-	Worker w;
-} Job;
-
-static void *
-job_main(void *arg)
+/* Takes programs until none is left; the streamed stores are fenced
+ * before the thread reports its share done. */
+static void
+take_programs(Pool *pool, Worker *w)
 {
-	Job *j = arg;
-	Pool *p = j->pool;
 	int64_t i;
 
-	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->programs)
-		run_program(&j->w, i);
+	while ((i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED)) < pool->programs)
+		run_program(w, i);
+	simd_fence();
+}
+
+/* The crew: n threads started once per plan, each with its scratch, that
+ * wait for a grid, take its programs with the caller, and report back.
+ * A job is one generation; the caller waits until every thread is done
+ * with it, so a Pool on the caller's stack outlives its use. */
+typedef struct Member {
+	Crew *crew;
+	int id;                      /* 1..n; the caller is 0 */
+	Scratch s;
+	Worker w;
+} Member;
+
+struct Crew {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	int n;
+	int busy;                    /* threads still on this generation */
+	int64_t gen;
+	bool quit;
+	Pool *pool;
+	int active;                  /* threads 1..active-1 take part */
+	pthread_t *tid;
+	Member *m;
+};
+
+static void *
+member_main(void *arg)
+{
+	Member *me = arg;
+	Crew *c = me->crew;
+	int64_t seen = 0;
+
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		while (c->gen == seen && !c->quit)
+			pthread_cond_wait(&c->go, &c->mu);
+		if (c->quit)
+			break;
+		seen = c->gen;
+		if (me->id < c->active) {
+			pthread_mutex_unlock(&c->mu);
+			take_programs(c->pool, &me->w);
+			pthread_mutex_lock(&c->mu);
+		}
+		if (--c->busy == 0)
+			pthread_cond_signal(&c->done);
+	}
+	pthread_mutex_unlock(&c->mu);
 	return NULL;
 }
 
-/* Programs run in grid order: axis 0 slowest, axis 2 fastest. */
 static void
-run_kernel(const PKernel *k, Tensor *vals, int threads, KernelStats *st)
+crew_stop(Crew *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->mu);
+	c->quit = true;
+	pthread_cond_broadcast(&c->go);
+	pthread_mutex_unlock(&c->mu);
+	for (int t = 1; t <= c->n; t++) {
+		pthread_join(c->tid[t], NULL);
+		scratch_free(&c->m[t].s);
+	}
+	scratch_free(&c->m[0].s);
+	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->go);
+	pthread_cond_destroy(&c->done);
+	free(c->tid);
+	free(c->m);
+	free(c);
+}
+
+/* A crew of n threads besides the caller (member 0 is the caller's
+ * scratch). */
+static Crew *
+crew_start(const TilePlan *p, int n)
+{
+	Crew *c = xcalloc(1, sizeof *c);
+
+	c->n = n;
+	c->tid = xcalloc((size_t)n + 1, sizeof *c->tid);
+	c->m = xcalloc((size_t)n + 1, sizeof *c->m);
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->go, NULL);
+	pthread_cond_init(&c->done, NULL);
+	for (int t = 0; t <= n; t++) {
+		c->m[t].crew = c;
+		c->m[t].id = t;
+		scratch_init(&c->m[t].s, p);
+	}
+	for (int t = 1; t <= n; t++)
+		if (pthread_create(&c->tid[t], NULL, member_main, &c->m[t]) != 0)
+			AICM_BUG("cannot start a thread");
+	return c;
+}
+
+static void
+add_stats(KernelStats *st, const Worker *w)
+{
+	st->bytes_read += w->rd;
+	st->bytes_written += w->wr;
+	st->flops += w->fl;
+}
+
+/* Programs are taken in grid order (axis 0 slowest, axis 2 fastest) by
+ * nt threads. */
+static void
+run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *st)
 {
 	const TileFn *f = k->f;
 	Tensor *out = &vals[k->node];
 	int64_t programs = f->grid[0] * f->grid[1] * f->grid[2];
-	int nt = threads;
+	Crew *c = plan->crew;
+	Pool pool = {k, vals, programs, 0, NULL};
 
 	if (f->has_init) {
 		for (int64_t i = 0; i < out->numel; i++)
@@ -819,53 +1069,39 @@ run_kernel(const PKernel *k, Tensor *vals, int threads, KernelStats *st)
 		st->bytes_written += out->numel * (int64_t)k->es;
 	}
 	if (nt > programs)
-		nt = (int)programs;
-	if (nt <= 1) {
-		Worker w;
-
-		worker_init(&w, k, vals, NULL);
-		for (int64_t p = 0; p < programs; p++)
-			run_program(&w, p);
-		st->bytes_read += w.rd;
-		st->bytes_written += w.wr;
-		st->flops += w.fl;
-		worker_free(&w);
-	} else {
-		Pool pool = {k, vals, programs, 0, NULL};
-		Job *jobs = xcalloc((size_t)nt, sizeof *jobs);
-		pthread_t *tid = xcalloc((size_t)nt, sizeof *tid);
-
-		if (k->atomics)
-			pool.logs = xcalloc((size_t)programs, sizeof *pool.logs);
-		for (int t = 0; t < nt; t++) {
-			jobs[t].pool = &pool;
-			worker_init(&jobs[t].w, k, vals, pool.logs);
-		}
-		for (int t = 1; t < nt; t++)
-			if (pthread_create(&tid[t], NULL, job_main, &jobs[t]) != 0)
-				AICM_BUG("cannot start a thread");
-		job_main(&jobs[0]);
-		for (int t = 1; t < nt; t++)
-			pthread_join(tid[t], NULL);
-		/* Atomics in program order, as one thread would have done them. */
-		for (int64_t p = 0; pool.logs && p < programs; p++) {
-			AtomLog *l = &pool.logs[p];
-
-			for (int64_t q = 0; q < l->n; q++)
-				atom_apply(out, l->idx[q], l->val[q], l->op);
-			free(l->idx);
-			free(l->val);
-		}
-		for (int t = 0; t < nt; t++) {
-			st->bytes_read += jobs[t].w.rd;
-			st->bytes_written += jobs[t].w.wr;
-			st->flops += jobs[t].w.fl;
-			worker_free(&jobs[t].w);
-		}
-		free(pool.logs);
-		free(jobs);
-		free(tid);
+		nt = (int)(programs < 1 ? 1 : programs);
+	if (nt > 1 && k->atomics)
+		pool.logs = xcalloc((size_t)programs, sizeof *pool.logs);
+	for (int t = 0; t < nt; t++)
+		worker_init(&c->m[t].w, &c->m[t].s, k, vals, pool.logs);
+	if (nt > 1) {
+		pthread_mutex_lock(&c->mu);
+		c->pool = &pool;
+		c->active = nt;
+		c->busy = c->n;
+		c->gen++;
+		pthread_cond_broadcast(&c->go);
+		pthread_mutex_unlock(&c->mu);
 	}
+	take_programs(&pool, &c->m[0].w);
+	if (nt > 1) {
+		pthread_mutex_lock(&c->mu);
+		while (c->busy > 0)
+			pthread_cond_wait(&c->done, &c->mu);
+		pthread_mutex_unlock(&c->mu);
+	}
+	/* Atomics in program order, as one thread would have done them. */
+	for (int64_t p = 0; pool.logs && p < programs; p++) {
+		AtomLog *l = &pool.logs[p];
+
+		for (int64_t q = 0; q < l->n; q++)
+			atom_apply(out, l->idx[q], l->val[q], l->op);
+		free(l->idx);
+		free(l->val);
+	}
+	free(pool.logs);
+	for (int t = 0; t < nt; t++)
+		add_stats(st, &c->m[t].w);
 }
 
 int
@@ -873,6 +1109,12 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 {
 	const Graph *g = p->g;
 
+	if (threads < 1)
+		threads = 1;
+	if (!p->crew || p->crew->n < threads - 1) {
+		crew_stop(p->crew);
+		p->crew = crew_start(p, threads - 1);
+	}
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
@@ -905,7 +1147,7 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 			ideal += ir_type_numel(&g->nodes[k->f->args[j]].type);
 		st->ideal_read = ideal * (int64_t)k->es;
 		st->ideal_written = ir_type_numel(&n->type) * (int64_t)k->es;
-		run_kernel(k, vals, threads < 1 ? 1 : threads, st);
+		run_kernel(p, k, vals, threads, st);
 	}
 	return 0;
 }

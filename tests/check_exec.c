@@ -1,0 +1,275 @@
+/*
+ * check_exec.c: the tile executor's fast paths against the reference.
+ *
+ * f32 kernels hold f32 tiles, full tiles that lie in their tensor with its
+ * layout are read in place, stores into large tensors stream, and a plan's
+ * thread crew lives across runs; each test runs a lowered graph that takes
+ * one of those paths (and, in the same grid, the ordinary one, for ragged
+ * edges) and compares it with the reference interpreter, and reruns on
+ * other thread counts must give the same bits.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_aicm.h"
+#include "exec.h"
+#include "pass.h"
+#include "tile_exec.h"
+
+/* src run through pipeline; NULL on any error. */
+static Graph *
+run_pipeline(const char *src, const char *pipeline)
+{
+	Graph *g = ck_parse(src, NULL);
+	Pipeline pl = {0};
+	PassRun run = {0};
+	FILE *sink = fopen("/dev/null", "w");
+	Diag d;
+	int rc;
+
+	ck_assert_ptr_nonnull(g);
+	run.verify_each = true;
+	diag_init(&d, "t.aicm", src, strlen(src), sink);
+	rc = pass_parse_pipeline(pipeline, &pl, sink, "check");
+	if (rc == 0)
+		rc = pass_run_pipeline(g, &pl, &run, &d);
+	pass_free_pipeline(&pl);
+	diag_free(&d);
+	fclose(sink);
+	if (rc != 0) {
+		ir_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* Tensors for g with its sources random (the same for the same names). */
+static Tensor *
+sources(const Graph *g)
+{
+	Tensor *vals = xcalloc((size_t)g->nnodes, sizeof *vals);
+
+	for (int i = 0; i < g->nnodes; i++)
+		if (!g->nodes[i].tile && ir_ops[g->nodes[i].op].cls == OC_SOURCE) {
+			ck_assert_int_eq(exec_tensor_alloc(&vals[i], &g->nodes[i].type, 0), 0);
+			exec_fill_random(&vals[i], 11, g->nodes[i].name);
+		}
+	return vals;
+}
+
+typedef struct Case {
+	const char *src;
+	const char *pipeline;
+	double tol;                  /* against the reference; 0: bitwise */
+} Case;
+
+/* Runs the case's lowered graph with the plan reused for each thread count
+ * in turn, and checks every output against the reference each time; the
+ * totals of the KernelStats must not depend on the threads either. */
+static void
+check_case(const Case *c, const int *threads, int nthreads)
+{
+	Graph *g = run_pipeline(c->src, c->pipeline), *r = run_pipeline(c->src, "shape-infer");
+	Tensor *vals, *ref;
+	TilePlan *p;
+	Diag d;
+	int *outs, no;
+	KernelStats first = {0};
+
+	ck_assert_ptr_nonnull(g);
+	ck_assert_ptr_nonnull(r);
+	diag_init(&d, "t.aicm", "", 0, stderr);
+	ref = sources(r);
+	ck_assert_int_eq(exec_interp(r, ref, &d), 0);
+	vals = sources(g);
+	p = exec_tile_compile(g, &d);
+	ck_assert_ptr_nonnull(p);
+	no = ir_outputs(g, &outs);
+	ck_assert_int_gt(no, 0);
+	for (int t = 0; t < nthreads; t++) {
+		const KernelStats *ks;
+		KernelStats tot;
+		int nk;
+
+		ck_assert_int_eq(exec_tile_run(p, vals, threads[t], &d), 0);
+		for (int k = 0; k < no; k++) {
+			const Tensor *a = &vals[outs[k]], *b = &ref[ir_lookup(r, g->nodes[outs[k]].name)];
+			ExecErr e = exec_compare(a, b);
+
+			if (c->tol == 0)
+				ck_assert_msg(memcmp(a->data, b->data, exec_tensor_bytes(a)) == 0,
+				    "'%s' on %d threads: not bitwise the reference's (rel err %g)",
+				    g->nodes[outs[k]].name, threads[t], e.rel);
+			else
+				ck_assert_msg(e.rel <= c->tol, "'%s' on %d threads: rel err %g > %g",
+				    g->nodes[outs[k]].name, threads[t], e.rel, c->tol);
+		}
+		ks = exec_tile_stats(p, &nk);
+		tot = exec_tile_total(ks, nk);
+		if (t == 0)
+			first = tot;
+		ck_assert_int_eq(tot.bytes_read, first.bytes_read);
+		ck_assert_int_eq(tot.bytes_written, first.bytes_written);
+		ck_assert_int_eq(tot.flops, first.flops);
+		/* The next run must recompute everything, not find old results. */
+		for (int k = 0; k < no; k++)
+			exec_fill_splat(&vals[outs[k]], -7.0);
+	}
+	free(outs);
+	exec_tile_free(p);
+	exec_tensors_free(vals, g->nnodes);
+	exec_tensors_free(ref, r->nnodes);
+	free(vals);
+	free(ref);
+	diag_free(&d);
+	ir_graph_free(g);
+	ir_graph_free(r);
+}
+
+static const int threads[] = {1, 3, 2, 1, 4};
+#define NTHREADS ((int)(sizeof threads / sizeof threads[0]))
+
+/* Every kind in f32: elementwise results are the reference's bits, dots
+ * and sums within rounding. */
+START_TEST(test_exec_f32_kinds)
+{
+	static const Case c = {
+	    "graph {\n"
+	    "  %x = input() : (33, 97) f32\n"
+	    "  %y = input() : (97,) f32\n"
+	    "  %W = const() : (97, 7) f32\n"
+	    "  kernel @k0 [elementwise] {\n"
+	    "    %a = add(%x, %y)\n"
+	    "    %e = exp(%a)\n"
+	    "  }\n"
+	    "  kernel @k1 [reduction] split=3 {\n"
+	    "    %t = tanh(%e)\n"
+	    "    %s = sum(%t)\n"
+	    "  }\n"
+	    "  %m0 = max(%e) axis=0 keepdims=True\n"
+	    "  kernel @k3 [row_reduction] {\n"
+	    "    %rm = max(%x) axis=1 keepdims=True\n"
+	    "    %sub = sub(%x, %rm)\n"
+	    "    %ex = exp(%sub)\n"
+	    "    %rs = sum(%ex) axis=1 keepdims=True\n"
+	    "    %sm = div(%ex, %rs)\n"
+	    "  }\n"
+	    "  %tr = transpose(%x)\n"
+	    "  %rsh = reshape(%x) shape=(97, 33)\n"
+	    "  %nl = neg(%x)\n"
+	    "  %sg = sigmoid(%nl)\n"
+	    "  kernel @k5 [matmul_epilogue] BM=16 BN=16 BK=16 {\n"
+	    "    %mm2 = matmul(%x, %W)\n"
+	    "    %r = relu(%mm2)\n"
+	    "    %colmax = max(%r) axis=0 keepdims=True\n"
+	    "  }\n"
+	    "  return %e, %s, %m0, %sm, %tr, %rsh, %sg, %colmax\n"
+	    "}\n",
+	    "shape-infer,lower-tiled", 1e-5};
+
+	check_case(&c, threads, NTHREADS);
+}
+END_TEST
+
+/* Exact f32 elementwise chains: the same bits as the reference's. */
+START_TEST(test_exec_f32_elementwise_bitwise)
+{
+	static const Case c = {
+	    "graph {\n"
+	    "  %x = input() : (37, 300) f32\n"
+	    "  %y = input() : (37, 300) f32\n"
+	    "  %z = input() : (300,) f32\n"
+	    "  %m = mul(%x, %y)\n"
+	    "  %d = div(%m, %z)\n"
+	    "  %s = sub(%d, %x)\n"
+	    "  %mx = maximum(%s, %y)\n"
+	    "  %mn = minimum(%mx, %z)\n"
+	    "  %r = relu(%mn)\n"
+	    "}\n",
+	    "shape-infer,fuse,lower-tiled{bm=4,bn=300}", 0};
+
+	check_case(&c, threads, NTHREADS);
+}
+END_TEST
+
+/* Tiles of whole rows (read in place) beside a ragged last block (copied
+ * and masked), with a broadcast row and a scalar, in both types. */
+START_TEST(test_exec_in_place_loads)
+{
+	static const char *const types[] = {"f64", "f32"};
+
+	for (int t = 0; t < 2; t++) {
+		char src[1024];
+		Case c = {src, "shape-infer,fuse{row-fusion=true},lower-tiled{bm=8,bn=256}", 0};
+
+		snprintf(src, sizeof src,
+		    "graph {\n"
+		    "  %%x = input() : (45, 256) %s\n"
+		    "  %%y = input() : (45, 256) %s\n"
+		    "  %%b = input() : (256,) %s\n"
+		    "  %%h = const() : () %s value=0.5\n"
+		    "  %%m = mul(%%x, %%y)\n"
+		    "  %%a = add(%%m, %%b)\n"
+		    "  %%o = maximum(%%a, %%h)\n"
+		    "  %%rm = max(%%x) axis=1 keepdims=True\n"
+		    "  %%sh = sub(%%y, %%rm)\n"
+		    "  return %%o, %%sh\n"
+		    "}\n", types[t], types[t], types[t], types[t]);
+		check_case(&c, threads, NTHREADS);
+	}
+}
+END_TEST
+
+/* A 24 MiB result streams past the caches (rows of 2048 f64 and a ragged
+ * last block); the bits are the reference's on every thread count. */
+START_TEST(test_exec_streamed_store)
+{
+	static const Case c = {
+	    "graph {\n"
+	    "  %x = input() : (1531, 2048)\n"
+	    "  %y = input() : (1531, 2048)\n"
+	    "  %m = mul(%x, %y)\n"
+	    "  %o = add(%m, %x)\n"
+	    "}\n",
+	    "shape-infer,fuse,lower-tiled{bm=2,bn=2048}", 0};
+	static const int th[] = {1, 2};
+
+	check_case(&c, th, 2);
+}
+END_TEST
+
+/* The f32 matmul of W1's shape at a small size, ragged in every dim. */
+START_TEST(test_exec_f32_matmul_epilogue)
+{
+	static const Case c = {
+	    "graph {\n"
+	    "  %x = input() : (131, 77) f32\n"
+	    "  %w = input() : (77, 93) f32\n"
+	    "  %b = input() : (93,) f32\n"
+	    "  %mm = matmul(%x, %w)\n"
+	    "  %a = add(%mm, %b)\n"
+	    "  %r = relu(%a)\n"
+	    "  %s = sum(%r) axis=1\n"
+	    "}\n",
+	    "shape-infer,fuse,lower-tiled{bm=64,bn=64,bk=64}", 1e-5};
+
+	check_case(&c, threads, NTHREADS);
+}
+END_TEST
+
+Suite *
+make_exec_suite(void)
+{
+	Suite *s = suite_create("exec");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_exec_f32_kinds);
+	tcase_add_test(tc, test_exec_f32_elementwise_bitwise);
+	tcase_add_test(tc, test_exec_in_place_loads);
+	tcase_add_test(tc, test_exec_streamed_store);
+	tcase_add_test(tc, test_exec_f32_matmul_epilogue);
+	suite_add_tcase(s, tc);
+	return s;
+}
