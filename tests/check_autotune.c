@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_aicm.h"
 #include "pass.h"
@@ -434,6 +435,227 @@ START_TEST(test_autotune_scoring_time)
 }
 END_TEST
 
+/* ---- measure=true, with a fake measuring callback -------------------- */
+
+/* The fake "executor": a tiling takes bm + 2 bn + 4 bk ms, so the model's
+ * favourite is not the fastest; `wrong` names a tiling whose result
+ * differs from the reference. */
+typedef struct Fake {
+	int calls, timed;
+	int wrong_bm, wrong_bn, wrong_bk;   /* 0: none wrong */
+	bool all_wrong;
+	bool dup;                           /* two candidates with one tiling */
+	bool bad_cand;                      /* a candidate without the kernel's range */
+} Fake;
+
+static int
+fake_measure(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, int n,
+    PassMeasured *out, Diag *d)
+{
+	Fake *f = ctx;
+
+	(void)d;
+	f->calls++;
+	for (int i = 0; i < n; i++) {
+		const int64_t *a = cand[i].kattr;
+
+		if (cand[i].first != k->first || cand[i].last != k->last || k->last >= g->nnodes ||
+		    !(cand[i].kset & (1u << KA_BM)))
+			f->bad_cand = true;
+		for (int j = 0; j < i; j++)
+			if (cand[j].kattr[KA_BM] == a[KA_BM] && cand[j].kattr[KA_BN] == a[KA_BN] &&
+			    cand[j].kattr[KA_BK] == a[KA_BK])
+				f->dup = true;
+		out[i].ms = (double)(a[KA_BM] + 2 * a[KA_BN] + 4 * a[KA_BK]);
+		out[i].match = !f->all_wrong && !(a[KA_BM] == f->wrong_bm &&
+		    a[KA_BN] == f->wrong_bn && a[KA_BK] == f->wrong_bk);
+		out[i].err = out[i].match ? 0 : 0.5;
+		f->timed++;
+	}
+	return 0;
+}
+
+/* Runs `pipeline` on g with the fake callback (NULL: none); the report and
+ * the diagnostics come back malloc'd. */
+static int
+run_measured(Graph *g, const char *pipeline, Fake *f, char **report, char **diags)
+{
+	Pipeline pl;
+	char *rbuf = NULL, *dbuf = NULL;
+	size_t rn = 0, dn = 0;
+	FILE *rf = open_memstream(&rbuf, &rn), *df = open_memstream(&dbuf, &dn);
+	PassMeasure pm = {fake_measure, f};
+	PassRun run = {.verify_each = true, .report = rf, .measure = f ? &pm : NULL};
+	Diag d;
+	int rc;
+
+	ck_assert_int_eq(pass_parse_pipeline(pipeline, &pl, df, "check"), 0);
+	diag_init(&d, "t.aicm", "", 0, df);
+	rc = pass_run_pipeline(g, &pl, &run, &d);
+	pass_free_pipeline(&pl);
+	diag_free(&d);
+	fclose(rf);
+	fclose(df);
+	*report = rbuf;
+	*diags = dbuf;
+	return rc;
+}
+
+static void
+ck_tiling(const Graph *g, int bm, int bn, int bk)
+{
+	ck_assert_int_eq(g->kernels[0].kattr[KA_BM], bm);
+	ck_assert_int_eq(g->kernels[0].kattr[KA_BN], bn);
+	ck_assert_int_eq(g->kernels[0].kattr[KA_BK], bk);
+}
+
+START_TEST(test_measure_ranks_by_time)
+{
+	Graph *g = parse_ok(seed);
+	Fake f = {0};
+	char *rep, *dg;
+
+	/* the seed's kernel has 18 distinct tilings that fit h100; the model
+	 * picks 64x32x16, the fake clock 16x16x16 */
+	ck_assert_int_eq(run_measured(g, "autotune{measure=true,measure-top=576}", &f, &rep, &dg), 0);
+	ck_assert_int_eq(f.calls, 1);
+	ck_assert_int_eq(f.timed, 18);
+	ck_assert(!f.dup);
+	ck_assert(!f.bad_cand);
+	ck_tiling(g, 16, 16, 16);
+	ck_assert_ptr_nonnull(strstr(rep, "measured the model's best 18 distinct tilings"));
+	ck_assert_ptr_nonnull(strstr(rep, "#1 BM= 16 BN= 16 BK= 16  measured=112.000 ms  model #"));
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+
+	/* measure-top bounds the timing: the model's first tiling alone */
+	g = parse_ok(seed);
+	memset(&f, 0, sizeof f);
+	ck_assert_int_eq(run_measured(g, "autotune{measure=true,measure-top=1}", &f, &rep, &dg), 0);
+	ck_assert_int_eq(f.timed, 1);
+	ck_tiling(g, 64, 32, 16);
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_measure_rejects_wrong)
+{
+	Graph *g = parse_ok(seed);
+	Fake f = {.wrong_bm = 16, .wrong_bn = 16, .wrong_bk = 16};
+	char *rep, *dg;
+
+	ck_assert_int_eq(run_measured(g, "autotune{measure=true,measure-top=576}", &f, &rep, &dg), 0);
+	ck_tiling(g, 32, 16, 16);           /* the fastest that matches */
+	ck_assert_ptr_nonnull(strstr(rep, "BM= 16 BN= 16 BK= 16  rejected: differs from the "
+	    "reference (error 0.5)"));
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+
+	/* nothing matches: an error, not a silent pick */
+	g = parse_ok(seed);
+	memset(&f, 0, sizeof f);
+	f.all_wrong = true;
+	ck_assert_int_eq(run_measured(g, "autotune{measure=true}", &f, &rep, &dg), -1);
+	ck_assert_ptr_nonnull(strstr(dg, "every measured configuration of kernel '@kernel0' "
+	    "differs from the reference"));
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_measure_needs_callback)
+{
+	Graph *g = parse_ok(seed);
+	char *rep, *dg;
+
+	ck_assert_int_eq(run_measured(g, "autotune{measure=true}", NULL, &rep, &dg), -1);
+	ck_assert_ptr_nonnull(strstr(dg, "measure=true needs a measuring callback"));
+	ck_assert(!(g->kernels[0].kset & (1u << KA_BM)));   /* untouched */
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+}
+END_TEST
+
+static char *
+slurp(const char *path)
+{
+	char *buf;
+	size_t len;
+
+	ck_assert_int_eq(aicm_read_file(path, &buf, &len), 0);
+	return buf;
+}
+
+START_TEST(test_measure_cache_round_trip)
+{
+	char path[64], pipe[160], *rep, *dg, *txt, *m;
+	Fake f = {0};
+	Graph *g;
+
+	snprintf(path, sizeof path, "/tmp/aicm-check-measure-%ld.cache", (long)getpid());
+	remove(path);
+	snprintf(pipe, sizeof pipe, "autotune{measure=true,measure-top=576,cache=%s}", path);
+	g = parse_ok(seed);
+	ck_assert_int_eq(run_measured(g, pipe, &f, &rep, &dg), 0);
+	ck_assert_int_eq(f.calls, 1);
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+	txt = slurp(path);
+	ck_assert_ptr_nonnull(strstr(txt, "-> BM=16 BN=16 BK=16 warps=4 stages=3 score="));
+	ck_assert_ptr_nonnull(strstr(txt, " measured=112.0\n"));
+	free(txt);
+
+	/* measured again: read from the cache, the callback never called */
+	g = parse_ok(seed);
+	memset(&f, 0, sizeof f);
+	ck_assert_int_eq(run_measured(g, pipe, &f, &rep, &dg), 0);
+	ck_assert_int_eq(f.calls, 0);
+	ck_tiling(g, 16, 16, 16);
+	ck_assert_ptr_nonnull(strstr(rep, "from the tuning cache"));
+	ck_assert_ptr_nonnull(strstr(rep, "measured=112.000 ms"));
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+
+	/* a scoring run takes the measured record too */
+	snprintf(pipe, sizeof pipe, "autotune{cache=%s}", path);
+	g = parse_ok(seed);
+	ck_assert_int_eq(run_measured(g, pipe, NULL, &rep, &dg), 0);
+	ck_tiling(g, 16, 16, 16);
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+
+	/* an old record (no measured=) is measured again and replaced */
+	txt = slurp(path);
+	m = strstr(txt, " measured=");
+	ck_assert_ptr_nonnull(m);
+	strcpy(m, "\n");
+	ck_assert_int_eq(aicm_write_file(path, txt, strlen(txt)), 0);
+	free(txt);
+	snprintf(pipe, sizeof pipe, "autotune{measure=true,measure-top=576,cache=%s}", path);
+	g = parse_ok(seed);
+	memset(&f, 0, sizeof f);
+	ck_assert_int_eq(run_measured(g, pipe, &f, &rep, &dg), 0);
+	ck_assert_int_eq(f.calls, 1);
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+	txt = slurp(path);
+	ck_assert_ptr_nonnull(strstr(txt, " measured=112.0\n"));
+	ck_assert_ptr_null(strstr(strstr(txt, " measured=112.0\n") + 1, " -> "));  /* one record */
+	free(txt);
+	remove(path);
+}
+END_TEST
+
 Suite *
 make_autotune_suite(void)
 {
@@ -455,6 +677,10 @@ make_autotune_suite(void)
 	tcase_add_test(ps, test_autotune_seed_winners);
 	tcase_add_test(ps, test_autotune_deterministic);
 	tcase_add_test(ps, test_autotune_scoring_time);
+	tcase_add_test(ps, test_measure_ranks_by_time);
+	tcase_add_test(ps, test_measure_rejects_wrong);
+	tcase_add_test(ps, test_measure_needs_callback);
+	tcase_add_test(ps, test_measure_cache_round_trip);
 	tcase_set_timeout(ps, 60);
 	suite_add_tcase(s, tr);
 	suite_add_tcase(s, pm);

@@ -194,7 +194,7 @@ START_TEST(test_print_fixed_point_after_shape_infer)
 	Graph *g = ck_parse(rt[_i], &msgs);
 	const Pass *p = pass_lookup("shape-infer");
 	PassVal vals[1] = {{0}};
-	PassArgs a = {p->opts, vals, NULL, false};
+	PassArgs a = {p->opts, vals, NULL, false, NULL};
 	Diag d;
 	FILE *f = fopen("/dev/null", "w");
 	char *p1, *p2;

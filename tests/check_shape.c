@@ -302,7 +302,7 @@ infer_pass(const char *src, char **msgs, char **out)
 	FILE *f = open_memstream(msgs, &n);
 	const Pass *p = pass_lookup("shape-infer");
 	PassVal vals[1] = {{0}};
-	PassArgs a = {p->opts, vals, NULL, false};
+	PassArgs a = {p->opts, vals, NULL, false, NULL};
 	char *pm;
 	Graph *g = ck_parse(src, &pm);
 	Diag d;

@@ -24,7 +24,7 @@ lowered(const char *src, const char *pipeline)
 {
 	Graph *g = ck_parse(src, NULL);
 	Pipeline pl = {0};
-	PassRun run = {true, NULL, false, NULL, NULL, NULL};
+	PassRun run = {true, NULL, false, NULL, NULL, NULL, NULL};
 	Diag d;
 	FILE *sink = fopen("/dev/null", "w");
 	int rc;

@@ -360,7 +360,7 @@ START_TEST(test_verify_after_shape_infer)
 {
 	const Pass *p = pass_lookup("shape-infer");
 	PassVal vals[1] = {{0}};
-	PassArgs a = {p->opts, vals, NULL, false};
+	PassArgs a = {p->opts, vals, NULL, false, NULL};
 	Diag d;
 	FILE *f = fopen("/dev/null", "w");
 

@@ -76,7 +76,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (int i = 0; g && i < pl.n; i++) {
 		const PassInst *pi = &pl.p[i];
-		PassArgs a = {pi->pass->opts, pi->vals, fuzz_sink(), i % 2 == 1};
+		PassArgs a = {pi->pass->opts, pi->vals, fuzz_sink(), i % 2 == 1, NULL};
 		int nerr = d.nerr;
 
 		if (pi->pass->run(g, &a, &d) != 0) {
