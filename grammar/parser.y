@@ -1204,7 +1204,7 @@ t_index(ParseCtx *c, TileInst *in, Idxs *idx)
 		    idx->n, IR_MAX_RANK);
 		return false;
 	}
-	in->nidx = idx->n;
+	tile_set_nidx(c->g, c->tf, (int)(in - c->tf->insts), idx->n);
 	for (int k = 0; k < idx->n; k++) {
 		Idx *x = idx->v[k];
 		TileIdx *t = &in->idx[k];

@@ -50,6 +50,7 @@ typedef struct LB {
 	int nuniq;
 	int split_dim;               /* split= spreads this dim over programs, */
 	int64_t split_span;          /* covering this much of it (0: no split) */
+	TileScratch scratch;         /* where each body grows (tile.h) */
 } LB;
 
 /* ---- building the body ----------------------------------------------- */
@@ -175,7 +176,7 @@ load_ext(LB *b, int x, double other)
 	i = inst(b, TO_LOAD, nm, t->rank, shape);
 	in = &b->f->insts[i];
 	in->arg = b->argof[x];
-	in->nidx = t->rank;
+	tile_set_nidx(b->ng, b->f, i, t->rank);
 	for (int k = 0; k < t->rank; k++)
 		if (it[k] >= 0)
 			in->idx[k] = b->dim[it[k]].off;
@@ -362,7 +363,7 @@ store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
 	in->arg = TILE_RESULT;
 	in->nin = 1;
 	in->in[0] = v;
-	in->nidx = t->rank;
+	tile_set_nidx(b->ng, b->f, i, t->rank);
 	for (k = 0; k < t->rank; k++)
 		if (it[k] >= 0)
 			in->idx[k] = b->dim[it[k]].off;
@@ -533,11 +534,11 @@ lower_opaque(LB *b)
 		in->arg = b->argof[x];
 		in->nview = b->R;
 		in->has_view = true;         /* also of rank 0: reshape to () */
+		tile_set_nidx(b->ng, b->f, i, b->R);
 		for (int j = 0; j < b->R; j++) {
 			in->view[j] = b->S[j];
 			in->idx[j] = b->dim[j].off;
 		}
-		in->nidx = b->R;
 		if (ir_type_numel(xt) != ir_type_numel(t))
 			return fail(b, n, "reshape changes the element count");
 	} else {
@@ -561,7 +562,7 @@ lower_opaque(LB *b)
 		i = inst(b, TO_LOAD, "tile", b->R, shape);
 		in = &b->f->insts[i];
 		in->arg = b->argof[x];
-		in->nidx = b->R;
+		tile_set_nidx(b->ng, b->f, i, b->R);
 		for (int k = 0; k < b->R; k++)
 			in->idx[k] = b->dim[inv[k]].off;
 		in->masked = false;
@@ -836,7 +837,7 @@ lower_matmul(LB *b)
 		ta = inst(b, TO_LOAD, "a", R, as);
 		in = &b->f->insts[ta];
 		in->arg = b->argof[A];
-		in->nidx = R;
+		tile_set_nidx(b->ng, b->f, ta, R);
 		for (int j = 0; j < R - 1; j++)
 			in->idx[j] = b->dim[j].off;
 		in->idx[R - 1] = idx_of(var, 1);
@@ -845,7 +846,7 @@ lower_matmul(LB *b)
 		tb = inst(b, TO_LOAD, "b", R, bs);
 		in = &b->f->insts[tb];
 		in->arg = b->argof[B];
-		in->nidx = R;
+		tile_set_nidx(b->ng, b->f, tb, R);
 		for (int j = 0; j < R - 2; j++)
 			in->idx[j] = b->dim[j].off;
 		in->idx[R - 2] = idx_of(var, 1);
@@ -899,6 +900,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	Graph *ng = b->ng;
 
 	b->f = tile_fn_new(ng, arena_strndup(&ng->arena, name, strlen(name)), kind);
+	tile_fn_begin(b->f, &b->scratch);
 	b->f->args = arena_alloc(&ng->arena, sizeof(int) * (size_t)(2 * (b->last - b->first + 1) + 1));
 	b->nuniq = 0;
 	b->from = b->first;
@@ -945,6 +947,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 			b->f->kattr[a] = b->kn->kattr[a];
 		}
 	b->f->argloc = arena_alloc(&ng->arena, sizeof(Loc) * (size_t)(b->f->nargs + 1));
+	tile_fn_end(ng, b->f);
 	node = ir_add_node(ng, (OpId)TILE_OP, arena_strndup(&ng->arena, rn->name, strlen(rn->name)));
 	ng->nodes[node].type = rn->type;
 	ng->nodes[node].loc = rn->loc;
@@ -980,6 +983,18 @@ run(Graph *g, const PassArgs *args, Diag *d)
 			return -1;
 		}
 	ng = ir_graph_new();
+	{
+		/* The new graph's size is known: reserving it spares the node
+		 * array's and the name table's regrowth. */
+		int nn = 0;
+
+		for (int i = 0; i < n; i++) {
+			int k = g->nodes[i].kernel;
+
+			nn += k < 0 || k >= g->nkernels || g->kernels[k].last == i;
+		}
+		ir_reserve(ng, nn);
+	}
 	if (g->name)
 		ng->name = arena_strndup(&ng->arena, g->name, strlen(g->name));
 	ng->loc = g->loc;
@@ -1097,6 +1112,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		}
 	}
 	ir_graph_free(ng);
+	tile_scratch_free(&b.scratch);
 	free(b.map);
 	free(b.tv);
 	free(b.argof);

@@ -370,23 +370,60 @@ ir_add_kernel(Graph *g, const char *name, KernelKind kind)
 	return g->nkernels++;
 }
 
+/* The name table after a reorder: the names stay, only the node indices in
+ * the slots move, so one sweep over the slots suffices, with no rehashing.
+ * A noted duplicate is re-derived by a full rebuild, since which of the two
+ * names comes first may have changed (a verified graph has none). */
+static void
+names_remap(Graph *g, const int *inv)
+{
+	if (g->names.dup) {
+		names_rebuild(g);
+		return;
+	}
+	for (size_t k = 0; k < g->names.cap; k++)
+		if (g->names.slot[k].node)
+			g->names.slot[k].node = (uint32_t)inv[g->names.slot[k].node - 1] + 1;
+}
+
 void
 ir_reorder(Graph *g, const int *perm)
 {
 	int n = g->nnodes;
 	int *inv = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-	Node *nodes = xmalloc(sizeof *nodes * (size_t)(n ? n : 1));
+	char *done = xcalloc((size_t)n + 1, 1);
 
 	for (int i = 0; i < n; i++)
 		inv[perm[i]] = i;
+	/* Operands first, while every node is still at its old index. */
 	for (int i = 0; i < n; i++) {
-		nodes[i] = g->nodes[perm[i]];
-		for (int j = 0; j < nodes[i].nin; j++)
-			nodes[i].in[j] = inv[nodes[i].in[j]];
+		Node *nd = &g->nodes[i];
+
+		for (int j = 0; j < nd->nin; j++)
+			nd->in[j] = inv[nd->in[j]];
+		for (int j = 0; nd->tile && j < nd->tile->nargs; j++)
+			nd->tile->args[j] = inv[nd->tile->args[j]];
 	}
-	if (n > 0)                   /* an empty graph may have no node array */
-		memcpy(g->nodes, nodes, sizeof *nodes * (size_t)n);
-	free(nodes);
+	/* Then the nodes, in place, one cycle of the permutation at a time:
+	 * a copy of the node array would be the largest allocation of the
+	 * pass, and fresh pages cost more than the moves (fuse's permutation
+	 * is mostly the identity, which moves nothing). */
+	for (int s = 0; s < n; s++) {
+		Node tmp;
+		int i = s;
+
+		if (done[s] || perm[s] == s)
+			continue;
+		tmp = g->nodes[s];
+		while (perm[i] != s) {
+			g->nodes[i] = g->nodes[perm[i]];
+			done[i] = 1;
+			i = perm[i];
+		}
+		g->nodes[i] = tmp;
+		done[i] = 1;
+	}
+	free(done);
 	/* one sweep, not one per kernel: fuse makes a kernel per op */
 	for (int k = 0; k < g->nkernels; k++)
 		g->kernels[k].first = g->kernels[k].last = -1;
@@ -401,8 +438,8 @@ ir_reorder(Graph *g, const int *perm)
 	}
 	for (int i = 0; i < g->nret; i++)
 		g->ret[i] = inv[g->ret[i]];
+	names_remap(g, inv);
 	free(inv);
-	names_rebuild(g);
 }
 
 void

@@ -4,7 +4,8 @@
  * Two-space indent, ", " between operands and dimensions, attributes in the
  * op's declared order with defaults left out, floats as the shortest text
  * that reads back to the same double.  Whatever the parser accepts, the
- * printer writes one way, and print(parse(print(x))) == print(x).
+ * printer writes one way, and print(parse(print(x))) == print(x); tiled
+ * bodies too (docs/tiled.md).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -213,6 +214,236 @@ print_kernel_head(Out *o, const Kernel *k)
 	puts_(o, " {\n");
 }
 
+/* ---- tiled bodies (tile.h, docs/tiled.md) ---------------------------- */
+
+/* "[32, 32]" or "(2, 1)"; comma1: a one-element tuple gets its comma. */
+static void
+print_list(Out *o, char open, const int64_t *v, int n, char close, bool comma1)
+{
+	put(o, &open, 1);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			put(o, ", ", 2);
+		put_int(o, v[i]);
+	}
+	if (n == 1 && comma1)
+		put(o, ",", 1);
+	put(o, &close, 1);
+}
+
+static void
+put_val(Out *o, const TileFn *f, int v)
+{
+	put(o, "%", 1);
+	puts_(o, f->vals[v].name);
+}
+
+static void
+put_double(Out *o, double v)
+{
+	char num[64];
+
+	ir_fmt_double(num, sizeof num, v);
+	puts_(o, num);
+}
+
+static void
+print_idx(Out *o, const TileFn *f, const TileIdx *x)
+{
+	for (int t = 0; t < x->nterm; t++) {
+		if (t)
+			put(o, " + ", 3);
+		put_val(o, f, x->val[t]);
+		if (x->coef[t] != 1) {
+			put(o, " * ", 3);
+			put_int(o, x->coef[t]);
+		}
+	}
+	if (x->k || !x->nterm) {
+		if (x->nterm)
+			put(o, " + ", 3);
+		put_int(o, x->k);
+	}
+}
+
+static void
+print_access(Out *o, const Graph *g, const Node *n, const TileInst *in)
+{
+	put(o, "%", 1);
+	puts_(o, in->arg == TILE_RESULT ? n->name : g->nodes[n->tile->args[in->arg]].name);
+	put(o, "[", 1);
+	for (int i = 0; i < in->nidx; i++) {
+		if (i)
+			put(o, ", ", 2);
+		print_idx(o, n->tile, &in->idx[i]);
+	}
+	put(o, "]", 1);
+}
+
+static void
+print_tile_type(Out *o, const TileVal *v)
+{
+	if (v->rank < 0)
+		return;
+	put(o, " : ", 3);
+	print_list(o, '[', v->shape, v->rank, ']', false);
+}
+
+static void
+indent(Out *o, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		put(o, "  ", 2);
+}
+
+/* Prints insts i..end-1 of n's body at the given depth; returns end. */
+static int
+print_insts(Out *o, const Graph *g, const Node *n, int i, int end, int depth)
+{
+	const TileFn *f = n->tile;
+
+	while (i < end) {
+		const TileInst *in = &f->insts[i];
+		const TileVal *r = in->res >= 0 ? &f->vals[in->res] : NULL;
+
+		indent(o, depth);
+		if (r) {
+			put_val(o, f, in->res);
+			put(o, " = ", 3);
+		}
+		switch (in->op) {
+		case TO_FOR:
+			puts_(o, "for ");
+			put_val(o, f, in->var);
+			put(o, " = ", 3);
+			put_int(o, in->lo);
+			puts_(o, " to ");
+			put_int(o, in->hi);
+			puts_(o, " step ");
+			put_int(o, in->step);
+			puts_(o, " iter(");
+			put_val(o, f, in->iter);
+			put(o, " = ", 3);
+			put_val(o, f, in->in[0]);
+			puts_(o, ") {\n");
+			print_insts(o, g, n, i + 1, in->end, depth + 1);
+			indent(o, depth + 1);
+			puts_(o, "yield ");
+			put_val(o, f, f->insts[in->end].in[0]);
+			put(o, "\n", 1);
+			indent(o, depth);
+			puts_(o, "}\n");
+			i = in->end + 1;
+			continue;
+		case TO_YIELD:
+			AICM_BUG("a yield outside its loop");
+		case TO_LOAD:
+			puts_(o, "load ");
+			print_access(o, g, n, in);
+			print_tile_type(o, r);
+			if (in->masked) {
+				puts_(o, " other=");
+				put_double(o, in->other);
+			}
+			break;
+		case TO_STORE:
+		case TO_ATOMIC_ADD:
+		case TO_ATOMIC_MAX:
+			puts_(o, tile_op_name(in));
+			put(o, " ", 1);
+			print_access(o, g, n, in);
+			put(o, ", ", 2);
+			put_val(o, f, in->in[0]);
+			if (in->masked)
+				puts_(o, " masked");
+			break;
+		default:
+			puts_(o, tile_op_name(in));
+			put(o, "(", 1);
+			for (int j = 0; j < in->nin; j++) {
+				if (j)
+					put(o, ", ", 2);
+				put_val(o, f, in->in[j]);
+			}
+			put(o, ")", 1);
+			print_tile_type(o, r);
+			if (in->op == TO_PROGRAM_ID) {
+				puts_(o, " axis=");
+				put_int(o, in->axis);
+			}
+			if (in->op == TO_IDIV || in->op == TO_IREM) {
+				puts_(o, " by=");
+				put_int(o, in->by);
+			}
+			if (in->op == TO_FULL) {
+				puts_(o, " value=");
+				put_double(o, in->value);
+			}
+			if (in->op == TO_REDUCE && in->axis >= 0) {
+				puts_(o, " axis=");
+				put_int(o, in->axis);
+			}
+			if (in->op == TO_REDUCE && in->keepdims)
+				puts_(o, " keepdims=True");
+			if (in->op == TO_TRANSPOSE) {
+				puts_(o, " perm=");
+				print_list(o, '(', in->perm, in->nperm, ')', true);
+			}
+			break;
+		}
+		if ((in->op == TO_LOAD || in->op == TO_STORE || in->op == TO_ATOMIC_ADD ||
+		    in->op == TO_ATOMIC_MAX) && in->has_view) {
+			puts_(o, " view=");
+			print_list(o, '(', in->view, in->nview, ')', true);
+		}
+		put(o, "\n", 1);
+		i++;
+	}
+	return i;
+}
+
+/* A tiled node's statement, at the graph's two-space indent. */
+static void
+print_tiled(Out *o, const Graph *g, const Node *n)
+{
+	const TileFn *f = n->tile;
+	int ng = f->grid[2] != 1 ? 3 : 2;
+
+	puts_(o, "  %");
+	puts_(o, n->name);
+	puts_(o, " = tiled @");
+	puts_(o, f->name);
+	puts_(o, " [");
+	puts_(o, ir_kernel_kinds[f->kind]);
+	puts_(o, "] (");
+	for (int j = 0; j < f->nargs; j++) {
+		put(o, j ? ", %" : "%", j ? 3 : 1);
+		puts_(o, g->nodes[f->args[j]].name);
+	}
+	puts_(o, ") : ");
+	print_list(o, '(', n->type.dim, n->type.rank, ')', true);
+	if (n->type.dt != DT_F64) {
+		put(o, " ", 1);
+		puts_(o, ir_dtype_name(n->type.dt));
+	}
+	puts_(o, " grid=");
+	print_list(o, '(', f->grid, ng, ')', true);
+	for (int a = 0; a < KA_COUNT; a++)
+		if (f->kset & (1u << a)) {
+			put(o, " ", 1);
+			puts_(o, ir_kattr_names[a]);
+			put(o, "=", 1);
+			put_int(o, f->kattr[a]);
+		}
+	if (f->has_init) {
+		puts_(o, " init=");
+		put_double(o, f->init);
+	}
+	puts_(o, " {\n");
+	print_insts(o, g, n, 0, f->ninsts, 2);
+	puts_(o, "  }\n");
+}
+
 void
 ir_print(FILE *f, const Graph *g)
 {
@@ -231,8 +462,7 @@ ir_print(FILE *f, const Graph *g)
 		const Node *n = &g->nodes[i];
 
 		if (n->tile) {
-			flush(o);               /* tile_print writes to f directly */
-			tile_print(f, g, n);
+			print_tiled(o, g, n);
 			continue;
 		}
 		if (n->kernel >= 0) {

@@ -1,8 +1,7 @@
 /*
- * tile.c: building, printing and verifying tiled kernels (tile.h).
+ * tile.c: building and verifying tiled kernels (tile.h); print.c prints
+ * them, in the form the parser reads (docs/tiled.md).
  *
- * The printer writes the form the parser reads (docs/tiled.md), so that
- * print(parse(print(x))) == print(x) holds for tiled graphs as for the rest.
  * The verifier is what makes a hand-written or lowered body safe to run:
  * the executor trusts it for SSA, scoping, shapes and bounds, so that the
  * plan can be built without checks of its own beyond AICM_BUG nets.  Bounds
@@ -28,15 +27,23 @@ tile_fn_new(Graph *g, const char *name, KernelKind kind)
 	return f;
 }
 
-/* Grows an arena array by doubling; the old copy stays in the arena. */
+/* Grows a body's array by doubling: in the builder's scratch arrays (on
+ * the heap, reused) or, for a body built in place, in the arena, where the
+ * outgrown copy stays. */
 static void *
-grow(Graph *g, void *p, int n, int *cap, size_t sz)
+grow(Graph *g, TileFn *f, void *p, int n, int *cap, size_t sz, void **sp, int *scap)
 {
 	void *q;
 
 	if (n < *cap)
 		return p;
 	*cap = *cap ? 2 * *cap : 16;
+	if (f->scratch) {
+		q = xrealloc(p, sz * (size_t)*cap);
+		*sp = q;
+		*scap = *cap;
+		return q;
+	}
 	q = arena_alloc(&g->arena, sz * (size_t)*cap);
 	if (n)
 		memcpy(q, p, sz * (size_t)n);
@@ -46,9 +53,13 @@ grow(Graph *g, void *p, int n, int *cap, size_t sz)
 int
 tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *shape)
 {
+	TileScratch *s = f->scratch;
 	TileVal *v;
+	void *sp;
+	int scap;
 
-	f->vals = grow(g, f->vals, f->nvals, &f->capvals, sizeof *f->vals);
+	f->vals = grow(g, f, f->vals, f->nvals, &f->capvals, sizeof *f->vals,
+	    s ? (void **)&s->vals : &sp, s ? &s->capvals : &scap);
 	v = &f->vals[f->nvals];
 	memset(v, 0, sizeof *v);
 	v->name = name;
@@ -62,15 +73,64 @@ tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *sha
 int
 tile_add_inst(Graph *g, TileFn *f, TileOpKind op)
 {
+	TileScratch *s = f->scratch;
 	TileInst *in;
+	void *sp;
+	int scap;
 
-	f->insts = grow(g, f->insts, f->ninsts, &f->capinsts, sizeof *f->insts);
+	f->insts = grow(g, f, f->insts, f->ninsts, &f->capinsts, sizeof *f->insts,
+	    s ? (void **)&s->insts : &sp, s ? &s->capinsts : &scap);
 	in = &f->insts[f->ninsts];
 	memset(in, 0, sizeof *in);
 	in->op = op;
 	in->res = in->var = in->iter = -1;
 	in->axis = -1;
 	return f->ninsts++;
+}
+
+TileIdx *
+tile_set_nidx(Graph *g, TileFn *f, int i, int n)
+{
+	TileInst *in = &f->insts[i];
+
+	in->nidx = n;
+	in->idx = n ? arena_alloc(&g->arena, sizeof *in->idx * (size_t)n) : NULL;
+	return in->idx;
+}
+
+void
+tile_fn_begin(TileFn *f, TileScratch *s)
+{
+	if (f->nvals || f->ninsts)
+		AICM_BUG("a tiled body begun twice");
+	f->scratch = s;
+	f->vals = s->vals;
+	f->capvals = s->capvals;
+	f->insts = s->insts;
+	f->capinsts = s->capinsts;
+}
+
+void
+tile_fn_end(Graph *g, TileFn *f)
+{
+	TileVal *v = arena_alloc(&g->arena, sizeof *v * (size_t)(f->nvals ? f->nvals : 1));
+	TileInst *in = arena_alloc(&g->arena, sizeof *in * (size_t)(f->ninsts ? f->ninsts : 1));
+
+	memcpy(v, f->vals, sizeof *v * (size_t)f->nvals);
+	memcpy(in, f->insts, sizeof *in * (size_t)f->ninsts);
+	f->vals = v;
+	f->capvals = f->nvals;
+	f->insts = in;
+	f->capinsts = f->ninsts;
+	f->scratch = NULL;
+}
+
+void
+tile_scratch_free(TileScratch *s)
+{
+	free(s->vals);
+	free(s->insts);
+	memset(s, 0, sizeof *s);
 }
 
 int
@@ -119,171 +179,10 @@ tile_target_type(const Graph *g, const Node *n, const TileInst *in, Type *buf)
 	return buf;
 }
 
-/* ---- printing -------------------------------------------------------- */
-
-static void
-print_ints(FILE *out, char open, const int64_t *v, int n, char close, bool comma1)
-{
-	fputc(open, out);
-	for (int i = 0; i < n; i++)
-		fprintf(out, "%s%lld", i ? ", " : "", (long long)v[i]);
-	if (n == 1 && comma1)
-		fputc(',', out);
-	fputc(close, out);
-}
-
-static void
-print_idx(FILE *out, const TileFn *f, const TileIdx *x)
-{
-	for (int t = 0; t < x->nterm; t++) {
-		fprintf(out, "%s%%%s", t ? " + " : "", f->vals[x->val[t]].name);
-		if (x->coef[t] != 1)
-			fprintf(out, " * %lld", (long long)x->coef[t]);
-	}
-	if (x->k || !x->nterm)
-		fprintf(out, "%s%lld", x->nterm ? " + " : "", (long long)x->k);
-}
-
 static const char *
 target_name(const Graph *g, const Node *n, const TileInst *in)
 {
 	return in->arg == TILE_RESULT ? n->name : g->nodes[n->tile->args[in->arg]].name;
-}
-
-static void
-print_access(FILE *out, const Graph *g, const Node *n, const TileInst *in)
-{
-	fprintf(out, "%%%s[", target_name(g, n, in));
-	for (int i = 0; i < in->nidx; i++) {
-		if (i)
-			fprintf(out, ", ");
-		print_idx(out, n->tile, &in->idx[i]);
-	}
-	fputc(']', out);
-}
-
-static void
-print_tile_type(FILE *out, const TileVal *v)
-{
-	if (v->rank < 0)
-		return;
-	fprintf(out, " : ");
-	print_ints(out, '[', v->shape, v->rank, ']', false);
-}
-
-static void
-indent(FILE *out, int depth)
-{
-	for (int i = 0; i < depth; i++)
-		fputs("  ", out);
-}
-
-static int
-print_insts(FILE *out, const Graph *g, const Node *n, int i, int end, int depth)
-{
-	const TileFn *f = n->tile;
-	char num[64];
-
-	while (i < end) {
-		const TileInst *in = &f->insts[i];
-		const TileVal *r = in->res >= 0 ? &f->vals[in->res] : NULL;
-
-		indent(out, depth);
-		if (r)
-			fprintf(out, "%%%s = ", r->name);
-		switch (in->op) {
-		case TO_FOR:
-			fprintf(out, "for %%%s = %lld to %lld step %lld iter(%%%s = %%%s) {\n",
-			    f->vals[in->var].name, (long long)in->lo, (long long)in->hi,
-			    (long long)in->step, f->vals[in->iter].name, f->vals[in->in[0]].name);
-			i = print_insts(out, g, n, i + 1, in->end, depth + 1);
-			indent(out, depth + 1);
-			fprintf(out, "yield %%%s\n", f->vals[f->insts[in->end].in[0]].name);
-			indent(out, depth);
-			fprintf(out, "}\n");
-			i = in->end + 1;
-			continue;
-		case TO_YIELD:
-			AICM_BUG("a yield outside its loop");
-		case TO_LOAD:
-			fprintf(out, "load ");
-			print_access(out, g, n, in);
-			print_tile_type(out, r);
-			if (in->masked) {
-				ir_fmt_double(num, sizeof num, in->other);
-				fprintf(out, " other=%s", num);
-			}
-			break;
-		case TO_STORE:
-		case TO_ATOMIC_ADD:
-		case TO_ATOMIC_MAX:
-			fprintf(out, "%s ", tile_op_name(in));
-			print_access(out, g, n, in);
-			fprintf(out, ", %%%s", f->vals[in->in[0]].name);
-			if (in->masked)
-				fprintf(out, " masked");
-			break;
-		default:
-			fprintf(out, "%s(", tile_op_name(in));
-			for (int j = 0; j < in->nin; j++)
-				fprintf(out, "%s%%%s", j ? ", " : "", f->vals[in->in[j]].name);
-			fputc(')', out);
-			print_tile_type(out, r);
-			if (in->op == TO_PROGRAM_ID)
-				fprintf(out, " axis=%lld", (long long)in->axis);
-			if (in->op == TO_IDIV || in->op == TO_IREM)
-				fprintf(out, " by=%lld", (long long)in->by);
-			if (in->op == TO_FULL) {
-				ir_fmt_double(num, sizeof num, in->value);
-				fprintf(out, " value=%s", num);
-			}
-			if (in->op == TO_REDUCE && in->axis >= 0)
-				fprintf(out, " axis=%lld", (long long)in->axis);
-			if (in->op == TO_REDUCE && in->keepdims)
-				fprintf(out, " keepdims=True");
-			if (in->op == TO_TRANSPOSE) {
-				fprintf(out, " perm=");
-				print_ints(out, '(', in->perm, in->nperm, ')', true);
-			}
-			break;
-		}
-		if ((in->op == TO_LOAD || in->op == TO_STORE || in->op == TO_ATOMIC_ADD ||
-		    in->op == TO_ATOMIC_MAX) && in->has_view) {
-			fprintf(out, " view=");
-			print_ints(out, '(', in->view, in->nview, ')', true);
-		}
-		fputc('\n', out);
-		i++;
-	}
-	return i;
-}
-
-void
-tile_print(FILE *out, const Graph *g, const Node *n)
-{
-	const TileFn *f = n->tile;
-	char num[64];
-	int ng = f->grid[2] != 1 ? 3 : 2;
-
-	fprintf(out, "  %%%s = tiled @%s [%s] (", n->name, f->name, ir_kernel_kinds[f->kind]);
-	for (int j = 0; j < f->nargs; j++)
-		fprintf(out, "%s%%%s", j ? ", " : "", g->nodes[f->args[j]].name);
-	fprintf(out, ") : ");
-	print_ints(out, '(', n->type.dim, n->type.rank, ')', true);
-	if (n->type.dt != DT_F64)
-		fprintf(out, " %s", ir_dtype_name(n->type.dt));
-	fprintf(out, " grid=");
-	print_ints(out, '(', f->grid, ng, ')', true);
-	for (int a = 0; a < KA_COUNT; a++)
-		if (f->kset & (1u << a))
-			fprintf(out, " %s=%lld", ir_kattr_names[a], (long long)f->kattr[a]);
-	if (f->has_init) {
-		ir_fmt_double(num, sizeof num, f->init);
-		fprintf(out, " init=%s", num);
-	}
-	fprintf(out, " {\n");
-	print_insts(out, g, n, 0, f->ninsts, 2);
-	fprintf(out, "  }\n");
 }
 
 /* ---- verifying ------------------------------------------------------- */

@@ -67,6 +67,10 @@ typedef struct TileVal {
 	Loc loc;
 } TileVal;
 
+/* One instruction.  A lowered graph holds tens of thousands of bodies, so
+ * the fields that no two op kinds share overlap, and the index expressions
+ * (the largest part) live out of line, exactly nidx of them; readers look
+ * at a field only for the op kinds that the comments name. */
 typedef struct TileInst {
 	TileOpKind op;
 	OpId gop;                    /* TO_UNARY, TO_BINARY, TO_REDUCE */
@@ -75,23 +79,40 @@ typedef struct TileInst {
 	int in[3];
 	int arg;                     /* TO_LOAD/stores: operand index or TILE_RESULT */
 	int nidx;
-	TileIdx idx[IR_MAX_RANK];
-	bool masked;                 /* load: other= given; store: 'masked' */
-	double other;                /* a masked-off lane of a load reads this */
 	int nview;                   /* load/store: the tensor seen with this shape */
-	bool has_view;               /* view= given (nview 0 is a rank-0 view) */
-	int64_t view[IR_MAX_RANK];
-	int64_t axis;                /* program_id; reduce (-1: all axes) */
-	bool keepdims;
-	int nperm;
-	int64_t perm[IR_MAX_RANK];
-	int64_t by;                  /* idiv, irem */
-	double value;                /* full */
-	int64_t lo, hi, step;        /* for */
+	int nperm;                   /* transpose */
 	int var, iter;               /* for: the counter and the carried value */
 	int end;                     /* for: index of its yield */
+	bool masked;                 /* load: other= given; store: 'masked' */
+	bool has_view;               /* view= given (nview 0 is a rank-0 view) */
+	bool keepdims;               /* reduce */
+	int64_t axis;                /* program_id; reduce (-1: all axes) */
+	TileIdx *idx;                /* load/stores: nidx of them (tile_set_nidx) */
+	union {
+		double other;        /* load: a masked-off lane reads this */
+		double value;        /* full */
+		int64_t by;          /* idiv, irem */
+	};
+	union {
+		int64_t view[IR_MAX_RANK];      /* load/stores with has_view */
+		int64_t perm[IR_MAX_RANK];      /* transpose */
+		struct {
+			int64_t lo, hi, step;   /* for */
+		};
+	};
 	Loc loc;
 } TileInst;
+
+/* A body under construction grows in scratch arrays that the builder
+ * reuses from body to body; tile_fn_end moves it into the graph at its
+ * exact size.  (Grown in the arena, each body would leave its outgrown
+ * copies there: lowering makes one body per kernel.) */
+typedef struct TileScratch {
+	TileVal *vals;
+	int capvals;
+	TileInst *insts;
+	int capinsts;
+} TileScratch;
 
 typedef struct TileFn {
 	const char *name;            /* the kernel's name, without '@' */
@@ -108,6 +129,7 @@ typedef struct TileFn {
 	int nvals, capvals;
 	TileInst *insts;
 	int ninsts, capinsts;
+	TileScratch *scratch;        /* while built in scratch arrays, else NULL */
 	Loc loc;
 } TileFn;
 
@@ -117,10 +139,15 @@ typedef struct TileFn {
 TileFn *tile_fn_new(Graph *g, const char *name, KernelKind kind);
 int tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *shape);
 int tile_add_inst(Graph *g, TileFn *f, TileOpKind op);
+/* Sets the index count of access inst i and gives it that many zeroed
+ * index expressions; returns them. */
+TileIdx *tile_set_nidx(Graph *g, TileFn *f, int i, int n);
+/* Builds f in s's arrays (f empty) until tile_fn_end moves it into g. */
+void tile_fn_begin(TileFn *f, TileScratch *s);
+void tile_fn_end(Graph *g, TileFn *f);
+void tile_scratch_free(TileScratch *s);
 int tile_lookup(const TileFn *f, const char *name);   /* value index or -1 */
 const char *tile_op_name(const TileInst *in);
-/* The tiled node's statement, at the graph's two-space indent. */
-void tile_print(FILE *out, const Graph *g, const Node *n);
 /* Checks one tiled node: SSA, shapes of every tile against its op, tile
  * dimensions against the block sizes, loads and stores inside their tensors
  * unless masked, the result stored by exactly one store.  Returns the
