@@ -59,6 +59,7 @@ typedef struct PAccess {
 	int64_t tdim[4];             /* tensor extent per padded tile dim (1 if none) */
 	int pad;                     /* 4 - rank */
 	bool dense;                  /* a whole tile has the tensor's layout */
+	bool view;                   /* loads: a dot's a, read in place with its rows' stride */
 	bool stream;                 /* stores: non-temporal */
 } PAccess;
 
@@ -101,6 +102,7 @@ typedef struct AtomLog {
 typedef struct Scratch {
 	char *buf;
 	void **p;
+	int64_t *ld;
 	int64_t *sc;
 	int64_t (*valid)[4];
 } Scratch;
@@ -110,6 +112,7 @@ typedef struct Worker {
 	Tensor *vals;
 	char *buf;
 	void **p;                    /* per value: its tile (buf or a tensor) */
+	int64_t *ld;                 /* per value: its rows' stride (elements) */
 	int64_t *sc;                 /* scalar slots */
 	int64_t (*valid)[4];         /* per value */
 	int64_t rd, wr, fl;
@@ -175,8 +178,27 @@ alias_dot_accumulators(const TileFn *f, PKernel *k)
 	}
 }
 
+/* Whether value v is read by nothing but dots, as their left operand. */
+static bool
+only_dot_lhs(const TileFn *f, int v)
+{
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+
+		if (!inst_reads(in, v))
+			continue;
+		if (in->op != TO_DOT || in->in[0] != v || in->in[1] == v || in->in[2] == v)
+			return false;
+	}
+	return true;
+}
+
 /* Whether a whole tile of the access has the tensor's own layout (so that
- * a load may read it in place), and whether a store streams. */
+ * a load may read it in place), whether a 2-d tile that only a dot reads
+ * as its left operand may be read in place with the tensor's row stride
+ * (the micro-kernel broadcasts a from a few rows at a time, so a's rows
+ * need not be packed; b's are, as their power-of-two strides would map a
+ * panel's rows onto a few cache sets), and whether a store streams. */
 static void
 mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t)
 {
@@ -189,6 +211,8 @@ mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t)
 			a->dense = false;
 		st *= sh[d];
 	}
+	a->view = in->op == TO_LOAD && !a->dense && t->dt == k->dt && a->tstr[3] == 1 &&
+	    sh[0] == 1 && sh[1] == 1 && only_dot_lhs(k->f, in->res);
 	a->stream = in->op == TO_STORE && t->dt == k->dt && a->tstr[3] == 1 &&
 	    bytes >= STREAM_MIN_TENSOR && sh[3] * (int64_t)k->es >= STREAM_MIN_ROW;
 }
@@ -441,10 +465,12 @@ do_load(Worker *w, int i)
 	void *o;
 
 	w->rd += box(valid) * (int64_t)es;
-	if (a->dense && box(valid) == t->n) {
+	if ((a->dense || a->view) && box(valid) == t->n) {
 		w->p[in->res] = at(src->data, base, es);   /* read in place */
+		w->ld[in->res] = a->dense ? sh[3] : s[2];
 		return;
 	}
+	w->ld[in->res] = sh[3];
 	o = w->p[in->res] = w->buf + t->off * es;
 	for (int64_t i0 = 0; i0 < sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < sh[1]; i1++)
@@ -760,9 +786,9 @@ do_dot(Worker *w, const TileInst *in)
 	/* Masked lanes hold the loads' other (0), so the whole tile is summed
 	 * by the register-blocked micro-kernel; the loads packed a and b. */
 	if (w->k->f32)
-		simd_dot_f32(M, N, K, a, K, b, N, c, o, N);
+		simd_dot_f32(M, N, K, a, w->ld[in->in[0]], b, N, c, o, N);
 	else
-		simd_dot(M, N, K, a, K, b, N, c, o, N);
+		simd_dot(M, N, K, a, w->ld[in->in[0]], b, N, c, o, N);
 	ov[0] = ov[1] = 1;
 	ov[2] = va[2] < vc[2] ? va[2] : vc[2];
 	ov[3] = vb[3] < vc[3] ? vb[3] : vc[3];
@@ -896,6 +922,7 @@ scratch_init(Scratch *s, const TilePlan *p)
 	if (!s->buf)
 		AICM_BUG("out of memory (%zu bytes)", n);
 	s->p = xcalloc((size_t)p->maxvals + 1, sizeof *s->p);
+	s->ld = xcalloc((size_t)p->maxvals + 1, sizeof *s->ld);
 	s->sc = xcalloc((size_t)p->maxvals + 1, sizeof *s->sc);
 	s->valid = xcalloc((size_t)p->maxvals + 1, sizeof *s->valid);
 }
@@ -905,6 +932,7 @@ scratch_free(Scratch *s)
 {
 	free(s->buf);
 	free(s->p);
+	free(s->ld);
 	free(s->sc);
 	free(s->valid);
 }
@@ -917,11 +945,14 @@ worker_init(Worker *w, const Scratch *s, const PKernel *k, Tensor *vals, AtomLog
 	w->vals = vals;
 	w->buf = s->buf;
 	w->p = s->p;
+	w->ld = s->ld;
 	w->sc = s->sc;
 	w->valid = s->valid;
 	w->logs = logs;
-	for (int v = 0; v < k->nvals; v++)
+	for (int v = 0; v < k->nvals; v++) {
 		w->p[v] = w->buf + k->tile[v].off * k->es;
+		w->ld[v] = k->tile[v].sh[3];
+	}
 }
 
 static void
