@@ -128,6 +128,10 @@ target_desc(Buf *b, const Target *t)
 	for (int i = 0; i < COST_NPARAMS; i++) {
 		char v[64];
 
+		/* step-us and acc-gbs came later: left out of the key when 0,
+		 * so that the GPU targets' records in older caches still match */
+		if (i >= COST_NPARAMS_V1 && cost_target_param_get(t, i) == 0)
+			continue;
 		ir_fmt_double(v, sizeof v, cost_target_param_get(t, i));
 		bprintf(b, "%s%s=%s", i ? "," : "", cost_param_keys[i], v);
 	}
@@ -591,6 +595,14 @@ apply(Kernel *k, const TileConfig *c)
 
 /* ---- reports --------------------------------------------------------- */
 
+/* Whether the target charges K-loop steps (the cpu target): only then do
+ * reports show the term, so the GPU targets' reports keep their form. */
+static bool
+has_steps(const Target *t)
+{
+	return t->step_us > 0 || t->acc_gbs > 0;
+}
+
 static void
 problem_str(Buf *b, const Problem *p)
 {
@@ -692,9 +704,11 @@ report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 			else
 				fprintf(f, " warps=%d", c->c.warps);
 			fprintf(f, "  score=%.6f ms\n", c->s.total);
-			fprintf(f, "        breakdown: mem=%.6f comp=%.6f launch=%.6f waste=%.6f "
-			    "(padding waste %.1f%%)\n", c->s.mem, c->s.comp, c->s.launch, c->s.waste,
-			    c->s.padding_pct);
+			fprintf(f, "        breakdown: mem=%.6f comp=%.6f launch=%.6f waste=%.6f ",
+			    c->s.mem, c->s.comp, c->s.launch, c->s.waste);
+			if (has_steps(t))
+				fprintf(f, "steps=%.6f ", c->s.steps);
+			fprintf(f, "(padding waste %.1f%%)\n", c->s.padding_pct);
 		}
 		break;
 	}
@@ -772,9 +786,13 @@ report_json(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 			}
 			fprintf(f, ",\"score\":%.17g,\"mem\":%.17g,\"comp\":%.17g,\"launch\":%.17g,"
 			    "\"waste\":%.17g,\"padding_pct\":%.17g,\"loaded\":%" PRId64 ",\"stored\":%"
-			    PRId64 ",\"programs\":%" PRId64 "}", c->s.total, c->s.mem, c->s.comp,
+			    PRId64 ",\"programs\":%" PRId64, c->s.total, c->s.mem, c->s.comp,
 			    c->s.launch, c->s.waste, c->s.padding_pct, c->t.loaded, c->t.stored,
 			    c->t.programs);
+			if (has_steps(t))
+				fprintf(f, ",\"steps\":%.17g,\"loop_steps\":%" PRId64, c->s.steps,
+				    c->t.steps);
+			fprintf(f, "}");
 		}
 		fprintf(f, "]");
 		if (tu->ntimed) {

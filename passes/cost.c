@@ -567,6 +567,8 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 
 		t->pad_mm_flops = 2.0 * (double)p->batch *
 		    (mp * np * kp - (double)p->m * (double)p->n * (double)p->k);
+		t->steps = mul(&ok, t->programs, cdiv(p->k, c->bk));
+		t->acc_bytes = 2.0 * (double)t->steps * (double)c->bm * (double)c->bn * (double)es;
 	}
 	pad_it = (double)rows_pad * (double)cols_pad / ((double)p->m * (double)p->n) - 1.0;
 	if (p->kind != KK_OPAQUE && pad_it > 0)
@@ -646,11 +648,11 @@ cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
  * class HBM4, H100's per-SM limits); cpu is this machine's tile executor,
  * measured roughly with aicm-run --bench (docs/passes.md has the commands). */
 const Target cost_targets[] = {
-	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0},
-	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0},
-	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0},
-	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0},
-	{"cpu", 6, 2, 512, 16777216, 65536, 0.0056, 0.0064, 0.0006, 0.0006, 5.0, 0.5},
+	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0},
+	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0},
+	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0},
+	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0},
+	{"cpu", 6, 2, 512, 16777216, 65536, 0.0056, 0.0064, 0.0006, 0.0006, 5.0, 0.5, 0, 0},
 	{0},
 };
 
@@ -868,7 +870,13 @@ cost_score(const Target *t, DType dt, const Traffic *tr, Score *s)
 	if ((double)s->waves * sms < (double)tr->programs)
 		s->waves++;
 	s->launch = (t->launch_us + (double)s->waves * t->wave_us) / 1e3;
-	s->total = s->mem + s->comp + s->waste + s->launch;
+	/* a GPU keeps the accumulator in registers and overlaps its loop
+	 * steps (step-us and acc-gbs 0: no such cost); the tile executor calls
+	 * the dot once per step, reloading and storing the accumulator tile */
+	s->steps = (double)tr->steps / sms * t->step_us / 1e3;
+	if (t->acc_gbs > 0)
+		s->steps += tr->acc_bytes / (t->acc_gbs * 1e6);
+	s->total = s->mem + s->comp + s->waste + s->launch + s->steps;
 	if ((double)tr->flops + pad > 0)
 		s->padding_pct = 100.0 * pad / ((double)tr->flops + pad);
 }

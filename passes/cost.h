@@ -35,6 +35,9 @@ typedef struct Traffic {
 	int64_t mm_flops;            /* the matmul's share of flops */
 	double pad_mm_flops;         /* flops the masked lanes of boundary tiles */
 	double pad_vec_flops;        /*   would do: the matmul's and the rest */
+	int64_t steps;               /* matmul kinds: K-loop steps summed over programs */
+	double acc_bytes;            /* the dot's accumulator tile reloaded and stored,
+	                              * once per step (whole tiles, padding included) */
 } Traffic;
 
 /* The problem a kernel poses, as the cost model sees it.
@@ -88,7 +91,9 @@ void cost_traffic_range(const Graph *g, KernelKind kind, int first, int last,
 	X(vec_tflops_f64, "vec-tflops-f64", "other flops' peak, f64, TFLOP/s")      \
 	X(vec_tflops_f32, "vec-tflops-f32", "other flops' peak, f32, TFLOP/s")      \
 	X(launch_us, "launch-us", "overhead per kernel launch, us")                 \
-	X(wave_us, "wave-us", "overhead per wave of programs, us")
+	X(wave_us, "wave-us", "overhead per wave of programs, us")                  \
+	X(step_us, "step-us", "overhead per K-loop step of a program, us (cpu: one dot call)") \
+	X(acc_gbs, "acc-gbs", "bandwidth of the accumulator's reload per K step, GB/s (cpu: the caches)")
 
 typedef struct Target {
 	const char *name;
@@ -97,7 +102,7 @@ typedef struct Target {
 #undef X
 } Target;
 
-enum { COST_NPARAMS = 11 };
+enum { COST_NPARAMS = 13, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
 extern const Target cost_targets[];            /* {0}-terminated */
 extern const char *const cost_param_keys[COST_NPARAMS];
 const Target *cost_target_lookup(const char *name);
@@ -127,6 +132,7 @@ PruneReason cost_prune(const Target *t, const Problem *p, const TileConfig *c);
 
 typedef struct Score {
 	double mem, comp, waste, launch;   /* ms */
+	double steps;                      /* ms: K-loop steps (targets with step costs) */
 	double total;
 	double padding_pct;                /* padded / (useful + padded) flops */
 	int64_t waves;
