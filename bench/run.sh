@@ -85,6 +85,7 @@ tiles() {
 	esac
 }
 
+: >"$data/results.txt"
 printf '%-4s %-4s %3s %10s %10s %7s %8s %8s %7s %9s %9s %9s\n' wl dt thr numpy-ms aicm-ms ratio GFLOP/s GB/s roof% np-RSS-MB aicm-RSS-MB err
 for w in $workloads; do
 	for dt in $dtypes; do
@@ -118,9 +119,39 @@ for w in $workloads; do
 				roof = ai * bw < pf ? ai * bw : pf;
 				printf "%-4s %-4s %3s %10.2f %10.2f %7.3f %8.2f %8.2f %6.1f%% %9.1f %9.1f %9s\n",
 				    w, dt, t, nm, am, am / nm, gf, gb, 100 * gf / roof, nr / 1024, ar / 1024, err
-			}'
+				printf "%s %s %s %s %s %s %s\n", w, dt, t, nm, am, gb, ar / 1024 >>"/dev/stderr"
+			}' 2>>"$data/results.txt"
 		done
 	done
 done
 echo "pipeline: shape-infer,fuse{row-fusion=true},lower-tiled with tiles: w1 $(tiles w1), w2 $(tiles w2), w3 $(tiles w3), w4 $(tiles w4), w5 $(tiles w5) (AICM_PIPELINE: ${AICM_PIPELINE:-unset})"
+
+# The issue's targets, judged on this run's rows (DESIGN §11: a 2-thread
+# target on a memory-bound workload is also met at 90% of the measured
+# 2-core bandwidth).
+echo "targets (issue 8), from this run:"
+awk -v all="$all" -v bw2="$(pk stream_triad_gbs_t${all}_cpu)" -v w2in="$(( 4096 * 4096 ))" '
+function verdict(ok) { return ok ? "met" : "NOT met" }
+{ key = $1 " " $2; if ($3 == 1) { r1[key] = $5 / $4; t1[key] = $5; rss[key] = $7 } else { t2[key] = $5; gb2[key] = $6 } }
+END {
+	split("w1 1.1 w2 0.4 w3 0.4 w4 1.1 w5 0.4", lim, " ")
+	for (i = 1; i <= 10; i += 2)
+		for (d = 0; d < 2; d++) {
+			dt = d ? "f32" : "f64"; key = lim[i] " " dt
+			if (key in r1)
+				printf "  %s %s 1 thread: aicm/numpy %.3f, target <= %s: %s\n", lim[i], dt, r1[key], lim[i+1], verdict(r1[key] <= lim[i+1])
+		}
+	for (d = 0; d < 2 && all > 1; d++) {
+		dt = d ? "f32" : "f64"
+		if (("w1 " dt) in t2)
+			printf "  w1 %s %d threads: %.2fx the 1-thread speed, target >= 1.8x: %s\n", dt, all, t1["w1 " dt] / t2["w1 " dt], verdict(t1["w1 " dt] / t2["w1 " dt] >= 1.8)
+		if (("w2 " dt) in t2)
+			printf "  w2 %s %d threads: %.2fx the 1-thread speed, %.1f GB/s = %.0f%% of the 2-core triad (%.1f GB/s); target >= 1.8x or >= 90%%: %s\n", dt, all, t1["w2 " dt] / t2["w2 " dt], gb2["w2 " dt], 100 * gb2["w2 " dt] / bw2, bw2, verdict(t1["w2 " dt] / t2["w2 " dt] >= 1.8 || gb2["w2 " dt] >= 0.9 * bw2)
+	}
+	for (d = 0; d < 2; d++) {
+		dt = d ? "f32" : "f64"; in_mb = w2in * (d ? 4 : 8) / 1e6
+		if (("w2 " dt) in rss)
+			printf "  w2 %s peak RSS %.1f MB, input %.1f MB, target <= input + 10%%: %s\n", dt, rss["w2 " dt] * 1.024 * 1.024, in_mb, verdict(rss["w2 " dt] * 1.048576 <= 1.1 * in_mb)
+	}
+}' "$data/results.txt"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
