@@ -1,0 +1,111 @@
+#!/bin/sh
+# rho.sh: how well the cpu target's cost model ranks tile configurations of
+# W1's matmul on this machine's tile executor (docs/perf.md, "Calibrating
+# the cpu target").
+#
+#   sh bench/rho.sh [BUILD_DIR]     env: TOP (20), REPS (5), ROUNDS (3),
+#                                        THREADS (all cores), FILE (bench/w/w1-f64.aicm),
+#                                        TUNE (extra autotune options, e.g. 'hbm-gbs=20')
+#
+# 1. The model's ranking: aicm-opt --report=json on FILE with
+#    shape-infer,fuse{row-fusion=true},autotune{target=cpu}; the scored
+#    candidates sorted as autotune sorts them (score, then warps=4, then
+#    stages=3, then generation order), and the first TOP distinct tilings
+#    (BM, BN, BK) kept: candidates that differ only in warps and stages run
+#    the same tile program.
+# 2. Each tiling measured with aicm-run --bench=REPS on the same pipeline
+#    lowered with lower-tiled{bm,bn,bk} (random inputs, the default seed),
+#    ROUNDS times round-robin over the tilings, so that a burst of load
+#    from other processes hits every tiling alike; the least time counts.
+# 3. Spearman's rho between the model's rank and the measured rank (ties
+#    get their average rank), the table, and where the model's pick lands.
+set -u
+build=${1:-build}
+top=${TOP:-20}
+reps=${REPS:-5}
+rounds=${ROUNDS:-3}
+threads=${THREADS:-$(nproc)}
+file=${FILE:-bench/w/w1-f64.aicm}
+tune=${TUNE:-}
+py=/usr/bin/python3
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/aicm-rho.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+cd "$here/.." || exit 2
+
+fuse='shape-infer,fuse{row-fusion=true}'
+echo "rho: $file, target cpu${tune:+ ($tune)}, top $top distinct tilings, aicm-run --bench=$reps --threads=$threads, best of $rounds rounds"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$build/aicm-opt" --pass="$fuse,autotune{target=cpu${tune:+,$tune}}" --report=json "$file" \
+    2>"$work/report.json" >/dev/null || { cat "$work/report.json" >&2; exit 1; }
+$py - "$work/report.json" "$top" >"$work/model.txt" <<'EOF' || exit 1
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+k = [r for r in rows if r.get('pass') == 'autotune' and r['kind'].startswith('matmul')][0]
+cands = [dict(c, gen=i) for i, c in enumerate(k['scores']) if 'score' in c]
+cands.sort(key=lambda c: (c['score'], c['warps'] != 4, c['stages'] != 3, c['gen']))
+seen = []
+for c in cands:
+    t = (c['BM'], c['BN'], c['BK'])
+    if t in seen:
+        continue
+    seen.append(t)
+    print(len(seen), c['BM'], c['BN'], c['BK'], repr(c['score']))
+    if len(seen) == int(sys.argv[2]):
+        break
+EOF
+: >"$work/times.txt"
+r=1
+while [ "$r" -le "$rounds" ]; do
+	while read -r rank bm bn bk score; do
+		ms=$("$build/aicm-run" --pass="$fuse,lower-tiled{bm=$bm,bn=$bn,bk=$bk}" \
+		    --bench="$reps" --threads="$threads" "$file" |
+		    sed -n 's/^bench: .* min \([0-9.]*\) ms.*/\1/p')
+		[ -n "$ms" ] || { echo "rho: aicm-run failed on BM=$bm BN=$bn BK=$bk" >&2; exit 1; }
+		echo "$rank $ms" >>"$work/times.txt"
+	done <"$work/model.txt"
+	r=$((r + 1))
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+$py - "$work/model.txt" "$work/times.txt" <<'EOF'
+import sys
+model = [l.split() for l in open(sys.argv[1])]
+best = {}
+for l in open(sys.argv[2]):
+    rank, ms = l.split()
+    best[int(rank)] = min(best.get(int(rank), float('inf')), float(ms))
+
+def ranks(v):
+    """1-based ranks, ties averaged (Spearman's convention)."""
+    order = sorted(range(len(v)), key=lambda i: v[i])
+    r = [0.0] * len(v)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+            j += 1
+        for q in range(i, j + 1):
+            r[order[q]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+
+scores = [float(m[4]) for m in model]
+times = [best[int(m[0])] for m in model]
+rm, rt = ranks(scores), ranks(times)
+n = len(model)
+mx, my = sum(rm) / n, sum(rt) / n
+cov = sum((a - mx) * (b - my) for a, b in zip(rm, rt))
+sx = sum((a - mx) ** 2 for a in rm) ** 0.5
+sy = sum((b - my) ** 2 for b in rt) ** 0.5
+rho = cov / (sx * sy) if sx > 0 and sy > 0 else float('nan')
+print("| model rank | BM | BN | BK | model score, ms | measured, ms | measured rank |")
+print("|-----------:|---:|---:|---:|----------------:|-------------:|--------------:|")
+for m, a, t, b in zip(model, rm, times, rt):
+    print("| %g | %s | %s | %s | %.3f | %.3f | %g |" % (a, m[1], m[2], m[3], float(m[4]), t, b))
+fast = min(range(n), key=lambda i: times[i])
+print()
+print("Spearman's rho (model rank vs measured rank, %d tilings): %.3f" % (n, rho))
+print("the model's pick BM=%s BN=%s BK=%s: %.3f ms, measured rank %g of %d; the fastest: "
+      "BM=%s BN=%s BK=%s, %.3f ms (model rank %g)" % (model[0][1], model[0][2], model[0][3],
+      times[0], rt[0], n, model[fast][1], model[fast][2], model[fast][3], times[fast], rm[fast]))
+EOF
