@@ -2,9 +2,13 @@
  * check_simd.c: every vector kernel on every path this CPU has (portable,
  * AVX2, AVX-512) against plain scalar code: ragged sizes that hit every
  * micro-kernel block shape and every tail, leading dimensions wider than
- * the block, NaN, ±inf and signed zeros.  Dots must agree within 1e-12
- * relative (reassociation and FMA only); elementwise kernels bitwise
- * (NaN matching NaN); sums within 1e-13 relative.
+ * the block, NaN, ±inf and signed zeros, in place where the contract
+ * allows it.  f64 dots must agree within 1e-12 relative (reassociation and
+ * FMA only); f32 dots within the FMA rounding bound (K+2)·2^-24 of the
+ * products' magnitudes; elementwise kernels bitwise (NaN matching NaN;
+ * f32 ones with the correctly rounded float of the f64 operation); sums
+ * within the reassociation bound; exp within 2 ulp; the streaming copy
+ * byte for byte at every alignment, writing nothing around its target.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -262,6 +266,393 @@ START_TEST(test_simd_exp_every_path)
 }
 END_TEST
 
+/* ---- f32 tiles ------------------------------------------------------- */
+
+static float
+rndf(void)
+{
+	return (float)rnd();
+}
+
+/* The f32 dot against an f64 sum of the same products: FMA rounding in K
+ * steps stays within (K+2)·2^-24 of the sum of magnitudes (Higham's γ_K);
+ * a wrong element or a lost term is off by the magnitude itself. */
+static void
+check_dot_f32(SimdIsa isa, int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb,
+    int64_t ldc, bool inplace)
+{
+	float *a = malloc(sizeof(float) * (size_t)(M * lda + 1));
+	float *b = malloc(sizeof(float) * (size_t)(K * ldb + 1));
+	float *c = malloc(sizeof(float) * (size_t)(M * ldc + 1));
+	float *o = malloc(sizeof(float) * (size_t)(M * ldc + 1));
+
+	for (int64_t q = 0; q < M * lda; q++)
+		a[q] = rndf();
+	for (int64_t q = 0; q < K * ldb; q++)
+		b[q] = rndf();
+	for (int64_t q = 0; q < M * ldc; q++) {
+		c[q] = rndf();
+		o[q] = inplace ? c[q] : 777.0f;   /* the gaps between rows must survive */
+	}
+	simd_dot_f32(M, N, K, a, lda, b, ldb, inplace ? o : c, o, ldc);
+	for (int64_t i = 0; i < M; i++)
+		for (int64_t j = 0; j < ldc; j++) {
+			double r = c[i * ldc + j], mag = fabs(r);
+
+			if (j >= N) {
+				ck_assert_msg(o[i * ldc + j] == (inplace ? c[i * ldc + j] : 777.0f),
+				    "%s: dot_f32 wrote outside the block", simd_isa_name(isa));
+				continue;
+			}
+			for (int64_t k = 0; k < K; k++) {
+				double p = (double)a[i * lda + k] * b[k * ldb + j];
+
+				r += p;
+				mag += fabs(p);
+			}
+			ck_assert_msg(fabs(o[i * ldc + j] - r) <= (double)(K + 2) * 0x1p-24 * mag,
+			    "%s: dot_f32 %lldx%lldx%lld%s at (%lld,%lld): %.9g, expected %.9g",
+			    simd_isa_name(isa), (long long)M, (long long)N, (long long)K,
+			    inplace ? " in place" : "", (long long)i, (long long)j,
+			    (double)o[i * ldc + j], r);
+		}
+	free(a);
+	free(b);
+	free(c);
+	free(o);
+}
+
+START_TEST(test_simd_dot_f32_every_shape)
+{
+	static const int64_t ms[] = {1, 5, 6, 7, 13, 64, 65},
+	    ns[] = {1, 3, 15, 16, 17, 33, 48, 63, 64, 65, 70, 129}, ks[] = {0, 1, 3, 17, 64};
+	SimdIsa best = simd_isa_best();
+
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		ck_assert_int_eq(simd_isa(), isa);
+		for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++)
+			for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+				for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
+					int64_t M = ms[mi], N = ns[ni], K = ks[ki];
+
+					check_dot_f32((SimdIsa)isa, M, N, K, K + 3, N + 5, N + 2, false);
+					check_dot_f32((SimdIsa)isa, M, N, K, K, N, N, true);
+				}
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
+/* M or N of 0 writes nothing; K of 0 copies c. */
+START_TEST(test_simd_dot_f32_empty)
+{
+	SimdIsa best = simd_isa_best();
+	float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4] = {9, 10, 11, 12}, o[4];
+
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (int i = 0; i < 4; i++)
+			o[i] = -1.0f;
+		simd_dot_f32(0, 2, 2, a, 2, b, 2, c, o, 2);
+		simd_dot_f32(2, 0, 2, a, 2, b, 2, c, o, 2);
+		for (int i = 0; i < 4; i++)
+			ck_assert(o[i] == -1.0f);
+		simd_dot_f32(2, 2, 0, a, 2, b, 2, c, o, 2);
+		for (int i = 0; i < 4; i++)
+			ck_assert(o[i] == c[i]);
+		simd_dot_f32(2, 2, 2, a, 2, b, 2, c, o, 2);
+		ck_assert(o[0] == 9 + 1 * 5 + 2 * 7 && o[3] == 12 + 3 * 6 + 4 * 8);
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
+/* Both AVX paths do the same FMAs in k order: the same bits. */
+START_TEST(test_simd_dot_f32_same_bits_avx)
+{
+	enum { M = 29, N = 83, K = 64 };
+	static float a[M * K], b[K * N], c[M * N], o1[M * N], o2[M * N];
+	SimdIsa best = simd_isa_best();
+
+	if (best < SIMD_AVX512)
+		return;
+	for (int q = 0; q < M * K; q++)
+		a[q] = rndf();
+	for (int q = 0; q < K * N; q++)
+		b[q] = rndf();
+	for (int q = 0; q < M * N; q++)
+		c[q] = rndf();
+	simd_set_isa(SIMD_AVX2);
+	simd_dot_f32(M, N, K, a, K, b, N, c, o1, N);
+	simd_set_isa(SIMD_AVX512);
+	simd_dot_f32(M, N, K, a, K, b, N, c, o2, N);
+	ck_assert(memcmp(o1, o2, sizeof o1) == 0);
+	simd_set_isa(best);
+}
+END_TEST
+
+static void
+fill_special_f32(float *x, int64_t n)
+{
+	static const float sp[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, -1.0f, 3e38f,
+	    1e-40f};
+
+	for (int64_t i = 0; i < n; i++)
+		x[i] = i % 3 == 0 ? sp[(i / 3 + (int64_t)(rs % 9)) % 9] : rndf();
+}
+
+static bool
+same_f32(float a, float b)
+{
+	return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b));
+}
+
+/* The contract: the correctly rounded float of the f64 operation. */
+static float
+ref_bin_f32(SimdOp op, float x, float y)
+{
+	return (float)ref_bin(op, x, y);
+}
+
+START_TEST(test_simd_elementwise_f32_every_path)
+{
+	static const int ns[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 67};
+	SimdIsa best = simd_isa_best();
+	enum { NMAX = 67, G = 4 };
+	float a[NMAX + G], b[NMAX + G], o[NMAX + G], t[NMAX + G];
+
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (int rep = 0; rep < 10; rep++)
+			for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
+				int n = ns[ni];
+
+				fill_special_f32(a, NMAX + G);
+				fill_special_f32(b, NMAX + G);
+				for (int op = 0; op < SIMD_OP_COUNT; op++)
+					for (int as = 0; as < 2; as++)
+						for (int bs = 0; bs < 2; bs++) {
+							for (int i = 0; i < NMAX + G; i++)
+								o[i] = 555.0f;
+							simd_binary_f32((SimdOp)op, n, a, as, b, bs, o);
+							for (int i = 0; i < n; i++) {
+								float r = ref_bin_f32((SimdOp)op, a[i * as], b[i * bs]);
+
+								ck_assert_msg(same_f32(o[i], r),
+								    "%s: f32 op %d (%d,%d) n %d at %d: %g op %g = %g, "
+								    "expected %g", simd_isa_name((SimdIsa)isa), op, as,
+								    bs, n, i, (double)a[i * as], (double)b[i * bs],
+								    (double)o[i], (double)r);
+							}
+							for (int i = n; i < NMAX + G; i++)
+								ck_assert_msg(o[i] == 555.0f, "%s: f32 op %d wrote past %d",
+								    simd_isa_name((SimdIsa)isa), op, n);
+							/* in place, on an operand that is a row */
+							if (!as && !bs)
+								continue;
+							memcpy(t, as ? a : b, sizeof t);
+							simd_binary_f32((SimdOp)op, n, as ? t : a, as, as ? b : t, bs,
+							    t);
+							for (int i = 0; i < n; i++)
+								ck_assert(same_f32(t[i], o[i]));
+						}
+				for (int i = 0; i < NMAX + G; i++)
+					o[i] = 555.0f;
+				simd_relu_f32(n, a, o);
+				for (int i = 0; i < NMAX + G; i++) {
+					float r = i >= n ? 555.0f : isnan(a[i]) || a[i] > 0 ? a[i] : 0.0f;
+
+					ck_assert_msg(same_f32(o[i], r), "%s: relu_f32(%g) n %d at %d = %g",
+					    simd_isa_name((SimdIsa)isa), (double)a[i], n, i, (double)o[i]);
+				}
+				memcpy(t, a, sizeof t);
+				simd_relu_f32(n, t, t);
+				for (int i = 0; i < n; i++)
+					ck_assert(same_f32(t[i], o[i]));
+
+				memcpy(o, b, sizeof o);
+				simd_acc_max_f32(n, a, o);
+				for (int i = 0; i < NMAX + G; i++) {
+					float r = i >= n ? b[i] : isnan(a[i]) || a[i] > b[i] ? a[i] : b[i];
+
+					ck_assert_msg(same_f32(o[i], r), "%s: acc_max_f32 n %d at %d",
+					    simd_isa_name((SimdIsa)isa), n, i);
+				}
+				memcpy(o, b, sizeof o);
+				simd_acc_sum_f32(n, a, o);
+				for (int i = 0; i < NMAX + G; i++)
+					ck_assert_msg(same_f32(o[i], i >= n ? b[i] : b[i] + a[i]),
+					    "%s: acc_sum_f32 n %d at %d", simd_isa_name((SimdIsa)isa), n, i);
+			}
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
+START_TEST(test_simd_reductions_f32_every_path)
+{
+	SimdIsa best = simd_isa_best();
+	float x[131];
+
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (int n = 0; n <= 131; n++) {
+			double s = 0, mag = 0;
+			float m = -INFINITY;
+
+			for (int i = 0; i < n; i++)
+				x[i] = rndf() * (i % 5 == 0 ? 1e6f : 1.0f);
+			for (int i = 0; i < n; i++) {
+				s += x[i];
+				mag += fabs(x[i]);
+				m = isnan(x[i]) || x[i] > m ? x[i] : m;
+			}
+			/* f64 lanes: reassociation costs n·2^-53 of the magnitudes */
+			ck_assert_msg(fabs(simd_sum_f32(n, x) - s) <= (n + 1) * 0x1p-53 * mag,
+			    "%s: sum_f32 of %d: %.17g, expected %.17g", simd_isa_name((SimdIsa)isa), n,
+			    simd_sum_f32(n, x), s);
+			ck_assert_msg(simd_max_f32(n, x) == m, "%s: max_f32 of %d",
+			    simd_isa_name((SimdIsa)isa), n);
+			if (n > 0) {
+				x[n - 1] = 1e30f;
+				ck_assert(simd_max_f32(n, x) == 1e30f);
+				x[n / 2] = NAN;
+				ck_assert(isnan(simd_max_f32(n, x)));
+				ck_assert(isnan(simd_sum_f32(n, x)));
+				x[n / 2] = INFINITY;
+				ck_assert(simd_max_f32(n, x) == INFINITY);
+				ck_assert(simd_sum_f32(n, x) == INFINITY);
+				for (int i = 0; i < n; i++)
+					x[i] = -INFINITY;
+				ck_assert(simd_max_f32(n, x) == -INFINITY);
+			}
+		}
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
+/* The sum in f64 lanes in one order on every path: the same bits. */
+START_TEST(test_simd_sum_f32_same_bits_every_path)
+{
+	SimdIsa best = simd_isa_best();
+	float x[200];
+
+	for (int i = 0; i < 200; i++)
+		x[i] = rndf() * (i % 7 == 0 ? 1e10f : 1.0f);
+	for (int n = 0; n <= 200; n++) {
+		double ref;
+
+		simd_set_isa(SIMD_PORTABLE);
+		ref = simd_sum_f32(n, x);
+		for (int isa = 1; isa <= (int)best; isa++) {
+			simd_set_isa((SimdIsa)isa);
+			ck_assert_msg(simd_sum_f32(n, x) == ref, "%s: sum_f32 of %d differs from portable",
+			    simd_isa_name((SimdIsa)isa), n);
+		}
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
+/* Distance in ulps of two finite floats of one sign. */
+static int64_t
+ulps_f32(float a, float b)
+{
+	int32_t ia, ib;
+
+	memcpy(&ia, &a, 4);
+	memcpy(&ib, &b, 4);
+	return ia > ib ? (int64_t)ia - ib : (int64_t)ib - ia;
+}
+
+/* exp_f32: within 2 ulp of (float)exp((double)x) everywhere, exactly 0, inf
+ * and NaN where the reference is; the same bits on both AVX paths; in
+ * place. */
+START_TEST(test_simd_exp_f32_every_path)
+{
+	SimdIsa best = simd_isa_best();
+	enum { N = 4003 };
+	static float x[N], o[N], o2[N];
+	static const float sp[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-30f, -1e-30f,
+	    1e-45f, 88.0f, 88.5f, 88.72f, 88.7228f, 88.73f, 89.0f, 89.5f, 100.0f, -87.0f, -87.3f,
+	    -87.5f, -100.0f, -103.27f, -103.9f, -103.97f, -104.0f, -104.5f, -150.0f, -1e30f,
+	    0.34657359f, -0.34657359f, 1.0f, -1.0f, 3e38f, -3e38f};
+	int ns = (int)(sizeof sp / sizeof *sp);
+
+	for (int i = 0; i < N; i++)
+		x[i] = i < ns ? sp[i] : i % 3 == 0 ? rndf() * 3.0f :
+		    i % 3 == 1 ? rndf() * 110.0f : -87.0f + (float)(i % 97) * 0.17f * rndf();
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (int n = 0; n <= 40; n++) {   /* every tail; the guard after n survives */
+			for (int i = 0; i <= n; i++)
+				o[i] = 555.0f;
+			simd_exp_f32(n, x + ns - 20 + n % 7, o);
+			ck_assert_msg(o[n] == 555.0f, "%s: exp_f32 wrote past %d",
+			    simd_isa_name((SimdIsa)isa), n);
+		}
+		simd_exp_f32(N, x, o);
+		for (int i = 0; i < N; i++) {
+			float r = (float)exp((double)x[i]);
+			bool ok = isnan(r) || isinf(r) || r == 0 ? same_f32(o[i], r) :
+			    o[i] > 0 && ulps_f32(o[i], r) <= 2;
+
+			ck_assert_msg(ok, "%s: exp_f32(%.9g) = %.9g, reference %.9g",
+			    simd_isa_name((SimdIsa)isa), (double)x[i], (double)o[i], (double)r);
+		}
+		memcpy(o2, x, sizeof x);
+		simd_exp_f32(N, o2, o2);
+		ck_assert(memcmp(o2, o, sizeof o) == 0);
+		if (isa == SIMD_AVX2)
+			memcpy(o2, o, sizeof o);
+		if (isa == SIMD_AVX512)
+			for (int i = 0; i < N; i++)
+				ck_assert_msg(same_f32(o[i], o2[i]), "avx512 and avx2 differ at "
+				    "exp_f32(%.9g)", (double)x[i]);
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
+/* The streaming copy at every alignment of dst and src and ragged lengths:
+ * the bytes copied, the bytes around them untouched. */
+START_TEST(test_simd_copy_stream_every_path)
+{
+	static const size_t lens[] = {0, 1, 63, 64, 65, 127, 128, 129, 200, 1000, 4097};
+	static const size_t offs[] = {0, 1, 3, 8, 32, 61};
+	enum { CAP = 68 * 64 };           /* 4097 + 64 + 128, rounded up for aligned_alloc */
+	SimdIsa best = simd_isa_best();
+	unsigned char *src = aligned_alloc(64, CAP), *dst = aligned_alloc(64, CAP);
+
+	for (size_t i = 0; i < CAP; i++)
+		src[i] = (unsigned char)(i * 131 + 7);
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
+			for (size_t di = 0; di < sizeof offs / sizeof *offs; di++)
+				for (size_t si = 0; si < sizeof offs / sizeof *offs; si++) {
+					size_t n = lens[li], d = offs[di], s = offs[si];
+
+					memset(dst, 0xab, CAP);
+					simd_copy_stream(dst + d, src + s, n);
+					simd_fence();
+					for (size_t i = 0; i < CAP; i++) {
+						unsigned char want = i >= d && i < d + n ? src[s + i - d] : 0xab;
+
+						ck_assert_msg(dst[i] == want,
+						    "%s: copy_stream of %zu from +%zu to +%zu: byte %zu",
+						    simd_isa_name((SimdIsa)isa), n, s, d, i);
+					}
+				}
+	}
+	free(src);
+	free(dst);
+	simd_set_isa(best);
+}
+END_TEST
+
 Suite *
 make_simd_suite(void)
 {
@@ -276,6 +667,14 @@ make_simd_suite(void)
 	tcase_add_test(t, test_simd_reductions_every_path);
 	tcase_add_test(t, test_simd_sum_same_bits_every_path);
 	tcase_add_test(t, test_simd_exp_every_path);
+	tcase_add_test(t, test_simd_dot_f32_every_shape);
+	tcase_add_test(t, test_simd_dot_f32_empty);
+	tcase_add_test(t, test_simd_dot_f32_same_bits_avx);
+	tcase_add_test(t, test_simd_elementwise_f32_every_path);
+	tcase_add_test(t, test_simd_reductions_f32_every_path);
+	tcase_add_test(t, test_simd_sum_f32_same_bits_every_path);
+	tcase_add_test(t, test_simd_exp_f32_every_path);
+	tcase_add_test(t, test_simd_copy_stream_every_path);
 	suite_add_tcase(s, t);
 	return s;
 }

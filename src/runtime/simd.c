@@ -6,18 +6,25 @@
  * loop, each step loading one row of b (NR wide, masked at a ragged right
  * edge) and broadcasting MR elements of a.  The operands are tiles the
  * executor already packed contiguously at their loads, and a tile fits in
- * L1, so no further packing pays here.  AVX-512: MR=6, NR=32 (24 zmm
- * accumulators); AVX2: MR=6, NR=8 (12 ymm).  Block shapes are compile-time
- * constants (one instance per MR and vector count), so that accumulators
- * live in registers.
+ * L1 (or nearly: three 64×64 f64 tiles are 96 KiB), so no further packing
+ * pays here.  MR=6 and 24 accumulators on AVX-512 for both types (NR=32
+ * doubles or 64 floats; 4×4, 5×4, 7×4, 8×2, 10×2, 12×2 and 14×2 blocks
+ * of floats measured no faster at 64×64×64, all within noise of peak when
+ * the tiles are hot); AVX2: MR=6, NR=8 doubles or 16 floats (12 ymm).
+ * Block shapes are compile-time constants (one instance per MR and vector
+ * count), so that accumulators live in registers.
  *
- * Elementwise kernels and reductions are one vector loop each with a
- * scalar tail; NaN rules follow the reference interpreter exactly (see
- * simd.h).  Sums are reassociated (16 lanes, then a fixed tree), so they
- * equal the reference within tolerance, not bitwise; but the order is the
- * same on every path, and the dot's FMAs run in the same k order on both
- * AVX paths, so AVX-512 and AVX2 give the same bits (portable, without
- * FMA, may differ in the last bits of a dot).
+ * Elementwise kernels and reductions are one vector loop each, with a
+ * scalar tail (f64, and the AVX2 f32 kernels) or a masked last vector
+ * (AVX-512 f32, and exp_f32 on both paths so that they agree bitwise).
+ * NaN rules follow the reference interpreter exactly (see simd.h).  Sums
+ * are reassociated (16 lanes, then a fixed tree; f32 sums in f64 lanes),
+ * so they equal the reference within tolerance, not bitwise; but the
+ * order is the same on every path, and the dot's FMAs run in the same k
+ * order on both AVX paths, so AVX-512 and AVX2 give the same bits
+ * (portable, without FMA, may differ in the last bits of a dot).
+ * simd_copy_stream writes whole cache lines with non-temporal stores and
+ * the ragged ends with memcpy.
  */
 #include <math.h>
 #include <stdio.h>
@@ -172,6 +179,81 @@ max_portable(int64_t n, const double *x)
 	for (int64_t i = 0; i < n; i++)
 		m = max_combine(m, x[i]);
 	return m;
+}
+
+/* ---- portable, f32 --------------------------------------------------- */
+
+static void
+dot_f32_portable(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
+    int64_t ldb, const float *c, float *o, int64_t ldc)
+{
+	for (int64_t i = 0; i < M; i++) {
+		float *row = o + i * ldc;
+
+		if (row != c + i * ldc)
+			memcpy(row, c + i * ldc, sizeof(float) * (size_t)N);
+		for (int64_t k = 0; k < K; k++) {
+			float av = a[i * lda + k];
+			const float *br = b + k * ldb;
+
+			for (int64_t j = 0; j < N; j++)
+				row[j] += av * br[j];
+		}
+	}
+}
+
+static float
+max_combine_f32(float acc, float v)
+{
+	return isnan(v) || v > acc ? v : acc;
+}
+
+/* A float op is the rounded double op (a double holds the exact sum,
+ * difference or product of two floats, and double rounding of a quotient
+ * through double is innocuous), so float arithmetic gives the contract's
+ * results directly. */
+static void
+binary_f32_portable(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs,
+    float *o)
+{
+#define L(expr) for (int64_t i = 0; i < n; i++) { float x = a[i * as], y = b[i * bs]; o[i] = (expr); } break;
+	switch (op) {
+	case SIMD_ADD: L(x + y)
+	case SIMD_SUB: L(x - y)
+	case SIMD_MUL: L(x * y)
+	case SIMD_DIV: L(x / y)
+	case SIMD_MAXIMUM: L(isnan(x) || x >= y ? x : y)
+	case SIMD_MINIMUM: L(isnan(x) || x <= y ? x : y)
+	case SIMD_OP_COUNT: break;
+	}
+#undef L
+}
+
+/* The order of sum_portable on the widened values: every path agrees. */
+static double
+sum_f32_portable(int64_t n, const float *x)
+{
+	double l[16] = {0};
+
+	for (int64_t i = 0; i < n; i++)
+		l[i % 16] += x[i];
+	return sum_tree(l);
+}
+
+static float
+max_f32_portable(int64_t n, const float *x)
+{
+	float m = -INFINITY;
+
+	for (int64_t i = 0; i < n; i++)
+		m = max_combine_f32(m, x[i]);
+	return m;
+}
+
+static float
+exp_f32_scalar(float x)
+{
+	return (float)exp((double)x);
 }
 
 #if SIMD_X86
@@ -449,6 +531,282 @@ exp_avx512(int64_t n, const double *x, double *o)
 		o[i] = exp(x[i]);
 }
 
+/* ---- AVX-512, f32 ---------------------------------------------------- */
+
+/* One MR×(16·NV) block of floats; the last vector is masked by lm. */
+T512 void
+blk512f(int mr, int nv, __mmask16 lm, int64_t K, const float *a, int64_t lda,
+    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc)
+{
+	__m512 acc[6][4];
+
+	_Pragma("GCC unroll 8")
+	for (int r = 0; r < mr; r++)
+		_Pragma("GCC unroll 8")
+		for (int v = 0; v < nv; v++)
+			acc[r][v] = _mm512_maskz_loadu_ps(v == nv - 1 ? lm : 0xffff,
+			    c + r * ldc + 16 * v);
+	for (int64_t k = 0; k < K; k++) {
+		__m512 bv[4];
+
+		_Pragma("GCC unroll 8")
+		for (int v = 0; v < nv; v++)
+			bv[v] = _mm512_maskz_loadu_ps(v == nv - 1 ? lm : 0xffff, b + k * ldb + 16 * v);
+		_Pragma("GCC unroll 8")
+		for (int r = 0; r < mr; r++) {
+			__m512 av = _mm512_set1_ps(a[r * lda + k]);
+
+			_Pragma("GCC unroll 8")
+			for (int v = 0; v < nv; v++)
+				acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+		}
+	}
+	_Pragma("GCC unroll 8")
+	for (int r = 0; r < mr; r++)
+		_Pragma("GCC unroll 8")
+		for (int v = 0; v < nv; v++)
+			_mm512_mask_storeu_ps(o + r * ldc + 16 * v, v == nv - 1 ? lm : 0xffff,
+			    acc[r][v]);
+}
+
+#define BLK512F(MR, NV) \
+	__attribute__((target("avx512f"), noinline)) static void \
+	blk512f_##MR##_##NV(__mmask16 lm, int64_t K, const float *a, int64_t lda, \
+	    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc) \
+	{ blk512f(MR, NV, lm, K, a, lda, b, ldb, c, o, ldc); }
+#define BLK512F_ROW(MR) BLK512F(MR, 1) BLK512F(MR, 2) BLK512F(MR, 3) BLK512F(MR, 4)
+BLK512F_ROW(1) BLK512F_ROW(2) BLK512F_ROW(3) BLK512F_ROW(4) BLK512F_ROW(5) BLK512F_ROW(6)
+
+typedef void BlkfFn(__mmask16, int64_t, const float *, int64_t, const float *, int64_t,
+    const float *, float *, int64_t);
+
+#define BLK512F_PTRS(MR) {blk512f_##MR##_1, blk512f_##MR##_2, blk512f_##MR##_3, blk512f_##MR##_4}
+static BlkfFn *const blk512f_tab[6][4] = {
+	BLK512F_PTRS(1), BLK512F_PTRS(2), BLK512F_PTRS(3), BLK512F_PTRS(4), BLK512F_PTRS(5),
+	BLK512F_PTRS(6),
+};
+
+static void
+dot_f32_avx512(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
+    int64_t ldb, const float *c, float *o, int64_t ldc)
+{
+	for (int64_t j = 0; j < N; j += 64) {
+		int64_t w = N - j < 64 ? N - j : 64;
+		int nv = (int)((w + 15) / 16);
+		__mmask16 lm = (__mmask16)(w % 16 ? (1u << (w % 16)) - 1 : 0xffff);
+
+		for (int64_t i = 0; i < M; i += 6) {
+			int mr = M - i < 6 ? (int)(M - i) : 6;
+
+			blk512f_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
+			    c + i * ldc + j, o + i * ldc + j, ldc);
+		}
+	}
+}
+
+/* The lanes below n of the 16 from i: the masked tails of the f32 loops. */
+A512 static inline __mmask16
+tail16(int64_t n, int64_t i)
+{
+	return n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+}
+
+A512 static void
+binary_f32_avx512(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs,
+    float *o)
+{
+	__m512 sa = _mm512_set1_ps(a[0]), sb = _mm512_set1_ps(b[0]);
+
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 m = tail16(n, i);
+		__m512 x = as ? _mm512_maskz_loadu_ps(m, a + i) : sa;
+		__m512 y = bs ? _mm512_maskz_loadu_ps(m, b + i) : sb, r;
+
+		switch (op) {
+		case SIMD_ADD: r = _mm512_add_ps(x, y); break;
+		case SIMD_SUB: r = _mm512_sub_ps(x, y); break;
+		case SIMD_MUL: r = _mm512_mul_ps(x, y); break;
+		case SIMD_DIV: r = _mm512_div_ps(x, y); break;
+		case SIMD_MAXIMUM:
+			/* as binary_avx512: max_ps(y, x) keeps a NaN x, the mask a NaN y */
+			r = _mm512_max_ps(y, x);
+			r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) &
+			    _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), y);
+			break;
+		case SIMD_MINIMUM:
+			r = _mm512_min_ps(y, x);
+			r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) &
+			    _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), y);
+			break;
+		default: r = x; break;
+		}
+		_mm512_mask_storeu_ps(o + i, m, r);
+	}
+}
+
+A512 static void
+relu_f32_avx512(int64_t n, const float *x, float *o)
+{
+	__m512 z = _mm512_setzero_ps();
+
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 m = tail16(n, i);
+		__m512 v = _mm512_maskz_loadu_ps(m, x + i);
+
+		_mm512_mask_storeu_ps(o + i, m,
+		    _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, z, _CMP_NLE_UQ), v));
+	}
+}
+
+/* exp in f32 lanes on the AVX paths: x = n·ln2 + r (ln2 split in two,
+ * the high part with 9 bits so n·hi is exact), e^r by its Taylor
+ * polynomial of degree 7 (|r| <= ln2/2: truncation below 0.1 ulp), times
+ * 2^n built in the exponent bits.  Within 2 ulp of (float)exp((double)x)
+ * over [EXPF_LO, EXPF_HI], where e^x and 2^n are normal floats; below
+ * EXPF_ZERO the result is 0, above EXPF_INF inf, NaN stays NaN, and the
+ * narrow bands between (subnormal results, the edge of overflow) take the
+ * scalar reference.  Every lane, tails included, goes through the same
+ * vector code, so AVX-512 and AVX2 agree bitwise.  Measured over every
+ * float in [-106, 90]: 0.5% of results 1 ulp off, none more. */
+#define EXPF_LO (-87.0f)
+#define EXPF_HI 88.0f
+#define EXPF_ZERO (-104.0f)     /* e^-104 is below half the least subnormal */
+#define EXPF_INF 89.0f          /* e^89 is beyond FLT_MAX */
+static const float expf_c[8] = {
+	1.0f, 1.0f, 1.0f / 2, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040,
+};
+#define LOG2EF 1.44269504f
+#define LN2F_HI 0.693359375f
+#define LN2F_LO (-2.12194440e-4f)
+
+A512 static void
+exp_f32_avx512(int64_t n, const float *x, float *o)
+{
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 m = tail16(n, i), ok, bad;
+		__m512 v = _mm512_maskz_loadu_ps(m, x + i);
+		__m512 k = _mm512_roundscale_ps(_mm512_mul_ps(v, _mm512_set1_ps(LOG2EF)),
+		    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+		__m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(LN2F_HI), v);
+		__m512 p = _mm512_set1_ps(expf_c[7]);
+		__m512i e;
+
+		r = _mm512_fnmadd_ps(k, _mm512_set1_ps(LN2F_LO), r);
+		for (int c = 6; c >= 0; c--)
+			p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(expf_c[c]));
+		e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(k),
+		    _mm512_set1_epi32(127)), 23);
+		p = _mm512_mul_ps(p, _mm512_castsi512_ps(e));
+		ok = _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_LO), _CMP_GE_OQ) &
+		    _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_HI), _CMP_LE_OQ);
+		if (ok != 0xffff) {
+			__mmask16 zero = _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_ZERO), _CMP_LT_OQ);
+			__mmask16 inf = _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_INF), _CMP_GT_OQ);
+			__mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+
+			p = _mm512_mask_mov_ps(p, zero, _mm512_setzero_ps());
+			p = _mm512_mask_mov_ps(p, inf, _mm512_set1_ps(INFINITY));
+			p = _mm512_mask_add_ps(p, nan, v, v);       /* quiets a signalling NaN */
+			bad = (__mmask16)(m & ~(ok | zero | inf | nan));
+			if (bad) {
+				float t[16];
+
+				_mm512_storeu_ps(t, p);
+				for (int q = 0; q < 16; q++)
+					if (bad & (1u << q))
+						t[q] = exp_f32_scalar(x[i + q]);
+				p = _mm512_loadu_ps(t);
+			}
+		}
+		_mm512_mask_storeu_ps(o + i, m, p);
+	}
+}
+
+/* The order of sum_f32_portable: lanes 0-7 and 8-15 of each 16. */
+A512 static double
+sum_f32_avx512(int64_t n, const float *x)
+{
+	__m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+	double l[16];
+	int64_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
+		s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8)));
+	}
+	_mm512_storeu_pd(l, s0);
+	_mm512_storeu_pd(l + 8, s1);
+	for (; i < n; i++)
+		l[i % 16] += x[i];
+	return sum_tree(l);
+}
+
+A512 static float
+max_f32_avx512(int64_t n, const float *x)
+{
+	__m512 m = _mm512_set1_ps(-INFINITY);
+	__mmask16 nan = 0;
+
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 t = tail16(n, i);
+		__m512 v = _mm512_mask_loadu_ps(m, t, x + i);   /* masked lanes: no change */
+
+		nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+		m = _mm512_max_ps(m, v);
+	}
+	if (nan)
+		return max_f32_portable(n, x);   /* the first NaN, as the reference */
+	return _mm512_reduce_max_ps(m);
+}
+
+A512 static void
+acc_sum_f32_avx512(int64_t n, const float *x, float *o)
+{
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 m = tail16(n, i);
+
+		_mm512_mask_storeu_ps(o + i, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, o + i),
+		    _mm512_maskz_loadu_ps(m, x + i)));
+	}
+}
+
+A512 static void
+acc_max_f32_avx512(int64_t n, const float *x, float *o)
+{
+	for (int64_t i = 0; i < n; i += 16) {
+		__mmask16 m = tail16(n, i);
+		__m512 v = _mm512_maskz_loadu_ps(m, x + i), p = _mm512_maskz_loadu_ps(m, o + i);
+		/* max_ps(v, p) keeps a NaN p; the mask lets a NaN v win */
+		__m512 r = _mm512_max_ps(v, p);
+
+		_mm512_mask_storeu_ps(o + i, m,
+		    _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v));
+	}
+}
+
+/* Whole 64-byte lines of dst by non-temporal stores, the ragged head and
+ * tail by memcpy (a partial line through the write-combining buffers
+ * costs more than it saves). */
+A512 static void
+copy_stream_avx512(void *dst, const void *src, size_t n)
+{
+	char *d = dst;
+	const char *s = src;
+	size_t head = (64 - (uintptr_t)d % 64) % 64;
+
+	if (n < head + 64) {
+		memcpy(d, s, n);
+		return;
+	}
+	memcpy(d, s, head);
+	d += head;
+	s += head;
+	n -= head;
+	for (; n >= 64; d += 64, s += 64, n -= 64)
+		_mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
+	memcpy(d, s, n);
+}
+
 /* ---- AVX2 + FMA ------------------------------------------------------ */
 
 #define T256 __attribute__((target("avx2,fma"), always_inline)) static inline
@@ -707,6 +1065,283 @@ acc_max_avx2(int64_t n, const double *x, double *o)
 	for (; i < n; i++)
 		o[i] = max_combine(o[i], x[i]);
 }
+/* ---- AVX2 + FMA, f32 ------------------------------------------------- */
+
+T256 void
+blk256f(int mr, int nv, __m256i lm, int64_t K, const float *a, int64_t lda,
+    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc)
+{
+	__m256 acc[6][2];
+	__m256i all = _mm256_set1_epi32(-1);
+
+	_Pragma("GCC unroll 8")
+	for (int r = 0; r < mr; r++)
+		_Pragma("GCC unroll 8")
+		for (int v = 0; v < nv; v++)
+			acc[r][v] = _mm256_maskload_ps(c + r * ldc + 8 * v, v == nv - 1 ? lm : all);
+	for (int64_t k = 0; k < K; k++) {
+		__m256 bv[2];
+
+		_Pragma("GCC unroll 8")
+		for (int v = 0; v < nv; v++)
+			bv[v] = _mm256_maskload_ps(b + k * ldb + 8 * v, v == nv - 1 ? lm : all);
+		_Pragma("GCC unroll 8")
+		for (int r = 0; r < mr; r++) {
+			__m256 av = _mm256_broadcast_ss(a + r * lda + k);
+
+			_Pragma("GCC unroll 8")
+			for (int v = 0; v < nv; v++)
+				acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
+		}
+	}
+	_Pragma("GCC unroll 8")
+	for (int r = 0; r < mr; r++)
+		_Pragma("GCC unroll 8")
+		for (int v = 0; v < nv; v++)
+			_mm256_maskstore_ps(o + r * ldc + 8 * v, v == nv - 1 ? lm : all, acc[r][v]);
+}
+
+#define BLK256F(MR, NV) \
+	__attribute__((target("avx2,fma"), noinline)) static void \
+	blk256f_##MR##_##NV(__m256i lm, int64_t K, const float *a, int64_t lda, \
+	    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc) \
+	{ blk256f(MR, NV, lm, K, a, lda, b, ldb, c, o, ldc); }
+#define BLK256F_ROW(MR) BLK256F(MR, 1) BLK256F(MR, 2)
+BLK256F_ROW(1) BLK256F_ROW(2) BLK256F_ROW(3) BLK256F_ROW(4) BLK256F_ROW(5) BLK256F_ROW(6)
+
+typedef void Blk256fFn(__m256i, int64_t, const float *, int64_t, const float *, int64_t,
+    const float *, float *, int64_t);
+
+#define BLK256F_PTRS(MR) {blk256f_##MR##_1, blk256f_##MR##_2}
+static Blk256fFn *const blk256f_tab[6][2] = {
+	BLK256F_PTRS(1), BLK256F_PTRS(2), BLK256F_PTRS(3), BLK256F_PTRS(4), BLK256F_PTRS(5),
+	BLK256F_PTRS(6),
+};
+
+/* Eight lanes of -1 then eight of 0: loaded from 8 - t, the mask of the
+ * first t lanes (t in 1..8). */
+static const int32_t lanes8[16] = {-1, -1, -1, -1, -1, -1, -1, -1};
+
+A256 static inline __m256i
+tail8(int64_t t)
+{
+	return _mm256_loadu_si256((const __m256i *)(lanes8 + 8 - (t > 8 ? 8 : t)));
+}
+
+A256 static void
+dot_f32_avx2(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
+    int64_t ldb, const float *c, float *o, int64_t ldc)
+{
+	for (int64_t j = 0; j < N; j += 16) {
+		int64_t w = N - j < 16 ? N - j : 16;
+		int nv = (int)((w + 7) / 8);
+		__m256i lm = tail8(w - 8 * (nv - 1));
+
+		for (int64_t i = 0; i < M; i += 6) {
+			int mr = M - i < 6 ? (int)(M - i) : 6;
+
+			blk256f_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
+			    c + i * ldc + j, o + i * ldc + j, ldc);
+		}
+	}
+}
+
+A256 static void
+binary_f32_avx2(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs, float *o)
+{
+	int64_t i = 0;
+	__m256 sa = _mm256_set1_ps(a[0]), sb = _mm256_set1_ps(b[0]);
+
+	for (; i + 8 <= n; i += 8) {
+		__m256 x = as ? _mm256_loadu_ps(a + i) : sa, y = bs ? _mm256_loadu_ps(b + i) : sb, r;
+
+		switch (op) {
+		case SIMD_ADD: r = _mm256_add_ps(x, y); break;
+		case SIMD_SUB: r = _mm256_sub_ps(x, y); break;
+		case SIMD_MUL: r = _mm256_mul_ps(x, y); break;
+		case SIMD_DIV: r = _mm256_div_ps(x, y); break;
+		case SIMD_MAXIMUM:
+			r = _mm256_blendv_ps(_mm256_max_ps(y, x), y, _mm256_and_ps(
+			    _mm256_cmp_ps(y, y, _CMP_UNORD_Q), _mm256_cmp_ps(x, x, _CMP_ORD_Q)));
+			break;
+		case SIMD_MINIMUM:
+			r = _mm256_blendv_ps(_mm256_min_ps(y, x), y, _mm256_and_ps(
+			    _mm256_cmp_ps(y, y, _CMP_UNORD_Q), _mm256_cmp_ps(x, x, _CMP_ORD_Q)));
+			break;
+		default: r = x; break;
+		}
+		_mm256_storeu_ps(o + i, r);
+	}
+	if (i < n)
+		binary_f32_portable(op, n - i, a + i * as, as, b + i * bs, bs, o + i);
+}
+
+A256 static void
+relu_f32_avx2(int64_t n, const float *x, float *o)
+{
+	int64_t i = 0;
+	__m256 z = _mm256_setzero_ps();
+
+	for (; i + 8 <= n; i += 8) {
+		__m256 v = _mm256_loadu_ps(x + i);
+
+		_mm256_storeu_ps(o + i, _mm256_and_ps(_mm256_cmp_ps(v, z, _CMP_NLE_UQ), v));
+	}
+	for (; i < n; i++)
+		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0f;
+}
+
+/* exp_f32_avx512's operations in its order, on 8 lanes. */
+A256 static void
+exp_f32_avx2(int64_t n, const float *x, float *o)
+{
+	for (int64_t i = 0; i < n; i += 8) {
+		__m256i m = tail8(n - i);
+		__m256 v = _mm256_maskload_ps(x + i, m);
+		__m256 k = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(LOG2EF)),
+		    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+		__m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(LN2F_HI), v);
+		__m256 p = _mm256_set1_ps(expf_c[7]);
+		__m256i e;
+		int ok, bad;
+
+		r = _mm256_fnmadd_ps(k, _mm256_set1_ps(LN2F_LO), r);
+		for (int c = 6; c >= 0; c--)
+			p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(expf_c[c]));
+		e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k),
+		    _mm256_set1_epi32(127)), 23);
+		p = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+		ok = _mm256_movemask_ps(_mm256_and_ps(
+		    _mm256_cmp_ps(v, _mm256_set1_ps(EXPF_LO), _CMP_GE_OQ),
+		    _mm256_cmp_ps(v, _mm256_set1_ps(EXPF_HI), _CMP_LE_OQ)));
+		if (ok != 0xff) {
+			__m256 zero = _mm256_cmp_ps(v, _mm256_set1_ps(EXPF_ZERO), _CMP_LT_OQ);
+			__m256 inf = _mm256_cmp_ps(v, _mm256_set1_ps(EXPF_INF), _CMP_GT_OQ);
+			__m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+
+			p = _mm256_andnot_ps(zero, p);
+			p = _mm256_blendv_ps(p, _mm256_set1_ps(INFINITY), inf);
+			p = _mm256_blendv_ps(p, _mm256_add_ps(v, v), nan);
+			bad = _mm256_movemask_ps(_mm256_castsi256_ps(m)) & ~(ok |
+			    _mm256_movemask_ps(_mm256_or_ps(zero, _mm256_or_ps(inf, nan))));
+			if (bad) {
+				float t[8];
+
+				_mm256_storeu_ps(t, p);
+				for (int q = 0; q < 8; q++)
+					if (bad & (1 << q))
+						t[q] = exp_f32_scalar(x[i + q]);
+				p = _mm256_loadu_ps(t);
+			}
+		}
+		_mm256_maskstore_ps(o + i, m, p);
+	}
+}
+
+/* The order of sum_f32_portable. */
+A256 static double
+sum_f32_avx2(int64_t n, const float *x)
+{
+	__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), s2 = _mm256_setzero_pd(),
+	    s3 = _mm256_setzero_pd();
+	double l[16];
+	int64_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
+		s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)));
+		s2 = _mm256_add_pd(s2, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 8)));
+		s3 = _mm256_add_pd(s3, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 12)));
+	}
+	_mm256_storeu_pd(l, s0);
+	_mm256_storeu_pd(l + 4, s1);
+	_mm256_storeu_pd(l + 8, s2);
+	_mm256_storeu_pd(l + 12, s3);
+	for (; i < n; i++)
+		l[i % 16] += x[i];
+	return sum_tree(l);
+}
+
+A256 static float
+max_f32_avx2(int64_t n, const float *x)
+{
+	__m256 m = _mm256_set1_ps(-INFINITY), nan = _mm256_setzero_ps();
+	float l[8], r;
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		__m256 v = _mm256_loadu_ps(x + i);
+
+		nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+		m = _mm256_max_ps(v, m);
+	}
+	if (_mm256_movemask_ps(nan))
+		return max_f32_portable(n, x);
+	_mm256_storeu_ps(l, m);
+	r = l[0];
+	for (int q = 1; q < 8; q++)
+		r = max_combine_f32(r, l[q]);
+	for (; i < n; i++)
+		r = max_combine_f32(r, x[i]);
+	return r;
+}
+
+A256 static void
+acc_sum_f32_avx2(int64_t n, const float *x, float *o)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(o + i, _mm256_add_ps(_mm256_loadu_ps(o + i), _mm256_loadu_ps(x + i)));
+	for (; i < n; i++)
+		o[i] += x[i];
+}
+
+A256 static void
+acc_max_f32_avx2(int64_t n, const float *x, float *o)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		__m256 v = _mm256_loadu_ps(x + i), p = _mm256_loadu_ps(o + i);
+
+		_mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_max_ps(v, p), v,
+		    _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+	}
+	for (; i < n; i++)
+		o[i] = max_combine_f32(o[i], x[i]);
+}
+
+/* copy_stream_avx512's plan with 32-byte streaming stores, two a line. */
+A256 static void
+copy_stream_avx2(void *dst, const void *src, size_t n)
+{
+	char *d = dst;
+	const char *s = src;
+	size_t head = (64 - (uintptr_t)d % 64) % 64;
+
+	if (n < head + 64) {
+		memcpy(d, s, n);
+		return;
+	}
+	memcpy(d, s, head);
+	d += head;
+	s += head;
+	n -= head;
+	for (; n >= 64; d += 64, s += 64, n -= 64) {
+		_mm256_stream_si256((__m256i *)(void *)d, _mm256_loadu_si256((const __m256i *)(const void *)s));
+		_mm256_stream_si256((__m256i *)(void *)(d + 32),
+		    _mm256_loadu_si256((const __m256i *)(const void *)(s + 32)));
+	}
+	memcpy(d, s, n);
+}
+
+/* Orders the streaming stores before later stores (SSE, in every x86-64). */
+__attribute__((target("sse"))) static void
+fence_x86(void)
+{
+	_mm_sfence();
+}
 #endif /* SIMD_X86 */
 
 /* ---- dispatch -------------------------------------------------------- */
@@ -817,4 +1452,89 @@ simd_acc_max(int64_t n, const double *x, double *o)
 	PICK(acc_max, n, x, o)
 	for (int64_t i = 0; i < n; i++)
 		o[i] = max_combine(o[i], x[i]);
+}
+
+void
+simd_dot_f32(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
+    int64_t ldb, const float *c, float *o, int64_t ldc)
+{
+	if (M <= 0 || N <= 0)
+		return;
+	PICK(dot_f32, M, N, K, a, lda, b, ldb, c, o, ldc)
+	dot_f32_portable(M, N, K, a, lda, b, ldb, c, o, ldc);
+}
+
+void
+simd_binary_f32(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs,
+    float *o)
+{
+	if (n <= 0)
+		return;
+	PICK(binary_f32, op, n, a, as, b, bs, o)
+	binary_f32_portable(op, n, a, as, b, bs, o);
+}
+
+void
+simd_relu_f32(int64_t n, const float *x, float *o)
+{
+	PICK(relu_f32, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0f;
+}
+
+void
+simd_exp_f32(int64_t n, const float *x, float *o)
+{
+	PICK(exp_f32, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = exp_f32_scalar(x[i]);
+}
+
+double
+simd_sum_f32(int64_t n, const float *x)
+{
+	PICKR(sum_f32, n, x)
+	return sum_f32_portable(n, x);
+}
+
+float
+simd_max_f32(int64_t n, const float *x)
+{
+	PICKR(max_f32, n, x)
+	return max_f32_portable(n, x);
+}
+
+void
+simd_acc_sum_f32(int64_t n, const float *x, float *o)
+{
+	PICK(acc_sum_f32, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] += x[i];
+}
+
+void
+simd_acc_max_f32(int64_t n, const float *x, float *o)
+{
+	PICK(acc_max_f32, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = max_combine_f32(o[i], x[i]);
+}
+
+void
+simd_copy_stream(void *dst, const void *src, size_t n)
+{
+	if (n == 0)
+		return;
+	PICK(copy_stream, dst, src, n)
+	memcpy(dst, src, n);
+}
+
+/* On the portable path nothing was streamed; a fence there is harmless and
+ * keeps the contract simple (a fence after whichever path ran). */
+void
+simd_fence(void)
+{
+#if SIMD_X86
+	fence_x86();
+#endif
 }

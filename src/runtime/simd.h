@@ -1,12 +1,13 @@
 /*
  * simd.h: the tile executor's vector kernels (DESIGN §7).
  *
- * Tiles are contiguous row-major arrays of doubles (tile_exec.c), so every
- * kernel here works on doubles; f32 tensors meet them through the
- * conversion kernels at loads and stores, and f32 dots therefore accumulate
- * in f64 lanes, as the reference interpreter does (no tolerance is spent
- * on the fast path: an f32 dot differs from the reference only by the
- * order of its f64 sums and by FMA rounding, far below 1e-4).
+ * Tiles are contiguous row-major arrays in their kernel's element type
+ * (tile_exec.c): an f64 kernel's tiles are doubles, an f32 kernel's are
+ * floats, so that f32 work runs at the f32 rate (16 lanes in a zmm) and
+ * moves half the bytes.  Each kernel therefore comes in both types (the
+ * f32 ones in their own section below, with their rounding contract); the
+ * conversion kernels remain for loads and stores that change type, and
+ * simd_copy_stream for large stores into tensors.
  *
  * Three paths, chosen once at run time: AVX-512, AVX2+FMA and portable C.
  * The AVX paths are compiled with target attributes, so that the default
