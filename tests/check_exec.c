@@ -66,8 +66,9 @@ typedef struct Case {
 } Case;
 
 /* Runs the case's lowered graph with the plan reused for each thread count
- * in turn, and checks every output against the reference each time; the
- * totals of the KernelStats must not depend on the threads either. */
+ * in turn, and checks every output against the reference each time and
+ * bitwise against the first run; the totals of the KernelStats must not
+ * depend on the threads either. */
 static void
 check_case(const Case *c, const int *threads, int nthreads)
 {
@@ -77,6 +78,7 @@ check_case(const Case *c, const int *threads, int nthreads)
 	Diag d;
 	int *outs, no;
 	KernelStats first = {0};
+	Tensor *keep;
 
 	ck_assert_ptr_nonnull(g);
 	ck_assert_ptr_nonnull(r);
@@ -88,6 +90,7 @@ check_case(const Case *c, const int *threads, int nthreads)
 	ck_assert_ptr_nonnull(p);
 	no = ir_outputs(g, &outs);
 	ck_assert_int_gt(no, 0);
+	keep = xcalloc((size_t)no, sizeof *keep);
 	for (int t = 0; t < nthreads; t++) {
 		const KernelStats *ks;
 		KernelStats tot;
@@ -105,6 +108,15 @@ check_case(const Case *c, const int *threads, int nthreads)
 			else
 				ck_assert_msg(e.rel <= c->tol, "'%s' on %d threads: rel err %g > %g",
 				    g->nodes[outs[k]].name, threads[t], e.rel, c->tol);
+			if (t == 0) {
+				Type ty = exec_tensor_type(a);
+
+				ck_assert_int_eq(exec_tensor_alloc(&keep[k], &ty, 0), 0);
+				memcpy(keep[k].data, a->data, exec_tensor_bytes(a));
+			}
+			ck_assert_msg(memcmp(keep[k].data, a->data, exec_tensor_bytes(a)) == 0,
+			    "'%s' on %d threads: not the bits of %d thread(s)",
+			    g->nodes[outs[k]].name, threads[t], threads[0]);
 		}
 		ks = exec_tile_stats(p, &nk);
 		tot = exec_tile_total(ks, nk);
@@ -117,6 +129,8 @@ check_case(const Case *c, const int *threads, int nthreads)
 		for (int k = 0; k < no; k++)
 			exec_fill_splat(&vals[outs[k]], -7.0);
 	}
+	exec_tensors_free(keep, no);
+	free(keep);
 	free(outs);
 	exec_tile_free(p);
 	exec_tensors_free(vals, g->nnodes);
@@ -259,6 +273,32 @@ START_TEST(test_exec_f32_matmul_epilogue)
 }
 END_TEST
 
+/* Packed b tiles kept across programs (the grid walks axis 0 fastest):
+ * five K trips, the last one ragged, seven row blocks, a ragged column
+ * block, and the row sums combined atomically across column blocks. */
+START_TEST(test_exec_packed_tiles_reused)
+{
+	static const char *const types[] = {"f64", "f32"};
+
+	for (int t = 0; t < 2; t++) {
+		char src[1024];
+		Case c = {src, "shape-infer,fuse,lower-tiled{bm=32,bn=32,bk=64}", t ? 1e-5 : 1e-12};
+
+		snprintf(src, sizeof src,
+		    "graph {\n"
+		    "  %%x = input() : (200, 300) %s\n"
+		    "  %%w = input() : (300, 150) %s\n"
+		    "  %%mm = matmul(%%x, %%w)\n"
+		    "  %%r = relu(%%mm)\n"
+		    "  %%s = sum(%%r) axis=1\n"
+		    "  %%p = matmul(%%x, %%w)\n"
+		    "  return %%s, %%p\n"
+		    "}\n", types[t], types[t]);
+		check_case(&c, threads, NTHREADS);
+	}
+}
+END_TEST
+
 Suite *
 make_exec_suite(void)
 {
@@ -270,6 +310,7 @@ make_exec_suite(void)
 	tcase_add_test(tc, test_exec_in_place_loads);
 	tcase_add_test(tc, test_exec_streamed_store);
 	tcase_add_test(tc, test_exec_f32_matmul_epilogue);
+	tcase_add_test(tc, test_exec_packed_tiles_reused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -44,6 +44,8 @@
  * tensor would only evict the inputs from the caches on its way out. */
 #define STREAM_MIN_TENSOR ((int64_t)16 << 20)
 #define STREAM_MIN_ROW 256
+/* The most memory a kernel's reused packed tiles may take per thread. */
+#define MEMO_MAX ((int64_t)4 << 20)
 
 typedef struct PTile {
 	int64_t sh[4];
@@ -61,6 +63,11 @@ typedef struct PAccess {
 	bool dense;                  /* a whole tile has the tensor's layout */
 	bool view;                   /* loads: a dot's a, read in place with its rows' stride */
 	bool stream;                 /* stores: non-temporal */
+	unsigned dep;                /* loads: the grid axes its indices use */
+	int memo;                    /* loads: packed tiles kept, one per trip (0: none) */
+	int slot0;                   /* its first memo slot */
+	size_t memo_off;             /* bytes into the worker's buffer */
+	size_t memo_bytes;           /* per slot */
 } PAccess;
 
 typedef struct PKernel {
@@ -71,8 +78,13 @@ typedef struct PKernel {
 	size_t es;
 	PTile *tile;                 /* per value (tiles only) */
 	PAccess *acc;                /* per instruction (loads, stores, atomics) */
-	size_t bufsize;
+	size_t bufsize;              /* elements of the tiles */
+	size_t bytes;                /* the tiles' bytes, then the memo's */
 	int nvals;
+	int nslots;                  /* memo slots of all loads */
+	int *memoed;                 /* the loads that keep tiles */
+	int nmemoed;
+	bool axis0_fast;             /* programs in order with axis 0 fastest */
 	bool atomics;
 	KernelStats st;
 } PKernel;
@@ -85,8 +97,10 @@ struct TilePlan {
 	PKernel *k;
 	int nk;
 	KernelStats *stats;
-	size_t maxbuf;               /* bytes of the largest kernel's tiles */
+	size_t maxbuf;               /* bytes of the largest kernel's tiles and memo */
 	int maxvals;
+	int maxslots;
+	int maxinsts;
 	Crew *crew;                  /* started at the first run with threads */
 };
 
@@ -103,6 +117,8 @@ typedef struct Scratch {
 	char *buf;
 	void **p;
 	int64_t *ld;
+	int64_t (*mkey)[4];          /* per memo slot: the offsets it holds */
+	int64_t *mcnt;               /* per instruction: executions this program */
 	int64_t *sc;
 	int64_t (*valid)[4];
 } Scratch;
@@ -113,6 +129,8 @@ typedef struct Worker {
 	char *buf;
 	void **p;                    /* per value: its tile (buf or a tensor) */
 	int64_t *ld;                 /* per value: its rows' stride (elements) */
+	int64_t (*mkey)[4];
+	int64_t *mcnt;
 	int64_t *sc;                 /* scalar slots */
 	int64_t (*valid)[4];         /* per value */
 	int64_t rd, wr, fl;
@@ -217,6 +235,84 @@ mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t)
 	    bytes >= STREAM_MIN_TENSOR && sh[3] * (int64_t)k->es >= STREAM_MIN_ROW;
 }
 
+/* Packed tiles that neighbouring programs repeat.  A dot's b tile in a K
+ * loop does not depend on the row block: when the programs of one column
+ * of blocks run one after another (axis 0 fastest), each thread keeps the
+ * tiles it packed for the previous program, one per trip, and reuses one
+ * whose offsets are the same, instead of packing it again from strided
+ * rows.  Only copied loads of the kernel's operands (never of its result,
+ * which it writes) inside a loop, that do not depend on the fastest grid
+ * axis, within MEMO_MAX bytes.  The order of programs along any one axis
+ * stays ascending, so atomics combine in the same order either way. */
+static void
+plan_memo(PKernel *k)
+{
+	const TileFn *f = k->f;
+	unsigned *dep = xcalloc((size_t)f->nvals + 1, sizeof *dep);
+	int64_t *trips = xcalloc((size_t)f->ninsts + 1, sizeof *trips);
+	int64_t total = 0;
+	int fast = f->grid[2] > 1 ? 2 : f->grid[1] > 1 ? 1 : 0;
+
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		PAccess *a = &k->acc[i];
+
+		trips[i] = 1;
+		for (int j = 0; j < i; j++)
+			if (f->insts[j].op == TO_FOR && f->insts[j].end >= i) {
+				const TileInst *fo = &f->insts[j];
+				int64_t n = (fo->hi - fo->lo + fo->step - 1) / fo->step;
+
+				if (n < 1 || __builtin_mul_overflow(trips[i], n, &trips[i]))
+					trips[i] = -1;
+				if (trips[i] < 0)
+					break;
+			}
+		if (in->op == TO_PROGRAM_ID)
+			dep[in->res] = 1u << in->axis;
+		else if (in->op == TO_IDIV || in->op == TO_IREM)
+			dep[in->res] = dep[in->in[0]];
+		if (in->op != TO_LOAD)
+			continue;
+		for (int q = 0; q < in->nidx; q++)
+			for (int t = 0; t < in->idx[q].nterm; t++)
+				a->dep |= dep[in->idx[q].val[t]];
+	}
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		const PAccess *a = &k->acc[i];
+
+		if (in->op == TO_LOAD && trips[i] > 1 && in->arg != TILE_RESULT && !a->dense &&
+		    !a->view && !(a->dep & 1u) && (a->dep & 6u) && f->grid[0] > 1)
+			k->axis0_fast = true;
+	}
+	if (k->axis0_fast)
+		fast = 0;
+	k->memoed = xcalloc((size_t)f->ninsts + 1, sizeof *k->memoed);
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		PAccess *a = &k->acc[i];
+		size_t bytes = ((size_t)k->tile[in->res].n * k->es + 63) & ~(size_t)63;
+		int64_t need;
+
+		if (in->op != TO_LOAD || trips[i] <= 1 || in->arg == TILE_RESULT || a->dense ||
+		    a->view || (a->dep & (1u << fast)) || trips[i] > MEMO_MAX ||
+		    __builtin_mul_overflow(trips[i], (int64_t)bytes, &need) ||
+		    total + need > MEMO_MAX)
+			continue;
+		a->memo = (int)trips[i];
+		a->slot0 = k->nslots;
+		a->memo_off = k->bytes + (size_t)total;
+		a->memo_bytes = bytes;
+		k->nslots += a->memo;
+		total += need;
+		k->memoed[k->nmemoed++] = i;
+	}
+	k->bytes += (size_t)total;
+	free(dep);
+	free(trips);
+}
+
 static int
 compile_kernel(const Graph *g, int node, PKernel *k)
 {
@@ -311,6 +407,8 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 		}
 		mark_dense(k, in, a, t);
 	}
+	k->bytes = ((k->bufsize * k->es) + 63) & ~(size_t)63;
+	plan_memo(k);
 	return 0;
 }
 
@@ -345,10 +443,14 @@ exec_tile_compile(const Graph *g, Diag *d)
 				exec_tile_free(p);
 				return NULL;
 			}
-			if (k->bufsize * k->es > p->maxbuf)
-				p->maxbuf = k->bufsize * k->es;
+			if (k->bytes > p->maxbuf)
+				p->maxbuf = k->bytes;
 			if (k->nvals > p->maxvals)
 				p->maxvals = k->nvals;
+			if (k->nslots > p->maxslots)
+				p->maxslots = k->nslots;
+			if (k->f->ninsts > p->maxinsts)
+				p->maxinsts = k->f->ninsts;
 			continue;
 		}
 		if (ir_ops[n->op].cls != OC_SOURCE) {
@@ -370,6 +472,7 @@ exec_tile_free(TilePlan *p)
 	for (int i = 0; i < p->nk; i++) {
 		free(p->k[i].tile);
 		free(p->k[i].acc);
+		free(p->k[i].memoed);
 	}
 	free(p->k);
 	free(p->stats);
@@ -428,16 +531,19 @@ box(const int64_t *v)
  * of tile shape sh at the instruction's indices. */
 static int64_t
 access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t *sh,
-    int64_t *valid)
+    int64_t *valid, int64_t *off)
 {
 	int64_t base = 0;
 
-	for (int d = 0; d < 4; d++)
+	for (int d = 0; d < 4; d++) {
 		valid[d] = sh[d];
+		off[d] = 0;
+	}
 	for (int k = 0; k < a->rank; k++) {
 		int64_t o = eval_idx(w, &in->idx[k]), left = a->dim[k] - o;
 		int d = a->pad + k;
 
+		off[d] = o;
 		if (o < 0)
 			AICM_BUG("a negative tile offset survived the verifier");
 		if (left < sh[d]) {
@@ -457,8 +563,8 @@ do_load(Worker *w, int i)
 	const TileInst *in = &k->f->insts[i];
 	const PAccess *a = &k->acc[i];
 	const PTile *t = &k->tile[in->res];
-	int64_t *valid = w->valid[in->res];
-	int64_t base = access_box(w, in, a, t->sh, valid);
+	int64_t *valid = w->valid[in->res], off[4];
+	int64_t base = access_box(w, in, a, t->sh, valid, off);
 	const Tensor *src = &w->vals[a->node];
 	const int64_t *sh = t->sh, *s = a->tstr;
 	size_t es = k->es;
@@ -471,7 +577,17 @@ do_load(Worker *w, int i)
 		return;
 	}
 	w->ld[in->res] = sh[3];
-	o = w->p[in->res] = w->buf + t->off * es;
+	if (a->memo) {
+		int64_t slot = a->slot0 + w->mcnt[i]++ % a->memo;
+
+		o = w->p[in->res] = w->buf + a->memo_off +
+		    (size_t)(slot - a->slot0) * a->memo_bytes;
+		if (!memcmp(w->mkey[slot], off, sizeof off))
+			return;   /* packed by this thread for an earlier program */
+		memcpy(w->mkey[slot], off, sizeof off);
+	} else {
+		o = w->p[in->res] = w->buf + t->off * es;
+	}
 	for (int64_t i0 = 0; i0 < sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < sh[1]; i1++)
 			for (int64_t i2 = 0; i2 < sh[2]; i2++) {
@@ -526,7 +642,7 @@ do_store(Worker *w, int i)
 	const PAccess *a = &k->acc[i];
 	int v = in->in[0];
 	const PTile *t = &k->tile[v];
-	int64_t valid[4], base = access_box(w, in, a, t->sh, valid);
+	int64_t valid[4], off[4], base = access_box(w, in, a, t->sh, valid, off);
 	Tensor *dst = &w->vals[a->node];
 	const void *src = w->p[v];
 	const int64_t *sh = t->sh, *s = a->tstr, *vv = w->valid[v];
@@ -923,6 +1039,8 @@ scratch_init(Scratch *s, const TilePlan *p)
 		AICM_BUG("out of memory (%zu bytes)", n);
 	s->p = xcalloc((size_t)p->maxvals + 1, sizeof *s->p);
 	s->ld = xcalloc((size_t)p->maxvals + 1, sizeof *s->ld);
+	s->mkey = xcalloc((size_t)p->maxslots + 1, sizeof *s->mkey);
+	s->mcnt = xcalloc((size_t)p->maxinsts + 1, sizeof *s->mcnt);
 	s->sc = xcalloc((size_t)p->maxvals + 1, sizeof *s->sc);
 	s->valid = xcalloc((size_t)p->maxvals + 1, sizeof *s->valid);
 }
@@ -933,6 +1051,8 @@ scratch_free(Scratch *s)
 	free(s->buf);
 	free(s->p);
 	free(s->ld);
+	free(s->mkey);
+	free(s->mcnt);
 	free(s->sc);
 	free(s->valid);
 }
@@ -946,6 +1066,8 @@ worker_init(Worker *w, const Scratch *s, const PKernel *k, Tensor *vals, AtomLog
 	w->buf = s->buf;
 	w->p = s->p;
 	w->ld = s->ld;
+	w->mkey = s->mkey;
+	w->mcnt = s->mcnt;
 	w->sc = s->sc;
 	w->valid = s->valid;
 	w->logs = logs;
@@ -953,6 +1075,8 @@ worker_init(Worker *w, const Scratch *s, const PKernel *k, Tensor *vals, AtomLog
 		w->p[v] = w->buf + k->tile[v].off * k->es;
 		w->ld[v] = k->tile[v].sh[3];
 	}
+	for (int q = 0; q < k->nslots; q++)
+		w->mkey[q][0] = -1;   /* no offset is negative: nothing kept yet */
 }
 
 static void
@@ -961,9 +1085,17 @@ run_program(Worker *w, int64_t p)
 	const int64_t *g = w->k->f->grid;
 
 	w->prog = p;
-	w->pid[0] = p / (g[1] * g[2]);
-	w->pid[1] = p / g[2] % g[1];
-	w->pid[2] = p % g[2];
+	if (w->k->axis0_fast) {
+		w->pid[0] = p % g[0];
+		w->pid[1] = p / g[0] % g[1];
+		w->pid[2] = p / (g[0] * g[1]);
+	} else {
+		w->pid[0] = p / (g[1] * g[2]);
+		w->pid[1] = p / g[2] % g[1];
+		w->pid[2] = p % g[2];
+	}
+	for (int q = 0; q < w->k->nmemoed; q++)
+		w->mcnt[w->k->memoed[q]] = 0;
 	run_insts(w, 0, w->k->f->ninsts);
 }
 
