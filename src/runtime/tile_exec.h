@@ -4,11 +4,13 @@
  * exec_tile_compile turns a lowered graph (sources and tiled nodes only)
  * into a plan: every value of every body gets a slot (scalars) or a buffer
  * (tiles, padded to rank 4 on the left), every load and store its tensor's
- * strides, so that running it does no name lookups and no allocation.
- * exec_tile_run runs the kernels in node order and the programs of each
- * grid in order; with threads > 1 the programs of a grid are spread over a
- * pool, and atomics are logged per program and applied in program order
- * afterwards, so that results are bitwise those of one thread.
+ * strides, so that running it does no name lookups and no allocation (the
+ * scratch and the thread crew are made at the first run and kept until
+ * exec_tile_free).  exec_tile_run runs the kernels in node order and the
+ * programs of each grid in a fixed order, ascending along every axis; with
+ * threads > 1 the programs of a grid are spread over the crew, and atomics
+ * are logged per program and applied in program order afterwards, so that
+ * results are bitwise those of one thread.
  *
  * KernelStats count what the programs did: unmasked elements of every
  * executed load and store times the element size (an atomic is one load and
