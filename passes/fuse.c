@@ -56,7 +56,7 @@ typedef struct Part {
 	int mm;                      /* its matmul, or -1 */
 	int minidx;                  /* its lowest node index */
 	int nrow;                    /* reductions that joined under row-fusion */
-	Type iter;                   /* the iteration shape */
+	const Type *iter;            /* the iteration shape (a node's type) */
 	int given;                   /* the input's kernel index, or -1 */
 	KernelKind kind;
 	const char *name;
@@ -69,7 +69,7 @@ typedef struct Fuse {
 	int *part;                   /* each node's partition; -1: none (yet) */
 	int *mark, *cnt;             /* cnt[i] consumers of i joined partition mark[i] */
 	int *allin;                  /* the partition of all of i's consumers, or -1 */
-	char *isret;                 /* named by 'return' */
+	int *isret;                  /* named by 'return' */
 	Part *parts;
 	int nparts, capparts;
 	bool final;                  /* partition done: check() reads allin */
@@ -226,10 +226,10 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 			    "keep the reduced axis", P->name);
 			return R_F4B;
 		}
-		if (!ir_same_dims(in, &K->iter)) {
+		if (!ir_same_dims(in, K->iter)) {
 			WHY("%%%s reduces a %s operand, but the kernel of %%%s iterates over %s; "
 			    "row-fusion joins a reduction only to a kernel over its operand's rows",
-			    P->name, ir_shape_str(in, s1), R->name, ir_shape_str(&K->iter, s2));
+			    P->name, ir_shape_str(in, s1), R->name, ir_shape_str(K->iter, s2));
 			return R_F4B;
 		}
 		if (ir_ops[R->op].cls == OC_REDUCTION && !ir_reduces_last_axis(g, K->root)) {
@@ -244,9 +244,9 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		}
 		*relaxed = true;
 	}
-	if (!*relaxed && !ir_same_dims(&P->type, &K->iter)) {
+	if (!*relaxed && !ir_same_dims(&P->type, K->iter)) {
 		WHY("%%%s is %s, but the kernel of %%%s iterates over %s", P->name,
-		    ir_shape_str(&P->type, s1), R->name, ir_shape_str(&K->iter, s2));
+		    ir_shape_str(&P->type, s1), R->name, ir_shape_str(K->iter, s2));
 		return R_F3;
 	}
 	if (P->op == OP_MATMUL) {
@@ -293,7 +293,7 @@ grow(Fuse *f, int k, int *queue)
 	const Node *r = &g->nodes[K->root];
 	int head = 0, tail = 0;
 
-	K->iter = is(g, K->root, OC_REDUCTION) ? g->nodes[r->in[0]].type : r->type;
+	K->iter = is(g, K->root, OC_REDUCTION) ? &g->nodes[r->in[0]].type : &r->type;
 	join(f, k, K->root, false);
 	queue[tail++] = K->root;
 	while (head < tail) {
@@ -432,24 +432,28 @@ static int *
 plan(Fuse *f, bool **given)
 {
 	Graph *g = f->g;
-	int n = g->nnodes, *start, *fill, *members, *perm, *kidx, m = 0, next = 0, nk = 0;
+	int n = g->nnodes, np = f->nparts, *block, *start, *fill, *members, *perm, *kidx;
+	int m = 0, next = 0, nk = 0;
 	char *used = used_names(g, f->nparts + 1);
 	Kernel *ks;
 
 	/* each partition's members in definition order: a counting sort */
-	start = xcalloc((size_t)f->nparts + 1, sizeof(int));
+	block = xmalloc_huge(sizeof(int) * (3 * ((size_t)np + 1) + (size_t)n + 1));
+	start = block;
+	fill = start + np + 1;
+	kidx = fill + np + 1;
+	members = kidx + np + 1;
+	memset(start, 0, sizeof(int) * ((size_t)np + 1));
 	for (int i = 0; i < n; i++)
 		if (f->part[i] >= 0)
 			start[f->part[i] + 1]++;
 	for (int k = 0; k < f->nparts; k++)
 		start[k + 1] += start[k];
-	fill = xmalloc(sizeof(int) * ((size_t)f->nparts + 1));
 	memcpy(fill, start, sizeof(int) * (size_t)f->nparts);
-	members = xmalloc(sizeof(int) * ((size_t)n + 1));
 	for (int i = 0; i < n; i++)
 		if (f->part[i] >= 0)
 			members[fill[f->part[i]]++] = i;
-	perm = xmalloc(sizeof(int) * ((size_t)n + 1));
+	perm = xmalloc_huge(sizeof(int) * ((size_t)n + 1));
 	for (int i = 0; i < n; i++) {
 		int k = f->part[i];
 
@@ -462,7 +466,6 @@ plan(Fuse *f, bool **given)
 	if (m != n)
 		AICM_BUG("fuse placed %d of %d nodes", m, n);
 	/* kernels in printed order: new ones named, the input's copied */
-	kidx = xmalloc(sizeof(int) * ((size_t)f->nparts + 1));
 	ks = xcalloc((size_t)f->nparts + 1, sizeof *ks);
 	*given = xcalloc((size_t)f->nparts + 1, sizeof(bool));
 	for (int i = 0; i < n; i++) {
@@ -488,10 +491,7 @@ plan(Fuse *f, bool **given)
 	g->nkernels = nk;
 	g->capkernels = f->nparts + 1;
 	free(used);
-	free(kidx);
-	free(members);
-	free(fill);
-	free(start);
+	free(block);
 	return perm;
 }
 
@@ -569,7 +569,7 @@ static int
 run(Graph *g, const PassArgs *args, Diag *d)
 {
 	Fuse f = {.g = g};
-	int n = g->nnodes, *queue, *perm, tally[R_COUNT] = {0}, nedges = 0;
+	int n = g->nnodes, *tables, *queue, *perm, tally[R_COUNT] = {0}, nedges = 0;
 	int64_t bytes = 0;
 	bool explain = pass_bool(args, "explain"), *given;
 
@@ -590,20 +590,28 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		return -1;
 	}
 	ir_users(g, &f.u);
-	f.nuse = xcalloc((size_t)n + 1, sizeof(int));
-	f.part = xmalloc(sizeof(int) * ((size_t)n + 1));
-	f.mark = xmalloc(sizeof(int) * ((size_t)n + 1));
-	f.cnt = xcalloc((size_t)n + 1, sizeof(int));
-	f.allin = xmalloc(sizeof(int) * ((size_t)n + 1));
-	f.isret = xcalloc((size_t)n + 1, 1);
-	queue = xmalloc(sizeof(int) * ((size_t)n + 1));
+	/* The per-node tables in one block: one large allocation is made of
+	 * huge pages, seven middling ones of small pages, each a fault. */
+	tables = xmalloc_huge(sizeof(int) * 7 * ((size_t)n + 1));
+	f.nuse = tables;
+	f.part = f.nuse + n + 1;
+	f.mark = f.part + n + 1;
+	f.cnt = f.mark + n + 1;
+	f.allin = f.cnt + n + 1;
+	f.isret = f.allin + n + 1;
+	queue = f.isret + n + 1;
 	for (int i = 0; i < n; i++) {
 		f.part[i] = f.mark[i] = -1;
+		f.nuse[i] = f.cnt[i] = f.isret[i] = 0;
 		for (int u = f.u.start[i]; u < f.u.start[i + 1]; u++)
 			f.nuse[i] += u == f.u.start[i] || f.u.user[u] != f.u.user[u - 1];
 	}
 	for (int i = 0; i < g->nret; i++)
 		f.isret[g->ret[i]] = 1;
+	/* At most a partition per input kernel and per node: sized once, the
+	 * array is never copied (pages are touched as partitions are made). */
+	f.capparts = g->nkernels + n + 1;
+	f.parts = xmalloc_huge(sizeof *f.parts * (size_t)f.capparts);
 	for (int k = 0; k < g->nkernels; k++) {
 		int p = new_part(&f, g->kernels[k].last, k);
 
@@ -642,13 +650,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	free(perm);
 	ir_users_free(&f.u);
 	free(given);
-	free(queue);
-	free(f.isret);
-	free(f.allin);
-	free(f.cnt);
-	free(f.mark);
-	free(f.part);
-	free(f.nuse);
+	free(tables);
 	free(f.parts);
 	return 0;
 }

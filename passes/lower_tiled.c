@@ -31,6 +31,16 @@ typedef struct Dim {
 	int level;                   /* loop depth that defines off (0: program) */
 } Dim;
 
+typedef struct Taken {
+	struct {
+		const char *name;
+		uint32_t hash;
+		uint32_t stamp;      /* taken in the body of this stamp */
+	} *slot;
+	size_t cap, n;               /* cap: a power of two */
+	uint32_t stamp;
+} Taken;
+
 typedef struct LB {
 	const Graph *g;              /* the input graph */
 	Graph *ng;                   /* the graph being built */
@@ -47,38 +57,109 @@ typedef struct LB {
 	int64_t S[IR_MAX_RANK];
 	Dim dim[IR_MAX_RANK];
 	int64_t bm, bn, bk;
-	int nuniq;
 	int split_dim;               /* split= spreads this dim over programs, */
 	int64_t split_span;          /* covering this much of it (0: no split) */
 	TileScratch scratch;         /* where each body grows (tile.h) */
+	Taken taken;                 /* the body's names so far */
+	int *maxin;                  /* old node -> root of the kernel in which a max
+	                              * reduces it directly (neutral_for) */
 } LB;
 
-/* ---- building the body ----------------------------------------------- */
+/* ---- the names a body has taken ---------------------------------------- */
+
+/* A body's value names must differ from each other, from its operands' and
+ * from its result's: a hash set of the names taken so far in this body.
+ * A slot belongs to the current body when its stamp is the body's, so a
+ * new body starts empty without clearing (a lowering makes thousands). */
+static uint32_t
+name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h ^ h >> 15;
+}
+
+static bool
+taken_find(const Taken *t, const char *s, uint32_t h, size_t *at)
+{
+	size_t m = t->cap - 1, k;
+
+	for (k = h & m; t->slot[k].stamp == t->stamp; k = (k + 1) & m)
+		if (t->slot[k].hash == h && !strcmp(t->slot[k].name, s))
+			return true;
+	*at = k;
+	return false;
+}
+
+static void
+taken_add(Taken *t, const char *s)
+{
+	uint32_t h = name_hash(s);
+	size_t k;
+
+	if (2 * (t->n + 1) > t->cap) {
+		Taken old = *t;
+
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->slot = xcalloc(t->cap, sizeof *t->slot);
+		t->stamp = 1;
+		t->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slot[i].stamp == old.stamp)
+				taken_add(t, old.slot[i].name);
+		free(old.slot);
+	}
+	if (!taken_find(t, s, h, &k)) {
+		t->slot[k].name = s;
+		t->slot[k].hash = h;
+		t->slot[k].stamp = t->stamp;
+		t->n++;
+	}
+}
+
+/* Empties the set for the next body. */
+static void
+taken_clear(Taken *t)
+{
+	t->n = 0;
+	if (++t->stamp == 0) {       /* wrapped: old stamps could match again */
+		memset(t->slot, 0, t->cap * sizeof *t->slot);
+		t->stamp = 1;
+	}
+}
 
 static bool
 name_taken(LB *b, const char *s)
 {
-	if (tile_lookup(b->f, s) >= 0 || !strcmp(s, b->g->nodes[b->root].name))
-		return true;
-	for (int j = 0; j < b->f->nargs; j++)
-		if (!strcmp(b->ng->nodes[b->f->args[j]].name, s))
-			return true;
-	return false;
+	size_t k;
+
+	return b->taken.cap && taken_find(&b->taken, s, name_hash(s), &k);
 }
 
+/* base, or base.1, base.2, ... whichever is free first; taken from then on. */
 static const char *
 uniq(LB *b, const char *base)
 {
 	char buf[256];
+	const char *r;
 
-	if (strlen(base) < 200 && !name_taken(b, base))
-		return arena_strndup(&b->ng->arena, base, strlen(base));
-	for (int i = 1;; i++) {
-		snprintf(buf, sizeof buf, "%.200s.%d", base, i);
-		if (!name_taken(b, buf))
-			return arena_strndup(&b->ng->arena, buf, strlen(buf));
+	if (strlen(base) < 200 && !name_taken(b, base)) {
+		r = arena_strndup(&b->ng->arena, base, strlen(base));
+	} else {
+		for (int i = 1;; i++) {
+			snprintf(buf, sizeof buf, "%.200s.%d", base, i);
+			if (!name_taken(b, buf))
+				break;
+		}
+		r = arena_strndup(&b->ng->arena, buf, strlen(buf));
 	}
+	taken_add(&b->taken, r);
+	return r;
 }
+
+/* ---- building the body ----------------------------------------------- */
 
 static int
 inst(LB *b, TileOpKind op, const char *name, int rank, const int64_t *shape)
@@ -218,6 +299,7 @@ use_ext(LB *b, int x)
 		return;
 	b->argof[x] = b->f->nargs;
 	b->f->args[b->f->nargs++] = b->map[x];
+	taken_add(&b->taken, b->ng->nodes[b->map[x]].name);
 }
 
 /* The neutral value a masked lane of a load of x should read: -inf when a
@@ -225,11 +307,7 @@ use_ext(LB *b, int x)
 static double
 neutral_for(const LB *b, int x)
 {
-	for (int i = b->first; i <= b->last; i++)
-		if (b->g->nodes[i].nin && b->g->nodes[i].in[0] == x &&
-		    b->g->nodes[i].op == OP_MAX)
-			return -INFINITY;
-	return 0;
+	return b->maxin[x] == b->root ? -INFINITY : 0;
 }
 
 /* Loads the externals that belong at loop depth lv. */
@@ -902,8 +980,12 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->f = tile_fn_new(ng, arena_strndup(&ng->arena, name, strlen(name)), kind);
 	tile_fn_begin(b->f, &b->scratch);
 	b->f->args = arena_alloc(&ng->arena, sizeof(int) * (size_t)(2 * (b->last - b->first + 1) + 1));
-	b->nuniq = 0;
 	b->from = b->first;
+	taken_clear(&b->taken);
+	taken_add(&b->taken, rn->name);
+	for (int i = b->first; i <= b->last; i++)
+		if (b->g->nodes[i].nin && b->g->nodes[i].op == OP_MAX)
+			b->maxin[b->g->nodes[i].in[0]] = b->root;
 	/* Operands in first-use order. */
 	for (int i = b->first; i <= b->last; i++) {
 		const Node *n = &b->g->nodes[i];
@@ -1001,11 +1083,13 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	b.g = g;
 	b.ng = ng;
 	b.d = d;
-	b.map = xmalloc(sizeof(int) * (size_t)(n + 1));
-	b.tv = xmalloc(sizeof(int) * (size_t)(n + 1));
-	b.argof = xmalloc(sizeof(int) * (size_t)(n + 1));
+	/* the per-node tables in one block (huge pages when large) */
+	b.map = xmalloc_huge(sizeof(int) * 4 * ((size_t)n + 1));
+	b.tv = b.map + n + 1;
+	b.argof = b.tv + n + 1;
+	b.maxin = b.argof + n + 1;
 	for (int i = 0; i < n; i++)
-		b.map[i] = -1;
+		b.map[i] = b.maxin[i] = -1;
 	ir_users(g, &u);
 	{
 		int *outs, no = ir_outputs(g, &outs);
@@ -1113,9 +1197,8 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	}
 	ir_graph_free(ng);
 	tile_scratch_free(&b.scratch);
+	free(b.taken.slot);
 	free(b.map);
-	free(b.tv);
-	free(b.argof);
 	return bad ? -1 : 0;
 }
 

@@ -309,8 +309,13 @@ ir_reserve(Graph *g, int n)
 {
 	size_t cap = 64;
 
+	/* Room for twice the estimate costs only address space (a page is
+	 * touched when a node lands on it), while outgrowing it would copy
+	 * every node into fresh pages: an estimate a little short (the
+	 * parser's, on terse input) doubled the memory a large parse touched.
+	 * The name table, touched whole when made, is sized for n. */
 	if (n > g->capnodes)
-		grow_nodes(g, n);
+		grow_nodes(g, n < IR_MAX_NODES / 2 ? 2 * n : IR_MAX_NODES);
 	while (cap < 2 * (size_t)n + 2)
 		cap *= 2;
 	if (cap > g->names.cap)
@@ -508,28 +513,33 @@ ir_return_is_default(const Graph *g)
 void
 ir_users(const Graph *g, Users *u)
 {
-	int n = g->nnodes, *fill;
+	int n = g->nnodes, m = 0;
+	int *s;
 
-	u->start = xcalloc((size_t)n + 2, sizeof(int));
+	/* One block for both arrays (huge pages when large): the operand
+	 * count is known before anything is written. */
+	for (int i = 0; i < n; i++)
+		m += g->nodes[i].nin;
+	s = u->start = xmalloc_huge(sizeof(int) * ((size_t)n + 2 + (size_t)m + 1));
+	u->user = s + n + 2;
+	memset(s, 0, sizeof(int) * ((size_t)n + 2));
+	/* Counts two places up, summed: s[x + 1] is where x's users begin;
+	 * placing them advances it to where they end, which is where x + 1's
+	 * begin, so no second cursor array is needed. */
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < g->nodes[i].nin; j++)
-			u->start[g->nodes[i].in[j] + 1]++;
-	for (int i = 0; i < n; i++)
-		u->start[i + 1] += u->start[i];
-	u->user = xmalloc(sizeof(int) * (size_t)(u->start[n] + 1));
-	fill = xmalloc(sizeof(int) * (size_t)(n + 1));
-	memcpy(fill, u->start, sizeof(int) * (size_t)n);
+			s[g->nodes[i].in[j] + 2]++;
+	for (int i = 0; i <= n; i++)
+		s[i + 1] += s[i];
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < g->nodes[i].nin; j++)
-			u->user[fill[g->nodes[i].in[j]]++] = i;
-	free(fill);
+			u->user[s[g->nodes[i].in[j] + 1]++] = i;
 }
 
 void
 ir_users_free(Users *u)
 {
-	free(u->start);
-	free(u->user);
+	free(u->start);              /* user lives in the same block */
 	u->start = u->user = NULL;
 }
 

@@ -77,30 +77,35 @@ verify_node(const Graph *g, int i, Diag *d)
 	return bad;
 }
 
-static int
-by_name(const void *a, const void *b)
-{
-	const Kernel *x = *(const Kernel *const *)a, *y = *(const Kernel *const *)b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : (x < y ? -1 : x > y);
-}
-
-/* dup[k]: an earlier kernel has k's name.  Sorted, not pairwise: after
- * fuse a graph of n ops may have n kernels. */
+/* dup[k]: an earlier kernel has k's name.  A hash set of the names seen,
+ * not pairwise: after fuse a graph of n ops may have n kernels. */
 static char *
 duplicate_names(const Graph *g)
 {
-	const Kernel **s = xmalloc(sizeof *s * ((size_t)g->nkernels + 1));
-	char *dup = xcalloc((size_t)g->nkernels + 1, 1);
+	size_t cap = 16, m;
+	int *slot, nk = g->nkernels;
+	char *dup = xcalloc((size_t)nk + 1, 1);
 
-	for (int k = 0; k < g->nkernels; k++)
-		s[k] = &g->kernels[k];
-	qsort(s, (size_t)g->nkernels, sizeof *s, by_name);
-	for (int k = 1; k < g->nkernels; k++)
-		if (!strcmp(s[k]->name, s[k - 1]->name))
-			dup[s[k] - g->kernels] = 1;
-	free(s);
+	while (cap < 2 * (size_t)nk + 2)
+		cap *= 2;
+	m = cap - 1;
+	slot = xmalloc(sizeof(int) * cap);
+	memset(slot, -1, sizeof(int) * cap);
+	for (int k = 0; k < nk; k++) {
+		uint32_t h = 2166136261u;
+		size_t i;
+
+		for (const char *c = g->kernels[k].name; *c; c++)
+			h = (h ^ (unsigned char)*c) * 16777619u;
+		for (i = (h ^ h >> 15) & m; slot[i] >= 0; i = (i + 1) & m)
+			if (!strcmp(g->kernels[slot[i]].name, g->kernels[k].name))
+				break;
+		if (slot[i] >= 0)
+			dup[k] = 1;
+		else
+			slot[i] = k;
+	}
+	free(slot);
 	return dup;
 }
 
