@@ -4,7 +4,7 @@
 # the cpu target").
 #
 #   sh bench/rho.sh [BUILD_DIR]     env: TOP (20), REPS (5), ROUNDS (3),
-#                                        THREADS (all cores), FILE (bench/w/w1-f64.aicm),
+#                                        THREADS (1), FILE (bench/w/w1-f64.aicm),
 #                                        TUNE (extra autotune options, e.g. 'hbm-gbs=20')
 #
 # 1. The model's ranking: aicm-opt --report=json on FILE with
@@ -18,13 +18,19 @@
 #    ROUNDS times round-robin over the tilings, so that a burst of load
 #    from other processes hits every tiling alike; the least time counts.
 # 3. Spearman's rho between the model's rank and the measured rank (ties
-#    get their average rank), the table, and where the model's pick lands.
+#    get their average rank), the table, where the model's pick lands, and
+#    the rho between the rounds' own rankings: how repeatable the
+#    measurement is, the ceiling for any model.
 set -u
 build=${1:-build}
 top=${TOP:-20}
 reps=${REPS:-5}
 rounds=${ROUNDS:-3}
-threads=${THREADS:-$(nproc)}
+# One thread by default: on a shared machine a second thread mostly measures
+# the other processes; and the cpu target's ranking does not depend on the
+# core count (its rates are per machine and its per-program and per-step
+# costs are divided by sms, so all terms scale alike with the cores).
+threads=${THREADS:-1}
 file=${FILE:-bench/w/w1-f64.aicm}
 tune=${TUNE:-}
 py=/usr/bin/python3
@@ -62,7 +68,7 @@ while [ "$r" -le "$rounds" ]; do
 		    --bench="$reps" --threads="$threads" "$file" |
 		    sed -n 's/^bench: .* min \([0-9.]*\) ms.*/\1/p')
 		[ -n "$ms" ] || { echo "rho: aicm-run failed on BM=$bm BN=$bn BK=$bk" >&2; exit 1; }
-		echo "$rank $ms" >>"$work/times.txt"
+		echo "$rank $ms $r" >>"$work/times.txt"
 	done <"$work/model.txt"
 	r=$((r + 1))
 done
@@ -70,10 +76,11 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 $py - "$work/model.txt" "$work/times.txt" <<'EOF'
 import sys
 model = [l.split() for l in open(sys.argv[1])]
-best = {}
+best, byround = {}, {}
 for l in open(sys.argv[2]):
-    rank, ms = l.split()
+    rank, ms, rnd = l.split()
     best[int(rank)] = min(best.get(int(rank), float('inf')), float(ms))
+    byround.setdefault(int(rnd), {})[int(rank)] = float(ms)
 
 def ranks(v):
     """1-based ranks, ties averaged (Spearman's convention)."""
@@ -89,15 +96,20 @@ def ranks(v):
         i = j + 1
     return r
 
+def spearman(x, y):
+    rx, ry = ranks(x), ranks(y)
+    n = len(x)
+    mx, my = sum(rx) / n, sum(ry) / n
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    sy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return cov / (sx * sy) if sx > 0 and sy > 0 else float('nan')
+
 scores = [float(m[4]) for m in model]
 times = [best[int(m[0])] for m in model]
 rm, rt = ranks(scores), ranks(times)
 n = len(model)
-mx, my = sum(rm) / n, sum(rt) / n
-cov = sum((a - mx) * (b - my) for a, b in zip(rm, rt))
-sx = sum((a - mx) ** 2 for a in rm) ** 0.5
-sy = sum((b - my) ** 2 for b in rt) ** 0.5
-rho = cov / (sx * sy) if sx > 0 and sy > 0 else float('nan')
+rho = spearman(scores, times)
 print("| model rank | BM | BN | BK | model score, ms | measured, ms | measured rank |")
 print("|-----------:|---:|---:|---:|----------------:|-------------:|--------------:|")
 for m, a, t, b in zip(model, rm, times, rt):
@@ -105,6 +117,13 @@ for m, a, t, b in zip(model, rm, times, rt):
 fast = min(range(n), key=lambda i: times[i])
 print()
 print("Spearman's rho (model rank vs measured rank, %d tilings): %.3f" % (n, rho))
+# The measurement's own repeatability bounds what any model can reach: the
+# rho of one round's measured ranks against another's.
+rr = [spearman([byround[a][int(m[0])] for m in model], [byround[b][int(m[0])] for m in model])
+      for a in byround for b in byround if a < b]
+if rr:
+    print("repeatability: rho between rounds' measured ranks: %s (mean %.3f)" %
+          (", ".join("%.3f" % v for v in rr), sum(rr) / len(rr)))
 print("the model's pick BM=%s BN=%s BK=%s: %.3f ms, measured rank %g of %d; the fastest: "
       "BM=%s BN=%s BK=%s, %.3f ms (model rank %g)" % (model[0][1], model[0][2], model[0][3],
       times[0], rt[0], n, model[fast][1], model[fast][2], model[fast][3], times[fast], rm[fast]))

@@ -645,14 +645,15 @@ cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
 
 /* Sources: NVIDIA's H100 SXM5, H200 SXM and A100 SXM4 80 GB data sheets and
  * CUDA occupancy tables (dense, no sparsity); rubin is a projection (8 TB/s
- * class HBM4, H100's per-SM limits); cpu is this machine's tile executor,
- * measured roughly with aicm-run --bench (docs/passes.md has the commands). */
+ * class HBM4, H100's per-SM limits); cpu is this machine's tile executor on
+ * its 2 cores, fitted to W1's 64 matmul tilings timed with aicm-run --bench
+ * (docs/perf.md, "Calibrating the cpu target", has the data and commands). */
 const Target cost_targets[] = {
 	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0},
 	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0},
 	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0},
 	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0},
-	{"cpu", 6, 2, 512, 16777216, 65536, 0.0056, 0.0064, 0.0006, 0.0006, 5.0, 0.5, 0, 0},
+	{"cpu", 87, 2, 512, 16777216, 65536, 0.17, 0.17, 0.008, 0.008, 1.0, 7.0, 0.12, 400},
 	{0},
 };
 
