@@ -1,58 +1,77 @@
 #!/bin/sh
-# compile.sh: compile speed of aicm-opt against mlir-opt-16, side by side.
+# compile.sh: compile speed of aicm-opt against mlir-opt-16, both comparisons
+# of DESIGN §11 side by side, in one run.
 #
 #   sh bench/compile.sh [BUILD_DIR] [SIZES...]     (default sizes: 1000 10000 100000 1000000)
+#   RUNS=5 sh bench/compile.sh build               (runs per figure, default 3)
 #
 # For each size N, scripts/gen-graph writes the same graph in aicm's text
-# form and in MLIR's TOSA dialect; each tool parses it, infers shapes and
-# prints it (aicm-opt --pass=shape-infer; mlir-opt-16 --tosa-infer-shapes),
-# best of 3 wall-clock runs, with peak memory (max RSS) from /usr/bin/time.
-# If the later passes exist, aicm's whole pipeline to tiled IR is timed too,
-# against mlir-opt's tosa-to-linalg-named,tosa-to-linalg,linalg-fuse-elementwise-ops.
+# form and in MLIR's TOSA dialect.  Two comparisons, each tool reading the
+# file, doing the work and printing the result (to /dev/null):
+#   infer: aicm-opt --pass=shape-infer            vs  mlir-opt-16 --tosa-infer-shapes
+#   full:  aicm-opt --pass=shape-infer,fuse,autotune,lower-tiled (to tiled IR)
+#          vs  mlir-opt-16 func.func(tosa-infer-shapes,tosa-to-linalg-named,
+#              tosa-to-linalg,linalg-fuse-elementwise-ops)
+# Each figure is the fastest of RUNS wall-clock runs of the whole process, by
+# hyperfine (the machine may be shared: the minimum is the run least
+# disturbed), with the peak memory (max RSS) of one more run from
+# /usr/bin/time; ratio = mlir-opt / aicm-opt;
+# us/op = aicm's time per op.  The load average is printed before and after.
 set -u
 build=${1:-build}
 [ $# -gt 0 ] && shift
 sizes=${*:-1000 10000 100000 1000000}
+runs=${RUNS:-3}
 opt="$build/aicm-opt"
 mlir=$(command -v mlir-opt-16 || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+full=shape-infer,fuse,autotune,lower-tiled
+linalg='builtin.module(func.func(tosa-infer-shapes,tosa-to-linalg-named,tosa-to-linalg,linalg-fuse-elementwise-ops))'
 
-# best WALL RSS over 3 runs of a command (output to /dev/null)
+# best SECONDS MAX_RSS_MB: the fastest of $runs runs (hyperfine, no shell in
+# between) and the peak memory of one more run (/usr/bin/time)
 best() {
-	b=""; r=0
-	for _ in 1 2 3; do
-		/usr/bin/time -f "%e %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || { echo "FAILED"; cat "$tmp/err" >&2; return; }
-		set -- "$@"
-		w=$(cut -d' ' -f1 "$tmp/t"); m=$(cut -d' ' -f2 "$tmp/t")
-		if [ -z "$b" ] || [ "$(echo "$w < $b" | bc -l)" = 1 ]; then b=$w; fi
-		[ "$m" -gt "$r" ] && r=$m
-	done
-	echo "$b $r"
+	if ! /usr/bin/time -f "%M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err"; then
+		echo "FAILED 0"; cat "$tmp/err" >&2; return
+	fi
+	hyperfine -N --style none --runs "$runs" --export-csv "$tmp/h.csv" "$*" >/dev/null 2>&1 ||
+		{ echo "FAILED 0"; return; }
+	echo "$(awk -F, 'NR == 2 { printf "%.3f", $7 }' "$tmp/h.csv") $(($(cat "$tmp/t") / 1024))"
 }
 
-full=""
-if "$opt" --list-passes | grep -q lower-tiled; then
-	full="shape-infer,fuse,autotune,lower-tiled"
-	"$opt" --list-passes | grep -q autotune || full="shape-infer,fuse,lower-tiled"
-fi
+# ratio A B: B / A to two decimals, or n/a
+ratio() {
+	case "$1$2" in *FAILED*|*-*) echo "n/a"; return ;; esac
+	printf '%.1f' "$(echo "$2 / $1" | bc -l)"
+}
 
-printf '%-9s %-10s %-14s %-10s %-14s %-8s %-8s\n' ops bytes aicm-s aicm-MB mlir-s mlir-MB ratio
+# per-op microseconds: SECONDS OPS
+perop() {
+	case "$1" in FAILED) echo "n/a"; return ;; esac
+	printf '%.2f' "$(echo "$1 * 1000000 / $2" | bc -l)"
+}
+
+echo "compile.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
+    "best of $runs, $("$opt" --version 2>/dev/null | head -1), ${mlir:-no mlir-opt-16}"
+printf '%-8s | %-44s | %-44s\n' "" "parse + shape-infer + print" "whole pipeline: to tiled IR / to linalg"
+printf '%-8s | %-7s %-6s %-5s %-7s %-5s %-7s | %-7s %-6s %-5s %-7s %-5s %-7s\n' ops \
+    aicm-s us/op MB mlir-s MB ratio aicm-s us/op MB mlir-s MB ratio
 for n in $sizes; do
 	scripts/gen-graph "$n" >"$tmp/g.aicm"
 	scripts/gen-graph "$n" --tosa >"$tmp/g.mlir"
 	a=$(best "$opt" --pass=shape-infer "$tmp/g.aicm")
-	if [ -n "$mlir" ]; then m=$(best "$mlir" --tosa-infer-shapes "$tmp/g.mlir"); else m="- 0"; fi
-	aw=${a% *}; ar=${a#* }; mw=${m% *}; mr=${m#* }
-	ratio=$(echo "$mw / $aw" | bc -l 2>/dev/null | cut -c1-6)
-	printf '%-9s %-10s %-14s %-10s %-14s %-8s %-8s\n' "$n" "$(wc -c <"$tmp/g.aicm")" "$aw" \
-	    "$((ar / 1024))" "$mw" "$((mr / 1024))" "${ratio:-n/a}x"
-	if [ -n "$full" ] && [ -n "$mlir" ]; then
-		a=$(best "$opt" --pass="$full" "$tmp/g.aicm")
-		m=$(best "$mlir" --pass-pipeline='builtin.module(func.func(tosa-infer-shapes,tosa-to-linalg-named,tosa-to-linalg,linalg-fuse-elementwise-ops))' "$tmp/g.mlir")
-		aw=${a% *}; mw=${m% *}
-		printf '  full pipeline (%s): aicm %ss (%s MB), mlir-opt %ss (%s MB), %sx\n' "$full" \
-		    "$aw" "$((${a#* } / 1024))" "$mw" "$((${m#* } / 1024))" \
-		    "$(echo "$mw / $aw" | bc -l 2>/dev/null | cut -c1-6)"
+	f=$(best "$opt" --pass="$full" "$tmp/g.aicm")
+	if [ -n "$mlir" ]; then
+		m=$(best "$mlir" --tosa-infer-shapes "$tmp/g.mlir")
+		l=$(best "$mlir" --pass-pipeline="$linalg" "$tmp/g.mlir")
+	else
+		m="- 0"; l="- 0"
 	fi
+	printf '%-8s | %-7s %-6s %-5s %-7s %-5s %-7s | %-7s %-6s %-5s %-7s %-5s %-7s\n' "$n" \
+	    "${a% *}" "$(perop "${a% *}" "$n")" "${a#* }" "${m% *}" "${m#* }" \
+	    "$(ratio "${a% *}" "${m% *}")x" \
+	    "${f% *}" "$(perop "${f% *}" "$n")" "${f#* }" "${l% *}" "${l#* }" \
+	    "$(ratio "${f% *}" "${l% *}")x"
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
