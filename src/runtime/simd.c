@@ -318,13 +318,13 @@ static void
 dot_avx512(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
     int64_t ldb, const double *c, double *o, int64_t ldc)
 {
-	for (int64_t j = 0; j < N; j += 32) {
-		int64_t w = N - j < 32 ? N - j : 32;
-		int nv = (int)((w + 7) / 8);
-		__mmask8 lm = (__mmask8)(w % 8 ? (1u << (w % 8)) - 1 : 0xff);
+	for (int64_t i = 0; i < M; i += 6) {
+		int mr = M - i < 6 ? (int)(M - i) : 6;
 
-		for (int64_t i = 0; i < M; i += 6) {
-			int mr = M - i < 6 ? (int)(M - i) : 6;
+		for (int64_t j = 0; j < N; j += 32) {
+			int64_t w = N - j < 32 ? N - j : 32;
+			int nv = (int)((w + 7) / 8);
+			__mmask8 lm = (__mmask8)(w % 8 ? (1u << (w % 8)) - 1 : 0xff);
 
 			blk512_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
 			    c + i * ldc + j, o + i * ldc + j, ldc);
@@ -869,14 +869,14 @@ A256 static void
 dot_avx2(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
     int64_t ldb, const double *c, double *o, int64_t ldc)
 {
-	for (int64_t j = 0; j < N; j += 8) {
-		int64_t w = N - j < 8 ? N - j : 8;
-		int nv = (int)((w + 3) / 4), t = (int)(w % 4);
-		__m256i lm = _mm256_set_epi64x(t == 0 || t > 3 ? -1 : 0, t == 0 || t > 2 ? -1 : 0,
-		    t == 0 || t > 1 ? -1 : 0, -1);
+	for (int64_t i = 0; i < M; i += 6) {
+		int mr = M - i < 6 ? (int)(M - i) : 6;
 
-		for (int64_t i = 0; i < M; i += 6) {
-			int mr = M - i < 6 ? (int)(M - i) : 6;
+		for (int64_t j = 0; j < N; j += 8) {
+			int64_t w = N - j < 8 ? N - j : 8;
+			int nv = (int)((w + 3) / 4), t = (int)(w % 4);
+			__m256i lm = _mm256_set_epi64x(t == 0 || t > 3 ? -1 : 0, t == 0 || t > 2 ? -1 : 0,
+			    t == 0 || t > 1 ? -1 : 0, -1);
 
 			blk256_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
 			    c + i * ldc + j, o + i * ldc + j, ldc);
@@ -1132,13 +1132,13 @@ A256 static void
 dot_f32_avx2(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
     int64_t ldb, const float *c, float *o, int64_t ldc)
 {
-	for (int64_t j = 0; j < N; j += 16) {
-		int64_t w = N - j < 16 ? N - j : 16;
-		int nv = (int)((w + 7) / 8);
-		__m256i lm = tail8(w - 8 * (nv - 1));
+	for (int64_t i = 0; i < M; i += 6) {
+		int mr = M - i < 6 ? (int)(M - i) : 6;
 
-		for (int64_t i = 0; i < M; i += 6) {
-			int mr = M - i < 6 ? (int)(M - i) : 6;
+		for (int64_t j = 0; j < N; j += 16) {
+			int64_t w = N - j < 16 ? N - j : 16;
+			int nv = (int)((w + 7) / 8);
+			__m256i lm = tail8(w - 8 * (nv - 1));
 
 			blk256f_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
 			    c + i * ldc + j, o + i * ldc + j, ldc);
