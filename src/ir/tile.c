@@ -84,7 +84,8 @@ tile_add_inst(Graph *g, TileFn *f, TileOpKind op)
 	memset(in, 0, sizeof *in);
 	in->op = op;
 	in->res = in->var = in->iter = -1;
-	in->axis = -1;
+	if (op == TO_PROGRAM_ID || op == TO_REDUCE)
+		in->axis = -1;               /* shares its place with the other kinds' fields */
 	return f->ninsts++;
 }
 

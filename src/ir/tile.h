@@ -83,12 +83,13 @@ typedef struct TileInst {
 	int nperm;                   /* transpose */
 	int var, iter;               /* for: the counter and the carried value */
 	int end;                     /* for: index of its yield */
+	Loc loc;
 	bool masked;                 /* load: other= given; store: 'masked' */
 	bool has_view;               /* view= given (nview 0 is a rank-0 view) */
 	bool keepdims;               /* reduce */
-	int64_t axis;                /* program_id; reduce (-1: all axes) */
 	TileIdx *idx;                /* load/stores: nidx of them (tile_set_nidx) */
 	union {
+		int64_t axis;        /* program_id; reduce (-1: all axes) */
 		double other;        /* load: a masked-off lane reads this */
 		double value;        /* full */
 		int64_t by;          /* idiv, irem */
@@ -100,7 +101,6 @@ typedef struct TileInst {
 			int64_t lo, hi, step;   /* for */
 		};
 	};
-	Loc loc;
 } TileInst;
 
 /* A body under construction grows in scratch arrays that the builder
