@@ -309,6 +309,31 @@ START_TEST(test_fuse_reorder_keeps_ssa)
 }
 END_TEST
 
+/* A kernel whose ops are interleaved with another's moves (the in-place
+ * reorder walks a real cycle): after fuse every name still finds its node
+ * and every operand its value. */
+START_TEST(test_fuse_reorder_interleaved)
+{
+	Run r;
+	const char *order[] = {"x", "o", "a", "c"};
+
+	run_pipeline(&r,
+	    "graph {\n  %x = input() : (4, 4)\n  %a = relu(%x)\n  %o = neg(%x)\n"
+	    "  %c = tanh(%a)\n  return %o, %c\n}\n", "shape-infer,fuse", false);
+	ck_assert_int_eq(r.rc, 0);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_str_eq(r.g->nodes[i].name, order[i]);
+		ck_assert_int_eq(ir_lookup(r.g, order[i]), i);
+	}
+	ck_kernel(r.g, "c", "elementwise:a,c");
+	ck_kernel(r.g, "o", "elementwise:o");
+	ck_assert_int_eq(r.g->nodes[3].in[0], 2);
+	ck_assert_int_eq(r.g->ret[0], 1);
+	ck_assert_int_eq(r.g->ret[1], 3);
+	run_free(&r);
+}
+END_TEST
+
 /* ---- naming, idempotence, hand-written kernels ------------------------ */
 
 START_TEST(test_fuse_names_skip_given)
@@ -510,6 +535,7 @@ make_fuse_suite(void)
 	tcase_add_test(tc, test_fuse_matmul_reduce);
 	tcase_add_test(tc, test_fuse_matmul_takes_no_producers);
 	tcase_add_test(tc, test_fuse_reorder_keeps_ssa);
+	tcase_add_test(tc, test_fuse_reorder_interleaved);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kernels");
 	tcase_add_test(tc, test_fuse_names_skip_given);

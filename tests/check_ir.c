@@ -74,6 +74,97 @@ START_TEST(test_ir_reorder)
 }
 END_TEST
 
+/* Users in one block: a value used twice by one node is listed twice, a
+ * node without users has an empty range, every range is in definition
+ * order. */
+START_TEST(test_ir_users_repeats_and_gaps)
+{
+	Graph *g = ck_parse(
+	    "graph {\n  %x = input() : (4,)\n  %y = input() : (4,)\n  %a = add(%x, %x)\n"
+	    "  %b = mul(%a, %y)\n  %c = add(%x, %b)\n}\n", NULL);
+	Users u;
+
+	ck_assert_ptr_nonnull(g);
+	ir_users(g, &u);
+	ck_assert_int_eq(u.start[0], 0);
+	ck_assert_int_eq(u.start[1] - u.start[0], 3);        /* %x: %a, %a, %c */
+	ck_assert_int_eq(u.user[0], 2);
+	ck_assert_int_eq(u.user[1], 2);
+	ck_assert_int_eq(u.user[2], 4);
+	ck_assert_int_eq(u.start[2] - u.start[1], 1);        /* %y: %b */
+	ck_assert_int_eq(u.user[u.start[1]], 3);
+	ck_assert_int_eq(u.start[4] - u.start[3], 1);        /* %b: %c */
+	ck_assert_int_eq(u.start[5] - u.start[4], 0);        /* %c: none */
+	ck_assert_int_eq(u.start[5], 6);                     /* every operand once */
+	ir_users_free(&u);
+	ck_assert_ptr_null(u.start);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* A permutation of several cycles (one of length 3, one swap, fixed
+ * points), applied in place: nodes, operands, kernels, the return list and
+ * every name's lookup follow. */
+START_TEST(test_ir_reorder_cycles)
+{
+	Graph *g = ck_parse(
+	    "graph {\n  %x = input() : (4,)\n  %y = input() : (4,)\n  %z = input() : (4,)\n"
+	    "  %a = relu(%x)\n  %b = neg(%y)\n  %c = add(%a, %b)\n  %d = exp(%z)\n"
+	    "  return %c, %d\n}\n", NULL);
+	/* new order: z x y b a c d (0 -> 1 -> 2 -> 0 is one cycle, 3 <-> 4 one) */
+	int perm[] = {2, 0, 1, 4, 3, 5, 6};
+	const char *want[] = {"z", "x", "y", "b", "a", "c", "d"};
+	int k;
+
+	ck_assert_ptr_nonnull(g);
+	k = ir_add_kernel(g, "k", KK_ELEMENTWISE);
+	g->kernels[k].first = 3;
+	g->kernels[k].last = 5;
+	for (int i = 3; i <= 5; i++)
+		g->nodes[i].kernel = k;
+	ir_reorder(g, perm);
+	for (int i = 0; i < 7; i++) {
+		ck_assert_str_eq(g->nodes[i].name, want[i]);
+		ck_assert_int_eq(ir_lookup(g, want[i]), i);
+	}
+	ck_assert_int_eq(g->nodes[3].in[0], 2);              /* %b = neg(%y) */
+	ck_assert_int_eq(g->nodes[4].in[0], 1);              /* %a = relu(%x) */
+	ck_assert_int_eq(g->nodes[5].in[0], 4);              /* %c = add(%a, %b) */
+	ck_assert_int_eq(g->nodes[5].in[1], 3);
+	ck_assert_int_eq(g->nodes[6].in[0], 0);              /* %d = exp(%z) */
+	ck_assert_int_eq(g->kernels[k].first, 3);
+	ck_assert_int_eq(g->kernels[k].last, 5);
+	ck_assert_int_eq(g->ret[0], 5);
+	ck_assert_int_eq(g->ret[1], 6);
+	ck_assert_int_eq(ir_lookup(g, "w"), -1);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* A graph that holds a duplicate name (the verifier's to report) keeps it
+ * noted, on whichever of the two comes later after a reorder. */
+START_TEST(test_ir_reorder_duplicate_name)
+{
+	Graph *g = ir_graph_new();
+	int perm[] = {1, 0, 2};
+
+	ir_add_node(g, OP_INPUT, "x");
+	ir_add_node(g, OP_INPUT, "y");
+	ir_add_node(g, OP_INPUT, "x");
+	ck_assert_int_eq(g->names.dup, 3);
+	ir_reorder(g, perm);
+	ck_assert_int_eq(g->names.dup, 3);
+	ck_assert_int_eq(ir_lookup(g, "y"), 0);
+	ck_assert_int_eq(ir_lookup(g, "x") == 1 || ir_lookup(g, "x") == 2, 1);
+	perm[0] = 2;
+	perm[1] = 1;
+	perm[2] = 0;
+	ir_reorder(g, perm);                                 /* x x y */
+	ck_assert_int_eq(g->names.dup, 2);
+	ir_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_ir_fmt_double)
 {
 	char b[64];
@@ -101,6 +192,9 @@ make_ir_suite(void)
 	tcase_add_test(tc, test_ir_fresh_name);
 	tcase_add_test(tc, test_ir_users_and_outputs);
 	tcase_add_test(tc, test_ir_reorder);
+	tcase_add_test(tc, test_ir_users_repeats_and_gaps);
+	tcase_add_test(tc, test_ir_reorder_cycles);
+	tcase_add_test(tc, test_ir_reorder_duplicate_name);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("format");
 	tcase_add_test(tc, test_ir_fmt_double);

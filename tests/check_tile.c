@@ -385,6 +385,120 @@ START_TEST(test_tile_verify_unmasked_load)
 }
 END_TEST
 
+/* Bodies grow in the builder's scratch arrays past their first capacity
+ * and land in the graph at their exact size; the next body reuses the
+ * scratch without disturbing the first. */
+START_TEST(test_tile_scratch_build)
+{
+	Graph *g = ir_graph_new();
+	TileScratch s = {0};
+	TileFn *f[2];
+	char name[16];
+	TileIdx *x;
+
+	for (int b = 0; b < 2; b++) {
+		f[b] = tile_fn_new(g, b ? "k1" : "k0", KK_ELEMENTWISE);
+		tile_fn_begin(f[b], &s);
+		ck_assert_ptr_eq(f[b]->scratch, &s);
+		for (int i = 0; i < 40 + b; i++) {
+			int k = tile_add_inst(g, f[b], TO_PROGRAM_ID);
+
+			snprintf(name, sizeof name, "p%d", i);
+			f[b]->insts[k].res = tile_add_val(g, f[b],
+			    arena_strndup(&g->arena, name, strlen(name)), -1, NULL);
+			f[b]->insts[k].axis = (i + b) % 3;
+		}
+		tile_fn_end(g, f[b]);
+		ck_assert_ptr_null(f[b]->scratch);
+		ck_assert_int_eq(f[b]->ninsts, 40 + b);
+		ck_assert_int_eq(f[b]->capinsts, 40 + b);
+		ck_assert_int_eq(f[b]->capvals, 40 + b);
+		ck_assert_ptr_ne(f[b]->insts, s.insts);
+		ck_assert_ptr_ne(f[b]->vals, s.vals);
+	}
+	ck_assert_int_ge(s.capinsts, 41);
+	for (int b = 0; b < 2; b++)
+		for (int i = 0; i < 40 + b; i++) {
+			snprintf(name, sizeof name, "p%d", i);
+			ck_assert_int_eq(f[b]->insts[i].axis, (i + b) % 3);
+			ck_assert_int_eq(f[b]->insts[i].res, i);
+			ck_assert_str_eq(f[b]->vals[i].name, name);
+			ck_assert_int_eq(tile_lookup(f[b], name), i);
+		}
+	/* an access's index expressions: exactly n, zeroed */
+	tile_add_inst(g, f[0], TO_STORE);   /* built in place now, in the arena */
+	x = tile_set_nidx(g, f[0], f[0]->ninsts - 1, 3);
+	ck_assert_int_eq(f[0]->insts[f[0]->ninsts - 1].nidx, 3);
+	ck_assert_ptr_eq(f[0]->insts[f[0]->ninsts - 1].idx, x);
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(x[k].nterm == 0 && x[k].k == 0, 1);
+	ck_assert_ptr_null(tile_set_nidx(g, f[0], 0, 0));
+	tile_scratch_free(&s);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* The body's value names avoid the kernel's operands and result (a
+ * program id next to an operand %m is %m.1), and the text reads back. */
+START_TEST(test_tile_names_avoid_operands)
+{
+	const char *src =
+	    "graph {\n  %m = input() : (8, 8)\n  %zero = const() : (8, 8)\n"
+	    "  %acc = matmul(%m, %zero)\n  %a = max(%acc) axis=1\n}\n";
+	Graph *g = lowered(src, "shape-infer,lower-tiled"), *h;
+	char *a, *b;
+
+	ck_assert_ptr_nonnull(g);
+	a = print_str(g);
+	ck_assert_ptr_nonnull(strstr(a, "    %m.1 = program_id() axis=0\n"));
+	ck_assert_ptr_nonnull(strstr(a, "    %zero.1 = zeros() : [32, 32]\n"));
+	ck_assert_ptr_nonnull(strstr(a, "    %acc.1 = for %k = 0 to 8 step 32 iter(%c = %zero.1) {\n"));
+	ck_assert_ptr_nonnull(strstr(a, "      %a = load %m[%m.1 * 32, %k] : [32, 32] other=0.0\n"));
+	/* in the second kernel %m is free again, and %acc is its operand */
+	ck_assert_ptr_nonnull(strstr(a, "    %m = program_id() axis=0\n    %init = full() : [32] "
+	    "value=-inf\n    %acc.1 = for"));
+	h = ck_parse(a, NULL);
+	ck_assert_ptr_nonnull(h);
+	b = print_str(h);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	ir_graph_free(h);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* One kernel of 100k ops: the body's names are checked by hashing and the
+ * neutral values found in one sweep, so lowering stays linear (a scan per
+ * name would take minutes). */
+START_TEST(test_tile_lower_long_kernel)
+{
+	int n = 100000;
+	size_t cap = (size_t)n * 40 + 64, m = 0;
+	char *s = malloc(cap), root[32];
+	Graph *g;
+	const TileFn *f;
+
+	m += (size_t)snprintf(s + m, cap - m, "graph {\n  %%v0 = input() : (4,)\n");
+	for (int i = 1; i <= n; i++)
+		m += (size_t)snprintf(s + m, cap - m, "  %%v%d = relu(%%v%d)\n", i, i - 1);
+	snprintf(s + m, cap - m, "}\n");
+	g = lowered(s, "shape-infer,fuse,lower-tiled");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->nnodes, 2);
+	f = g->nodes[1].tile;
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->ninsts, n + 3);                /* program_id, load, n ops, store */
+	snprintf(root, sizeof root, "v%d", n);
+	ck_assert_int_lt(tile_lookup(f, root), 0);         /* the result's name is taken */
+	snprintf(root, sizeof root, "v%d.1", n);
+	ck_assert_int_ge(tile_lookup(f, root), 0);
+	ck_assert_int_ge(tile_lookup(f, "v0.tile"), 0);
+	free(s);
+	ir_graph_free(g);
+}
+END_TEST
+
 Suite *
 make_tile_suite(void)
 {
@@ -398,6 +512,9 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_traffic_rules);
 	tcase_add_test(tc, test_tile_verify_unmasked_load);
 	tcase_add_test(tc, test_tile_cost_model_agrees);
+	tcase_add_test(tc, test_tile_scratch_build);
+	tcase_add_test(tc, test_tile_names_avoid_operands);
+	tcase_add_test(tc, test_tile_lower_long_kernel);
 	suite_add_tcase(s, tc);
 	return s;
 }

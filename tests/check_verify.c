@@ -265,6 +265,34 @@ START_TEST(test_verify_kernel_duplicate_name)
 }
 END_TEST
 
+/* Among many kernels (after fuse a graph of n ops may have n), each one
+ * whose name an earlier kernel has is reported, at its own name, once. */
+START_TEST(test_verify_kernel_duplicate_names_many)
+{
+	char *msgs, name[32];
+	const char *first, *second;
+
+	for (int k = 0; k < 500; k++) {
+		snprintf(name, sizeof name, "k%d", k == 300 ? 7 : k == 499 ? 7 : k == 400 ? 250 : k);
+		ir_add_kernel(g, arena_strndup(&g->arena, name, strlen(name)), KK_ELEMENTWISE);
+		g->kernels[k].first = g->kernels[k].last = 3;
+	}
+	g->kernels[0].last = 4;
+	for (int k = 1; k < 500; k++)
+		g->kernels[k].first = -1;             /* empty: one message each, after the name's */
+	g->nodes[3].kernel = g->nodes[4].kernel = 0;
+	ck_assert_int_eq(verify(&msgs), 3 + 499);
+	first = strstr(msgs, "redefinition of kernel '@k7'");
+	ck_assert_ptr_nonnull(first);
+	second = strstr(first + 1, "redefinition of kernel '@k7'");
+	ck_assert_ptr_nonnull(second);
+	ck_assert_ptr_null(strstr(second + 1, "redefinition of kernel '@k7'"));
+	ck_assert_ptr_nonnull(strstr(msgs, "redefinition of kernel '@k250'"));
+	ck_assert_ptr_null(strstr(msgs, "redefinition of kernel '@k0'"));
+	free(msgs);
+}
+END_TEST
+
 START_TEST(test_verify_kernel_empty)
 {
 	kernel("k0", KK_OPAQUE, -1, -1);
@@ -414,6 +442,7 @@ make_verify_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_verify_kernel_valid);
 	tcase_add_test(tc, test_verify_kernel_duplicate_name);
+	tcase_add_test(tc, test_verify_kernel_duplicate_names_many);
 	tcase_add_test(tc, test_verify_kernel_empty);
 	tcase_add_test(tc, test_verify_kernel_past_end);
 	tcase_add_test(tc, test_verify_kernel_not_contiguous);
