@@ -16,7 +16,8 @@
  *
  * Elementwise kernels and reductions are one vector loop each, with a
  * scalar tail (f64, and the AVX2 f32 kernels) or a masked last vector
- * (AVX-512 f32, and exp_f32 on both paths so that they agree bitwise).
+ * (AVX-512 f32, and exp_f32 on both paths so that they agree bitwise);
+ * never a masked main loop, which is slow on Zen 5.
  * NaN rules follow the reference interpreter exactly (see simd.h).  Sums
  * are reassociated (16 lanes, then a fixed tree; f32 sums in f64 lanes),
  * so they equal the reference within tolerance, not bitwise; but the
@@ -611,50 +612,78 @@ tail16(int64_t n, int64_t i)
 	return n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
 }
 
+/* One op on 16 lanes: binary_avx512's NaN rules. */
+A512 static inline __m512
+bin16(SimdOp op, __m512 x, __m512 y)
+{
+	__m512 r;
+
+	switch (op) {
+	case SIMD_ADD: return _mm512_add_ps(x, y);
+	case SIMD_SUB: return _mm512_sub_ps(x, y);
+	case SIMD_MUL: return _mm512_mul_ps(x, y);
+	case SIMD_DIV: return _mm512_div_ps(x, y);
+	case SIMD_MAXIMUM:
+		/* max_ps(y, x) keeps a NaN x, the mask a NaN y */
+		r = _mm512_max_ps(y, x);
+		return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) &
+		    _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), y);
+	case SIMD_MINIMUM:
+		r = _mm512_min_ps(y, x);
+		return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) &
+		    _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), y);
+	default: return x;
+	}
+}
+
+/* The f32 loops run whole vectors unmasked and mask only the last one:
+ * masked loads and stores in the main loop made W2 (relu, sum) 1.5x
+ * slower on Zen 5. */
 A512 static void
 binary_f32_avx512(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs,
     float *o)
 {
 	__m512 sa = _mm512_set1_ps(a[0]), sb = _mm512_set1_ps(b[0]);
+	int64_t i = 0;
 
-	for (int64_t i = 0; i < n; i += 16) {
+	if (as && bs)
+		for (; i + 16 <= n; i += 16)
+			_mm512_storeu_ps(o + i, bin16(op, _mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
+	else if (as)
+		for (; i + 16 <= n; i += 16)
+			_mm512_storeu_ps(o + i, bin16(op, _mm512_loadu_ps(a + i), sb));
+	else if (bs)
+		for (; i + 16 <= n; i += 16)
+			_mm512_storeu_ps(o + i, bin16(op, sa, _mm512_loadu_ps(b + i)));
+	else
+		for (; i + 16 <= n; i += 16)
+			_mm512_storeu_ps(o + i, bin16(op, sa, sb));
+	if (i < n) {
 		__mmask16 m = tail16(n, i);
-		__m512 x = as ? _mm512_maskz_loadu_ps(m, a + i) : sa;
-		__m512 y = bs ? _mm512_maskz_loadu_ps(m, b + i) : sb, r;
 
-		switch (op) {
-		case SIMD_ADD: r = _mm512_add_ps(x, y); break;
-		case SIMD_SUB: r = _mm512_sub_ps(x, y); break;
-		case SIMD_MUL: r = _mm512_mul_ps(x, y); break;
-		case SIMD_DIV: r = _mm512_div_ps(x, y); break;
-		case SIMD_MAXIMUM:
-			/* as binary_avx512: max_ps(y, x) keeps a NaN x, the mask a NaN y */
-			r = _mm512_max_ps(y, x);
-			r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) &
-			    _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), y);
-			break;
-		case SIMD_MINIMUM:
-			r = _mm512_min_ps(y, x);
-			r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) &
-			    _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), y);
-			break;
-		default: r = x; break;
-		}
-		_mm512_mask_storeu_ps(o + i, m, r);
+		_mm512_mask_storeu_ps(o + i, m, bin16(op, as ? _mm512_maskz_loadu_ps(m, a + i) : sa,
+		    bs ? _mm512_maskz_loadu_ps(m, b + i) : sb));
 	}
+}
+
+A512 static inline __m512
+relu16(__m512 v)
+{
+	/* not (v <= 0), unordered true: v > 0 or NaN keeps v */
+	return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NLE_UQ), v);
 }
 
 A512 static void
 relu_f32_avx512(int64_t n, const float *x, float *o)
 {
-	__m512 z = _mm512_setzero_ps();
+	int64_t i = 0;
 
-	for (int64_t i = 0; i < n; i += 16) {
+	for (; i + 16 <= n; i += 16)
+		_mm512_storeu_ps(o + i, relu16(_mm512_loadu_ps(x + i)));
+	if (i < n) {
 		__mmask16 m = tail16(n, i);
-		__m512 v = _mm512_maskz_loadu_ps(m, x + i);
 
-		_mm512_mask_storeu_ps(o + i, m,
-		    _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, z, _CMP_NLE_UQ), v));
+		_mm512_mask_storeu_ps(o + i, m, relu16(_mm512_maskz_loadu_ps(m, x + i)));
 	}
 }
 
@@ -679,46 +708,57 @@ static const float expf_c[8] = {
 #define LN2F_HI 0.693359375f
 #define LN2F_LO (-2.12194440e-4f)
 
+/* e^v for the lanes in m; x holds v, for the scalar bands. */
+A512 static inline __m512
+exp16(__m512 v, __mmask16 m, const float *x)
+{
+	__m512 k = _mm512_roundscale_ps(_mm512_mul_ps(v, _mm512_set1_ps(LOG2EF)),
+	    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(LN2F_HI), v);
+	__m512 p = _mm512_set1_ps(expf_c[7]);
+	__m512i e;
+	__mmask16 ok, bad;
+
+	r = _mm512_fnmadd_ps(k, _mm512_set1_ps(LN2F_LO), r);
+	for (int c = 6; c >= 0; c--)
+		p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(expf_c[c]));
+	e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(k), _mm512_set1_epi32(127)), 23);
+	p = _mm512_mul_ps(p, _mm512_castsi512_ps(e));
+	ok = _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_LO), _CMP_GE_OQ) &
+	    _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_HI), _CMP_LE_OQ);
+	if ((ok & m) != m) {
+		__mmask16 zero = _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_ZERO), _CMP_LT_OQ);
+		__mmask16 inf = _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_INF), _CMP_GT_OQ);
+		__mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+
+		p = _mm512_mask_mov_ps(p, zero, _mm512_setzero_ps());
+		p = _mm512_mask_mov_ps(p, inf, _mm512_set1_ps(INFINITY));
+		p = _mm512_mask_add_ps(p, nan, v, v);       /* quiets a signalling NaN */
+		bad = (__mmask16)(m & ~(ok | zero | inf | nan));
+		if (bad) {
+			float t[16];
+
+			_mm512_storeu_ps(t, p);
+			for (int q = 0; q < 16; q++)
+				if (bad & (1u << q))
+					t[q] = exp_f32_scalar(x[q]);
+			p = _mm512_loadu_ps(t);
+		}
+	}
+	return p;
+}
+
 A512 static void
 exp_f32_avx512(int64_t n, const float *x, float *o)
 {
-	for (int64_t i = 0; i < n; i += 16) {
-		__mmask16 m = tail16(n, i), ok, bad;
-		__m512 v = _mm512_maskz_loadu_ps(m, x + i);
-		__m512 k = _mm512_roundscale_ps(_mm512_mul_ps(v, _mm512_set1_ps(LOG2EF)),
-		    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-		__m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(LN2F_HI), v);
-		__m512 p = _mm512_set1_ps(expf_c[7]);
-		__m512i e;
+	int64_t i = 0;
 
-		r = _mm512_fnmadd_ps(k, _mm512_set1_ps(LN2F_LO), r);
-		for (int c = 6; c >= 0; c--)
-			p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(expf_c[c]));
-		e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(k),
-		    _mm512_set1_epi32(127)), 23);
-		p = _mm512_mul_ps(p, _mm512_castsi512_ps(e));
-		ok = _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_LO), _CMP_GE_OQ) &
-		    _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_HI), _CMP_LE_OQ);
-		if (ok != 0xffff) {
-			__mmask16 zero = _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_ZERO), _CMP_LT_OQ);
-			__mmask16 inf = _mm512_cmp_ps_mask(v, _mm512_set1_ps(EXPF_INF), _CMP_GT_OQ);
-			__mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+	for (; i + 16 <= n; i += 16)
+		_mm512_storeu_ps(o + i, exp16(_mm512_loadu_ps(x + i), 0xffff, x + i));
+	if (i < n) {
+		__mmask16 m = tail16(n, i);
 
-			p = _mm512_mask_mov_ps(p, zero, _mm512_setzero_ps());
-			p = _mm512_mask_mov_ps(p, inf, _mm512_set1_ps(INFINITY));
-			p = _mm512_mask_add_ps(p, nan, v, v);       /* quiets a signalling NaN */
-			bad = (__mmask16)(m & ~(ok | zero | inf | nan));
-			if (bad) {
-				float t[16];
-
-				_mm512_storeu_ps(t, p);
-				for (int q = 0; q < 16; q++)
-					if (bad & (1u << q))
-						t[q] = exp_f32_scalar(x[i + q]);
-				p = _mm512_loadu_ps(t);
-			}
-		}
-		_mm512_mask_storeu_ps(o + i, m, p);
+		_mm512_mask_storeu_ps(o + i, m, exp16(_mm512_maskz_loadu_ps(m, x + i), m, x + i));
 	}
 }
 
@@ -746,13 +786,19 @@ max_f32_avx512(int64_t n, const float *x)
 {
 	__m512 m = _mm512_set1_ps(-INFINITY);
 	__mmask16 nan = 0;
+	int64_t i = 0;
 
-	for (int64_t i = 0; i < n; i += 16) {
-		__mmask16 t = tail16(n, i);
-		__m512 v = _mm512_mask_loadu_ps(m, t, x + i);   /* masked lanes: no change */
+	for (; i + 16 <= n; i += 16) {
+		__m512 v = _mm512_loadu_ps(x + i);
 
 		nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-		m = _mm512_max_ps(m, v);
+		m = _mm512_max_ps(v, m);
+	}
+	if (i < n) {
+		__m512 v = _mm512_mask_loadu_ps(m, tail16(n, i), x + i);   /* masked lanes: m */
+
+		nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+		m = _mm512_max_ps(v, m);
 	}
 	if (nan)
 		return max_f32_portable(n, x);   /* the first NaN, as the reference */
@@ -762,7 +808,11 @@ max_f32_avx512(int64_t n, const float *x)
 A512 static void
 acc_sum_f32_avx512(int64_t n, const float *x, float *o)
 {
-	for (int64_t i = 0; i < n; i += 16) {
+	int64_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		_mm512_storeu_ps(o + i, _mm512_add_ps(_mm512_loadu_ps(o + i), _mm512_loadu_ps(x + i)));
+	if (i < n) {
 		__mmask16 m = tail16(n, i);
 
 		_mm512_mask_storeu_ps(o + i, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, o + i),
@@ -770,17 +820,26 @@ acc_sum_f32_avx512(int64_t n, const float *x, float *o)
 	}
 }
 
+/* max(p, v) with a NaN v winning: max_ps(v, p) keeps a NaN p, the mask a
+ * NaN v. */
+A512 static inline __m512
+accmax16(__m512 p, __m512 v)
+{
+	return _mm512_mask_mov_ps(_mm512_max_ps(v, p), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+}
+
 A512 static void
 acc_max_f32_avx512(int64_t n, const float *x, float *o)
 {
-	for (int64_t i = 0; i < n; i += 16) {
-		__mmask16 m = tail16(n, i);
-		__m512 v = _mm512_maskz_loadu_ps(m, x + i), p = _mm512_maskz_loadu_ps(m, o + i);
-		/* max_ps(v, p) keeps a NaN p; the mask lets a NaN v win */
-		__m512 r = _mm512_max_ps(v, p);
+	int64_t i = 0;
 
-		_mm512_mask_storeu_ps(o + i, m,
-		    _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v));
+	for (; i + 16 <= n; i += 16)
+		_mm512_storeu_ps(o + i, accmax16(_mm512_loadu_ps(o + i), _mm512_loadu_ps(x + i)));
+	if (i < n) {
+		__mmask16 m = tail16(n, i);
+
+		_mm512_mask_storeu_ps(o + i, m, accmax16(_mm512_maskz_loadu_ps(m, o + i),
+		    _mm512_maskz_loadu_ps(m, x + i)));
 	}
 }
 
