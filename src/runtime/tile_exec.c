@@ -292,12 +292,14 @@ plan_memo(PKernel *k)
 	for (int i = 0; i < f->ninsts; i++) {
 		const TileInst *in = &f->insts[i];
 		PAccess *a = &k->acc[i];
-		size_t bytes = ((size_t)k->tile[in->res].n * k->es + 63) & ~(size_t)63;
+		size_t bytes;
 		int64_t need;
 
 		if (in->op != TO_LOAD || trips[i] <= 1 || in->arg == TILE_RESULT || a->dense ||
-		    a->view || (a->dep & (1u << fast)) || trips[i] > MEMO_MAX ||
-		    __builtin_mul_overflow(trips[i], (int64_t)bytes, &need) ||
+		    a->view || (a->dep & (1u << fast)) || trips[i] > MEMO_MAX)
+			continue;
+		bytes = ((size_t)k->tile[in->res].n * k->es + 63) & ~(size_t)63;
+		if (__builtin_mul_overflow(trips[i], (int64_t)bytes, &need) ||
 		    total + need > MEMO_MAX)
 			continue;
 		a->memo = (int)trips[i];
