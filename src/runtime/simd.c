@@ -28,6 +28,7 @@
  * the ragged ends with memcpy.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,9 +263,10 @@ exp_f32_scalar(float x)
 
 #define T512 __attribute__((target("avx512f"), always_inline)) static inline
 
-/* One MR×(8·NV) block; the last vector is masked by lm. */
+/* One MR×(8·NV) block; the last vector is masked by lm if tail (a
+ * compile-time constant: full blocks run no masked loads or stores). */
 T512 void
-blk512(int mr, int nv, __mmask8 lm, int64_t K, const double *a, int64_t lda,
+blk512(int mr, int nv, bool tail, __mmask8 lm, int64_t K, const double *a, int64_t lda,
     const double *b, int64_t ldb, const double *c, double *o, int64_t ldc)
 {
 	__m512d acc[6][4];
@@ -273,14 +275,14 @@ blk512(int mr, int nv, __mmask8 lm, int64_t K, const double *a, int64_t lda,
 	for (int r = 0; r < mr; r++)
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			acc[r][v] = _mm512_maskz_loadu_pd(v == nv - 1 ? lm : 0xff,
+			acc[r][v] = _mm512_maskz_loadu_pd(tail && v == nv - 1 ? lm : 0xff,
 			    c + r * ldc + 8 * v);
 	for (int64_t k = 0; k < K; k++) {
 		__m512d bv[4];
 
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			bv[v] = _mm512_maskz_loadu_pd(v == nv - 1 ? lm : 0xff, b + k * ldb + 8 * v);
+			bv[v] = _mm512_maskz_loadu_pd(tail && v == nv - 1 ? lm : 0xff, b + k * ldb + 8 * v);
 		_Pragma("GCC unroll 8")
 		for (int r = 0; r < mr; r++) {
 			__m512d av = _mm512_set1_pd(a[r * lda + k]);
@@ -294,7 +296,7 @@ blk512(int mr, int nv, __mmask8 lm, int64_t K, const double *a, int64_t lda,
 	for (int r = 0; r < mr; r++)
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			_mm512_mask_storeu_pd(o + r * ldc + 8 * v, v == nv - 1 ? lm : 0xff,
+			_mm512_mask_storeu_pd(o + r * ldc + 8 * v, tail && v == nv - 1 ? lm : 0xff,
 			    acc[r][v]);
 }
 
@@ -302,18 +304,24 @@ blk512(int mr, int nv, __mmask8 lm, int64_t K, const double *a, int64_t lda,
 	__attribute__((target("avx512f"), noinline)) static void \
 	blk512_##MR##_##NV(__mmask8 lm, int64_t K, const double *a, int64_t lda, \
 	    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc) \
-	{ blk512(MR, NV, lm, K, a, lda, b, ldb, c, o, ldc); }
+	{ blk512(MR, NV, true, lm, K, a, lda, b, ldb, c, o, ldc); } \
+	__attribute__((target("avx512f"), noinline)) static void \
+	blk512_##MR##_##NV##f(__mmask8 lm, int64_t K, const double *a, int64_t lda, \
+	    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc) \
+	{ blk512(MR, NV, false, lm, K, a, lda, b, ldb, c, o, ldc); }
 #define BLK512_ROW(MR) BLK512(MR, 1) BLK512(MR, 2) BLK512(MR, 3) BLK512(MR, 4)
 BLK512_ROW(1) BLK512_ROW(2) BLK512_ROW(3) BLK512_ROW(4) BLK512_ROW(5) BLK512_ROW(6)
 
 typedef void BlkFn(__mmask8, int64_t, const double *, int64_t, const double *, int64_t,
     const double *, double *, int64_t);
 
-#define BLK512_PTRS(MR) {blk512_##MR##_1, blk512_##MR##_2, blk512_##MR##_3, blk512_##MR##_4}
-static BlkFn *const blk512_tab[6][4] = {
-	BLK512_PTRS(1), BLK512_PTRS(2), BLK512_PTRS(3), BLK512_PTRS(4), BLK512_PTRS(5),
-	BLK512_PTRS(6),
-};
+/* [full][mr - 1][nv - 1] */
+#define BLK512_PTRS(MR, F) \
+	{blk512_##MR##_1##F, blk512_##MR##_2##F, blk512_##MR##_3##F, blk512_##MR##_4##F}
+#define BLK512_TAB(F) { \
+	BLK512_PTRS(1, F), BLK512_PTRS(2, F), BLK512_PTRS(3, F), BLK512_PTRS(4, F), \
+	BLK512_PTRS(5, F), BLK512_PTRS(6, F) }
+static BlkFn *const blk512_tab[2][6][4] = {BLK512_TAB(), BLK512_TAB(f)};
 
 static void
 dot_avx512(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
@@ -327,7 +335,7 @@ dot_avx512(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const 
 			int nv = (int)((w + 7) / 8);
 			__mmask8 lm = (__mmask8)(w % 8 ? (1u << (w % 8)) - 1 : 0xff);
 
-			blk512_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
+			blk512_tab[w % 8 == 0][mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
 			    c + i * ldc + j, o + i * ldc + j, ldc);
 		}
 	}
@@ -534,9 +542,10 @@ exp_avx512(int64_t n, const double *x, double *o)
 
 /* ---- AVX-512, f32 ---------------------------------------------------- */
 
-/* One MR×(16·NV) block of floats; the last vector is masked by lm. */
+/* One MR×(16·NV) block of floats; the last vector is masked by lm if
+ * tail, as in blk512. */
 T512 void
-blk512f(int mr, int nv, __mmask16 lm, int64_t K, const float *a, int64_t lda,
+blk512f(int mr, int nv, bool tail, __mmask16 lm, int64_t K, const float *a, int64_t lda,
     const float *b, int64_t ldb, const float *c, float *o, int64_t ldc)
 {
 	__m512 acc[6][4];
@@ -545,14 +554,14 @@ blk512f(int mr, int nv, __mmask16 lm, int64_t K, const float *a, int64_t lda,
 	for (int r = 0; r < mr; r++)
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			acc[r][v] = _mm512_maskz_loadu_ps(v == nv - 1 ? lm : 0xffff,
+			acc[r][v] = _mm512_maskz_loadu_ps(tail && v == nv - 1 ? lm : 0xffff,
 			    c + r * ldc + 16 * v);
 	for (int64_t k = 0; k < K; k++) {
 		__m512 bv[4];
 
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			bv[v] = _mm512_maskz_loadu_ps(v == nv - 1 ? lm : 0xffff, b + k * ldb + 16 * v);
+			bv[v] = _mm512_maskz_loadu_ps(tail && v == nv - 1 ? lm : 0xffff, b + k * ldb + 16 * v);
 		_Pragma("GCC unroll 8")
 		for (int r = 0; r < mr; r++) {
 			__m512 av = _mm512_set1_ps(a[r * lda + k]);
@@ -566,7 +575,7 @@ blk512f(int mr, int nv, __mmask16 lm, int64_t K, const float *a, int64_t lda,
 	for (int r = 0; r < mr; r++)
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			_mm512_mask_storeu_ps(o + r * ldc + 16 * v, v == nv - 1 ? lm : 0xffff,
+			_mm512_mask_storeu_ps(o + r * ldc + 16 * v, tail && v == nv - 1 ? lm : 0xffff,
 			    acc[r][v]);
 }
 
@@ -574,18 +583,23 @@ blk512f(int mr, int nv, __mmask16 lm, int64_t K, const float *a, int64_t lda,
 	__attribute__((target("avx512f"), noinline)) static void \
 	blk512f_##MR##_##NV(__mmask16 lm, int64_t K, const float *a, int64_t lda, \
 	    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc) \
-	{ blk512f(MR, NV, lm, K, a, lda, b, ldb, c, o, ldc); }
+	{ blk512f(MR, NV, true, lm, K, a, lda, b, ldb, c, o, ldc); } \
+	__attribute__((target("avx512f"), noinline)) static void \
+	blk512f_##MR##_##NV##f(__mmask16 lm, int64_t K, const float *a, int64_t lda, \
+	    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc) \
+	{ blk512f(MR, NV, false, lm, K, a, lda, b, ldb, c, o, ldc); }
 #define BLK512F_ROW(MR) BLK512F(MR, 1) BLK512F(MR, 2) BLK512F(MR, 3) BLK512F(MR, 4)
 BLK512F_ROW(1) BLK512F_ROW(2) BLK512F_ROW(3) BLK512F_ROW(4) BLK512F_ROW(5) BLK512F_ROW(6)
 
 typedef void BlkfFn(__mmask16, int64_t, const float *, int64_t, const float *, int64_t,
     const float *, float *, int64_t);
 
-#define BLK512F_PTRS(MR) {blk512f_##MR##_1, blk512f_##MR##_2, blk512f_##MR##_3, blk512f_##MR##_4}
-static BlkfFn *const blk512f_tab[6][4] = {
-	BLK512F_PTRS(1), BLK512F_PTRS(2), BLK512F_PTRS(3), BLK512F_PTRS(4), BLK512F_PTRS(5),
-	BLK512F_PTRS(6),
-};
+#define BLK512F_PTRS(MR, F) \
+	{blk512f_##MR##_1##F, blk512f_##MR##_2##F, blk512f_##MR##_3##F, blk512f_##MR##_4##F}
+#define BLK512F_TAB(F) { \
+	BLK512F_PTRS(1, F), BLK512F_PTRS(2, F), BLK512F_PTRS(3, F), BLK512F_PTRS(4, F), \
+	BLK512F_PTRS(5, F), BLK512F_PTRS(6, F) }
+static BlkfFn *const blk512f_tab[2][6][4] = {BLK512F_TAB(), BLK512F_TAB(f)};
 
 static void
 dot_f32_avx512(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
@@ -599,7 +613,7 @@ dot_f32_avx512(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, con
 		for (int64_t i = 0; i < M; i += 6) {
 			int mr = M - i < 6 ? (int)(M - i) : 6;
 
-			blk512f_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
+			blk512f_tab[w % 16 == 0][mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
 			    c + i * ldc + j, o + i * ldc + j, ldc);
 		}
 	}
