@@ -263,6 +263,20 @@ exp_f32_scalar(float x)
 
 #define T512 __attribute__((target("avx512f"), always_inline)) static inline
 
+/* Prefetches the line at p in each of the 6 rows after a row block (rows
+ * `stride` bytes apart): the next block of a, when a is read in place
+ * with a wide lda (rows 4-8 KiB apart share L1 sets and defeat the
+ * hardware prefetcher), arrives while this block computes; 5-10% on W1.
+ * Addresses are formed as integers (past the last block they point
+ * beyond a, which a prefetch may do but C pointer arithmetic may not). */
+T512 void
+prefetch_next_rows(const void *p, int64_t stride)
+{
+	_Pragma("GCC unroll 8")
+	for (int r = 6; r < 12; r++)
+		_mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)(r * stride)), _MM_HINT_T0);
+}
+
 /* One MR×(8·NV) block; the last vector is masked by lm if tail (a
  * compile-time constant: full blocks run no masked loads or stores). */
 T512 void
@@ -280,6 +294,8 @@ blk512(int mr, int nv, bool tail, __mmask8 lm, int64_t K, const double *a, int64
 	for (int64_t k = 0; k < K; k++) {
 		__m512d bv[4];
 
+		if ((k & 7) == 0)
+			prefetch_next_rows(a + k, lda * (int64_t)sizeof *a);
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			bv[v] = _mm512_maskz_loadu_pd(tail && v == nv - 1 ? lm : 0xff, b + k * ldb + 8 * v);
@@ -559,6 +575,8 @@ blk512f(int mr, int nv, bool tail, __mmask16 lm, int64_t K, const float *a, int6
 	for (int64_t k = 0; k < K; k++) {
 		__m512 bv[4];
 
+		if ((k & 15) == 0)
+			prefetch_next_rows(a + k, lda * (int64_t)sizeof *a);
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			bv[v] = _mm512_maskz_loadu_ps(tail && v == nv - 1 ? lm : 0xffff, b + k * ldb + 16 * v);
