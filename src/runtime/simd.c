@@ -4,10 +4,14 @@
  * The dot is a register-blocked micro-kernel in the BLIS style: a block of
  * MR rows × NR columns of the result stays in registers for the whole K
  * loop, each step loading one row of b (NR wide, masked at a ragged right
- * edge) and broadcasting MR elements of a.  The operands are tiles the
- * executor already packed contiguously at their loads, and a tile fits in
- * L1 (or nearly: three 64×64 f64 tiles are 96 KiB), so no further packing
- * pays here.  MR=6 and 24 accumulators on AVX-512 for both types (NR=32
+ * edge) and broadcasting MR elements of a.  The operands are tiles: b
+ * packed by the executor, a packed or read in place in its tensor (lda
+ * the tensor's row length), both small enough for L1 or L2, so no further
+ * packing pays here.  Row blocks are the outer loop, so that a block of a
+ * is read from its rows once a call, and each block prefetches the next
+ * one's rows (rows 4-8 KiB apart share L1 sets and lose the hardware
+ * prefetcher).  Full-width panels run block instances without masks.
+ * MR=6 and 24 accumulators on AVX-512 for both types (NR=32
  * doubles or 64 floats; 4×4, 5×4, 7×4, 8×2, 10×2, 12×2 and 14×2 blocks
  * of floats measured no faster at 64×64×64, all within noise of peak when
  * the tiles are hot); AVX2: MR=6, NR=8 doubles or 16 floats (12 ymm).
@@ -258,24 +262,24 @@ exp_f32_scalar(float x)
 	return (float)exp((double)x);
 }
 
-#if SIMD_X86
-/* ---- AVX-512 --------------------------------------------------------- */
-
-#define T512 __attribute__((target("avx512f"), always_inline)) static inline
-
 /* Prefetches the line at p in each of the 6 rows after a row block (rows
  * `stride` bytes apart): the next block of a, when a is read in place
  * with a wide lda (rows 4-8 KiB apart share L1 sets and defeat the
  * hardware prefetcher), arrives while this block computes; 5-10% on W1.
  * Addresses are formed as integers (past the last block they point
  * beyond a, which a prefetch may do but C pointer arithmetic may not). */
-T512 void
+static inline __attribute__((always_inline)) void
 prefetch_next_rows(const void *p, int64_t stride)
 {
 	_Pragma("GCC unroll 8")
 	for (int r = 6; r < 12; r++)
-		_mm_prefetch((const char *)((uintptr_t)p + (uintptr_t)(r * stride)), _MM_HINT_T0);
+		__builtin_prefetch((const void *)((uintptr_t)p + (uintptr_t)(r * stride)), 0, 3);
 }
+
+#if SIMD_X86
+/* ---- AVX-512 --------------------------------------------------------- */
+
+#define T512 __attribute__((target("avx512f"), always_inline)) static inline
 
 /* One MR×(8·NV) block; the last vector is masked by lm if tail (a
  * compile-time constant: full blocks run no masked loads or stores). */
@@ -918,6 +922,8 @@ blk256(int mr, int nv, __m256i lm, int64_t K, const double *a, int64_t lda,
 	for (int64_t k = 0; k < K; k++) {
 		__m256d bv[2];
 
+		if ((k & 7) == 0)
+			prefetch_next_rows(a + k, lda * (int64_t)sizeof *a);
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			bv[v] = _mm256_maskload_pd(b + k * ldb + 4 * v,
@@ -1173,6 +1179,8 @@ blk256f(int mr, int nv, __m256i lm, int64_t K, const float *a, int64_t lda,
 	for (int64_t k = 0; k < K; k++) {
 		__m256 bv[2];
 
+		if ((k & 15) == 0)
+			prefetch_next_rows(a + k, lda * (int64_t)sizeof *a);
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
 			bv[v] = _mm256_maskload_ps(b + k * ldb + 8 * v, v == nv - 1 ? lm : all);
