@@ -42,8 +42,8 @@ typedef struct Taken {
 } Taken;
 
 typedef struct LB {
-	const Graph *g;              /* the input graph */
-	Graph *ng;                   /* the graph being built */
+	const Graph *g;              /* the graph, read as it was */
+	Graph *ng;                   /* the same graph: its arena takes the bodies */
 	Diag *d;
 	int *map;                    /* old node -> new node, or -1 */
 	int *tv;                     /* old node -> tile value in f, or -1 */
@@ -298,8 +298,8 @@ use_ext(LB *b, int x)
 	if (b->argof[x] >= 0)
 		return;
 	b->argof[x] = b->f->nargs;
-	b->f->args[b->f->nargs++] = b->map[x];
-	taken_add(&b->taken, b->ng->nodes[b->map[x]].name);
+	b->f->args[b->f->nargs++] = x;     /* ir_compact renumbers it */
+	taken_add(&b->taken, b->g->nodes[x].name);
 }
 
 /* The neutral value a masked lane of a load of x should read: -inf when a
@@ -973,7 +973,7 @@ static int
 lower_kernel(LB *b, const char *name, KernelKind kind)
 {
 	const Node *rn = &b->g->nodes[b->root];
-	int node, rc;
+	int rc;
 	bool has_mm = false, has_layout = false, has_red = false;
 	Graph *ng = b->ng;
 
@@ -1030,11 +1030,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 		}
 	b->f->argloc = arena_alloc(&ng->arena, sizeof(Loc) * (size_t)(b->f->nargs + 1));
 	tile_fn_end(ng, b->f);
-	node = ir_add_node(ng, (OpId)TILE_OP, arena_strndup(&ng->arena, rn->name, strlen(rn->name)));
-	ng->nodes[node].type = rn->type;
-	ng->nodes[node].loc = rn->loc;
-	ng->nodes[node].tile = b->f;
-	b->map[b->root] = node;
+	ng->nodes[b->root].tile = b->f;     /* the root becomes the tiled node */
 	return 0;
 }
 
@@ -1051,9 +1047,8 @@ block(const Kernel *kn, KAttrId a, const PassArgs *args, const char *key)
 static int
 run(Graph *g, const PassArgs *args, Diag *d)
 {
-	Graph *ng;
 	LB b = {0};
-	int n = g->nnodes, bad = 0, eager = 0;
+	int n = g->nnodes, bad = 0, eager = 0, kept = 0, stop = n, *outs, no;
 	Users u;
 
 	if (pass_require_shapes(g, d, "lower-tiled") != 0)
@@ -1064,24 +1059,12 @@ run(Graph *g, const PassArgs *args, Diag *d)
 			    "%lld", *k, (long long)pass_int(args, *k));
 			return -1;
 		}
-	ng = ir_graph_new();
-	{
-		/* The new graph's size is known: reserving it spares the node
-		 * array's and the name table's regrowth. */
-		int nn = 0;
-
-		for (int i = 0; i < n; i++) {
-			int k = g->nodes[i].kernel;
-
-			nn += k < 0 || k >= g->nkernels || g->kernels[k].last == i;
-		}
-		ir_reserve(ng, nn);
-	}
-	if (g->name)
-		ng->name = arena_strndup(&ng->arena, g->name, strlen(g->name));
-	ng->loc = g->loc;
+	/* The graph is rebuilt in place: each body goes to its root (whose name
+	 * and type the tiled node keeps), sources stay, the other ops of the
+	 * kernels go; then ir_compact closes the gaps.  Until then the nodes
+	 * read as they were, so a failure leaves the graph as it was. */
 	b.g = g;
-	b.ng = ng;
+	b.ng = g;
 	b.d = d;
 	/* the per-node tables in one block (huge pages when large) */
 	b.map = xmalloc_huge(sizeof(int) * 4 * ((size_t)n + 1));
@@ -1091,20 +1074,16 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	for (int i = 0; i < n; i++)
 		b.map[i] = b.maxin[i] = -1;
 	ir_users(g, &u);
-	{
-		int *outs, no = ir_outputs(g, &outs);
+	no = ir_outputs(g, &outs);
+	for (int k = 0; k < no; k++) {
+		const Node *o = &g->nodes[outs[k]];
 
-		for (int k = 0; k < no; k++) {
-			const Node *o = &g->nodes[outs[k]];
-
-			if (o->kernel >= 0 && g->kernels[o->kernel].last != outs[k]) {
-				diag_error(d, o->loc, "lower-tiled: '%%%s' is an output of the graph "
-				    "but not the root of its kernel '@%s'", o->name,
-				    g->kernels[o->kernel].name);
-				bad++;
-			}
+		if (o->kernel >= 0 && g->kernels[o->kernel].last != outs[k]) {
+			diag_error(d, o->loc, "lower-tiled: '%%%s' is an output of the graph "
+			    "but not the root of its kernel '@%s'", o->name,
+			    g->kernels[o->kernel].name);
+			bad++;
 		}
-		free(outs);
 	}
 	for (int i = 0; i < n && !bad; i++) {
 		const Node *nd = &g->nodes[i];
@@ -1113,16 +1092,11 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		if (nd->tile) {
 			diag_error(d, nd->loc, "lower-tiled: '%%%s' is already tiled", nd->name);
 			bad++;
+			stop = i;
 			break;
 		}
 		if (ir_ops[nd->op].cls == OC_SOURCE) {
-			int k = ir_add_node(ng, nd->op, arena_strndup(&ng->arena, nd->name,
-			    strlen(nd->name)));
-
-			ng->nodes[k].type = nd->type;
-			ng->nodes[k].at = nd->at;
-			ng->nodes[k].loc = nd->loc;
-			b.map[i] = k;
+			b.map[i] = kept++;
 			continue;
 		}
 		if (nd->kernel >= 0) {
@@ -1171,31 +1145,52 @@ run(Graph *g, const PassArgs *args, Diag *d)
 			if (lower_kernel(&b, kname, kk) != 0)
 				bad++;
 		}
+		if (bad)
+			stop = i + 1;
+		else
+			b.map[i] = kept++;
 	}
 	ir_users_free(&u);
-	if (!bad) {
-		int *outs, no = ir_outputs(g, &outs);
+	if (bad) {
+		/* Every body so far was made by this pass: before stop the input
+		 * has no tiled node, or the loop would have stopped there. */
+		for (int i = 0; i < stop; i++)
+			g->nodes[i].tile = NULL;
+	} else {
+		bool had_ret = g->ret != NULL;
 
-		/* The outputs stay the same values. */
-		ng->ret = arena_alloc(&ng->arena, sizeof(int) * (size_t)(no + 1));
-		ng->nret = no;
-		for (int k = 0; k < no; k++)
-			ng->ret[k] = b.map[outs[k]];
-		ng->retloc = g->retloc;
-		free(outs);
-		for (int k = 0; k < no; k++)
-			if (ng->ret[k] < 0)
-				AICM_BUG("an output lost in lowering");
-		if (!g->ret && ir_return_is_default(ng))
-			ng->ret = NULL, ng->nret = 0;
-		{
-			Graph tmp = *g;
+		/* The kept nodes as a fresh node of their kind would be: sources
+		 * keep their attributes, a root only its name, type and place. */
+		for (int i = 0; i < n; i++) {
+			const Node *nd = &g->nodes[i];
+			Node k = {0};
 
-			*g = *ng;
-			*ng = tmp;
+			if (b.map[i] < 0)
+				continue;
+			k.op = nd->tile ? (OpId)TILE_OP : nd->op;
+			k.name = nd->name;
+			k.type = nd->type;
+			k.loc = nd->loc;
+			k.kernel = -1;
+			k.tile = nd->tile;
+			if (!nd->tile)
+				k.at = nd->at;
+			g->nodes[i] = k;
 		}
+		free(g->kernels);
+		g->kernels = NULL;
+		g->nkernels = g->capkernels = 0;
+		/* The outputs stay the same values. */
+		g->ret = arena_alloc(&g->arena, sizeof(int) * (size_t)(no + 1));
+		g->nret = no;
+		for (int k = 0; k < no; k++)
+			if ((g->ret[k] = outs[k]) < 0 || b.map[outs[k]] < 0)
+				AICM_BUG("an output lost in lowering");
+		ir_compact(g, b.map);
+		if (!had_ret && ir_return_is_default(g))
+			g->ret = NULL, g->nret = 0;
 	}
-	ir_graph_free(ng);
+	free(outs);
 	tile_scratch_free(&b.scratch);
 	free(b.taken.slot);
 	free(b.map);

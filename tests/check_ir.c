@@ -165,6 +165,31 @@ START_TEST(test_ir_reorder_duplicate_name)
 }
 END_TEST
 
+/* Compaction keeps the chosen nodes in order, in place; operands and the
+ * return list follow, and the names find the moved nodes. */
+START_TEST(test_ir_compact)
+{
+	Graph *g = ck_parse(
+	    "graph {\n  %x = input() : (4,)\n  %a = relu(%x)\n  %b = neg(%a)\n"
+	    "  %y = input() : (4,)\n  %c = add(%x, %y)\n  return %c\n}\n", NULL);
+	int map[] = {0, -1, -1, 1, 2};
+
+	ck_assert_ptr_nonnull(g);
+	ir_compact(g, map);
+	ck_assert_int_eq(g->nnodes, 3);
+	ck_assert_str_eq(g->nodes[1].name, "y");
+	ck_assert_str_eq(g->nodes[2].name, "c");
+	ck_assert_int_eq(g->nodes[2].in[0], 0);
+	ck_assert_int_eq(g->nodes[2].in[1], 1);
+	ck_assert_int_eq(g->ret[0], 2);
+	ck_assert_int_eq(ir_lookup(g, "c"), 2);
+	ck_assert_int_eq(ir_lookup(g, "y"), 1);
+	ck_assert_int_eq(ir_lookup(g, "a"), -1);
+	ck_assert_int_eq(ir_lookup(g, "b"), -1);
+	ir_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_ir_fmt_double)
 {
 	char b[64];
@@ -195,6 +220,7 @@ make_ir_suite(void)
 	tcase_add_test(tc, test_ir_users_repeats_and_gaps);
 	tcase_add_test(tc, test_ir_reorder_cycles);
 	tcase_add_test(tc, test_ir_reorder_duplicate_name);
+	tcase_add_test(tc, test_ir_compact);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("format");
 	tcase_add_test(tc, test_ir_fmt_double);

@@ -468,6 +468,40 @@ START_TEST(test_tile_names_avoid_operands)
 }
 END_TEST
 
+/* lower-tiled rebuilds the graph in place: when a later kernel cannot be
+ * lowered, the graph is left as it was (the earlier op's body undone). */
+START_TEST(test_tile_failure_leaves_graph)
+{
+	const char *src =
+	    "graph {\n  %x = input() : (8, 8)\n  %a = relu(%x) : (8, 8)\n"
+	    "  kernel @k [reduction] split=2 {\n    %s = sum(%a) : (8,) axis=1\n  }\n}\n";
+	Graph *g = ck_parse(src, NULL);
+	Pipeline pl = {0};
+	PassRun run = {.verify_each = true};
+	FILE *sink = fopen("/dev/null", "w");
+	char *before, *after;
+	Diag d;
+
+	ck_assert_ptr_nonnull(g);
+	before = print_str(g);
+	diag_init(&d, "t.aicm", src, strlen(src), sink);
+	ck_assert_int_eq(pass_parse_pipeline("lower-tiled", &pl, sink, "check"), 0);
+	ck_assert_int_eq(pass_run_pipeline(g, &pl, &run, &d), -1);
+	ck_assert_int_eq(d.nerr, 1);
+	after = print_str(g);
+	ck_assert_str_eq(before, after);
+	for (int i = 0; i < g->nnodes; i++)
+		ck_assert_ptr_null(g->nodes[i].tile);
+	ck_assert_int_eq(ir_verify(g, &d), 0);
+	pass_free_pipeline(&pl);
+	diag_free(&d);
+	fclose(sink);
+	free(before);
+	free(after);
+	ir_graph_free(g);
+}
+END_TEST
+
 /* One kernel of 100k ops: the body's names are checked by hashing and the
  * neutral values found in one sweep, so lowering stays linear (a scan per
  * name would take minutes). */
@@ -515,6 +549,7 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_scratch_build);
 	tcase_add_test(tc, test_tile_names_avoid_operands);
 	tcase_add_test(tc, test_tile_lower_long_kernel);
+	tcase_add_test(tc, test_tile_failure_leaves_graph);
 	suite_add_tcase(s, tc);
 	return s;
 }

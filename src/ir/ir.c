@@ -253,6 +253,8 @@ ir_lookup(const Graph *g, const char *name)
 	return -1;
 }
 
+/* Enters every node anew; the table is reused when it is large enough
+ * (its pages are warm; a fresh one would cost faults). */
 static void
 names_rebuild(Graph *g)
 {
@@ -260,10 +262,12 @@ names_rebuild(Graph *g)
 
 	while (cap < 2 * (size_t)g->nnodes + 2)
 		cap *= 2;
-	free(g->names.slot);
-	g->names.slot = xmalloc_huge(cap * sizeof *g->names.slot);
-	memset(g->names.slot, 0, cap * sizeof *g->names.slot);
-	g->names.cap = cap;
+	if (cap > g->names.cap) {
+		free(g->names.slot);
+		g->names.slot = xmalloc_huge(cap * sizeof *g->names.slot);
+		g->names.cap = cap;
+	}
+	memset(g->names.slot, 0, g->names.cap * sizeof *g->names.slot);
 	g->names.n = 0;
 	g->names.dup = 0;
 	for (int i = 0; i < g->nnodes; i++)
@@ -445,6 +449,37 @@ ir_reorder(Graph *g, const int *perm)
 		g->ret[i] = inv[g->ret[i]];
 	names_remap(g, inv);
 	free(inv);
+}
+
+void
+ir_compact(Graph *g, const int *map)
+{
+	int m = 0;
+
+	if (g->nkernels)
+		AICM_BUG("ir_compact on a graph with kernels");
+	for (int i = 0; i < g->nnodes; i++) {
+		Node *nd;
+
+		if (map[i] < 0)
+			continue;
+		if (map[i] != m)
+			AICM_BUG("ir_compact: kept node %d goes to %d, not %d", i, map[i], m);
+		if (m != i)
+			g->nodes[m] = g->nodes[i];
+		nd = &g->nodes[m++];
+		for (int j = 0; j < nd->nin; j++)
+			if ((nd->in[j] = map[nd->in[j]]) < 0)
+				AICM_BUG("ir_compact drops an operand of '%%%s'", nd->name);
+		for (int j = 0; nd->tile && j < nd->tile->nargs; j++)
+			if ((nd->tile->args[j] = map[nd->tile->args[j]]) < 0)
+				AICM_BUG("ir_compact drops an operand of tiled '%%%s'", nd->name);
+	}
+	g->nnodes = m;
+	for (int i = 0; i < g->nret; i++)
+		if ((g->ret[i] = map[g->ret[i]]) < 0)
+			AICM_BUG("ir_compact drops a returned value");
+	names_rebuild(g);
 }
 
 void

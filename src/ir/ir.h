@@ -264,6 +264,10 @@ int ir_add_kernel(Graph *g, const char *name, KernelKind kind);
 /* Puts the nodes in the order perm (perm[new] = old), remapping operands,
  * kernels and the return list.  The caller keeps SSA order valid. */
 void ir_reorder(Graph *g, const int *perm);
+/* Keeps the nodes with map[i] >= 0 (map[i]: the new index, in the old
+ * order), moved down in place; remaps operands, tiled kernels' operands and
+ * the return list, which must name kept nodes only.  No kernels allowed. */
+void ir_compact(Graph *g, const int *map);
 /* Removes kernel k, its nodes staying in place as plain ops. */
 void ir_remove_kernel(Graph *g, int k);
 
