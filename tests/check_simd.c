@@ -344,6 +344,45 @@ START_TEST(test_simd_dot_f32_every_shape)
 }
 END_TEST
 
+/* a read in place in a wide tensor, as the executor does with views: lda
+ * far beyond K (the blocks prefetch rows past the last one). */
+START_TEST(test_simd_dot_wide_lda)
+{
+	SimdIsa best = simd_isa_best();
+	enum { M = 65, N = 70, K = 64, LDA = 1000 };
+	double *a = malloc(sizeof(double) * M * LDA), *b = malloc(sizeof(double) * K * N);
+	double *c = malloc(sizeof(double) * M * N), *o = malloc(sizeof(double) * M * N);
+
+	for (int q = 0; q < M * LDA; q++)
+		a[q] = rnd();
+	for (int q = 0; q < K * N; q++)
+		b[q] = rnd();
+	for (int q = 0; q < M * N; q++)
+		c[q] = rnd();
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		memcpy(o, c, sizeof(double) * M * N);
+		simd_dot(M, N, K, a + 7, LDA, b, N, o, o, N);
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double r = c[i * N + j];
+
+				for (int k = 0; k < K; k++)
+					r += a[7 + i * LDA + k] * b[k * N + j];
+				ck_assert_msg(fabs(o[i * N + j] - r) <= 1e-12 * (1 + fabs(r)),
+				    "%s: dot with lda %d at (%d,%d)", simd_isa_name((SimdIsa)isa), LDA, i, j);
+			}
+		check_dot_f32((SimdIsa)isa, M, N, K, LDA, N, N, true);
+		check_dot_f32((SimdIsa)isa, 13, 64, 64, 1024, 64, 64, false);
+	}
+	free(a);
+	free(b);
+	free(c);
+	free(o);
+	simd_set_isa(best);
+}
+END_TEST
+
 /* M or N of 0 writes nothing; K of 0 copies c. */
 START_TEST(test_simd_dot_f32_empty)
 {
@@ -669,6 +708,7 @@ make_simd_suite(void)
 	tcase_add_test(t, test_simd_exp_every_path);
 	tcase_add_test(t, test_simd_dot_f32_every_shape);
 	tcase_add_test(t, test_simd_dot_f32_empty);
+	tcase_add_test(t, test_simd_dot_wide_lda);
 	tcase_add_test(t, test_simd_dot_f32_same_bits_avx);
 	tcase_add_test(t, test_simd_elementwise_f32_every_path);
 	tcase_add_test(t, test_simd_reductions_f32_every_path);
