@@ -5,9 +5,11 @@
  * (tile_exec.c): an f64 kernel's tiles are doubles, an f32 kernel's are
  * floats, so that f32 work runs at the f32 rate (16 lanes in a zmm) and
  * moves half the bytes.  Each kernel therefore comes in both types (the
- * f32 ones in their own section below, with their rounding contract); the
- * conversion kernels remain for loads and stores that change type, and
- * simd_copy_stream for large stores into tensors.
+ * f32 ones in their own section below, with their rounding contract), and
+ * simd_copy_stream serves large stores into tensors.  The conversion
+ * kernels (simd_f32_to_f64, simd_f64_to_f32, simd_round_f32) served the
+ * executor when it held f32 tiles as doubles; it no longer calls them,
+ * and they stay, tested, for copies that change type.
  *
  * Three paths, chosen once at run time: AVX-512, AVX2+FMA and portable C.
  * The AVX paths are compiled with target attributes, so that the default
