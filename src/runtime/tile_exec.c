@@ -1027,6 +1027,7 @@ typedef struct Pool {
 	const PKernel *k;
 	Tensor *vals;
 	int64_t programs;
+	int64_t chunk;               /* programs taken at a time */
 	int64_t next;                /* the next program to take (atomic) */
 	AtomLog *logs;
 } Pool;
@@ -1108,8 +1109,11 @@ take_programs(Pool *pool, Worker *w)
 {
 	int64_t i;
 
-	while ((i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED)) < pool->programs)
-		run_program(w, i);
+	while ((i = __atomic_fetch_add(&pool->next, pool->chunk, __ATOMIC_RELAXED)) <
+	    pool->programs)
+		for (int64_t e = i + pool->chunk < pool->programs ? i + pool->chunk :
+		    pool->programs; i < e; i++)
+			run_program(w, i);
 	simd_fence();
 }
 
@@ -1226,7 +1230,7 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	Tensor *out = &vals[k->node];
 	int64_t programs = f->grid[0] * f->grid[1] * f->grid[2];
 	Crew *c = plan->crew;
-	Pool pool = {k, vals, programs, 0, NULL};
+	Pool pool = {k, vals, programs, 1, 0, NULL};
 
 	if (f->has_init) {
 		for (int64_t i = 0; i < out->numel; i++)
@@ -1237,6 +1241,11 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 		nt = (int)(programs < 1 ? 1 : programs);
 	if (nt > 1 && k->atomics)
 		pool.logs = xcalloc((size_t)programs, sizeof *pool.logs);
+	/* A thread that keeps packed tiles takes a whole column of blocks at
+	 * a time, so that no two threads pack the same tiles, when there are
+	 * columns enough to go round. */
+	if (nt > 1 && k->nmemoed > 0 && programs / f->grid[0] >= 2 * nt)
+		pool.chunk = f->grid[0];
 	for (int t = 0; t < nt; t++)
 		worker_init(&c->m[t].w, &c->m[t].s, k, vals, pool.logs);
 	if (nt > 1) {
