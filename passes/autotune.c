@@ -11,6 +11,9 @@
  * signature (kind, ops, shapes, element type) share one tuning within a run,
  * and a tuning cache file keeps results across runs, keyed by signature,
  * target constants and a hash of the space, one readable line per result.
+ * Both lookups are hash tables, so a run stays linear in its kernels when
+ * signatures differ; within a run a signature is a row of integers, hashed
+ * and compared in full, and its text is built only for the cache.
  *
  * Measured tuning (measure=true), Triton's @autotune on this executor: the
  * model ranks, then the tool's measuring callback (PassArgs.measure; a pass
@@ -45,31 +48,85 @@ bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void
 bprintf(Buf *b, const char *fmt, ...)
 {
-	va_list ap, aq;
+	va_list ap;
+	size_t room = b->cap - b->n;
 	int n;
 
+	/* one vsnprintf when the piece fits, a second only after growing */
 	va_start(ap, fmt);
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
+	n = vsnprintf(room ? b->s + b->n : NULL, room, fmt, ap);
+	va_end(ap);
 	if (n < 0)
 		AICM_BUG("vsnprintf failed");
-	if (b->n + (size_t)n + 1 > b->cap) {
+	if ((size_t)n >= room) {
 		b->cap = 2 * (b->n + (size_t)n + 1);
 		b->s = xrealloc(b->s, b->cap);
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+		va_end(ap);
 	}
-	vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
 	b->n += (size_t)n;
-	va_end(ap);
+}
+
+/* The signature's pieces, appended without a format string: a key is
+ * built for every kernel that goes to the tuning cache. */
+static void
+bgrow(Buf *b, size_t more)
+{
+	if (b->n + more + 1 > b->cap) {
+		b->cap = 2 * (b->n + more + 1);
+		b->s = xrealloc(b->s, b->cap);
+	}
+}
+
+static void
+bputs(Buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	bgrow(b, n);
+	memcpy(b->s + b->n, s, n + 1);
+	b->n += n;
+}
+
+static void
+bputc(Buf *b, char c)
+{
+	bgrow(b, 1);
+	b->s[b->n++] = c;
+	b->s[b->n] = '\0';
+}
+
+/* As "%" PRId64 prints it. */
+static void
+bint(Buf *b, int64_t v)
+{
+	char d[24];
+	int i = (int)sizeof d;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	do {
+		d[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[--i] = '-';
+	bgrow(b, sizeof d - (size_t)i);
+	memcpy(b->s + b->n, d + i, sizeof d - (size_t)i);
+	b->n += sizeof d - (size_t)i;
+	b->s[b->n] = '\0';
 }
 
 static void
 bshape(Buf *b, const Type *t)
 {
 	if (t->rank == 0)
-		bprintf(b, "scalar");
-	for (int i = 0; i < t->rank; i++)
-		bprintf(b, "%s%" PRId64, i ? "x" : "", t->dim[i]);
+		bputs(b, "scalar");
+	for (int i = 0; i < t->rank; i++) {
+		if (i)
+			bputc(b, 'x');
+		bint(b, t->dim[i]);
+	}
 }
 
 /* ---- options and target ---------------------------------------------- */
@@ -140,52 +197,186 @@ target_desc(Buf *b, const Target *t)
 
 /* ---- signatures ------------------------------------------------------ */
 
+/* A kernel's signature exists in two forms, built by the same walk over its
+ * nodes: text, the token a tuning cache record starts with, and words, from
+ * which the reuse table hashes and compares kernels within a run.  Equal
+ * words if and only if equal text (plus the element type, which the key
+ * appends): so a run with a cache and one without share exactly the same
+ * kernels, and text is built only for the cache file. */
+
+/* Numbers a kernel's operands from outside it by first use ($0, $1, ...):
+ * scratch reused from kernel to kernel. */
+typedef struct ExtNums {
+	int *v;
+	int n, cap;
+} ExtNums;
+
+/* The number of external operand v, and whether this is its first use. */
+static int
+ext_num(ExtNums *x, int v, bool *first)
+{
+	for (int e = 0; e < x->n; e++)
+		if (x->v[e] == v) {
+			*first = false;
+			return e;
+		}
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 16;
+		x->v = xrealloc(x->v, sizeof *x->v * (size_t)x->cap);
+	}
+	x->v[x->n] = v;
+	*first = true;
+	return x->n++;
+}
+
 /* Kind, ops, attributes, operand structure and shapes of a kernel, in one
  * token without spaces: equal signatures tune alike. */
 static void
-signature(Buf *b, const Graph *g, const Kernel *k)
+signature(Buf *b, ExtNums *x, const Graph *g, const Kernel *k)
 {
-	int cap = 2 * (k->last - k->first + 1), next = 0;
-	int *ext = xcalloc((size_t)cap, sizeof *ext);
-
-	bprintf(b, "%s:", ir_kernel_kinds[k->kind]);
-	if (k->kset & (1u << KA_SPLIT))
-		bprintf(b, "split=%" PRId64 ":", k->kattr[KA_SPLIT]);
+	x->n = 0;
+	bputs(b, ir_kernel_kinds[k->kind]);
+	bputc(b, ':');
+	if (k->kset & (1u << KA_SPLIT)) {
+		bputs(b, "split=");
+		bint(b, k->kattr[KA_SPLIT]);
+		bputc(b, ':');
+	}
 	for (int i = k->first; i <= k->last; i++) {
 		const Node *n = &g->nodes[i];
 
-		bprintf(b, "%s%s(", i == k->first ? "" : ";", ir_ops[n->op].name);
+		if (i != k->first)
+			bputc(b, ';');
+		bputs(b, ir_ops[n->op].name);
+		bputc(b, '(');
 		for (int j = 0; j < n->nin; j++) {
 			int v = n->in[j], e;
+			bool first;
 
 			if (j)
-				bprintf(b, ",");
+				bputc(b, ',');
 			if (v >= k->first && v <= k->last) {
-				bprintf(b, "#%d", v - k->first);
+				bputc(b, '#');
+				bint(b, v - k->first);
 				continue;
 			}
-			for (e = 0; e < next && ext[e] != v; e++)
-				;
-			if (e == next) {
-				ext[next++] = v;
-				bprintf(b, "$%d=", e);
+			e = ext_num(x, v, &first);
+			bputc(b, '$');
+			bint(b, e);
+			if (first) {
+				bputc(b, '=');
 				bshape(b, &g->nodes[v].type);
-			} else {
-				bprintf(b, "$%d", e);
 			}
 		}
-		bprintf(b, ")=");
+		bputs(b, ")=");
 		bshape(b, &n->type);
-		if (n->at.set & AB(AXIS))
-			bprintf(b, ",axis=%" PRId64, n->at.axis);
-		if (n->at.set & AB(KEEPDIMS))
-			bprintf(b, ",keepdims=%d", n->at.keepdims);
-		for (int j = 0; (n->at.set & AB(PERM)) && j < n->at.nperm; j++)
-			bprintf(b, "%s%" PRId64, j ? "," : ",perm=", n->at.perm[j]);
-		for (int j = 0; (n->at.set & AB(SHAPE)) && j < n->at.nshape; j++)
-			bprintf(b, "%s%" PRId64, j ? "," : ",shape=", n->at.shape[j]);
+		if (n->at.set & AB(AXIS)) {
+			bputs(b, ",axis=");
+			bint(b, n->at.axis);
+		}
+		if (n->at.set & AB(KEEPDIMS)) {
+			bputs(b, ",keepdims=");
+			bint(b, n->at.keepdims);
+		}
+		for (int j = 0; (n->at.set & AB(PERM)) && j < n->at.nperm; j++) {
+			bputs(b, j ? "," : ",perm=");
+			bint(b, n->at.perm[j]);
+		}
+		for (int j = 0; (n->at.set & AB(SHAPE)) && j < n->at.nshape; j++) {
+			bputs(b, j ? "," : ",shape=");
+			bint(b, n->at.shape[j]);
+		}
 	}
-	free(ext);
+}
+
+/* The same signature as words, the element type first. */
+typedef struct Words {
+	int64_t *w;
+	int n, cap;
+} Words;
+
+static void
+wput(Words *s, int64_t v)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->w = xrealloc(s->w, sizeof *s->w * (size_t)s->cap);
+	}
+	s->w[s->n++] = v;
+}
+
+static void
+wshape(Words *s, const Type *t)
+{
+	wput(s, t->rank);
+	for (int i = 0; i < t->rank; i++)
+		wput(s, t->dim[i]);
+}
+
+static void
+sig_words(Words *s, ExtNums *x, const Graph *g, const Kernel *k, DType dt)
+{
+	s->n = 0;
+	x->n = 0;
+	wput(s, dt);
+	wput(s, k->kind);
+	wput(s, (k->kset & (1u << KA_SPLIT)) != 0);
+	if (k->kset & (1u << KA_SPLIT))
+		wput(s, k->kattr[KA_SPLIT]);
+	wput(s, k->last - k->first + 1);
+	for (int i = k->first; i <= k->last; i++) {
+		const Node *n = &g->nodes[i];
+		int np = (n->at.set & AB(PERM)) ? n->at.nperm : 0;
+		int ns = (n->at.set & AB(SHAPE)) ? n->at.nshape : 0;
+
+		wput(s, n->op);
+		wput(s, n->nin);
+		for (int j = 0; j < n->nin; j++) {
+			int v = n->in[j], e;
+			bool first;
+
+			if (v >= k->first && v <= k->last) {
+				wput(s, 0);
+				wput(s, v - k->first);
+				continue;
+			}
+			e = ext_num(x, v, &first);
+			wput(s, first ? 1 : 2);
+			wput(s, e);
+			if (first)
+				wshape(s, &g->nodes[v].type);
+		}
+		wshape(s, &n->type);
+		wput(s, (n->at.set & AB(AXIS)) ? 1 : 0);
+		if (n->at.set & AB(AXIS))
+			wput(s, n->at.axis);
+		wput(s, (n->at.set & AB(KEEPDIMS)) ? 1 : 0);
+		if (n->at.set & AB(KEEPDIMS))
+			wput(s, n->at.keepdims);
+		wput(s, np < 0 ? 0 : np);
+		for (int j = 0; j < np; j++)
+			wput(s, n->at.perm[j]);
+		wput(s, ns < 0 ? 0 : ns);
+		for (int j = 0; j < ns; j++)
+			wput(s, n->at.shape[j]);
+	}
+}
+
+static uint64_t
+words_hash(const Words *s)
+{
+	uint64_t h = 0x243f6a8885a308d3ull;
+
+	for (int i = 0; i < s->n; i++) {
+		h = (h << 5 | h >> 59) ^ (uint64_t)s->w[i];
+		h *= 0x9e3779b97f4a7c15ull;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
 }
 
 /* ---- results and the cache ------------------------------------------- */
@@ -193,13 +384,14 @@ signature(Buf *b, const Graph *g, const Kernel *k)
 typedef enum Source { SRC_SCORED, SRC_CACHE, SRC_REUSE, SRC_NONE } Source;
 
 typedef struct Result {
-	char *key;
+	uint64_t hash;               /* of the signature's words */
+	int next;                    /* the reuse table's chain, or -1 */
 	TileConfig c;
 	double score;
 	double ms;                   /* measured: its time */
 	bool measured;
 	bool found;                  /* a config was chosen */
-	int from;                    /* SRC_REUSE: the kernel tuned first */
+	DType dt;                    /* the problem's element type */
 } Result;
 
 typedef struct Entry {
@@ -212,14 +404,44 @@ typedef struct Entry {
 	int line;
 	bool drop;                   /* invalid: re-tuned, not written back */
 	bool fresh;                  /* tuned in this run */
+	uint64_t ph;                 /* prefix_hash(key) */
+	int next;                    /* the chain of its bucket, or -1 */
 } Entry;
 
+/* The records, chained by a hash of the key up to its " space=" (all of it
+ * without one): a lookup and the records a new result supersedes (the same
+ * prefix, any space) are both one chain. */
 typedef struct Cache {
 	const char *path;
 	Entry *e;
 	int n, cap;
+	int *bucket;                 /* nbucket heads, -1: empty */
+	int nbucket;
 	bool dirty;
 } Cache;
+
+static uint64_t
+prefix_hash(const char *key, size_t *pre)
+{
+	const char *sp = strstr(key, " space=");
+	size_t n = sp ? (size_t)(sp - key) + 7 : strlen(key);
+	uint64_t h = 14695981039346656037ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
+	if (pre)
+		*pre = n;
+	return h;
+}
+
+static void
+cache_link(Cache *c, int i)
+{
+	size_t b = (size_t)(c->e[i].ph & (uint64_t)(c->nbucket - 1));
+
+	c->e[i].next = c->bucket[b];
+	c->bucket[b] = i;
+}
 
 static void
 cache_add(Cache *c, Entry e)
@@ -228,7 +450,20 @@ cache_add(Cache *c, Entry e)
 		c->cap = c->cap ? 2 * c->cap : 16;
 		c->e = xrealloc(c->e, sizeof *c->e * (size_t)c->cap);
 	}
+	e.ph = prefix_hash(e.key, NULL);
 	c->e[c->n++] = e;
+	if (2 * c->n > c->nbucket) {
+		/* relinked in index order, so each chain stays newest first */
+		c->nbucket = c->nbucket ? 2 * c->nbucket : 64;
+		free(c->bucket);
+		c->bucket = xmalloc(sizeof *c->bucket * (size_t)c->nbucket);
+		for (int i = 0; i < c->nbucket; i++)
+			c->bucket[i] = -1;
+		for (int i = 0; i < c->n; i++)
+			cache_link(c, i);
+	} else {
+		cache_link(c, c->n - 1);
+	}
 }
 
 /* Parses "BM=64 BN=32 ... score=0.0035 [measured=1.25]"; 0 or -1. */
@@ -279,13 +514,35 @@ parse_config(char *s, Entry *e)
 	return score ? 0 : -1;
 }
 
+/* The live record of a key (there is at most one). */
 static Entry *
 cache_find(Cache *c, const char *key)
 {
-	for (int i = 0; i < c->n; i++)
-		if (!c->e[i].drop && !strcmp(c->e[i].key, key))
+	uint64_t ph;
+
+	if (!c->nbucket)
+		return NULL;
+	ph = prefix_hash(key, NULL);
+	for (int i = c->bucket[ph & (uint64_t)(c->nbucket - 1)]; i >= 0; i = c->e[i].next)
+		if (!c->e[i].drop && c->e[i].ph == ph && !strcmp(c->e[i].key, key))
 			return &c->e[i];
 	return NULL;
+}
+
+/* Drops the live records of the same kernel and target as key, whatever
+ * their space: a new result supersedes them. */
+static void
+cache_supersede(Cache *c, const char *key)
+{
+	size_t pre;
+	uint64_t ph;
+
+	if (!c->nbucket)
+		return;
+	ph = prefix_hash(key, &pre);
+	for (int i = c->bucket[ph & (uint64_t)(c->nbucket - 1)]; i >= 0; i = c->e[i].next)
+		if (!c->e[i].drop && c->e[i].ph == ph && !strncmp(c->e[i].key, key, pre))
+			c->e[i].drop = true;
 }
 
 /* Reads the cache file; a missing file is an empty cache.  Malformed lines
@@ -837,19 +1094,48 @@ sizes_ok(const CostModel *m)
 	return t.ok;
 }
 
+/* The kernels tuned so far in this run, one per signature (the first that
+ * had it), chained by the hash of the signature's words. */
+typedef struct Reuse {
+	int *bucket;                 /* -1: empty */
+	uint64_t mask;               /* buckets - 1 */
+	uint64_t hmask;              /* applied to every hash: all ones but in tests */
+	Words a, b;                  /* the kernel looked up, and one compared with */
+	ExtNums x;
+	int64_t compares;            /* full comparisons of words */
+} Reuse;
+
+/* The earlier kernel with k's signature (words in r->a), or -1. */
+static int
+reuse_find(Reuse *ru, const Graph *g, const Result *res, uint64_t h)
+{
+	for (int j = ru->bucket[h & ru->mask]; j >= 0; j = res[j].next) {
+		if (res[j].hash != h)
+			continue;
+		ru->compares++;
+		sig_words(&ru->b, &ru->x, g, &g->kernels[j], res[j].dt);
+		if (ru->b.n == ru->a.n && !memcmp(ru->a.w, ru->b.w, sizeof *ru->a.w *
+		    (size_t)ru->a.n))
+			return j;
+	}
+	return -1;
+}
+
 /* requires: shapes, kernels (fuse or written); preserves: nodes, kernels,
  * names; sets: each kernel's BM BN [BK] warps [stages] (split kept) */
 static int
-run(Graph *g, const PassArgs *a, Diag *d)
+tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares)
 {
 	Target t;
-	Buf tdesc = {0};
+	Buf tdesc = {0}, key = {0}, from = {0};
 	Cache cache = {0};
+	Reuse ru = {0};
 	Result *res;
 	Tuning *tu;
 	int topk = (int)pass_int(a, "top-k"), rc = 0;
 	const char *cpath = pass_str(a, "cache");
 	bool meas = pass_bool(a, "measure");
+	size_t nb = 16;
 
 	if (meas && !a->measure) {
 		diag_error(d, LOC_NONE, "autotune: measure=true needs a measuring callback, and "
@@ -871,10 +1157,23 @@ run(Graph *g, const PassArgs *a, Diag *d)
 	}
 	if (cpath && *cpath) {
 		cache.path = cpath;
-		if (cache_load(&cache, d) != 0)
+		if (cache_load(&cache, d) != 0) {
+			for (int i = 0; i < cache.n; i++)
+				free(cache.e[i].key);
+			free(cache.e);
+			free(cache.bucket);
 			return -1;
+		}
 	}
+	/* the target's constants go into each cache key: described once */
 	target_desc(&tdesc, &t);
+	while (nb < 2 * (size_t)g->nkernels)
+		nb *= 2;
+	ru.bucket = xmalloc(sizeof *ru.bucket * nb);
+	for (size_t i = 0; i < nb; i++)
+		ru.bucket[i] = -1;
+	ru.mask = nb - 1;
+	ru.hmask = hmask;
 	res = xcalloc((size_t)g->nkernels, sizeof *res);
 	tu = xmalloc(sizeof *tu);
 	for (int k = 0; k < g->nkernels; k++) {
@@ -882,9 +1181,10 @@ run(Graph *g, const PassArgs *a, Diag *d)
 		CostModel *m = cost_model_new(g, k);
 		const Problem *p = cost_model_problem(m);
 		Result *r = &res[k];
-		Buf key = {0}, from = {0};
+		const char *fromp = NULL;
 		Source src = SRC_SCORED;
 		Entry *e;
+		int j;
 
 		if (!sizes_ok(m)) {
 			diag_error(d, kn->loc, "kernel '@%s' is too large for the cost model "
@@ -893,23 +1193,34 @@ run(Graph *g, const PassArgs *a, Diag *d)
 			rc = -1;
 			break;
 		}
-		signature(&key, g, kn);
-		bprintf(&key, " %s target=%s space=%016" PRIx64, ir_dtype_name(p->dt), tdesc.s,
-		    cost_space_hash(kn->kind));
-		r->key = key.s;
-		for (int j = 0; j < k && src == SRC_SCORED; j++)
-			if (!strcmp(res[j].key, r->key)) {
-				src = SRC_REUSE;
-				r->found = res[j].found;
-				r->c = res[j].c;
-				r->score = res[j].score;
-				r->measured = res[j].measured;
-				r->ms = res[j].ms;
-				bprintf(&from, "%s", g->kernels[j].name);
-			}
+		r->dt = p->dt;
+		r->next = -1;
+		sig_words(&ru.a, &ru.x, g, kn, p->dt);
+		r->hash = words_hash(&ru.a) & ru.hmask;
+		if ((j = reuse_find(&ru, g, res, r->hash)) >= 0) {
+			src = SRC_REUSE;
+			r->found = res[j].found;
+			r->c = res[j].c;
+			r->score = res[j].score;
+			r->measured = res[j].measured;
+			r->ms = res[j].ms;
+			fromp = g->kernels[j].name;
+		} else {
+			r->next = ru.bucket[r->hash & ru.mask];
+			ru.bucket[r->hash & ru.mask] = k;
+		}
+		if (src == SRC_SCORED && cache.path) {
+			key.n = 0;
+			signature(&key, &ru.x, g, kn);
+			bputc(&key, ' ');
+			bputs(&key, ir_dtype_name(p->dt));
+			bputs(&key, " target=");
+			bputs(&key, tdesc.s);
+			bprintf(&key, " space=%016" PRIx64, cost_space_hash(kn->kind));
+		}
 		/* a measuring run takes only measured records; the model's are
 		 * measured again and replaced */
-		if (src == SRC_SCORED && cache.path && (e = cache_find(&cache, r->key)) &&
+		if (src == SRC_SCORED && cache.path && (e = cache_find(&cache, key.s)) &&
 		    (e->measured || !meas)) {
 			if (cached_ok(m, &t, e)) {
 				src = SRC_CACHE;
@@ -918,7 +1229,9 @@ run(Graph *g, const PassArgs *a, Diag *d)
 				r->score = e->score;
 				r->measured = e->measured;
 				r->ms = e->ms;
+				from.n = 0;
 				bprintf(&from, "%s:%d", cache.path, e->line);
+				fromp = from.s;
 			} else {
 				diag_warning(d, LOC_NONE, "autotune: %s:%d: the cached config of '@%s' "
 				    "is not a candidate that fits; re-tuning", cache.path, e->line,
@@ -933,7 +1246,6 @@ run(Graph *g, const PassArgs *a, Diag *d)
 			if (tu->nscored && meas) {
 				if (measure_top(a->measure, g, kn, tu, (int)pass_int(a, "measure-top"),
 				    d) != 0) {
-					free(from.s);
 					cost_model_free(m);
 					rc = -1;
 					break;
@@ -955,16 +1267,11 @@ run(Graph *g, const PassArgs *a, Diag *d)
 			}
 			if (r->found && cache.path) {
 				Entry ne = {0};
-				const char *sp = strstr(r->key, " space=");
-				size_t pre = sp ? (size_t)(sp - r->key) + 7 : strlen(r->key);
 
 				/* a record of an older space for the same kernel and
 				 * target is superseded, not kept beside the new one */
-				for (int i = 0; i < cache.n; i++)
-					if (!cache.e[i].drop && !strncmp(cache.e[i].key, r->key, pre))
-						cache.e[i].drop = true;
-
-				ne.key = xstrdup(r->key);
+				cache_supersede(&cache, key.s);
+				ne.key = xstrdup(key.s);
 				ne.c = r->c;
 				ne.score = r->score;
 				ne.measured = r->measured;
@@ -978,23 +1285,48 @@ run(Graph *g, const PassArgs *a, Diag *d)
 		if (r->found)
 			apply(kn, &r->c);
 		if (a->report && a->report_json)
-			report_json(a->report, kn, p, &t, src, tu, r, from.s);
+			report_json(a->report, kn, p, &t, src, tu, r, fromp);
 		else if (a->report)
-			report_text(a->report, kn, p, &t, src, tu, r, from.s, topk);
-		free(from.s);
+			report_text(a->report, kn, p, &t, src, tu, r, fromp, topk);
 		cost_model_free(m);
 	}
 	if (rc == 0 && cache.path && cache.dirty)
 		rc = cache_save(&cache, d);
-	for (int k = 0; k < g->nkernels; k++)
-		free(res[k].key);
+	if (compares)
+		*compares = ru.compares;
 	for (int i = 0; i < cache.n; i++)
 		free(cache.e[i].key);
 	free(cache.e);
+	free(cache.bucket);
+	free(ru.bucket);
+	free(ru.a.w);
+	free(ru.b.w);
+	free(ru.x.v);
 	free(res);
 	free(tu);
 	free(tdesc.s);
+	free(key.s);
+	free(from.s);
 	return rc;
+}
+
+static int
+run(Graph *g, const PassArgs *a, Diag *d)
+{
+	return tune_all(g, a, d, ~(uint64_t)0, NULL);
+}
+
+/* For tests only (tests/check_autotune.c declares it too): the pass with
+ * every signature hash ANDed with hmask (0: one chain, so that every
+ * lookup compares signatures in full), and the number of full comparisons
+ * it made in *compares. */
+int autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask,
+    int64_t *compares);
+
+int
+autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares)
+{
+	return tune_all(g, a, d, hmask, compares);
 }
 
 const Pass pass_autotune = {
