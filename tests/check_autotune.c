@@ -2,8 +2,11 @@
  * check_autotune.c: the cost model's traffic against the seed's figures and
  * the traffic contract, the model's properties (padding pays, smaller tiles
  * move more, bandwidth only lowers mem, what does not fit is never chosen),
- * and the pass's determinism.  The last test prints how long scoring takes
- * (docs/perf.md records it); it asserts nothing about time.
+ * the pass's determinism, and that kernels of one signature share a tuning
+ * through a hash table that stays linear (full comparisons counted through
+ * a test hook) and right when every hash collides.  One test prints how
+ * long scoring takes (docs/perf.md records it); it asserts nothing about
+ * time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -656,6 +659,159 @@ START_TEST(test_measure_cache_round_trip)
 }
 END_TEST
 
+/* ---- reuse of a signature's tuning ------------------------------------ */
+
+/* passes/autotune.c's test hook: the pass with every signature hash ANDed
+ * with hmask, counting the full signature comparisons. */
+int autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask,
+    int64_t *compares);
+
+static int
+run_hashmask(Graph *g, uint64_t hmask, int64_t *compares, char **report)
+{
+	Pipeline pl;
+	char *rbuf = NULL, *dbuf = NULL;
+	size_t rn = 0, dn = 0;
+	FILE *rf = open_memstream(&rbuf, &rn), *df = open_memstream(&dbuf, &dn);
+	Diag d;
+	PassArgs a;
+	int rc;
+
+	ck_assert_int_eq(pass_parse_pipeline("autotune", &pl, df, "check"), 0);
+	a = (PassArgs){pl.p[0].pass->opts, pl.p[0].vals, rf, false, NULL};
+	diag_init(&d, "t.aicm", "", 0, df);
+	rc = autotune_run_hashmask(g, &a, &d, hmask, compares);
+	pass_free_pipeline(&pl);
+	diag_free(&d);
+	fclose(rf);
+	fclose(df);
+	free(dbuf);
+	*report = rbuf;
+	return rc;
+}
+
+static int
+count_str(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+START_TEST(test_autotune_reuse_linear)
+{
+	/* 2000 relu kernels of distinct shapes, then 1000 that repeat the
+	 * shapes of the first 1000: each repeat is one full comparison (the
+	 * scan over earlier keys it replaced made 2 million), and gets the
+	 * attributes of the kernel it repeats */
+	enum { DISTINCT = 2000, REPEAT = 1000, N = DISTINCT + REPEAT };
+	size_t cap = 160 * N, len = 0;
+	char *src = malloc(cap), *rep;
+	int64_t compares = -1;
+	Graph *g;
+
+	len += (size_t)snprintf(src + len, cap - len, "graph {\n");
+	for (int i = 0; i < N; i++) {
+		int rows = i < DISTINCT ? i + 1 : i - DISTINCT + 1;
+
+		len += (size_t)snprintf(src + len, cap - len, "  %%x%d = input() : (%d, 8)\n"
+		    "  kernel @k%d [elementwise] {\n    %%r%d = relu(%%x%d) : (%d, 8)\n  }\n",
+		    i, rows, i, i, i, rows);
+	}
+	snprintf(src + len, cap - len, "}\n");
+	g = parse_ok(src);
+	free(src);
+	ck_assert_int_eq(g->nkernels, N);
+	ck_assert_int_eq(run_hashmask(g, ~(uint64_t)0, &compares, &rep), 0);
+	ck_assert_int_eq(compares, REPEAT);
+	ck_assert_int_eq(count_str(rep, "same signature as @"), REPEAT);
+	ck_assert_int_eq(count_str(rep, " candidates, "), DISTINCT);
+	ck_assert_ptr_nonnull(strstr(rep, "@k2999 [elementwise] rows=1000 cols=8 f64, target "
+	    "h100\n  same signature as @k999: "));
+	for (int i = DISTINCT; i < N; i++) {
+		const Kernel *a = &g->kernels[i], *b = &g->kernels[i - DISTINCT];
+
+		ck_assert_uint_eq(a->kset, b->kset);
+		ck_assert_uint_ne(a->kset, 0);
+		for (int t = 0; t < KA_COUNT; t++)
+			if (a->kset & (1u << t))
+				ck_assert_int_eq(a->kattr[t], b->kattr[t]);
+	}
+	free(rep);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* Kernels alike but for one thing each, and kernels alike from different
+ * nodes: reuse must follow the signature, not the hash or the operands. */
+static const char *lookalikes =
+    "graph {\n"
+    "  %x = input() : (64, 32)\n"
+    "  %y = input() : (64, 32)\n"
+    "  %u = input() : (64, 32) f32\n"
+    "  %v = input() : (64, 32) f32\n"
+    "  kernel @k0 [elementwise] {\n    %a0 = add(%x, %y) : (64, 32)\n  }\n"
+    "  kernel @k1 [elementwise] {\n    %a1 = add(%x, %x) : (64, 32)\n  }\n"
+    "  kernel @k2 [elementwise] {\n    %a2 = add(%y, %x) : (64, 32)\n  }\n"
+    "  kernel @k3 [elementwise] {\n    %a3 = add(%u, %v) : (64, 32) f32\n  }\n"
+    "  kernel @k4 [reduction] {\n    %s4 = sum(%x) : (64,) axis=1\n  }\n"
+    "  kernel @k5 [reduction] {\n    %s5 = sum(%x) : (32,) axis=0\n  }\n"
+    "  kernel @k6 [reduction] {\n    %s6 = sum(%y) : (64,) axis=1\n  }\n"
+    "  kernel @k7 [elementwise] {\n    %b7 = add(%x, %y) : (64, 32)\n"
+    "    %r7 = relu(%b7) : (64, 32)\n  }\n"
+    "  kernel @k8 [elementwise] {\n    %a8 = add(%a1, %a2) : (64, 32)\n  }\n"
+    "  kernel @k9 [elementwise] {\n    %a9 = add(%a1, %a1) : (64, 32)\n  }\n"
+    "  kernel @k10 [reduction] {\n    %s10 = sum(%x) : (64, 1) axis=1 keepdims=True\n  }\n"
+    "  return %a3, %s4, %s5, %s6, %r7, %a8, %a9, %s10\n"
+    "}\n";
+
+START_TEST(test_autotune_reuse_collisions)
+{
+	/* hash ANDed with 0: every signature collides, so reuse rests on the
+	 * full comparison alone; the result must not change */
+	Graph *g = parse_ok(lookalikes), *h = parse_ok(lookalikes), *p = parse_ok(lookalikes);
+	char *rg, *rh, *rp, *og, *oh, *op;
+	int64_t cg = -1, ch = -1;
+	int rc;
+	size_t n;
+
+	ck_assert_int_eq(run_hashmask(g, ~(uint64_t)0, &cg, &rg), 0);
+	ck_assert_int_eq(run_hashmask(h, 0, &ch, &rh), 0);
+	op = run_pipeline(p, "autotune", &rp, &rc);
+	ck_assert_int_eq(rc, 0);
+	og = ir_print_str(g, &n);
+	oh = ir_print_str(h, &n);
+	ck_assert_str_eq(rg, rh);
+	ck_assert_str_eq(rg, rp);
+	ck_assert_str_eq(og, oh);
+	ck_assert_str_eq(og, op);
+	ck_assert_int_eq(count_str(rg, "same signature as @"), 4);
+	ck_assert_ptr_nonnull(strstr(rg, "@k2 [elementwise] rows=64 cols=32 f64, target h100\n"
+	    "  same signature as @k0: "));
+	ck_assert_ptr_nonnull(strstr(rg, "@k6 [reduction] rows=64 reduced=32 f64, target h100\n"
+	    "  same signature as @k4: "));
+	ck_assert_ptr_nonnull(strstr(rg, "@k8 [elementwise] rows=64 cols=32 f64, target h100\n"
+	    "  same signature as @k0: "));
+	ck_assert_ptr_nonnull(strstr(rg, "@k9 [elementwise] rows=64 cols=32 f64, target h100\n"
+	    "  same signature as @k1: "));
+	/* one comparison per reuse with the real hash; with every hash equal,
+	 * each lookup walks the 7 first-of-their-signature kernels in turn */
+	ck_assert_int_eq(cg, 4);
+	ck_assert_int_gt(ch, 4);
+	free(rg);
+	free(rh);
+	free(rp);
+	free(og);
+	free(oh);
+	free(op);
+	ir_graph_free(g);
+	ir_graph_free(h);
+	ir_graph_free(p);
+}
+END_TEST
+
 Suite *
 make_autotune_suite(void)
 {
@@ -681,6 +837,8 @@ make_autotune_suite(void)
 	tcase_add_test(ps, test_measure_rejects_wrong);
 	tcase_add_test(ps, test_measure_needs_callback);
 	tcase_add_test(ps, test_measure_cache_round_trip);
+	tcase_add_test(ps, test_autotune_reuse_linear);
+	tcase_add_test(ps, test_autotune_reuse_collisions);
 	tcase_set_timeout(ps, 60);
 	suite_add_tcase(s, tr);
 	suite_add_tcase(s, pm);
