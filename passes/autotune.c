@@ -204,27 +204,51 @@ target_desc(Buf *b, const Target *t)
  * appends): so a run with a cache and one without share exactly the same
  * kernels, and text is built only for the cache file. */
 
-/* Numbers a kernel's operands from outside it by first use ($0, $1, ...):
- * scratch reused from kernel to kernel. */
+/* Numbers a kernel's operands from outside it by first use ($0, $1, ...),
+ * through a small hash set (a kernel may have thousands): scratch reused
+ * from kernel to kernel. */
 typedef struct ExtNums {
-	int *v;
+	int *v;                      /* by number: the node */
 	int n, cap;
+	int *slot;                   /* number + 1; 0: empty */
+	int nslot;
+	unsigned mask;
 } ExtNums;
+
+static void
+ext_reset(ExtNums *x, const Kernel *k)
+{
+	size_t want = 16;
+
+	while (want < 4 * (size_t)(k->last - k->first + 1))   /* 2 operands a node, half full */
+		want *= 2;
+	if (want > (size_t)x->nslot) {
+		free(x->slot);
+		x->slot = xmalloc(sizeof *x->slot * want);
+		x->nslot = (int)want;
+	}
+	memset(x->slot, 0, sizeof *x->slot * want);
+	x->mask = (unsigned)want - 1;
+	x->n = 0;
+}
 
 /* The number of external operand v, and whether this is its first use. */
 static int
 ext_num(ExtNums *x, int v, bool *first)
 {
-	for (int e = 0; e < x->n; e++)
-		if (x->v[e] == v) {
+	unsigned h = (unsigned)v * 0x9e3779b1u;
+
+	for (h = (h ^ h >> 16) & x->mask; x->slot[h]; h = (h + 1) & x->mask)
+		if (x->v[x->slot[h] - 1] == v) {
 			*first = false;
-			return e;
+			return x->slot[h] - 1;
 		}
 	if (x->n == x->cap) {
 		x->cap = x->cap ? 2 * x->cap : 16;
 		x->v = xrealloc(x->v, sizeof *x->v * (size_t)x->cap);
 	}
 	x->v[x->n] = v;
+	x->slot[h] = x->n + 1;
 	*first = true;
 	return x->n++;
 }
@@ -234,7 +258,7 @@ ext_num(ExtNums *x, int v, bool *first)
 static void
 signature(Buf *b, ExtNums *x, const Graph *g, const Kernel *k)
 {
-	x->n = 0;
+	ext_reset(x, k);
 	bputs(b, ir_kernel_kinds[k->kind]);
 	bputc(b, ':');
 	if (k->kset & (1u << KA_SPLIT)) {
@@ -317,7 +341,7 @@ static void
 sig_words(Words *s, ExtNums *x, const Graph *g, const Kernel *k, DType dt)
 {
 	s->n = 0;
-	x->n = 0;
+	ext_reset(x, k);
 	wput(s, dt);
 	wput(s, k->kind);
 	wput(s, (k->kset & (1u << KA_SPLIT)) != 0);
@@ -1302,6 +1326,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 	free(ru.a.w);
 	free(ru.b.w);
 	free(ru.x.v);
+	free(ru.x.slot);
 	free(res);
 	free(tu);
 	free(tdesc.s);
