@@ -2,7 +2,7 @@
 # run.sh: `make bench`: aicm-run --bench on the lowered fused graph against
 # the same computation in numpy, side by side, on the same inputs.
 #
-#   sh bench/run.sh [BUILD_DIR]       env: REPS (5), WORKLOADS ("w1 w2 w3 w4 w5"),
+#   sh bench/run.sh [BUILD_DIR]       env: REPS (10), WORKLOADS ("w1 w2 w3 w4 w5"),
 #                                          DTYPES ("f64 f32"), THREADS ("1 <all cores>")
 #
 # Per workload, dtype and thread count: numpy's and aicm's best time of REPS
@@ -17,7 +17,7 @@
 # kernels for this CPU.
 set -u
 build=${1:-build}
-reps=${REPS:-5}
+reps=${REPS:-10}
 all=$(nproc)
 workloads=${WORKLOADS:-w1 w2 w3 w4 w5}
 dtypes=${DTYPES:-f64 f32}
@@ -128,9 +128,11 @@ echo "pipeline: shape-infer,fuse{row-fusion=true},lower-tiled with tiles: w1 $(t
 
 # The issue's targets, judged on this run's rows (DESIGN §11: a 2-thread
 # target on a memory-bound workload is also met at 90% of the measured
-# 2-core bandwidth).
+# 2-core bandwidth).  aicm's GB/s are bytes over wall time, so they are held
+# to the triad's wall-time figure (its CPU-time figure is printed beside it:
+# a thread waiting for memory is not always charged for the wait).
 echo "targets (issue 8), from this run:"
-awk -v all="$all" -v bw2="$(pk stream_triad_gbs_t${all}_cpu)" -v w2in="$(( 4096 * 4096 ))" '
+awk -v all="$all" -v bw2="$(pk stream_triad_gbs_t${all})" -v bw2c="$(pk stream_triad_gbs_t${all}_cpu)" -v w2in="$(( 4096 * 4096 ))" '
 function verdict(ok) { return ok ? "met" : "NOT met" }
 { key = $1 " " $2; if ($3 == 1) { r1[key] = $5 / $4; t1[key] = $5; rss[key] = $7 } else { t2[key] = $5; gb2[key] = $6 } }
 END {
@@ -146,7 +148,7 @@ END {
 		if (("w1 " dt) in t2)
 			printf "  w1 %s %d threads: %.2fx the 1-thread speed, target >= 1.8x: %s\n", dt, all, t1["w1 " dt] / t2["w1 " dt], verdict(t1["w1 " dt] / t2["w1 " dt] >= 1.8)
 		if (("w2 " dt) in t2)
-			printf "  w2 %s %d threads: %.2fx the 1-thread speed, %.1f GB/s = %.0f%% of the 2-core triad (%.1f GB/s); target >= 1.8x or >= 90%%: %s\n", dt, all, t1["w2 " dt] / t2["w2 " dt], gb2["w2 " dt], 100 * gb2["w2 " dt] / bw2, bw2, verdict(t1["w2 " dt] / t2["w2 " dt] >= 1.8 || gb2["w2 " dt] >= 0.9 * bw2)
+			printf "  w2 %s %d threads: %.2fx the 1-thread speed, %.1f GB/s = %.0f%% of the 2-core triad (%.1f GB/s wall, %.1f by CPU time); target >= 1.8x or >= 90%%: %s\n", dt, all, t1["w2 " dt] / t2["w2 " dt], gb2["w2 " dt], 100 * gb2["w2 " dt] / bw2, bw2, bw2c, verdict(t1["w2 " dt] / t2["w2 " dt] >= 1.8 || gb2["w2 " dt] >= 0.9 * bw2)
 	}
 	for (d = 0; d < 2; d++) {
 		dt = d ? "f32" : "f64"; in_mb = w2in * (d ? 4 : 8) / 1e6
