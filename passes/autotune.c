@@ -1167,16 +1167,16 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 		    "to score with the cost model alone");
 		return -1;
 	}
-	if (pass_int(a, "top-k") < 0 || pass_int(a, "top-k") > COST_MAX_SPACE) {
-		diag_error(d, LOC_NONE, "autotune: option 'top-k' must be 0 to %d, found %" PRId64,
-		    COST_MAX_SPACE, pass_int(a, "top-k"));
-		return -1;
-	}
 	if (setup_target(a, &t, d) != 0 || pass_require_shapes(g, d, "fuse,autotune") != 0)
 		return -1;
 	if (g->nkernels == 0) {
-		diag_remark(d, LOC_NONE, "autotune: no kernels to tune; run fuse first "
-		    "(--pass=shape-infer,fuse,autotune)");
+		/* a graph of sources only has nothing to tune and nothing to fuse */
+		for (int i = 0; i < g->nnodes; i++)
+			if (ir_ops[g->nodes[i].op].cls != OC_SOURCE && !g->nodes[i].tile) {
+				diag_remark(d, LOC_NONE, "autotune: no kernels to tune; run fuse "
+				    "first (--pass=shape-infer,fuse,autotune)");
+				break;
+			}
 		return 0;
 	}
 	if (cpath && *cpath) {
