@@ -196,6 +196,20 @@ alias_dot_accumulators(const TileFn *f, PKernel *k)
 	}
 }
 
+/* Whether strides s walk a tile of shape sh densely. */
+static bool
+whole(const int64_t *s, const int64_t *sh)
+{
+	int64_t st = 1;
+
+	for (int d = 3; d >= 0; d--) {
+		if (sh[d] > 1 && s[d] != st)
+			return false;
+		st *= sh[d];
+	}
+	return true;
+}
+
 /* Whether value v is read by nothing but dots, as their left operand. */
 static bool
 only_dot_lhs(const TileFn *f, int v)
@@ -221,18 +235,36 @@ static void
 mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t)
 {
 	const int64_t *sh = k->tile[in->op == TO_LOAD ? in->res : in->in[0]].sh;
-	int64_t st = 1, bytes = ir_type_numel(t) * (int64_t)k->es;
+	int64_t bytes = ir_type_numel(t) * (int64_t)k->es;
 
-	a->dense = t->dt == k->dt;
-	for (int d = 3; d >= 0; d--) {
-		if (sh[d] > 1 && a->tstr[d] != st)
-			a->dense = false;
-		st *= sh[d];
-	}
+	a->dense = t->dt == k->dt && whole(a->tstr, sh);
 	a->view = in->op == TO_LOAD && !a->dense && t->dt == k->dt && a->tstr[3] == 1 &&
 	    sh[0] == 1 && sh[1] == 1 && only_dot_lhs(k->f, in->res);
 	a->stream = in->op == TO_STORE && t->dt == k->dt && a->tstr[3] == 1 &&
 	    bytes >= STREAM_MIN_TENSOR && sh[3] * (int64_t)k->es >= STREAM_MIN_ROW;
+}
+
+/* How many times each instruction runs in one program: the product of the
+ * trip counts of the loops around it (INT64_MAX when that overflows). */
+static int64_t *
+inst_trips(const TileFn *f)
+{
+	int64_t *r = xmalloc(sizeof *r * (size_t)(f->ninsts + 1));
+
+	for (int i = 0; i < f->ninsts; i++) {
+		r[i] = 1;
+		for (int j = 0; j < i; j++) {
+			const TileInst *fo = &f->insts[j];
+
+			if (fo->op == TO_FOR && fo->end >= i &&
+			    __builtin_mul_overflow(r[i], (fo->hi - fo->lo + fo->step - 1) / fo->step,
+			    &r[i])) {
+				r[i] = INT64_MAX;
+				break;
+			}
+		}
+	}
+	return r;
 }
 
 /* Packed tiles that neighbouring programs repeat.  A dot's b tile in a K
@@ -245,11 +277,10 @@ mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t)
  * axis, within MEMO_MAX bytes.  The order of programs along any one axis
  * stays ascending, so atomics combine in the same order either way. */
 static void
-plan_memo(PKernel *k)
+plan_memo(PKernel *k, const int64_t *trips)
 {
 	const TileFn *f = k->f;
 	unsigned *dep = xcalloc((size_t)f->nvals + 1, sizeof *dep);
-	int64_t *trips = xcalloc((size_t)f->ninsts + 1, sizeof *trips);
 	int64_t total = 0;
 	int fast = f->grid[2] > 1 ? 2 : f->grid[1] > 1 ? 1 : 0;
 
@@ -257,17 +288,6 @@ plan_memo(PKernel *k)
 		const TileInst *in = &f->insts[i];
 		PAccess *a = &k->acc[i];
 
-		trips[i] = 1;
-		for (int j = 0; j < i; j++)
-			if (f->insts[j].op == TO_FOR && f->insts[j].end >= i) {
-				const TileInst *fo = &f->insts[j];
-				int64_t n = (fo->hi - fo->lo + fo->step - 1) / fo->step;
-
-				if (n < 1 || __builtin_mul_overflow(trips[i], n, &trips[i]))
-					trips[i] = -1;
-				if (trips[i] < 0)
-					break;
-			}
 		if (in->op == TO_PROGRAM_ID)
 			dep[in->res] = 1u << in->axis;
 		else if (in->op == TO_IDIV || in->op == TO_IREM)
@@ -295,8 +315,9 @@ plan_memo(PKernel *k)
 		size_t bytes;
 		int64_t need;
 
-		if (in->op != TO_LOAD || trips[i] <= 1 || in->arg == TILE_RESULT || a->dense ||
-		    a->view || (a->dep & (1u << fast)) || trips[i] > MEMO_MAX)
+		if (in->op != TO_LOAD || trips[i] <= 1 || trips[i] == INT64_MAX ||
+		    in->arg == TILE_RESULT || a->dense || a->view || (a->dep & (1u << fast)) ||
+		    trips[i] > MEMO_MAX)
 			continue;
 		bytes = ((size_t)k->tile[in->res].n * k->es + 63) & ~(size_t)63;
 		if (__builtin_mul_overflow(trips[i], (int64_t)bytes, &need) ||
@@ -312,7 +333,6 @@ plan_memo(PKernel *k)
 	}
 	k->bytes += (size_t)total;
 	free(dep);
-	free(trips);
 }
 
 static int
@@ -321,6 +341,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
 	size_t off = 0;
+	int64_t *trips;
 
 	k->node = node;
 	k->f = f;
@@ -350,21 +371,17 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	alias_dot_accumulators(f, k);
 	/* The work: each instruction's tile elements times the trips of the
 	 * loops around it, times the programs (saturating). */
+	trips = inst_trips(f);
 	{
-		int64_t work = 0, *trips = xmalloc(sizeof(int64_t) * (size_t)(f->ninsts + 1));
+		int64_t work = 0;
 		int64_t progs = f->grid[0] * f->grid[1] * f->grid[2];
 		bool big = false;
 
 		for (int i = 0; i < f->ninsts; i++) {
 			const TileInst *in = &f->insts[i];
-			int64_t t = 1, e = 1, w;
+			int64_t t = trips[i], e = 1, w;
 
-			for (int j = 0; j < i; j++)
-				if (f->insts[j].op == TO_FOR && f->insts[j].end >= i)
-					big |= __builtin_mul_overflow(t, trips[j], &t);
-			trips[i] = 1;
-			if (in->op == TO_FOR)
-				trips[i] = (in->hi - in->lo + in->step - 1) / in->step;
+			big |= t == INT64_MAX;
 			if (in->res >= 0 && f->vals[in->res].rank >= 0)
 				e = k->tile[in->res].n;
 			if (in->op == TO_DOT)
@@ -373,9 +390,10 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			big |= __builtin_add_overflow(work, w, &work);
 		}
 		big |= __builtin_mul_overflow(work, progs, &work);
-		free(trips);
-		if (big || work > TILE_MAX_WORK)
+		if (big || work > TILE_MAX_WORK) {
+			free(trips);
 			return -2;
+		}
 	}
 	for (int i = 0; i < f->ninsts; i++) {
 		const TileInst *in = &f->insts[i];
@@ -410,7 +428,8 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 		mark_dense(k, in, a, t);
 	}
 	k->bytes = ((k->bufsize * k->es) + 63) & ~(size_t)63;
-	plan_memo(k);
+	plan_memo(k, trips);
+	free(trips);
 	return 0;
 }
 
@@ -729,20 +748,6 @@ static int64_t
 stretch_valid(int64_t sh, int64_t v, int64_t osh)
 {
 	return sh == osh ? v : v > 0 ? osh : 0;
-}
-
-/* Whether strides s walk a tile of shape sh densely. */
-static bool
-whole(const int64_t *s, const int64_t *sh)
-{
-	int64_t st = 1;
-
-	for (int d = 3; d >= 0; d--) {
-		if (sh[d] > 1 && s[d] != st)
-			return false;
-		st *= sh[d];
-	}
-	return true;
 }
 
 static void
