@@ -329,6 +329,44 @@ START_TEST(test_exec_elementwise_chain)
 }
 END_TEST
 
+/* A plan whose work passes 2^46 element operations (a 65536^3 matmul:
+ * 2^48 multiply-adds) is refused when compiled, before anything runs or
+ * is allocated; one under the limit compiles. */
+START_TEST(test_exec_work_limit)
+{
+	static const char *const srcs[] = {
+	    "graph {\n  %x = input() : (65536, 65536)\n  %w = input() : (65536, 65536)\n"
+	    "  %y = matmul(%x, %w)\n}\n",
+	    "graph {\n  %x = input() : (4096, 4096)\n  %w = input() : (4096, 4096)\n"
+	    "  %y = matmul(%x, %w)\n}\n"};
+
+	for (int t = 0; t < 2; t++) {
+		Graph *g = run_pipeline(srcs[t], "shape-infer,lower-tiled");
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&msg, &len);
+		Diag d;
+		TilePlan *p;
+
+		ck_assert_ptr_nonnull(g);
+		diag_init(&d, "t.aicm", srcs[t], strlen(srcs[t]), f);
+		p = exec_tile_compile(g, &d);
+		fflush(f);
+		if (t == 0) {
+			ck_assert_ptr_null(p);
+			ck_assert_msg(strstr(msg, "more than 2^46 element operations"), "%s", msg);
+		} else {
+			ck_assert_ptr_nonnull(p);
+		}
+		exec_tile_free(p);
+		diag_free(&d);
+		fclose(f);
+		free(msg);
+		ir_graph_free(g);
+	}
+}
+END_TEST
+
 Suite *
 make_exec_suite(void)
 {
@@ -342,6 +380,7 @@ make_exec_suite(void)
 	tcase_add_test(tc, test_exec_f32_matmul_epilogue);
 	tcase_add_test(tc, test_exec_packed_tiles_reused);
 	tcase_add_test(tc, test_exec_elementwise_chain);
+	tcase_add_test(tc, test_exec_work_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }
