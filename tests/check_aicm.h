@@ -17,5 +17,12 @@
  * returns the graph or NULL, and the messages in *msgs (malloc'd, may be
  * NULL when not wanted).  check_util.c. */
 Graph *ck_parse(const char *src, char **msgs);
+/* src parsed and run through pipeline (verifying after each pass); NULL on
+ * any error, its messages dropped. */
+Graph *ck_pipeline(const char *src, const char *pipeline);
+/* Allocates and fills g's source tensors (not tiled) in vals with the
+ * documented random values of seed. */
+struct Tensor;
+void ck_fill_sources(const Graph *g, struct Tensor *vals, uint64_t seed);
 
 #endif

@@ -18,44 +18,13 @@
 #include "pass.h"
 #include "tile_exec.h"
 
-/* src run through pipeline; NULL on any error. */
-static Graph *
-run_pipeline(const char *src, const char *pipeline)
-{
-	Graph *g = ck_parse(src, NULL);
-	Pipeline pl = {0};
-	PassRun run = {0};
-	FILE *sink = fopen("/dev/null", "w");
-	Diag d;
-	int rc;
-
-	ck_assert_ptr_nonnull(g);
-	run.verify_each = true;
-	diag_init(&d, "t.aicm", src, strlen(src), sink);
-	rc = pass_parse_pipeline(pipeline, &pl, sink, "check");
-	if (rc == 0)
-		rc = pass_run_pipeline(g, &pl, &run, &d);
-	pass_free_pipeline(&pl);
-	diag_free(&d);
-	fclose(sink);
-	if (rc != 0) {
-		ir_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
 /* Tensors for g with its sources random (the same for the same names). */
 static Tensor *
 sources(const Graph *g)
 {
 	Tensor *vals = xcalloc((size_t)g->nnodes, sizeof *vals);
 
-	for (int i = 0; i < g->nnodes; i++)
-		if (!g->nodes[i].tile && ir_ops[g->nodes[i].op].cls == OC_SOURCE) {
-			ck_assert_int_eq(exec_tensor_alloc(&vals[i], &g->nodes[i].type, 0), 0);
-			exec_fill_random(&vals[i], 11, g->nodes[i].name);
-		}
+	ck_fill_sources(g, vals, 11);
 	return vals;
 }
 
@@ -72,7 +41,7 @@ typedef struct Case {
 static void
 check_case(const Case *c, const int *threads, int nthreads)
 {
-	Graph *g = run_pipeline(c->src, c->pipeline), *r = run_pipeline(c->src, "shape-infer");
+	Graph *g = ck_pipeline(c->src, c->pipeline), *r = ck_pipeline(c->src, "shape-infer");
 	Tensor *vals, *ref;
 	TilePlan *p;
 	Diag d;
@@ -341,7 +310,7 @@ START_TEST(test_exec_work_limit)
 	    "  %y = matmul(%x, %w)\n}\n"};
 
 	for (int t = 0; t < 2; t++) {
-		Graph *g = run_pipeline(srcs[t], "shape-infer,lower-tiled");
+		Graph *g = ck_pipeline(srcs[t], "shape-infer,lower-tiled");
 		char *msg = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&msg, &len);

@@ -18,43 +18,6 @@
 #include "tile.h"
 #include "tile_exec.h"
 
-/* Parses src, runs the pipeline; NULL on any error. */
-static Graph *
-lowered(const char *src, const char *pipeline)
-{
-	Graph *g = ck_parse(src, NULL);
-	Pipeline pl = {0};
-	PassRun run = {true, NULL, false, NULL, NULL, NULL, NULL};
-	Diag d;
-	FILE *sink = fopen("/dev/null", "w");
-	int rc;
-
-	if (!g)
-		return NULL;
-	diag_init(&d, "t.aicm", src, strlen(src), sink);
-	rc = pass_parse_pipeline(pipeline, &pl, sink, "check");
-	if (rc == 0)
-		rc = pass_run_pipeline(g, &pl, &run, &d);
-	pass_free_pipeline(&pl);
-	diag_free(&d);
-	fclose(sink);
-	if (rc != 0) {
-		ir_graph_free(g);
-		return NULL;
-	}
-	return g;
-}
-
-static void
-fill(const Graph *g, Tensor *vals)
-{
-	for (int i = 0; i < g->nnodes; i++)
-		if (!g->nodes[i].tile && ir_ops[g->nodes[i].op].cls == OC_SOURCE) {
-			ck_assert_int_eq(exec_tensor_alloc(&vals[i], &g->nodes[i].type, 0), 0);
-			exec_fill_random(&vals[i], 7, g->nodes[i].name);
-		}
-}
-
 /* Runs g (lowered) on random sources with the given threads; returns the
  * tensors (caller frees) and the total stats in *tot. */
 static Tensor *
@@ -67,7 +30,7 @@ run_tiled(const Graph *g, int threads, KernelStats *tot)
 	const KernelStats *ks;
 
 	diag_init(&d, "t.aicm", "", 0, stderr);
-	fill(g, vals);
+	ck_fill_sources(g, vals, 7);
 	p = exec_tile_compile(g, &d);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(exec_tile_run(p, vals, threads, &d), 0);
@@ -86,7 +49,7 @@ run_ref(const Graph *g)
 	Diag d;
 
 	diag_init(&d, "t.aicm", "", 0, stderr);
-	fill(g, vals);
+	ck_fill_sources(g, vals, 7);
 	ck_assert_int_eq(exec_interp(g, vals, &d), 0);
 	diag_free(&d);
 	return vals;
@@ -137,7 +100,7 @@ static const char *kinds =
 
 START_TEST(test_tile_roundtrip_lowered)
 {
-	Graph *g = lowered(kinds, "shape-infer,lower-tiled");
+	Graph *g = ck_pipeline(kinds, "shape-infer,lower-tiled");
 	char *a, *b;
 	Graph *h;
 
@@ -161,7 +124,7 @@ START_TEST(test_tile_smaller_blocks_repeat_traffic)
 {
 	static const int blocks[] = {64, 32, 16, 8};
 	int64_t prev = -1, wr = -1;
-	Graph *r = lowered(seed_mm, "shape-infer");
+	Graph *r = ck_pipeline(seed_mm, "shape-infer");
 	Tensor *ref;
 
 	ck_assert_ptr_nonnull(r);
@@ -176,7 +139,7 @@ START_TEST(test_tile_smaller_blocks_repeat_traffic)
 
 		snprintf(pipe, sizeof pipe, "shape-infer,lower-tiled{bm=%d,bn=%d,bk=%d}", blocks[i],
 		    blocks[i], blocks[i]);
-		g = lowered(seed_mm, pipe);
+		g = ck_pipeline(seed_mm, pipe);
 		ck_assert_ptr_nonnull(g);
 		v = run_tiled(g, 1, &t);
 		gm = (100 + blocks[i] - 1) / blocks[i];
@@ -207,8 +170,8 @@ END_TEST
  * threads (the split reduction and the column maxima combine atomically). */
 START_TEST(test_tile_kinds_match_reference_any_threads)
 {
-	Graph *g = lowered(kinds, "shape-infer,lower-tiled");
-	Graph *r = lowered(kinds, "shape-infer");
+	Graph *g = ck_pipeline(kinds, "shape-infer,lower-tiled");
+	Graph *r = ck_pipeline(kinds, "shape-infer");
 	Tensor *ref, *v1;
 	int *outs, no;
 
@@ -272,7 +235,7 @@ START_TEST(test_tile_traffic_rules)
 	};
 
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-		Graph *g = lowered(c[i].src, c[i].pipe);
+		Graph *g = ck_pipeline(c[i].src, c[i].pipe);
 		KernelStats t;
 		Tensor *v;
 
@@ -315,7 +278,7 @@ START_TEST(test_tile_cost_model_agrees)
 
 	for (size_t gi = 0; gi < sizeof xgraphs / sizeof xgraphs[0]; gi++)
 		for (size_t pi = 0; pi < sizeof pipes / sizeof pipes[0]; pi++) {
-			Graph *g = lowered(xgraphs[gi], pipes[pi]);
+			Graph *g = ck_pipeline(xgraphs[gi], pipes[pi]);
 			Graph *t;
 			char pipe[64];
 			KernelStats tot;
@@ -350,7 +313,7 @@ START_TEST(test_tile_cost_model_agrees)
 				want_wr += tr.stored;
 			}
 			snprintf(pipe, sizeof pipe, "%s,lower-tiled", pipes[pi]);
-			t = lowered(xgraphs[gi], pipe);
+			t = ck_pipeline(xgraphs[gi], pipe);
 			ck_assert_ptr_nonnull(t);
 			v = run_tiled(t, 1, &tot);
 			ck_assert_msg(tot.bytes_read == want_rd && tot.bytes_written == want_wr,
@@ -445,7 +408,7 @@ START_TEST(test_tile_names_avoid_operands)
 	const char *src =
 	    "graph {\n  %m = input() : (8, 8)\n  %zero = const() : (8, 8)\n"
 	    "  %acc = matmul(%m, %zero)\n  %a = max(%acc) axis=1\n}\n";
-	Graph *g = lowered(src, "shape-infer,lower-tiled"), *h;
+	Graph *g = ck_pipeline(src, "shape-infer,lower-tiled"), *h;
 	char *a, *b;
 
 	ck_assert_ptr_nonnull(g);
@@ -517,7 +480,7 @@ START_TEST(test_tile_lower_long_kernel)
 	for (int i = 1; i <= n; i++)
 		m += (size_t)snprintf(s + m, cap - m, "  %%v%d = relu(%%v%d)\n", i, i - 1);
 	snprintf(s + m, cap - m, "}\n");
-	g = lowered(s, "shape-infer,fuse,lower-tiled");
+	g = ck_pipeline(s, "shape-infer,fuse,lower-tiled");
 	ck_assert_ptr_nonnull(g);
 	ck_assert_int_eq(g->nnodes, 2);
 	f = g->nodes[1].tile;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check_aicm.h"
+#include "exec.h"
 #include "parse.h"
 #include "pass.h"
 
@@ -32,4 +33,45 @@ ck_parse(const char *src, char **msgs)
 	else
 		free(buf);
 	return g;
+}
+
+Graph *
+ck_pipeline(const char *src, const char *pipeline)
+{
+	Graph *g = ck_parse(src, NULL);
+	Pipeline pl = {0};
+	PassRun run = {0};
+	Diag d;
+	FILE *sink = fopen("/dev/null", "w");
+	int rc;
+
+	if (!g || !sink) {
+		if (sink)
+			fclose(sink);
+		ir_graph_free(g);
+		return NULL;
+	}
+	run.verify_each = true;
+	diag_init(&d, "t.aicm", src, strlen(src), sink);
+	rc = pass_parse_pipeline(pipeline, &pl, sink, "check");
+	if (rc == 0)
+		rc = pass_run_pipeline(g, &pl, &run, &d);
+	pass_free_pipeline(&pl);
+	diag_free(&d);
+	fclose(sink);
+	if (rc != 0) {
+		ir_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+void
+ck_fill_sources(const Graph *g, Tensor *vals, uint64_t seed)
+{
+	for (int i = 0; i < g->nnodes; i++)
+		if (!g->nodes[i].tile && ir_ops[g->nodes[i].op].cls == OC_SOURCE) {
+			ck_assert_int_eq(exec_tensor_alloc(&vals[i], &g->nodes[i].type, 0), 0);
+			exec_fill_random(&vals[i], seed, g->nodes[i].name);
+		}
 }
