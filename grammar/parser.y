@@ -52,7 +52,6 @@ typedef void *yyscan_t;
 	Tok tok;
 	Refs *refs;
 	Items *items;
-	Item item;
 	Idx *idx;
 	Idxs *idxs;
 }
@@ -128,7 +127,6 @@ static void t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val,
 
 %type <refs> operands operands_opt tuple ints type_opt
 %type <items> items
-%type <item> item
 %type <tok> storekw
 %type <idx> idx
 %type <idxs> idxs idxs_opt
@@ -136,7 +134,6 @@ static void t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val,
 
 %destructor { refs_free($$); } <refs>
 %destructor { items_free($$); } <items>
-%destructor { refs_free($$.tuple); } <item>
 %destructor { idx_free($$); } <idx>
 %destructor { idxs_free($$); } <idxs>
 
@@ -299,18 +296,16 @@ ints:
 	| ints ',' INT          { $$ = refs_add($1, $3, L(@3)); }
 	;
 
+/* item = word | name "=" (int | float | word | tuple), each added to the
+ * list as it is read: an Item on bison's value stack made every semantic
+ * value 80 bytes, and the copies of them were a fifth of a large parse. */
 items:
 	  %empty                { $$ = NULL; }
-	| items item            { $$ = items_add($1, $2); }
-	;
-
-/* item = word | name "=" (int | float | word | tuple) */
-item:
-	  IDENT                 { $$ = (Item){{$1, L(@1)}, IV_BARE, {{0}, {0}}, NULL}; }
-	| IDENT '=' INT         { $$ = (Item){{$1, L(@1)}, IV_INT, {$3, L(@3)}, NULL}; }
-	| IDENT '=' FLOAT       { $$ = (Item){{$1, L(@1)}, IV_FLOAT, {$3, L(@3)}, NULL}; }
-	| IDENT '=' IDENT       { $$ = (Item){{$1, L(@1)}, IV_WORD, {$3, L(@3)}, NULL}; }
-	| IDENT '=' tuple       { $$ = (Item){{$1, L(@1)}, IV_TUPLE, {{0}, L(@3)}, $3}; }
+	| items IDENT           { $$ = items_add($1, (Item){{$2, L(@2)}, IV_BARE, {{0}, {0}}, NULL}); }
+	| items IDENT '=' INT   { $$ = items_add($1, (Item){{$2, L(@2)}, IV_INT, {$4, L(@4)}, NULL}); }
+	| items IDENT '=' FLOAT { $$ = items_add($1, (Item){{$2, L(@2)}, IV_FLOAT, {$4, L(@4)}, NULL}); }
+	| items IDENT '=' IDENT { $$ = items_add($1, (Item){{$2, L(@2)}, IV_WORD, {$4, L(@4)}, NULL}); }
+	| items IDENT '=' tuple { $$ = items_add($1, (Item){{$2, L(@2)}, IV_TUPLE, {{0}, L(@4)}, $4}); }
 	;
 
 %%
@@ -675,8 +670,10 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 		c->kstmts++;
 	if (!name_ok(c, name, nl))
 		goto out;
-	prev = ir_lookup(g, name.s);
-	if (prev >= 0) {
+	/* A bad op still defines its name (as an input), so that its users do
+	 * not each report it undefined. */
+	idx = ir_define(g, OP_INPUT, name.s, &prev);
+	if (idx < 0) {
 		diag_error(c->d, nl, "redefinition of '%%%s'", name.s);
 		diag_note(c->d, g->nodes[prev].loc, "previous definition is here");
 		goto out;
@@ -694,10 +691,9 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 		    ir_ops[opid].arity, ir_ops[opid].arity == 1 ? "" : "s", nin);
 		poison = true;
 	}
-	/* A bad op still defines its name, so that its users do not each
-	 * report it undefined. */
-	idx = ir_add_node(g, poison ? OP_INPUT : (OpId)opid, name.s);
 	n = &g->nodes[idx];
+	if (!poison)
+		n->op = (OpId)opid;
 	n->loc = nl;
 	n->oploc = ol;
 	n->kernel = c->kernel;

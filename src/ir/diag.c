@@ -62,6 +62,14 @@ diag_free(Diag *d)
 	memset(d, 0, sizeof *d);
 }
 
+int
+diag_nlines(const Diag *d)
+{
+	if (!d->linestart && d->buf)
+		index_lines((Diag *)d);
+	return d->nlines;
+}
+
 const char *
 diag_line(const Diag *d, int n, int *len)
 {

@@ -52,6 +52,8 @@ void diag_vreport(Diag *d, Severity s, Loc loc, const char *fmt, va_list ap);
 #define diag_warning(d, loc, ...) diag_report((d), SEV_WARNING, (loc), __VA_ARGS__)
 #define diag_remark(d, loc, ...) diag_report((d), SEV_REMARK, (loc), __VA_ARGS__)
 const char *diag_sev_name(Severity s);
+/* How many lines the buffer has (the line table is built on first use). */
+int diag_nlines(const Diag *d);
 /* The text of line n (1-based) without its newline; *len gets its length. */
 const char *diag_line(const Diag *d, int n, int *len);
 

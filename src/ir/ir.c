@@ -6,6 +6,7 @@
  * million ops parses in linear time.  Consumers are not stored on nodes:
  * a pass that needs them builds the compressed Users table in one sweep.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,12 +39,47 @@ const char *const ir_kattr_names[KA_COUNT] = {
 #undef X
 };
 
+/* FNV-1a, then a multiply-shift finaliser: FNV's low bits depend only on
+ * the low bits of the bytes, and the tables index by the low bits. */
+static size_t
+hash(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	h ^= h >> 32;
+	h *= 0x9e3779b97f4a7c15u;
+	h ^= h >> 29;
+	return (size_t)h;
+}
+
+/* Op names by hash (an op + 1 a slot, 0 empty; built once): the parser
+ * looks up every statement's op, and a scan of the table was a twentieth
+ * of a large parse. */
+enum { OPIDX = 128 };
+static unsigned char op_index[OPIDX];
+static pthread_once_t op_index_once = PTHREAD_ONCE_INIT;
+
+static void
+op_index_build(void)
+{
+	for (int i = 0; i < OP_COUNT; i++) {
+		size_t k = hash(ir_ops[i].name) & (OPIDX - 1);
+
+		while (op_index[k])
+			k = (k + 1) & (OPIDX - 1);
+		op_index[k] = (unsigned char)(i + 1);
+	}
+}
+
 int
 ir_op_lookup(const char *name)
 {
-	for (int i = 0; i < OP_COUNT; i++)
-		if (strcmp(ir_ops[i].name, name) == 0)
-			return i;
+	pthread_once(&op_index_once, op_index_build);
+	for (size_t k = hash(name) & (OPIDX - 1); op_index[k]; k = (k + 1) & (OPIDX - 1))
+		if (strcmp(ir_ops[op_index[k] - 1].name, name) == 0)
+			return op_index[k] - 1;
 	return -1;
 }
 
@@ -187,21 +223,6 @@ ir_shape_str(const Type *t, char *buf)
 
 /* ---- the name table -------------------------------------------------- */
 
-/* FNV-1a, then a multiply-shift finaliser: FNV's low bits depend only on
- * the low bits of the bytes, and the table indexes by the low bits. */
-static size_t
-hash(const char *s)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	h ^= h >> 32;
-	h *= 0x9e3779b97f4a7c15u;
-	h ^= h >> 29;
-	return (size_t)h;
-}
-
 /* Enters node i (whose name hashes to h) into a table with room. */
 static void
 names_put(Graph *g, NameTab *t, uint32_t h, int i, bool check)
@@ -342,6 +363,38 @@ ir_add_node(Graph *g, OpId op, const char *name)
 	if (2 * (g->names.n + 1) > g->names.cap)
 		names_resize(g, g->names.cap ? 2 * g->names.cap : 64);
 	names_put(g, &g->names, (uint32_t)hash(name), g->nnodes, true);
+	return g->nnodes++;
+}
+
+int
+ir_define(Graph *g, OpId op, const char *name, int *prev)
+{
+	uint32_t h = (uint32_t)hash(name);
+	size_t m, k;
+	Node *n;
+
+	if (2 * (g->names.n + 1) > g->names.cap)
+		names_resize(g, g->names.cap ? 2 * g->names.cap : 64);
+	m = g->names.cap - 1;
+	for (k = h & m; g->names.slot[k].node; k = (k + 1) & m) {
+		int i = (int)g->names.slot[k].node - 1;
+
+		if (g->names.slot[k].hash == h && strcmp(g->nodes[i].name, name) == 0) {
+			*prev = i;
+			return -1;
+		}
+	}
+	if (g->nnodes == g->capnodes)
+		grow_nodes(g, g->capnodes ? 2 * g->capnodes : 16);
+	n = &g->nodes[g->nnodes];
+	memset(n, 0, sizeof *n);
+	n->op = op;
+	n->name = name;
+	n->kernel = -1;
+	n->type.rank = -1;
+	g->names.slot[k].node = (uint32_t)g->nnodes + 1;
+	g->names.slot[k].hash = h;
+	g->names.n++;
 	return g->nnodes++;
 }
 

@@ -256,6 +256,10 @@ void ir_graph_free(Graph *g);
  * enters its name; returns its index.  The name must be unique. */
 int ir_add_node(Graph *g, OpId op, const char *name);
 int ir_lookup(const Graph *g, const char *name);   /* node index or -1 */
+/* ir_add_node for a name that may be taken (the parser's definitions): one
+ * probe of the name table looks and enters.  Returns -1, and the node that
+ * has the name in *prev, when it is taken. */
+int ir_define(Graph *g, OpId op, const char *name, int *prev);
 /* Room for n nodes without regrowing (a hint: the parser's estimate). */
 void ir_reserve(Graph *g, int n);
 /* A fresh name "base.N" that no node has; allocated in the graph's arena. */

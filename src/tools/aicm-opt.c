@@ -22,6 +22,7 @@
  * wrong or a file cannot be read or written, 3 an internal error.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -409,6 +410,8 @@ collect_expects(const Diag *d, int first, int last, Expect **out, int *bad)
 	Expect *e = NULL;
 	int n = 0, cap = 0;
 
+	if (last > diag_nlines(d))
+		last = diag_nlines(d);   /* an unsplit input's chunk ends at INT_MAX */
 	for (int ln = first; ln <= last; ln++) {
 		int len;
 		const char *line = diag_line(d, ln, &len);
@@ -541,6 +544,14 @@ split_chunks(const char *buf, size_t len, bool split, Chunk **out)
 	int n = 0, cap = 0, line = 1;
 	size_t i = 0;
 
+	/* Unsplit, the whole input is one chunk: no need to walk its lines. */
+	if (!split) {
+		cur.len = len;
+		cur.lastline = INT_MAX;
+		push_chunk(&c, &n, &cap, cur);
+		*out = c;
+		return n;
+	}
 	while (i < len) {
 		const char *nl = memchr(buf + i, '\n', len - i);
 		size_t e = nl ? (size_t)(nl - buf) : len;
