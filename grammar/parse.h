@@ -22,6 +22,7 @@ Graph *parse_graph(const char *text, size_t len, int line0, Diag *d);
 typedef struct Tok {
 	char *s;                     /* in the graph's arena */
 	int len;
+	uint32_t hash;               /* a value name's ir_name_prefetch(), else 0 */
 } Tok;
 
 /* A token and its place: an operand, a tuple element. */
@@ -75,6 +76,9 @@ typedef struct ParseCtx ParseCtx;
 struct YYLTYPE;
 
 char *parse_strndup(ParseCtx *ctx, const char *s, size_t n);
+/* A value name's token: its text, its hash, and its name table slot on
+ * the way into the cache by the time the statement is reduced. */
+Tok parse_value(ParseCtx *ctx, const char *s, size_t n);
 void parse_bad_char(ParseCtx *ctx, const struct YYLTYPE *loc, unsigned char c);
 
 #endif

@@ -193,10 +193,10 @@ tstmt:
 	  VALUE '=' IDENT '(' operands_opt ')' ttype_opt items
 	    { t_op(ctx, $1, L(@1), $3, L(@3), $5, $7, L(@7), $8); }
 	| VALUE '=' IDENT VALUE '[' idxs_opt ']' ttype_opt items
-	    { t_access(ctx, $1, L(@1), $3, L(@3), $4, L(@4), $6, $8, L(@8), (Tok){NULL, 0},
+	    { t_access(ctx, $1, L(@1), $3, L(@3), $4, L(@4), $6, $8, L(@8), (Tok){0},
 	        L(@4), $9); }
 	| storekw VALUE '[' idxs_opt ']' ',' VALUE items
-	    { t_access(ctx, (Tok){NULL, 0}, L(@1), $1, L(@1), $2, L(@2), $4, NULL, L(@1), $7,
+	    { t_access(ctx, (Tok){0}, L(@1), $1, L(@1), $2, L(@2), $4, NULL, L(@1), $7,
 	        L(@7), $8); }
 	| VALUE '=' IDENT VALUE '=' INT IDENT INT IDENT INT IDENT '(' VALUE '=' VALUE ')' '{'
 	    { if (!nest_ok(ctx, L(@3)))
@@ -220,7 +220,7 @@ ttype_opt:
 	;
 
 ttype:
-	  '[' ']'               { $$ = refs_add(NULL, (Tok){NULL, 0}, L(@1)); $$->n = 0; }
+	  '[' ']'               { $$ = refs_add(NULL, (Tok){0}, L(@1)); $$->n = 0; }
 	| '[' ints ']'          { $$ = $2; }
 	;
 
@@ -236,11 +236,11 @@ idxs:
 	;
 
 idx:
-	  INT                   { $$ = idx_add(NULL, (Ref){{NULL, 0}, L(@1)}, (Ref){$1, L(@1)}, L(@1)); }
-	| VALUE                 { $$ = idx_add(NULL, (Ref){$1, L(@1)}, (Ref){{NULL, 0}, L(@1)}, L(@1)); }
+	  INT                   { $$ = idx_add(NULL, (Ref){{0}, L(@1)}, (Ref){$1, L(@1)}, L(@1)); }
+	| VALUE                 { $$ = idx_add(NULL, (Ref){$1, L(@1)}, (Ref){{0}, L(@1)}, L(@1)); }
 	| VALUE '*' INT         { $$ = idx_add(NULL, (Ref){$1, L(@1)}, (Ref){$3, L(@3)}, L(@1)); }
-	| idx '+' INT           { $$ = idx_add($1, (Ref){{NULL, 0}, L(@3)}, (Ref){$3, L(@3)}, L(@3)); }
-	| idx '+' VALUE         { $$ = idx_add($1, (Ref){$3, L(@3)}, (Ref){{NULL, 0}, L(@3)}, L(@3)); }
+	| idx '+' INT           { $$ = idx_add($1, (Ref){{0}, L(@3)}, (Ref){$3, L(@3)}, L(@3)); }
+	| idx '+' VALUE         { $$ = idx_add($1, (Ref){$3, L(@3)}, (Ref){{0}, L(@3)}, L(@3)); }
 	| idx '+' VALUE '*' INT { $$ = idx_add($1, (Ref){$3, L(@3)}, (Ref){$5, L(@5)}, L(@3)); }
 	;
 
@@ -286,7 +286,7 @@ type_opt:
 
 /* tuple = "(" ")" | "(" int ("," int)* ","? ")" */
 tuple:
-	  '(' ')'               { $$ = refs_add(NULL, (Tok){NULL, 0}, L(@1)); $$->n = 0; }
+	  '(' ')'               { $$ = refs_add(NULL, (Tok){0}, L(@1)); $$->n = 0; }
 	| '(' ints ')'          { $$ = $2; }
 	| '(' ints ',' ')'      { $$ = $2; }
 	;
@@ -324,6 +324,15 @@ char *
 parse_strndup(ParseCtx *ctx, const char *s, size_t n)
 {
 	return arena_strndup(&ctx->g->arena, s, n);
+}
+
+Tok
+parse_value(ParseCtx *ctx, const char *s, size_t n)
+{
+	Tok t = {arena_strndup(&ctx->g->arena, s, n), (int)n, 0};
+
+	t.hash = ir_name_prefetch(ctx->g, t.s);
+	return t;
 }
 
 void
@@ -672,7 +681,7 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 		goto out;
 	/* A bad op still defines its name (as an input), so that its users do
 	 * not each report it undefined. */
-	idx = ir_define(g, OP_INPUT, name.s, &prev);
+	idx = ir_define(g, OP_INPUT, name.s, name.hash, &prev);
 	if (idx < 0) {
 		diag_error(c->d, nl, "redefinition of '%%%s'", name.s);
 		diag_note(c->d, g->nodes[prev].loc, "previous definition is here");
@@ -701,7 +710,7 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 		goto out;
 	n->nin = nin;
 	for (int j = 0; j < nin; j++) {
-		int k = ir_lookup(g, ins->v[j].t.s);
+		int k = ir_lookup_hashed(g, ins->v[j].t.s, ins->v[j].t.hash);
 
 		n->inloc[j] = ins->v[j].loc;
 		if (k >= 0 && k != idx)

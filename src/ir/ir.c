@@ -256,10 +256,25 @@ names_resize(Graph *g, size_t cap)
 	free(old.slot);
 }
 
+uint32_t
+ir_name_prefetch(const Graph *g, const char *name)
+{
+	uint32_t h = (uint32_t)hash(name);
+
+	if (g->names.cap)
+		__builtin_prefetch(&g->names.slot[h & (g->names.cap - 1)], 1);
+	return h;
+}
+
 int
 ir_lookup(const Graph *g, const char *name)
 {
-	uint32_t h = (uint32_t)hash(name);
+	return ir_lookup_hashed(g, name, (uint32_t)hash(name));
+}
+
+int
+ir_lookup_hashed(const Graph *g, const char *name, uint32_t h)
+{
 	size_t m, k;
 
 	if (!g->names.cap)
@@ -367,9 +382,8 @@ ir_add_node(Graph *g, OpId op, const char *name)
 }
 
 int
-ir_define(Graph *g, OpId op, const char *name, int *prev)
+ir_define(Graph *g, OpId op, const char *name, uint32_t h, int *prev)
 {
-	uint32_t h = (uint32_t)hash(name);
 	size_t m, k;
 	Node *n;
 

@@ -256,10 +256,15 @@ void ir_graph_free(Graph *g);
  * enters its name; returns its index.  The name must be unique. */
 int ir_add_node(Graph *g, OpId op, const char *name);
 int ir_lookup(const Graph *g, const char *name);   /* node index or -1 */
-/* ir_add_node for a name that may be taken (the parser's definitions): one
- * probe of the name table looks and enters.  Returns -1, and the node that
- * has the name in *prev, when it is taken. */
-int ir_define(Graph *g, OpId op, const char *name, int *prev);
+/* The parser's side of the name table.  ir_name_prefetch returns name's
+ * hash and starts loading its slot: a definition's slot is a cache miss
+ * (the table is larger than the cache and names scatter over it), taken
+ * while the rest of the statement is read.  ir_define is ir_add_node for
+ * a name that may be taken: one probe looks and enters; it returns -1,
+ * and the node that has the name in *prev, when it is taken. */
+uint32_t ir_name_prefetch(const Graph *g, const char *name);
+int ir_lookup_hashed(const Graph *g, const char *name, uint32_t h);
+int ir_define(Graph *g, OpId op, const char *name, uint32_t h, int *prev);
 /* Room for n nodes without regrowing (a hint: the parser's estimate). */
 void ir_reserve(Graph *g, int n);
 /* A fresh name "base.N" that no node has; allocated in the graph's arena. */
