@@ -606,6 +606,8 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 	}
 	}
 	n->at.set |= 1u << a;
+	if (!n->attrloc)
+		n->attrloc = arena_alloc(&c->g->arena, sizeof(Loc) * ATTR_COUNT);
 	n->attrloc[a] = where;
 }
 

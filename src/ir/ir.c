@@ -256,6 +256,14 @@ names_resize(Graph *g, size_t cap)
 	free(old.slot);
 }
 
+Loc
+ir_attr_loc(const Node *n, AttrId a)
+{
+	Loc none = {0, 0, 0};
+
+	return n->attrloc ? n->attrloc[a] : none;
+}
+
 uint32_t
 ir_name_prefetch(const Graph *g, const char *name)
 {

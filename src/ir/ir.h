@@ -219,7 +219,9 @@ typedef struct Node {
 	Loc oploc;                   /* the op's name */
 	Loc inloc[2];
 	Loc typeloc;
-	Loc attrloc[ATTR_COUNT];
+	/* Loc[ATTR_COUNT] in the graph's arena, or NULL: most nodes have no
+	 * attributes, and inline it was a fifth of a node (ir_attr_loc). */
+	Loc *attrloc;
 	struct TileFn *tile;         /* a lowered kernel (tile.h), or NULL */
 } Node;
 
@@ -256,6 +258,8 @@ void ir_graph_free(Graph *g);
  * enters its name; returns its index.  The name must be unique. */
 int ir_add_node(Graph *g, OpId op, const char *name);
 int ir_lookup(const Graph *g, const char *name);   /* node index or -1 */
+/* Where attribute a is written, or a zero Loc (line 0) if nowhere. */
+Loc ir_attr_loc(const Node *n, AttrId a);
 /* The parser's side of the name table.  ir_name_prefetch returns name's
  * hash and starts loading its slot: a definition's slot is a cache miss
  * (the table is larger than the cache and names scatter over it), taken

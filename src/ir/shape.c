@@ -89,7 +89,7 @@ reduce(const Node *n, const Type *a, Type *out, char *err, Loc *where)
 	if ((n->at.set & AB(AXIS)) && (n->at.axis < -a->rank || n->at.axis >= a->rank)) {
 		snprintf(err, IR_ERR_MAX, "'%s' axis %lld is out of range for %s (rank %d)",
 		    ir_ops[n->op].name, (long long)n->at.axis, ir_shape_str(a, sa), a->rank);
-		*where = place(n, n->attrloc[ATTR_AXIS]);
+		*where = place(n, ir_attr_loc(n, ATTR_AXIS));
 		return -1;
 	}
 	ax = ir_reduce_axis(n, a->rank);
@@ -181,7 +181,7 @@ transpose(const Node *n, const Type *a, Type *out, char *err, Loc *where)
 			snprintf(err, IR_ERR_MAX,
 			    "'transpose' perm=%s is not a permutation of the %d axes of %s",
 			    sp, a->rank, ir_shape_str(a, sa));
-			*where = place(n, n->attrloc[ATTR_PERM]);
+			*where = place(n, ir_attr_loc(n, ATTR_PERM));
 			return -1;
 		}
 	}
@@ -199,7 +199,7 @@ reshape(const Node *n, const Type *a, Type *out, char *err, Loc *where)
 	int64_t known = 1, total = ir_type_numel(a);
 	int infer = -1;
 
-	*where = place(n, n->attrloc[ATTR_SHAPE]);
+	*where = place(n, ir_attr_loc(n, ATTR_SHAPE));
 	ints_str(n->at.shape, n->at.nshape, sp);
 	out->rank = n->at.nshape;
 	out->dt = a->dt;
