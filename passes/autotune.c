@@ -133,7 +133,8 @@ bshape(Buf *b, const Type *t)
 
 static const PassOpt opts[] = {
 	{"target", PO_STRING, "h100", "target profile: h100, h200, a100, rubin, cpu", 0, 0},
-#define X(f, key, help) {key, PO_FLOAT, "0", help " (0: the target's)", 0, 1e12},
+/* no default: left out, a constant is the target's; written, it is above 0 */
+#define X(f, key, help) {key, PO_FLOAT, "(the target's)", help, PASS_ABOVE_0, 1e12},
 	COST_TARGET_PARAMS(X)
 #undef X
 	{"top-k", PO_INT, "3", "configurations shown per kernel by --report", 0, 576},
@@ -161,20 +162,10 @@ setup_target(const PassArgs *a, Target *t, Diag *d)
 		return -1;
 	}
 	*t = *base;
-	for (int i = 0; i < COST_NPARAMS; i++) {
-		const char *key = cost_param_keys[i];
-		double v;
-
-		if (!pass_is_set(a, key))
-			continue;
-		v = pass_float(a, key);
-		if (!(v > 0) || v > 1e15) {
-			diag_error(d, LOC_NONE, "autotune: option '%s' must be a positive number, "
-			    "found %g", key, v);
-			return -1;
-		}
-		*cost_target_param(t, i) = v;
-	}
+	/* the pipeline admitted only (0, 1e12] */
+	for (int i = 0; i < COST_NPARAMS; i++)
+		if (pass_is_set(a, cost_param_keys[i]))
+			*cost_target_param(t, i) = pass_float(a, cost_param_keys[i]);
 	return 0;
 }
 
@@ -570,7 +561,8 @@ cache_supersede(Cache *c, const char *key)
 }
 
 /* Reads the cache file; a missing file is an empty cache.  Malformed lines
- * are warned about (file:line) and dropped, so their kernels re-tune. */
+ * are warned about (file:line) and dropped, so their kernels re-tune.
+ * 0, or PASS_IO after a diagnostic. */
 static int
 cache_load(Cache *c, Diag *d)
 {
@@ -583,7 +575,7 @@ cache_load(Cache *c, Diag *d)
 			return 0;
 		diag_error(d, LOC_NONE, "autotune: cannot read tuning cache '%s': %s", c->path,
 		    strerror(errno));
-		return -1;
+		return PASS_IO;
 	}
 	p = buf;
 	while (p < buf + len) {
@@ -651,6 +643,7 @@ config_str(Buf *b, const TileConfig *c, unsigned have)
 		bprintf(b, " stages=%d", c->stages);
 }
 
+/* 0, or PASS_IO after a diagnostic. */
 static int
 cache_save(Cache *c, Diag *d)
 {
@@ -677,7 +670,7 @@ cache_save(Cache *c, Diag *d)
 	if (aicm_write_file(c->path, b.s, b.n) != 0) {
 		diag_error(d, LOC_NONE, "autotune: cannot write tuning cache '%s': %s", c->path,
 		    strerror(errno));
-		rc = -1;
+		rc = PASS_IO;
 	}
 	free(b.s);
 	return rc;
@@ -1146,7 +1139,8 @@ reuse_find(Reuse *ru, const Graph *g, const Result *res, uint64_t h)
 }
 
 /* requires: shapes, kernels (fuse or written); preserves: nodes, kernels,
- * names; sets: each kernel's BM BN [BK] warps [stages] (split kept) */
+ * names; sets: each kernel's BM BN [BK] warps [stages] (split kept).
+ * Returns 0, -1, or PASS_IO when the cache cannot be read or written. */
 static int
 tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares)
 {
@@ -1186,7 +1180,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 				free(cache.e[i].key);
 			free(cache.e);
 			free(cache.bucket);
-			return -1;
+			return PASS_IO;
 		}
 	}
 	/* the target's constants go into each cache key: described once */

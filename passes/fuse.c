@@ -583,12 +583,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		}
 	f.row = pass_bool(args, "row-fusion");
 	f.mmred = pass_bool(args, "matmul-reduce");
-	f.maxops = pass_int(args, "max-ops");
-	if (f.maxops < 0) {
-		diag_error(d, LOC_NONE, "fuse: option 'max-ops' must be 0 (unlimited) or more, "
-		    "found %lld", (long long)f.maxops);
-		return -1;
-	}
+	f.maxops = pass_int(args, "max-ops");   /* the pipeline admitted 0..1e9 */
 	ir_users(g, &f.u);
 	/* The per-node tables in one block: one large allocation is made of
 	 * huge pages, seven middling ones of small pages, each a fault. */

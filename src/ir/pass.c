@@ -6,6 +6,12 @@
  * a bare key of a boolean option means true.  Errors quote the pipeline
  * and put a caret under the offending name or value, then list what exists,
  * so that a typo is fixed from the message alone.
+ *
+ * An option may have no default: autotune's target constants mean "the
+ * target's" until written, a meaning no written value has, and a written
+ * one must lie in (0, 1e12].  So every value the pipeline admits is one
+ * the pass takes, and a value is refused here, once, with exit 2, never
+ * later by the pass.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -39,6 +45,29 @@ pass_lookup(const char *name)
 
 static const char *const kind_names[] = {"bool", "int", "float", "string"};
 
+static bool
+has_range(const PassOpt *o)
+{
+	return (o->kind == PO_INT || o->kind == PO_FLOAT) && !(o->lo == 0 && o->hi == 0);
+}
+
+/* A default in parentheses says what an unwritten option means. */
+static bool
+no_default(const PassOpt *o)
+{
+	return o->def[0] == '(';
+}
+
+/* "[1, 4096]" or "(0, 1e+12]": the interval of a ranged option. */
+static void
+range_str(char *buf, size_t n, const PassOpt *o)
+{
+	if (o->kind == PO_FLOAT && o->lo == PASS_ABOVE_0)
+		snprintf(buf, n, "(0, %g]", o->hi);
+	else
+		snprintf(buf, n, o->kind == PO_INT ? "[%.0f, %.0f]" : "[%g, %g]", o->lo, o->hi);
+}
+
 void
 pass_list(FILE *f)
 {
@@ -47,9 +76,20 @@ pass_list(FILE *f)
 		const Pass *p = pass_registry[i];
 
 		fprintf(f, "  %-14s %s\n", p->name, p->summary);
-		for (const PassOpt *o = p->opts; o && o->key; o++)
-			fprintf(f, "    %-18s %-6s (default %s) %s\n", o->key, kind_names[o->kind],
-			    o->def, o->help);
+		for (const PassOpt *o = p->opts; o && o->key; o++) {
+			char r[80] = "";
+
+			if (has_range(o)) {
+				memcpy(r, "; in ", 6);
+				range_str(r + 5, sizeof r - 5, o);
+			}
+			if (no_default(o))
+				fprintf(f, "    %-18s %-6s (default: %.*s%s) %s\n", o->key,
+				    kind_names[o->kind], (int)strlen(o->def) - 2, o->def + 1, r, o->help);
+			else
+				fprintf(f, "    %-18s %-6s (default: %s%s) %s\n", o->key,
+				    kind_names[o->kind], *o->def ? o->def : "empty", r, o->help);
+		}
 	}
 }
 
@@ -98,7 +138,7 @@ in_range(const PassOpt *o, const PassVal *v)
 {
 	double x = o->kind == PO_INT ? (double)v->i : v->f;
 
-	if ((o->kind != PO_INT && o->kind != PO_FLOAT) || (o->lo == 0 && o->hi == 0))
+	if (!has_range(o))
 		return true;
 	return x >= o->lo && x <= o->hi;   /* NaN is out of every range */
 }
@@ -122,7 +162,9 @@ defaults(const Pass *p, PassVal *vals)
 	int i = 0;
 
 	for (const PassOpt *o = p->opts; o && o->key; o++, i++) {
-		if (parse_value(o, o->def, &vals[i]) != 0)
+		if (no_default(o))
+			continue;        /* no value: calloc's zeros, never read */
+		if (parse_value(o, o->def, &vals[i]) != 0 || !in_range(o, &vals[i]))
 			AICM_BUG("pass '%s' option '%s' has a bad default '%s'", p->name, o->key, o->def);
 		vals[i].set = false;
 	}
@@ -252,10 +294,11 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 				pi->vals[k].s = NULL;
 				rc = parse_value(o, val, &pi->vals[k]);
 				if (rc == 0 && !in_range(o, &pi->vals[k])) {
-					fprintf(err, o->kind == PO_INT ?
-					    "%s: error: option '%s' of '%s' must be in %.0f..%.0f, found '%s'\n" :
-					    "%s: error: option '%s' of '%s' must be in %g..%g, found '%s'\n",
-					    tool, o->key, p->name, o->lo, o->hi, val);
+					char r[64];
+
+					range_str(r, sizeof r, o);
+					fprintf(err, "%s: error: option '%s' of '%s' must be in %s, found '%s'\n",
+					    tool, o->key, p->name, r, val);
 					caret(err, tool, text, vs, ve > vs ? ve - vs : 1);
 					free(val);
 					goto fail;
@@ -339,13 +382,18 @@ pass_print_pipeline(FILE *f, const Pipeline *pl)
 	for (int i = 0; i < pl->n; i++) {
 		const Pass *p = pl->p[i].pass;
 		int k = 0;
+		bool first = true;
 
 		fprintf(f, "%s%s", i ? "," : "", p->name);
 		if (p->opts && p->opts[0].key) {
 			fputc('{', f);
+			/* an option with no value is left out: the text reads back */
 			for (const PassOpt *o = p->opts; o->key; o++, k++) {
-				fprintf(f, "%s%s=", k ? "," : "", o->key);
+				if (no_default(o) && !pl->p[i].vals[k].set)
+					continue;
+				fprintf(f, "%s%s=", first ? "" : ",", o->key);
 				print_val(f, o, &pl->p[i].vals[k]);
+				first = false;
 			}
 			fputc('}', f);
 		}
@@ -362,6 +410,8 @@ find(const PassArgs *a, const char *key, PassOptKind kind)
 		if (!strcmp(o->key, key)) {
 			if (o->kind != kind)
 				AICM_BUG("option '%s' read as the wrong kind", key);
+			if (no_default(o) && !a->vals[k].set)
+				AICM_BUG("option '%s' has no value; ask pass_is_set first", key);
 			return &a->vals[k];
 		}
 	AICM_BUG("no option '%s'", key);
@@ -431,15 +481,15 @@ pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d)
 		const PassInst *pi = &pl->p[i];
 		PassArgs a = {pi->pass->opts, pi->vals, r->report, r->report_json, r->measure};
 		double t0;
-		int nerr0 = d->nerr;
+		int nerr0 = d->nerr, rc;
 
 		if (r->before)
 			r->before(r->ctx, i, pi, g);
 		t0 = pass_now_ms();
-		if (pi->pass->run(g, &a, d) != 0) {
+		if ((rc = pi->pass->run(g, &a, d)) != 0) {
 			if (d->nerr == nerr0)
 				diag_error(d, LOC_NONE, "pass '%s' failed", pi->pass->name);
-			return -1;
+			return rc == PASS_IO ? PASS_IO : -1;
 		}
 		if (r->verify_each && ir_verify(g, d) != 0) {
 			diag_note(d, LOC_NONE, "the IR above is invalid after pass '%s'",

@@ -10,6 +10,7 @@
 #ifndef AICM_PASS_H
 #define AICM_PASS_H
 
+#include <float.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,11 +23,19 @@ typedef enum PassOptKind { PO_BOOL, PO_INT, PO_FLOAT, PO_STRING } PassOptKind;
 typedef struct PassOpt {
 	const char *key;             /* kebab-case: "max-ops" */
 	PassOptKind kind;
-	const char *def;             /* default, as it would be written */
+	const char *def;             /* default, as it would be written; in parentheses,
+	                              * "(the target's)", not a value but what the pass
+	                              * does when the option is not written: then the
+	                              * option has no value until written (pass_is_set) */
 	const char *help;
-	double lo, hi;               /* PO_INT/PO_FLOAT: the range a value must lie in,
-	                              * checked with the pipeline (exit 2); both 0: any */
+	double lo, hi;               /* PO_INT/PO_FLOAT: the range [lo, hi] a value must
+	                              * lie in, checked with the pipeline (exit 2); both
+	                              * 0: any.  lo = PASS_ABOVE_0: (0, hi] */
 } PassOpt;
+
+/* The least double above 0, so that [PASS_ABOVE_0, hi] is exactly (0, hi]
+ * and is printed so (a value that 0 would mean "unset" for, say). */
+#define PASS_ABOVE_0 DBL_TRUE_MIN
 
 typedef struct PassVal {
 	bool set;                    /* written in the pipeline, not defaulted */
@@ -66,8 +75,13 @@ typedef struct Pass {
 	const char *name;
 	const char *summary;
 	const PassOpt *opts;         /* {0}-terminated */
-	int (*run)(Graph *g, const PassArgs *args, Diag *d); /* 0 ok, -1 error */
+	/* 0 ok; -1 the input is wrong (exit 1); PASS_IO a file the pass reads
+	 * or writes (autotune's cache) cannot be (exit 2).  A diagnostic
+	 * names the file and the reason before either. */
+	int (*run)(Graph *g, const PassArgs *args, Diag *d);
 } Pass;
+
+enum { PASS_IO = -2 };
 
 /* One pass of a pipeline with its option values. */
 typedef struct PassInst {
@@ -103,9 +117,11 @@ int pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *t
 void pass_free_pipeline(Pipeline *pl);
 void pass_print_pipeline(FILE *f, const Pipeline *pl);
 /* Runs the passes in order, verifying after each when asked; stops at the
- * first pass that fails.  Returns 0 or -1 (diagnostics already given). */
+ * first pass that fails.  Returns 0, or what the failing pass returned (-1
+ * or PASS_IO), or -1 when the IR does not verify (diagnostics given). */
 int pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d);
 double pass_now_ms(void);
+/* An option's value; one with no default ("(...)") must be set. */
 bool pass_bool(const PassArgs *a, const char *key);
 int64_t pass_int(const PassArgs *a, const char *key);
 double pass_float(const PassArgs *a, const char *key);
