@@ -196,6 +196,46 @@ alias_dot_accumulators(const TileFn *f, PKernel *k)
 	}
 }
 
+/* Whether instructions p and i (p < i) lie in the same loops. */
+static bool
+same_loops(const TileFn *f, int p, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (f->insts[j].op == TO_FOR && (j < p && p <= f->insts[j].end) !=
+		    (i <= f->insts[j].end))
+			return false;
+	return true;
+}
+
+/* A loop's carried value lives in one buffer from start to end: its result
+ * shares it (the carried value is dead after the loop), and so does its
+ * initial value when that is a zeros() or full() made in the same loops
+ * and read by nothing else (dead once the loop starts).  The copies in and
+ * out of the loop then cost nothing: for a matmul's accumulator they were
+ * two tile copies a program. */
+static void
+alias_loop_carried(const TileFn *f, PKernel *k)
+{
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *fo = &f->insts[i];
+		int it = fo->iter, init = fo->in[0], p = -1, readers = 0;
+
+		if (fo->op != TO_FOR)
+			continue;
+		if (fo->res != it && k->tile[fo->res].n == k->tile[it].n)
+			k->tile[fo->res].off = k->tile[it].off;
+		for (int j = 0; j < f->ninsts; j++) {
+			if (f->insts[j].res == init)
+				p = j;
+			readers += inst_reads(&f->insts[j], init);
+		}
+		if (p >= 0 && p < i && readers == 1 && init != it &&
+		    (f->insts[p].op == TO_ZEROS || f->insts[p].op == TO_FULL) &&
+		    k->tile[init].n == k->tile[it].n && same_loops(f, p, i))
+			k->tile[init].off = k->tile[it].off;
+	}
+}
+
 /* Whether strides s walk a tile of shape sh densely. */
 static bool
 whole(const int64_t *s, const int64_t *sh)
@@ -369,6 +409,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	}
 	k->bufsize = off;
 	alias_dot_accumulators(f, k);
+	alias_loop_carried(f, k);
 	/* The work: each instruction's tile elements times the trips of the
 	 * loops around it, times the programs (saturating). */
 	trips = inst_trips(f);
@@ -978,9 +1019,16 @@ run_insts(Worker *w, int i, int end)
 		case TO_ZEROS:
 		case TO_FULL: {
 			const PTile *t = &w->k->tile[in->res];
+			void *p = w->p[in->res];
 
-			for (int64_t q = 0; q < t->n; q++)
-				tset(w->p[in->res], q, in->op == TO_ZEROS ? 0.0 : in->value, w->k->f32);
+			if (in->op == TO_ZEROS)
+				memset(p, 0, w->k->es * (size_t)t->n);
+			else if (w->k->f32)
+				for (int64_t q = 0; q < t->n; q++)
+					((float *)p)[q] = (float)in->value;
+			else
+				for (int64_t q = 0; q < t->n; q++)
+					((double *)p)[q] = in->value;
 			memcpy(w->valid[in->res], t->sh, sizeof t->sh);
 			break;
 		}
