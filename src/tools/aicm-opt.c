@@ -61,6 +61,7 @@ typedef struct Stage {
 	char *before;                /* printed IR before the pass, for -after-change */
 	double *ms;                  /* per pass */
 	int failed_dump;
+	bool io_failed;              /* a pass or the reproducer could not read or write */
 	const Pipeline *pl;
 	const char *text;            /* the chunk as read */
 	size_t len;
@@ -351,18 +352,22 @@ repro_written(const char *path, int r)
 		fprintf(stderr, "%s: note: reproducer written to '%s'\n", tool, path);
 }
 
-/* A pass failed, or its output did not verify: FILE gets its input. */
+/* A pass failed, or its output did not verify: FILE gets its input; a
+ * FILE that cannot be written is an I/O failure (exit 2). */
 static void
-pass_failed(const Stage *s)
+pass_failed(Stage *s)
 {
 	char why[256];
+	int r;
 
 	if (!s->o->reproducer || !s->ir || s->pass < 0 || s->pass >= s->pl->n)
 		return;
 	snprintf(why, sizeof why, "pass '%s' (%d of %d) failed on this IR",
 	    s->pl->p[s->pass].pass->name, s->pass + 1, s->pl->n);
-	repro_written(s->o->reproducer, write_repro(s, s->o->reproducer, s->pass, s->ir,
-	    strlen(s->ir), why));
+	r = write_repro(s, s->o->reproducer, s->pass, s->ir, strlen(s->ir), why);
+	repro_written(s->o->reproducer, r);
+	if (r != 0)
+		s->io_failed = true;
 }
 
 /* The AICM_BUG hook: the IR given to the pass when it was kept, else the
@@ -658,6 +663,7 @@ main(int argc, char **argv)
 			 * also when both streams go to one place. */
 			fflush(stderr);
 			if (prc != 0) {
+				st.io_failed = prc == PASS_IO;
 				pass_failed(&st);
 				ir_graph_free(g);
 				g = NULL;
@@ -679,7 +685,7 @@ main(int argc, char **argv)
 		print_ms = pass_now_ms() - t0;
 		if (o.timing)
 			print_timing(&pl, parse_ms, st.ms, print_ms);
-		if (st.failed_dump)
+		if (st.failed_dump || st.io_failed)
 			status = 2;
 		if (o.verify_diags)
 			vbad += verify_diags(&d, ch[c].line, ch[c].lastline);
@@ -693,7 +699,7 @@ main(int argc, char **argv)
 	}
 	if (o.output)
 		fclose(os);
-	if (o.verify_diags && vbad)
+	if (o.verify_diags && vbad && status == 0)
 		status = 1;
 	if (status == 0 && o.output) {
 		if (aicm_write_file(o.output, out, outlen) != 0) {

@@ -464,13 +464,17 @@ run_pipeline_text(Graph *g, const char *text, Diag *d)
 /* Parses and verifies the file; runs shape-infer when the graph is untyped
  * and the pipeline does not start with it, then the pipeline (may be
  * NULL) with the measuring callback pm (autotune{measure=true}).  Returns
- * the graph or NULL (diagnostics given). */
+ * the graph, or NULL (diagnostics given) with *status the exit status: 2
+ * when a pass could not read or write a file (autotune's cache), else 1. */
 static Graph *
-load_graph(const char *buf, size_t len, const Pipeline *pl, const PassMeasure *pm, Diag *d)
+load_graph(const char *buf, size_t len, const Pipeline *pl, const PassMeasure *pm, Diag *d,
+    int *status)
 {
 	PassRun run = {true, NULL, false, NULL, NULL, NULL, pm};
 	Graph *g = parse_graph(buf, len, 1, d);
+	int rc;
 
+	*status = 1;
 	if (!g)
 		return NULL;
 	if (ir_verify(g, d) != 0)
@@ -478,8 +482,12 @@ load_graph(const char *buf, size_t len, const Pipeline *pl, const PassMeasure *p
 	if (untyped(g) && !(pl && pl->n > 0 && !strcmp(pl->p[0].pass->name, "shape-infer")) &&
 	    run_pipeline_text(g, "shape-infer", d) != 0)
 		goto fail;
-	if (pl && pass_run_pipeline(g, pl, &run, d) != 0)
+	if (pl && (rc = pass_run_pipeline(g, pl, &run, d)) != 0) {
+		if (rc == PASS_IO)
+			*status = 2;
 		goto fail;
+	}
+	*status = 0;
 	return g;
 fail:
 	ir_graph_free(g);
@@ -737,13 +745,11 @@ main(int argc, char **argv)
 	measure_init(&mc, &pm, tool, o.threads);
 	mc.seed = o.seed;
 	mc.lim = o.lim;
-	g = load_graph(buf, len, &pl, &pm, &d);
+	g = load_graph(buf, len, &pl, &pm, &d, &status);
 	if (g && o.check)
-		ref = load_graph(buf, len, NULL, NULL, &d);
-	if (!g || (o.check && !ref)) {
-		status = 1;
+		ref = load_graph(buf, len, NULL, NULL, &d, &status);
+	if (!g || (o.check && !ref))
 		goto done;
-	}
 	if (ref && has_tiled(ref)) {
 		fprintf(stderr, "%s: error: --check needs the graph before lowering; '%s' is "
 		    "already tiled\n", tool, o.file);
@@ -854,8 +860,10 @@ main(int argc, char **argv)
 		if (rc > status)
 			status = rc;
 	}
-	if (fflush(stdout) != 0 && status == 0)
+	if (fflush(stdout) != 0 && status == 0) {
+		fprintf(stderr, "%s: error: cannot write the output: %s\n", tool, strerror(errno));
 		status = 2;
+	}
 done:
 	if (d.nerr)
 		fprintf(stderr, "%s: %d error%s\n", tool, d.nerr, d.nerr == 1 ? "" : "s");
