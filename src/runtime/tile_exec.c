@@ -1080,7 +1080,8 @@ typedef struct Pool {
 	const PKernel *k;
 	Tensor *vals;
 	int64_t programs;
-	int64_t chunk;               /* programs taken at a time */
+	int64_t chunk;               /* programs taken at a time, at first */
+	int nt;                      /* threads taking them */
 	int64_t next;                /* the next program to take (atomic) */
 	AtomLog *logs;
 } Pool;
@@ -1156,17 +1157,27 @@ run_program(Worker *w, int64_t p)
 }
 
 /* Takes programs until none is left; the streamed stores are fenced
- * before the thread reports its share done. */
+ * before the thread reports its share done.  Chunks halve towards the end
+ * (fewer than two chunks a thread left): whole columns of a memo kernel
+ * took 12% of W1's time each, and when one thread ran slower (a VM's
+ * second core is often shared) the other sat idle for most of one. */
 static void
 take_programs(Pool *pool, Worker *w)
 {
-	int64_t i;
+	int64_t i = __atomic_load_n(&pool->next, __ATOMIC_RELAXED);
 
-	while ((i = __atomic_fetch_add(&pool->next, pool->chunk, __ATOMIC_RELAXED)) <
-	    pool->programs)
-		for (int64_t e = i + pool->chunk < pool->programs ? i + pool->chunk :
-		    pool->programs; i < e; i++)
+	while (i < pool->programs) {
+		int64_t c = pool->chunk, e;
+
+		while (c > 1 && pool->programs - i < 2 * pool->nt * c)
+			c = (c + 1) / 2;
+		if (!__atomic_compare_exchange_n(&pool->next, &i, i + c, false,
+		    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			continue;      /* i is the current value now */
+		for (e = i + c < pool->programs ? i + c : pool->programs; i < e; i++)
 			run_program(w, i);
+		i = __atomic_load_n(&pool->next, __ATOMIC_RELAXED);
+	}
 	simd_fence();
 }
 
@@ -1283,7 +1294,7 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	Tensor *out = &vals[k->node];
 	int64_t programs = f->grid[0] * f->grid[1] * f->grid[2];
 	Crew *c = plan->crew;
-	Pool pool = {k, vals, programs, 1, 0, NULL};
+	Pool pool = {k, vals, programs, 1, 1, 0, NULL};
 
 	if (f->has_init) {
 		for (int64_t i = 0; i < out->numel; i++)
@@ -1292,6 +1303,7 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	}
 	if (nt > programs)
 		nt = (int)(programs < 1 ? 1 : programs);
+	pool.nt = nt;
 	if (nt > 1 && k->atomics)
 		pool.logs = xcalloc((size_t)programs, sizeof *pool.logs);
 	/* A thread that keeps packed tiles takes a whole column of blocks at
