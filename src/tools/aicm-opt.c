@@ -28,12 +28,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "diag.h"
 #include "measure.h"
 #include "parse.h"
 #include "pass.h"
 
-static const char *tool = "aicm-opt";
+const char *const cli_tool = "aicm-opt";
 
 typedef struct Opts {
 	const char *input;
@@ -111,34 +112,6 @@ usage(FILE *f)
 	    "Exit status: 0 ok, 1 the input is wrong, 2 bad usage or I/O, 3 internal error.\n");
 }
 
-static _Noreturn void
-usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: error: ", tool);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(see 'aicm-opt --help')\n");
-	exit(2);
-}
-
-/* Matches "--name=value" or "--name value"; returns the value or NULL. */
-static const char *
-optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] == '\0') {
-		if (*i + 1 >= argc)
-			usage_error("option '%s' needs a value", name);
-		return argv[++*i];
-	}
-	return NULL;
-}
-
 static void
 parse_args(int argc, char **argv, Opts *o)
 {
@@ -158,16 +131,16 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--list-passes")) {
 			pass_list(stdout);
 			exit(0);
-		} else if ((v = optval(argc, argv, &i, "--pass")) ||
-		    (v = optval(argc, argv, &i, "--passes"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--pass")) ||
+		    (v = cli_optval(argc, argv, &i, "--passes"))) {
 			o->pipeline = v;
 		} else if (!strcmp(a, "-o")) {
 			if (i + 1 >= argc)
-				usage_error("option '%s' needs a value", a);
+				cli_usage_error("option '%s' needs a value", a);
 			o->output = argv[++i];
-		} else if ((v = optval(argc, argv, &i, "--print-ir-before"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--print-ir-before"))) {
 			o->print_before = v;
-		} else if ((v = optval(argc, argv, &i, "--print-ir-after"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--print-ir-after"))) {
 			o->print_after = v;
 		} else if (!strcmp(a, "--print-ir-before-all")) {
 			o->print_before_all = true;
@@ -175,7 +148,7 @@ parse_args(int argc, char **argv, Opts *o)
 			o->print_after_all = true;
 		} else if (!strcmp(a, "--print-ir-after-change")) {
 			o->print_after_change = true;
-		} else if ((v = optval(argc, argv, &i, "--dump-dir"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--dump-dir"))) {
 			o->dump_dir = v;
 		} else if (!strcmp(a, "--dump-pipeline")) {
 			o->dump_pipeline = true;
@@ -190,28 +163,28 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--report=json")) {
 			o->report = o->report_json = true;
 		} else if (!strncmp(a, "--report=", 9)) {
-			usage_error("--report takes no value or =json, not '%s'", a + 9);
-		} else if ((v = optval(argc, argv, &i, "--emit"))) {
+			cli_usage_error("--report takes no value or =json, not '%s'", a + 9);
+		} else if ((v = cli_optval(argc, argv, &i, "--emit"))) {
 			if (!strcmp(v, "ir"))
 				o->emit_dot = false;
 			else if (!strcmp(v, "dot"))
 				o->emit_dot = true;
 			else
-				usage_error("--emit takes ir or dot, not '%s'", v);
+				cli_usage_error("--emit takes ir or dot, not '%s'", v);
 		} else if (!strcmp(a, "--split-input-file")) {
 			o->split = true;
 		} else if (!strcmp(a, "--verify-diagnostics")) {
 			o->verify_diags = true;
-		} else if ((v = optval(argc, argv, &i, "--reproducer"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--reproducer"))) {
 			if (!*v)
-				usage_error("--reproducer needs a file name%s", "");
+				cli_usage_error("--reproducer needs a file name");
 			o->reproducer = v;
-		} else if ((v = optval(argc, argv, &i, "--test-crash-in"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--test-crash-in"))) {
 			o->test_crash = v;
 		} else if (a[0] == '-' && a[1] != '\0') {
-			usage_error("unknown option '%s'", a);
+			cli_usage_error("unknown option '%s'", a);
 		} else if (o->input) {
-			usage_error("more than one input file ('%s')", a);
+			cli_usage_error("more than one input file ('%s')", a);
 		} else {
 			o->input = a;
 		}
@@ -220,10 +193,10 @@ parse_args(int argc, char **argv, Opts *o)
 		o->input = "-";
 	/* A misspelt pass name would otherwise print nothing, silently. */
 	if (o->print_before && !pass_lookup(o->print_before))
-		usage_error("--print-ir-before: unknown pass '%s' (--list-passes lists them)",
+		cli_usage_error("--print-ir-before: unknown pass '%s' (--list-passes lists them)",
 		    o->print_before);
 	if (o->print_after && !pass_lookup(o->print_after))
-		usage_error("--print-ir-after: unknown pass '%s' (--list-passes lists them)",
+		cli_usage_error("--print-ir-after: unknown pass '%s' (--list-passes lists them)",
 		    o->print_after);
 }
 
@@ -238,7 +211,7 @@ dump_stage(Stage *s, int idx, const char *name, const Graph *g)
 	if (!s->o->dump_dir || s->failed_dump)
 		return;                 /* one message, not one per stage */
 	if (mkdir(s->o->dump_dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: error: cannot create '%s': %s\n", tool, s->o->dump_dir,
+		fprintf(stderr, "%s: error: cannot create '%s': %s\n", cli_tool, s->o->dump_dir,
 		    strerror(errno));
 		s->failed_dump = 1;
 		return;
@@ -246,7 +219,7 @@ dump_stage(Stage *s, int idx, const char *name, const Graph *g)
 	snprintf(path, sizeof path, "%s/%02d-%s.aicm", s->o->dump_dir, idx, name);
 	f = fopen(path, s->chunk ? "a" : "w");
 	if (!f) {
-		fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, path, strerror(errno));
+		fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, path, strerror(errno));
 		s->failed_dump = 1;
 		return;
 	}
@@ -254,7 +227,7 @@ dump_stage(Stage *s, int idx, const char *name, const Graph *g)
 		fprintf(f, "// -----\n");
 	ir_print(f, g);
 	if (fclose(f) != 0) {
-		fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, path, strerror(errno));
+		fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, path, strerror(errno));
 		s->failed_dump = 1;
 	}
 }
@@ -346,10 +319,10 @@ static void
 repro_written(const char *path, int r)
 {
 	if (r != 0)
-		fprintf(stderr, "%s: error: cannot write the reproducer '%s': %s\n", tool, path,
+		fprintf(stderr, "%s: error: cannot write the reproducer '%s': %s\n", cli_tool, path,
 		    strerror(errno));
 	else
-		fprintf(stderr, "%s: note: reproducer written to '%s'\n", tool, path);
+		fprintf(stderr, "%s: note: reproducer written to '%s'\n", cli_tool, path);
 }
 
 /* A pass failed, or its output did not verify: FILE gets its input; a
@@ -583,7 +556,7 @@ print_timing(const Pipeline *pl, double parse_ms, const double *ms, double print
 {
 	double total = parse_ms + print_ms;
 
-	fprintf(stderr, "%s: timing (wall, ms)\n", tool);
+	fprintf(stderr, "%s: timing (wall, ms)\n", cli_tool);
 	fprintf(stderr, "  %-16s %10.3f\n", "parse+verify", parse_ms);
 	for (int i = 0; i < pl->n; i++) {
 		fprintf(stderr, "  %-16s %10.3f\n", pl->p[i].pass->name, ms[i]);
@@ -612,20 +585,20 @@ main(int argc, char **argv)
 	 * AICM_BUG flush it. */
 	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	parse_args(argc, argv, &o);
-	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, tool) != 0)
+	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, cli_tool) != 0)
 		return 2;
 	/* autotune{measure=true} times candidates on the tile executor, all
 	 * cores, as aicm-run runs by default */
-	measure_init(&mc, &pm, tool, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	measure_init(&mc, &pm, cli_tool, (int)sysconf(_SC_NPROCESSORS_ONLN));
 	if (o.dump_pipeline)
 		pass_print_pipeline(stdout, &pl);
 	if (aicm_read_file(o.input, &buf, &len) != 0) {
-		fprintf(stderr, "%s: error: cannot read '%s': %s\n", tool, o.input, strerror(errno));
+		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.input, strerror(errno));
 		pass_free_pipeline(&pl);
 		return 2;
 	}
 	if (len > (size_t)1 << 30) {
-		fprintf(stderr, "%s: error: '%s' is %zu bytes; the limit is 1 GiB\n", tool, o.input, len);
+		fprintf(stderr, "%s: error: '%s' is %zu bytes; the limit is 1 GiB\n", cli_tool, o.input, len);
 		free(buf);
 		pass_free_pipeline(&pl);
 		return 2;
@@ -703,16 +676,15 @@ main(int argc, char **argv)
 		status = 1;
 	if (status == 0 && o.output) {
 		if (aicm_write_file(o.output, out, outlen) != 0) {
-			fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, o.output,
+			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, o.output,
 			    strerror(errno));
 			status = 2;
 		}
-	} else if (!o.output && fflush(stdout) != 0) {
-		fprintf(stderr, "%s: error: cannot write the output: %s\n", tool, strerror(errno));
+	} else if (!o.output && cli_flush_stdout() != 0) {
 		status = 2;
 	}
 	if (!o.verify_diags && d.nerr)
-		fprintf(stderr, "%s: %d error%s\n", tool, d.nerr, d.nerr == 1 ? "" : "s");
+		fprintf(stderr, "%s: %d error%s\n", cli_tool, d.nerr, d.nerr == 1 ? "" : "s");
 	free(out);
 	free(ch);
 	diag_free(&d);

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "diag.h"
 #include "exec.h"
 #include "measure.h"
@@ -34,7 +34,7 @@
 #include "tile.h"
 #include "tile_exec.h"
 
-static const char *tool = "aicm-run";
+const char *const cli_tool = "aicm-run";
 
 typedef enum Engine { ENGINE_TILE, ENGINE_REFERENCE } Engine;
 
@@ -114,38 +114,6 @@ usage(FILE *f)
 	    "or I/O, 3 internal error.\n");
 }
 
-static _Noreturn void
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: error: ", tool);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n(see 'aicm-run --help')\n");
-	exit(2);
-}
-
-/* Matches "--name=value" or "--name value"; returns the value or NULL. */
-static const char *
-optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] == '\0') {
-		if (*i + 1 >= argc)
-			usage_error("option '%s' needs a value", name);
-		return argv[++*i];
-	}
-	return NULL;
-}
-
 /* A byte count: digits with an optional k/M/G/T (1024-based, also KiB...)
  * or kB/MB/GB/TB (1000-based) suffix. */
 static int64_t
@@ -163,7 +131,7 @@ parse_bytes(const char *opt, const char *s)
 
 	errno = 0;
 	if (*s < '0' || *s > '9')
-		usage_error("%s wants a byte count such as 4GiB, not '%s'", opt, s);
+		cli_usage_error("%s wants a byte count such as 4GiB, not '%s'", opt, s);
 	v = strtoull(s, &end, 10);
 	for (size_t k = 0; k < sizeof sufs / sizeof sufs[0]; k++) {
 		int64_t r;
@@ -171,10 +139,10 @@ parse_bytes(const char *opt, const char *s)
 		if (strcmp(end, sufs[k].suf) != 0)
 			continue;
 		if (errno || v > INT64_MAX || __builtin_mul_overflow((int64_t)v, sufs[k].mul, &r))
-			usage_error("%s=%s is more than 2^63 bytes", opt, s);
+			cli_usage_error("%s=%s is more than 2^63 bytes", opt, s);
 		return r;
 	}
-	usage_error("%s wants a byte count such as 4GiB, not '%s'", opt, s);
+	cli_usage_error("%s wants a byte count such as 4GiB, not '%s'", opt, s);
 }
 
 static int64_t
@@ -186,7 +154,7 @@ parse_count(const char *opt, const char *s, int64_t lo, int64_t hi)
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (*s == '\0' || *end != '\0' || errno || v < lo || v > hi)
-		usage_error("%s wants an integer from %lld to %lld, not '%s'", opt, (long long)lo,
+		cli_usage_error("%s wants an integer from %lld to %lld, not '%s'", opt, (long long)lo,
 		    (long long)hi, s);
 	return v;
 }
@@ -238,7 +206,7 @@ parse_input(const char *arg, InputSpec *in)
 	memset(in, 0, sizeof *in);
 	in->arg = arg;
 	if (!eq || eq == arg)
-		usage_error("--input wants NAME=F.npy or NAME=2x3xf32=1,2,..., not '%s'", arg);
+		cli_usage_error("--input wants NAME=F.npy or NAME=2x3xf32=1,2,..., not '%s'", arg);
 	if (arg[0] == '%')
 		arg++;
 	in->name = xmalloc((size_t)(eq - arg) + 1);
@@ -248,10 +216,10 @@ parse_input(const char *arg, InputSpec *in)
 	eq2 = strchr(rest, '=');
 	if (!eq2 || parse_iree_type(rest, (size_t)(eq2 - rest), &in->ty) != 0) {
 		if (eq2 && strspn(rest, "0123456789x") == (size_t)(eq2 - rest) - 3)
-			usage_error("--input '%s': '%.*s' is not a type such as 2x3xf32 or f64 "
+			cli_usage_error("--input '%s': '%.*s' is not a type such as 2x3xf32 or f64 "
 			    "(dimensions 1 to 2^30, f32 or f64)", in->arg, (int)(eq2 - rest), rest);
 		if (*rest == '\0')
-			usage_error("--input '%s' names no file", in->arg);
+			cli_usage_error("--input '%s' names no file", in->arg);
 		in->file = rest;
 		return;
 	}
@@ -266,9 +234,9 @@ parse_input(const char *arg, InputSpec *in)
 			break;
 		v = strtod(p, &end);
 		if (end == p)
-			usage_error("--input '%s': '%.20s' is not a number", in->arg, p);
+			cli_usage_error("--input '%s': '%.20s' is not a number", in->arg, p);
 		if (in->nv >= numel)
-			usage_error("--input '%s' gives more than the %lld values of %s %s", in->arg,
+			cli_usage_error("--input '%s' gives more than the %lld values of %s %s", in->arg,
 			    (long long)numel, ir_shape_str(&in->ty, ts), ir_dtype_name(in->ty.dt));
 		if (in->nv == cap) {
 			cap = cap ? 2 * cap : 16;
@@ -278,7 +246,7 @@ parse_input(const char *arg, InputSpec *in)
 		p = end;
 	}
 	if (in->nv != numel && in->nv != 1)
-		usage_error("--input '%s' gives %lld value%s; %s %s needs %lld (or 1 to splat)",
+		cli_usage_error("--input '%s' gives %lld value%s; %s %s needs %lld (or 1 to splat)",
 		    in->arg, (long long)in->nv, in->nv == 1 ? "" : "s", ir_shape_str(&in->ty, ts),
 		    ir_dtype_name(in->ty.dt), (long long)numel);
 }
@@ -291,7 +259,7 @@ parse_expect(const char *arg, ExpectSpec *e)
 	if (arg[0] == '%')
 		arg++;
 	if (!eq || eq == arg || eq[1] == '\0')
-		usage_error("--expected-output wants NAME=F.npy, not '%s'", arg);
+		cli_usage_error("--expected-output wants NAME=F.npy, not '%s'", arg);
 	e->name = xmalloc((size_t)(eq - arg) + 1);
 	memcpy(e->name, arg, (size_t)(eq - arg));
 	e->name[eq - arg] = '\0';
@@ -319,69 +287,69 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--version")) {
 			printf("aicm-run %s\n", AICM_VERSION);
 			exit(0);
-		} else if ((v = optval(argc, argv, &i, "--pass")) ||
-		    (v = optval(argc, argv, &i, "--passes"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--pass")) ||
+		    (v = cli_optval(argc, argv, &i, "--passes"))) {
 			o->pipeline = v;
-		} else if ((v = optval(argc, argv, &i, "--engine"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--engine"))) {
 			if (!strcmp(v, "reference"))
 				o->engine = ENGINE_REFERENCE;
 			else if (!strcmp(v, "tile"))
 				o->engine = ENGINE_TILE;
 			else
-				usage_error("--engine takes tile or reference, not '%s'", v);
+				cli_usage_error("--engine takes tile or reference, not '%s'", v);
 		} else if (!strcmp(a, "--stats") || !strcmp(a, "--stats=text")) {
 			o->stats = true;
 		} else if (!strcmp(a, "--stats=json")) {
 			o->stats = o->stats_json = true;
 		} else if (!strncmp(a, "--stats=", 8)) {
-			usage_error("--stats takes json (or nothing), not '%s'", a + 8);
-		} else if ((v = optval(argc, argv, &i, "--threads"))) {
+			cli_usage_error("--stats takes json (or nothing), not '%s'", a + 8);
+		} else if ((v = cli_optval(argc, argv, &i, "--threads"))) {
 			o->threads = (int)parse_count("--threads", v, 1, 1024);
-		} else if ((v = optval(argc, argv, &i, "--seed"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--seed"))) {
 			char *end;
 
 			errno = 0;
 			o->seed = strtoull(v, &end, 10);
 			if (*v < '0' || *v > '9' || *end || errno)
-				usage_error("--seed wants a non-negative integer below 2^64, not '%s'", v);
-		} else if ((v = optval(argc, argv, &i, "--input"))) {
+				cli_usage_error("--seed wants a non-negative integer below 2^64, not '%s'", v);
+		} else if ((v = cli_optval(argc, argv, &i, "--input"))) {
 			o->in = xrealloc(o->in, sizeof *o->in * (size_t)(o->nin + 1));
 			parse_input(v, &o->in[o->nin]);
 			for (int k = 0; k < o->nin; k++)
 				if (!strcmp(o->in[k].name, o->in[o->nin].name))
-					usage_error("--input gives '%s' twice", o->in[k].name);
+					cli_usage_error("--input gives '%s' twice", o->in[k].name);
 			o->nin++;
-		} else if ((v = optval(argc, argv, &i, "--expected-output"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--expected-output"))) {
 			o->exp = xrealloc(o->exp, sizeof *o->exp * (size_t)(o->nexp + 1));
 			parse_expect(v, &o->exp[o->nexp++]);
-		} else if ((v = optval(argc, argv, &i, "--output-dir"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--output-dir"))) {
 			o->outdir = v;
 		} else if (!strcmp(a, "--check")) {
 			o->check = true;
-		} else if ((v = optval(argc, argv, &i, "--tolerance"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--tolerance"))) {
 			char *end;
 
 			o->tol = strtod(v, &end);
 			if (*v == '\0' || *end || !(o->tol >= 0) || isinf(o->tol))
-				usage_error("--tolerance wants a non-negative number, not '%s'", v);
-		} else if ((v = optval(argc, argv, &i, "--bench"))) {
+				cli_usage_error("--tolerance wants a non-negative number, not '%s'", v);
+		} else if ((v = cli_optval(argc, argv, &i, "--bench"))) {
 			o->bench = (int)parse_count("--bench", v, 1, 1000000);
-		} else if ((v = optval(argc, argv, &i, "--max-bytes"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--max-bytes"))) {
 			o->lim.max_bytes = parse_bytes("--max-bytes", v);
-		} else if ((v = optval(argc, argv, &i, "--max-total-bytes"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--max-total-bytes"))) {
 			o->lim.max_total_bytes = parse_bytes("--max-total-bytes", v);
 		} else if (a[0] == '-' && a[1] != '\0') {
-			usage_error("unknown option '%s'", a);
+			cli_usage_error("unknown option '%s'", a);
 		} else if (o->file) {
-			usage_error("more than one input file ('%s')", a);
+			cli_usage_error("more than one input file ('%s')", a);
 		} else {
 			o->file = a;
 		}
 	}
 	if (!o->file)
-		usage_error("no input file");
+		cli_usage_error("no input file");
 	if (o->stats && o->engine != ENGINE_TILE)
-		usage_error("--stats counts the tile engine's traffic; drop --engine=reference");
+		cli_usage_error("--stats counts the tile engine's traffic; drop --engine=reference");
 }
 
 static void
@@ -454,7 +422,7 @@ run_pipeline_text(Graph *g, const char *text, Diag *d)
 	PassRun run = {true, NULL, false, NULL, NULL, NULL, NULL};
 	int rc;
 
-	if (pass_parse_pipeline(text, &pl, stderr, tool) != 0)
+	if (pass_parse_pipeline(text, &pl, stderr, cli_tool) != 0)
 		AICM_BUG("cannot parse the built-in pipeline '%s'", text);
 	rc = pass_run_pipeline(g, &pl, &run, d);
 	pass_free_pipeline(&pl);
@@ -518,20 +486,20 @@ fill_sources(const Graph *g, Tensor *vals, const Opts *o)
 			snprintf(who, sizeof who, "'%%%.200s' in the IR", n->name);
 			rc = exec_npy_read(in->file, &n->type, who, o->lim.max_bytes, &vals[i], err);
 			if (rc != 0) {
-				fprintf(stderr, "%s: error: %s\n", tool, err);
+				fprintf(stderr, "%s: error: %s\n", cli_tool, err);
 				return rc == -2 ? 2 : 1;
 			}
 			continue;
 		}
 		if (in && !ir_type_eq(&in->ty, &n->type)) {
 			fprintf(stderr, "%s: error: --input '%s' gives %s %s, but '%%%s' in the IR "
-			    "is %s %s\n", tool, in->arg, ir_shape_str(&in->ty, s1),
+			    "is %s %s\n", cli_tool, in->arg, ir_shape_str(&in->ty, s1),
 			    ir_dtype_name(in->ty.dt), n->name, ir_shape_str(&n->type, s2),
 			    ir_dtype_name(n->type.dt));
 			return 1;
 		}
 		if (exec_tensor_alloc(&vals[i], &n->type, 0) != 0) {
-			fprintf(stderr, "%s: error: '%%%s' %s %s: cannot allocate %lld bytes\n", tool,
+			fprintf(stderr, "%s: error: '%%%s' %s %s: cannot allocate %lld bytes\n", cli_tool,
 			    n->name, ir_shape_str(&n->type, s1), ir_dtype_name(n->type.dt),
 			    (long long)exec_type_bytes(&n->type));
 			return 1;
@@ -556,7 +524,7 @@ check_names(const Graph *g, const Opts *o, const int *outs, int nout)
 		int i = ir_lookup(g, o->in[k].name);
 
 		if (i < 0 || ir_ops[g->nodes[i].op].cls != OC_SOURCE) {
-			fprintf(stderr, "%s: error: --input names '%%%s', which is %s\n", tool,
+			fprintf(stderr, "%s: error: --input names '%%%s', which is %s\n", cli_tool,
 			    o->in[k].name, i < 0 ? "not a value of the graph" :
 			    "computed, not an input or a const");
 			return 2;
@@ -569,7 +537,7 @@ check_names(const Graph *g, const Opts *o, const int *outs, int nout)
 			found = found || !strcmp(g->nodes[outs[j]].name, o->exp[k].name);
 		if (!found) {
 			fprintf(stderr, "%s: error: --expected-output names '%%%s', which is not an "
-			    "output of the graph\n", tool, o->exp[k].name);
+			    "output of the graph\n", cli_tool, o->exp[k].name);
 			return 2;
 		}
 	}
@@ -616,7 +584,7 @@ compare(const Opts *o, const char *what, const char *name, const Tensor *a, cons
 	if (!ir_type_eq(&ta, &tb)) {
 		printf("%s %%%s: FAIL\n", what, name);
 		fprintf(stderr, "%s: error: %s %%%s: the result is %s %s, the reference %s %s\n",
-		    tool, what, name, ir_shape_str(&ta, s1), ir_dtype_name(ta.dt),
+		    cli_tool, what, name, ir_shape_str(&ta, s1), ir_dtype_name(ta.dt),
 		    ir_shape_str(&tb, s2), ir_dtype_name(tb.dt));
 		return false;
 	}
@@ -630,7 +598,7 @@ compare(const Opts *o, const char *what, const char *name, const Tensor *a, cons
 	exec_fmt_g(x, sizeof x, exec_get(a, e.worst));
 	exec_fmt_g(y, sizeof y, exec_get(b, e.worst));
 	fprintf(stderr, "%s: error: %s %%%s: error %s exceeds the tolerance %g; the worst "
-	    "element is %s: got %s, expected %s\n", tool, what, name, e2, tol,
+	    "element is %s: got %s, expected %s\n", cli_tool, what, name, e2, tol,
 	    exec_index_str(a, e.worst, ix), x, y);
 	return false;
 }
@@ -641,7 +609,7 @@ write_outputs(const Opts *o, const Graph *g, const Tensor *vals, const int *outs
 	char err[EXEC_ERR_MAX];
 
 	if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: error: cannot create '%s': %s\n", tool, o->outdir,
+		fprintf(stderr, "%s: error: cannot create '%s': %s\n", cli_tool, o->outdir,
 		    strerror(errno));
 		return 2;
 	}
@@ -655,7 +623,7 @@ write_outputs(const Opts *o, const Graph *g, const Tensor *vals, const int *outs
 		rc = exec_npy_write(path, &vals[outs[j]], err);
 		free(path);
 		if (rc != 0) {
-			fprintf(stderr, "%s: error: %s\n", tool, err);
+			fprintf(stderr, "%s: error: %s\n", cli_tool, err);
 			return 2;
 		}
 	}
@@ -681,7 +649,7 @@ check_expected(const Opts *o, const Graph *g, const Tensor *vals, const int *out
 		    err);
 		(void)nout;
 		if (rc != 0) {
-			fprintf(stderr, "%s: error: %s\n", tool, err);
+			fprintf(stderr, "%s: error: %s\n", cli_tool, err);
 			if (status == 0 || rc == -2)
 				status = rc == -2 ? 2 : 1;
 			continue;
@@ -699,15 +667,6 @@ cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
-}
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* ---- main ------------------------------------------------------------ */
@@ -731,18 +690,18 @@ main(int argc, char **argv)
 	 * AICM_BUG flush it. */
 	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	parse_args(argc, argv, &o);
-	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, tool) != 0) {
+	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, cli_tool) != 0) {
 		free_opts(&o);
 		return 2;
 	}
 	if (aicm_read_file(o.file, &buf, &len) != 0) {
-		fprintf(stderr, "%s: error: cannot read '%s': %s\n", tool, o.file, strerror(errno));
+		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.file, strerror(errno));
 		pass_free_pipeline(&pl);
 		free_opts(&o);
 		return 2;
 	}
 	diag_init(&d, strcmp(o.file, "-") ? o.file : "<stdin>", buf, len, stderr);
-	measure_init(&mc, &pm, tool, o.threads);
+	measure_init(&mc, &pm, cli_tool, o.threads);
 	mc.seed = o.seed;
 	mc.lim = o.lim;
 	g = load_graph(buf, len, &pl, &pm, &d, &status);
@@ -752,13 +711,13 @@ main(int argc, char **argv)
 		goto done;
 	if (ref && has_tiled(ref)) {
 		fprintf(stderr, "%s: error: --check needs the graph before lowering; '%s' is "
-		    "already tiled\n", tool, o.file);
+		    "already tiled\n", cli_tool, o.file);
 		status = 2;
 		goto done;
 	}
 	if (o.engine == ENGINE_REFERENCE && has_tiled(g)) {
 		fprintf(stderr, "%s: error: the reference interpreter runs graphs, not tiled "
-		    "kernels; use --engine=tile\n", tool);
+		    "kernels; use --engine=tile\n", cli_tool);
 		status = 2;
 		goto done;
 	}
@@ -789,11 +748,11 @@ main(int argc, char **argv)
 			goto done;
 		}
 		for (int r = 0; r < o.bench; r++) {
-			double t0 = now_ms();
+			double t0 = pass_now_ms();
 
 			if (run_engine(o.engine, g, vals, &d, o.threads) != 0)
 				AICM_BUG("the engine failed on a rerun");
-			ms[r] = now_ms() - t0;
+			ms[r] = pass_now_ms() - t0;
 		}
 		qsort(ms, (size_t)o.bench, sizeof *ms, cmp_double);
 		med = o.bench % 2 ? ms[o.bench / 2] : (ms[o.bench / 2 - 1] + ms[o.bench / 2]) / 2;
@@ -838,7 +797,7 @@ main(int argc, char **argv)
 			if (r < 0) {
 				printf("check %%%s: FAIL\n", n->name);
 				fprintf(stderr, "%s: error: check %%%s: the graph as parsed has no "
-				    "value '%%%s'\n", tool, n->name, n->name);
+				    "value '%%%s'\n", cli_tool, n->name, n->name);
 				status = 1;
 				continue;
 			}
@@ -860,13 +819,11 @@ main(int argc, char **argv)
 		if (rc > status)
 			status = rc;
 	}
-	if (fflush(stdout) != 0 && status == 0) {
-		fprintf(stderr, "%s: error: cannot write the output: %s\n", tool, strerror(errno));
+	if (cli_flush_stdout() != 0)
 		status = 2;
-	}
 done:
 	if (d.nerr)
-		fprintf(stderr, "%s: %d error%s\n", tool, d.nerr, d.nerr == 1 ? "" : "s");
+		fprintf(stderr, "%s: %d error%s\n", cli_tool, d.nerr, d.nerr == 1 ? "" : "s");
 	if (vals)
 		exec_tensors_free(vals, g->nnodes);
 	if (rvals)

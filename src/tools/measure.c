@@ -17,7 +17,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "measure.h"
 #include "tile_exec.h"
@@ -34,15 +33,6 @@ measure_init(MeasureCtx *c, PassMeasure *pm, const char *tool, int threads)
 	c->tool = tool;
 	pm->run = measure_kernel;
 	pm->ctx = c;
-}
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static const char *
@@ -183,11 +173,11 @@ measure_one(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *
 	if (out->match) {
 		out->ms = -1;
 		for (int r = 0; r < c->reps; r++) {
-			double t0 = now_ms(), ms;
+			double t0 = pass_now_ms(), ms;
 
 			if (exec_tile_run(plan, vals, c->threads, d) != 0)
 				AICM_BUG("the tile executor failed on a rerun");
-			ms = now_ms() - t0;
+			ms = pass_now_ms() - t0;
 			if (out->ms < 0 || ms < out->ms)
 				out->ms = ms;
 		}
