@@ -725,7 +725,7 @@ lower_reduction(LB *b)
 	int ax, loops[IR_MAX_RANK], nl = 0, fo[IR_MAX_RANK], acc, r, part;
 	bool prog[IR_MAX_RANK];
 	int64_t s[IR_MAX_RANK], split = 1, chunk = 0;
-	int rr = 0, pid = -1;
+	int rr = 0, pid = -1, bmdim = -1;
 	TileInst *in;
 	OpId red = rn->op == OP_MAX ? OP_MAX : OP_SUM;
 	bool atomic;
@@ -765,6 +765,7 @@ lower_reduction(LB *b)
 				rho = j;
 		b->dim[ax].ext = b->bn;
 		b->dim[rho].ext = b->bm;
+		bmdim = rho;
 	}
 	for (int j = 0; j < b->R; j++)
 		if (!prog[j])
@@ -779,15 +780,15 @@ lower_reduction(LB *b)
 		pid = scalar(b, TO_PROGRAM_ID, "p", -1, 0);
 		b->f->grid[0] = split;
 	} else {
-		/* prog dims: tiled dim (ext > 1) on axis 0, the rest on axis 2;
-		 * program_dims treats a ext-1 dim before the last two as leading,
-		 * so put the BM dim on axis 0 by hand. */
+		/* prog dims: the BM dim on axis 0 (rows, DESIGN §6, even at
+		 * BM=1), the rest on axis 2; program_dims treats a dim before
+		 * the last two as leading, so put the BM dim there by hand. */
 		int lead[IR_MAX_RANK], nlead = 0;
 
 		for (int j = 0; j < b->R; j++) {
 			if (!prog[j])
 				continue;
-			if (b->dim[j].ext > 1) {
+			if (j == bmdim) {
 				int p = scalar(b, TO_PROGRAM_ID, "m", -1, 0);
 
 				b->dim[j].off = idx_of(p, b->dim[j].ext);
