@@ -288,91 +288,67 @@ prefetch_next_rows(const void *p, int64_t stride)
 }
 
 #if SIMD_X86
-/* ---- AVX-512 --------------------------------------------------------- */
-
+/* T: inlined into the kernels (the dot's blocks); A: kernels. */
 #define T512 __attribute__((target("avx512f"), always_inline)) static inline
-
-/* One MR×(8·NV) block; the last vector is masked by lm if tail (a
- * compile-time constant: full blocks run no masked loads or stores). */
-T512 void
-blk512(int mr, int nv, bool tail, __mmask8 lm, int64_t K, const double *a, int64_t lda,
-    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc)
-{
-	__m512d acc[6][4];
-
-	_Pragma("GCC unroll 8")
-	for (int r = 0; r < mr; r++)
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			acc[r][v] = _mm512_maskz_loadu_pd(tail && v == nv - 1 ? lm : 0xff,
-			    c + r * ldc + 8 * v);
-	for (int64_t k = 0; k < K; k++) {
-		__m512d bv[4];
-
-		if ((k & 7) == 0)
-			prefetch_next_rows(a + k, lda * (int64_t)sizeof *a);
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			bv[v] = _mm512_maskz_loadu_pd(tail && v == nv - 1 ? lm : 0xff, b + k * ldb + 8 * v);
-		_Pragma("GCC unroll 8")
-		for (int r = 0; r < mr; r++) {
-			__m512d av = _mm512_set1_pd(a[r * lda + k]);
-
-			_Pragma("GCC unroll 8")
-			for (int v = 0; v < nv; v++)
-				acc[r][v] = _mm512_fmadd_pd(av, bv[v], acc[r][v]);
-		}
-	}
-	_Pragma("GCC unroll 8")
-	for (int r = 0; r < mr; r++)
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			_mm512_mask_storeu_pd(o + r * ldc + 8 * v, tail && v == nv - 1 ? lm : 0xff,
-			    acc[r][v]);
-}
-
-#define BLK512(MR, NV) \
-	__attribute__((target("avx512f"), noinline)) static void \
-	blk512_##MR##_##NV(__mmask8 lm, int64_t K, const double *a, int64_t lda, \
-	    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc) \
-	{ blk512(MR, NV, true, lm, K, a, lda, b, ldb, c, o, ldc); } \
-	__attribute__((target("avx512f"), noinline)) static void \
-	blk512_##MR##_##NV##f(__mmask8 lm, int64_t K, const double *a, int64_t lda, \
-	    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc) \
-	{ blk512(MR, NV, false, lm, K, a, lda, b, ldb, c, o, ldc); }
-#define BLK512_ROW(MR) BLK512(MR, 1) BLK512(MR, 2) BLK512(MR, 3) BLK512(MR, 4)
-BLK512_ROW(1) BLK512_ROW(2) BLK512_ROW(3) BLK512_ROW(4) BLK512_ROW(5) BLK512_ROW(6)
-
-typedef void BlkFn(__mmask8, int64_t, const double *, int64_t, const double *, int64_t,
-    const double *, double *, int64_t);
-
-/* [full][mr - 1][nv - 1] */
-#define BLK512_PTRS(MR, F) \
-	{blk512_##MR##_1##F, blk512_##MR##_2##F, blk512_##MR##_3##F, blk512_##MR##_4##F}
-#define BLK512_TAB(F) { \
-	BLK512_PTRS(1, F), BLK512_PTRS(2, F), BLK512_PTRS(3, F), BLK512_PTRS(4, F), \
-	BLK512_PTRS(5, F), BLK512_PTRS(6, F) }
-static BlkFn *const blk512_tab[2][6][4] = {BLK512_TAB(), BLK512_TAB(f)};
-
-static void
-dot_avx512(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
-    int64_t ldb, const double *c, double *o, int64_t ldc)
-{
-	for (int64_t i = 0; i < M; i += 6) {
-		int mr = M - i < 6 ? (int)(M - i) : 6;
-
-		for (int64_t j = 0; j < N; j += 32) {
-			int64_t w = N - j < 32 ? N - j : 32;
-			int nv = (int)((w + 7) / 8);
-			__mmask8 lm = (__mmask8)(w % 8 ? (1u << (w % 8)) - 1 : 0xff);
-
-			blk512_tab[w % 8 == 0][mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
-			    c + i * ldc + j, o + i * ldc + j, ldc);
-		}
-	}
-}
-
 #define A512 __attribute__((target("avx512f")))
+#define T256 __attribute__((target("avx2,fma"), always_inline)) static inline
+#define A256 __attribute__((target("avx2,fma")))
+
+/* Eight lanes of -1 then eight of 0: loaded from 8 - t, the mask of the
+ * first t lanes (t in 1..8). */
+static const int32_t lanes8[16] = {-1, -1, -1, -1, -1, -1, -1, -1};
+
+A256 static inline __m256i
+tail8(int64_t t)
+{
+	return _mm256_loadu_si256((const __m256i *)(lanes8 + 8 - (t > 8 ? 8 : t)));
+}
+
+/* The first t of 4 double lanes (t in 1..3; all 4 for t == 0). */
+A256 static inline __m256i
+tail4(int t)
+{
+	return _mm256_set_epi64x(t == 0 || t > 3 ? -1 : 0, t == 0 || t > 2 ? -1 : 0,
+	    t == 0 || t > 1 ? -1 : 0, -1);
+}
+#endif
+
+/* ---- the kernels of both types (simd_kern.h) ------------------------- */
+
+#define T double
+#define K_F32 0
+#define KN(name, sfx) name##_##sfx
+#if SIMD_X86
+#define V512 __m512d
+#define M512 __mmask8
+#define ALL512 0xff
+#define P512(op) _mm512_##op##_pd
+#define V256 __m256d
+#define P256(op) _mm256_##op##_pd
+#define B256(p) _mm256_broadcast_sd(p)
+#define ALL256 _mm256_set1_epi64x(-1)
+#define TAIL256(w, nv) tail4((int)((w) % 4))
+#endif
+#include "simd_kern.h"
+
+#define T float
+#define K_F32 1
+#define KN(name, sfx) name##_f32_##sfx
+#if SIMD_X86
+#define V512 __m512
+#define M512 __mmask16
+#define ALL512 0xffff
+#define P512(op) _mm512_##op##_ps
+#define V256 __m256
+#define P256(op) _mm256_##op##_ps
+#define B256(p) _mm256_broadcast_ss(p)
+#define ALL256 _mm256_set1_epi32(-1)
+#define TAIL256(w, nv) tail8((w) - 8 * ((nv) - 1))
+#endif
+#include "simd_kern.h"
+
+#if SIMD_X86
+/* ---- AVX-512 --------------------------------------------------------- */
 
 A512 static void
 binary_avx512(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs,
@@ -581,85 +557,6 @@ exp_avx512(int64_t n, const double *x, double *o)
 }
 
 /* ---- AVX-512, f32 ---------------------------------------------------- */
-
-/* One MR×(16·NV) block of floats; the last vector is masked by lm if
- * tail, as in blk512. */
-T512 void
-blk512f(int mr, int nv, bool tail, __mmask16 lm, int64_t K, const float *a, int64_t lda,
-    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc)
-{
-	__m512 acc[6][4];
-
-	_Pragma("GCC unroll 8")
-	for (int r = 0; r < mr; r++)
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			acc[r][v] = _mm512_maskz_loadu_ps(tail && v == nv - 1 ? lm : 0xffff,
-			    c + r * ldc + 16 * v);
-	for (int64_t k = 0; k < K; k++) {
-		__m512 bv[4];
-
-		if ((k & 15) == 0)
-			prefetch_next_rows(a + k, lda * (int64_t)sizeof *a);
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			bv[v] = _mm512_maskz_loadu_ps(tail && v == nv - 1 ? lm : 0xffff, b + k * ldb + 16 * v);
-		_Pragma("GCC unroll 8")
-		for (int r = 0; r < mr; r++) {
-			__m512 av = _mm512_set1_ps(a[r * lda + k]);
-
-			_Pragma("GCC unroll 8")
-			for (int v = 0; v < nv; v++)
-				acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
-		}
-	}
-	_Pragma("GCC unroll 8")
-	for (int r = 0; r < mr; r++)
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			_mm512_mask_storeu_ps(o + r * ldc + 16 * v, tail && v == nv - 1 ? lm : 0xffff,
-			    acc[r][v]);
-}
-
-#define BLK512F(MR, NV) \
-	__attribute__((target("avx512f"), noinline)) static void \
-	blk512f_##MR##_##NV(__mmask16 lm, int64_t K, const float *a, int64_t lda, \
-	    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc) \
-	{ blk512f(MR, NV, true, lm, K, a, lda, b, ldb, c, o, ldc); } \
-	__attribute__((target("avx512f"), noinline)) static void \
-	blk512f_##MR##_##NV##f(__mmask16 lm, int64_t K, const float *a, int64_t lda, \
-	    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc) \
-	{ blk512f(MR, NV, false, lm, K, a, lda, b, ldb, c, o, ldc); }
-#define BLK512F_ROW(MR) BLK512F(MR, 1) BLK512F(MR, 2) BLK512F(MR, 3) BLK512F(MR, 4)
-BLK512F_ROW(1) BLK512F_ROW(2) BLK512F_ROW(3) BLK512F_ROW(4) BLK512F_ROW(5) BLK512F_ROW(6)
-
-typedef void BlkfFn(__mmask16, int64_t, const float *, int64_t, const float *, int64_t,
-    const float *, float *, int64_t);
-
-#define BLK512F_PTRS(MR, F) \
-	{blk512f_##MR##_1##F, blk512f_##MR##_2##F, blk512f_##MR##_3##F, blk512f_##MR##_4##F}
-#define BLK512F_TAB(F) { \
-	BLK512F_PTRS(1, F), BLK512F_PTRS(2, F), BLK512F_PTRS(3, F), BLK512F_PTRS(4, F), \
-	BLK512F_PTRS(5, F), BLK512F_PTRS(6, F) }
-static BlkfFn *const blk512f_tab[2][6][4] = {BLK512F_TAB(), BLK512F_TAB(f)};
-
-static void
-dot_f32_avx512(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
-    int64_t ldb, const float *c, float *o, int64_t ldc)
-{
-	for (int64_t j = 0; j < N; j += 64) {
-		int64_t w = N - j < 64 ? N - j : 64;
-		int nv = (int)((w + 15) / 16);
-		__mmask16 lm = (__mmask16)(w % 16 ? (1u << (w % 16)) - 1 : 0xffff);
-
-		for (int64_t i = 0; i < M; i += 6) {
-			int mr = M - i < 6 ? (int)(M - i) : 6;
-
-			blk512f_tab[w % 16 == 0][mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
-			    c + i * ldc + j, o + i * ldc + j, ldc);
-		}
-	}
-}
 
 /* The lanes below n of the 16 from i: the masked tails of the f32 loops. */
 A512 static inline __mmask16
@@ -935,83 +832,6 @@ copy_stream_avx512(void *dst, const void *src, size_t n)
 
 /* ---- AVX2 + FMA ------------------------------------------------------ */
 
-#define T256 __attribute__((target("avx2,fma"), always_inline)) static inline
-#define A256 __attribute__((target("avx2,fma")))
-
-T256 void
-blk256(int mr, int nv, __m256i lm, int64_t K, const double *a, int64_t lda,
-    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc)
-{
-	__m256d acc[6][2];
-
-	_Pragma("GCC unroll 8")
-	for (int r = 0; r < mr; r++)
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			acc[r][v] = _mm256_maskload_pd(c + r * ldc + 4 * v,
-			    v == nv - 1 ? lm : _mm256_set1_epi64x(-1));
-	for (int64_t k = 0; k < K; k++) {
-		__m256d bv[2];
-
-		if ((k & 7) == 0)
-			prefetch_next_rows(a + k, lda * (int64_t)sizeof *a);
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			bv[v] = _mm256_maskload_pd(b + k * ldb + 4 * v,
-			    v == nv - 1 ? lm : _mm256_set1_epi64x(-1));
-		_Pragma("GCC unroll 8")
-		for (int r = 0; r < mr; r++) {
-			__m256d av = _mm256_broadcast_sd(a + r * lda + k);
-
-			_Pragma("GCC unroll 8")
-			for (int v = 0; v < nv; v++)
-				acc[r][v] = _mm256_fmadd_pd(av, bv[v], acc[r][v]);
-		}
-	}
-	_Pragma("GCC unroll 8")
-	for (int r = 0; r < mr; r++)
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			_mm256_maskstore_pd(o + r * ldc + 4 * v,
-			    v == nv - 1 ? lm : _mm256_set1_epi64x(-1), acc[r][v]);
-}
-
-#define BLK256(MR, NV) \
-	__attribute__((target("avx2,fma"), noinline)) static void \
-	blk256_##MR##_##NV(__m256i lm, int64_t K, const double *a, int64_t lda, \
-	    const double *b, int64_t ldb, const double *c, double *o, int64_t ldc) \
-	{ blk256(MR, NV, lm, K, a, lda, b, ldb, c, o, ldc); }
-#define BLK256_ROW(MR) BLK256(MR, 1) BLK256(MR, 2)
-BLK256_ROW(1) BLK256_ROW(2) BLK256_ROW(3) BLK256_ROW(4) BLK256_ROW(5) BLK256_ROW(6)
-
-typedef void Blk256Fn(__m256i, int64_t, const double *, int64_t, const double *, int64_t,
-    const double *, double *, int64_t);
-
-#define BLK256_PTRS(MR) {blk256_##MR##_1, blk256_##MR##_2}
-static Blk256Fn *const blk256_tab[6][2] = {
-	BLK256_PTRS(1), BLK256_PTRS(2), BLK256_PTRS(3), BLK256_PTRS(4), BLK256_PTRS(5),
-	BLK256_PTRS(6),
-};
-
-A256 static void
-dot_avx2(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
-    int64_t ldb, const double *c, double *o, int64_t ldc)
-{
-	for (int64_t i = 0; i < M; i += 6) {
-		int mr = M - i < 6 ? (int)(M - i) : 6;
-
-		for (int64_t j = 0; j < N; j += 8) {
-			int64_t w = N - j < 8 ? N - j : 8;
-			int nv = (int)((w + 3) / 4), t = (int)(w % 4);
-			__m256i lm = _mm256_set_epi64x(t == 0 || t > 3 ? -1 : 0, t == 0 || t > 2 ? -1 : 0,
-			    t == 0 || t > 1 ? -1 : 0, -1);
-
-			blk256_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
-			    c + i * ldc + j, o + i * ldc + j, ldc);
-		}
-	}
-}
-
 A256 static void
 binary_avx2(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs, double *o)
 {
@@ -1194,87 +1014,6 @@ acc_max_avx2(int64_t n, const double *x, double *o)
 		o[i] = max_combine(o[i], x[i]);
 }
 /* ---- AVX2 + FMA, f32 ------------------------------------------------- */
-
-T256 void
-blk256f(int mr, int nv, __m256i lm, int64_t K, const float *a, int64_t lda,
-    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc)
-{
-	__m256 acc[6][2];
-	__m256i all = _mm256_set1_epi32(-1);
-
-	_Pragma("GCC unroll 8")
-	for (int r = 0; r < mr; r++)
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			acc[r][v] = _mm256_maskload_ps(c + r * ldc + 8 * v, v == nv - 1 ? lm : all);
-	for (int64_t k = 0; k < K; k++) {
-		__m256 bv[2];
-
-		if ((k & 15) == 0)
-			prefetch_next_rows(a + k, lda * (int64_t)sizeof *a);
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			bv[v] = _mm256_maskload_ps(b + k * ldb + 8 * v, v == nv - 1 ? lm : all);
-		_Pragma("GCC unroll 8")
-		for (int r = 0; r < mr; r++) {
-			__m256 av = _mm256_broadcast_ss(a + r * lda + k);
-
-			_Pragma("GCC unroll 8")
-			for (int v = 0; v < nv; v++)
-				acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
-		}
-	}
-	_Pragma("GCC unroll 8")
-	for (int r = 0; r < mr; r++)
-		_Pragma("GCC unroll 8")
-		for (int v = 0; v < nv; v++)
-			_mm256_maskstore_ps(o + r * ldc + 8 * v, v == nv - 1 ? lm : all, acc[r][v]);
-}
-
-#define BLK256F(MR, NV) \
-	__attribute__((target("avx2,fma"), noinline)) static void \
-	blk256f_##MR##_##NV(__m256i lm, int64_t K, const float *a, int64_t lda, \
-	    const float *b, int64_t ldb, const float *c, float *o, int64_t ldc) \
-	{ blk256f(MR, NV, lm, K, a, lda, b, ldb, c, o, ldc); }
-#define BLK256F_ROW(MR) BLK256F(MR, 1) BLK256F(MR, 2)
-BLK256F_ROW(1) BLK256F_ROW(2) BLK256F_ROW(3) BLK256F_ROW(4) BLK256F_ROW(5) BLK256F_ROW(6)
-
-typedef void Blk256fFn(__m256i, int64_t, const float *, int64_t, const float *, int64_t,
-    const float *, float *, int64_t);
-
-#define BLK256F_PTRS(MR) {blk256f_##MR##_1, blk256f_##MR##_2}
-static Blk256fFn *const blk256f_tab[6][2] = {
-	BLK256F_PTRS(1), BLK256F_PTRS(2), BLK256F_PTRS(3), BLK256F_PTRS(4), BLK256F_PTRS(5),
-	BLK256F_PTRS(6),
-};
-
-/* Eight lanes of -1 then eight of 0: loaded from 8 - t, the mask of the
- * first t lanes (t in 1..8). */
-static const int32_t lanes8[16] = {-1, -1, -1, -1, -1, -1, -1, -1};
-
-A256 static inline __m256i
-tail8(int64_t t)
-{
-	return _mm256_loadu_si256((const __m256i *)(lanes8 + 8 - (t > 8 ? 8 : t)));
-}
-
-A256 static void
-dot_f32_avx2(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
-    int64_t ldb, const float *c, float *o, int64_t ldc)
-{
-	for (int64_t i = 0; i < M; i += 6) {
-		int mr = M - i < 6 ? (int)(M - i) : 6;
-
-		for (int64_t j = 0; j < N; j += 16) {
-			int64_t w = N - j < 16 ? N - j : 16;
-			int nv = (int)((w + 7) / 8);
-			__m256i lm = tail8(w - 8 * (nv - 1));
-
-			blk256f_tab[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
-			    c + i * ldc + j, o + i * ldc + j, ldc);
-		}
-	}
-}
 
 A256 static void
 binary_f32_avx2(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs, float *o)
