@@ -10,7 +10,9 @@
  * packing pays here.  Row blocks are the outer loop, so that a block of a
  * is read from its rows once a call, and each block prefetches the next
  * one's rows (rows 4-8 KiB apart share L1 sets and lose the hardware
- * prefetcher).  Full-width panels run block instances without masks.
+ * prefetcher); the f32 AVX-512 kernel alone walks its 64-wide column
+ * panels outer (a tile of up to 64 columns has one).  Full-width panels
+ * run block instances without masks.
  * MR=6 and 24 accumulators on AVX-512 for both types (NR=32
  * doubles or 64 floats; 4×4, 5×4, 7×4, 8×2, 10×2, 12×2 and 14×2 blocks
  * of floats measured no faster at 64×64×64, all within noise of peak when
@@ -30,6 +32,18 @@
  * (portable, without FMA, may differ in the last bits of a dot).
  * simd_copy_stream writes whole cache lines with non-temporal stores and
  * the ragged ends with memcpy.
+ *
+ * The kernels the two types share are written once, in simd_kern.h, which
+ * this file includes twice: with T double, then T float, after defining
+ * the vector types, the intrinsics' names (P512(add) is _mm512_add_pd or
+ * _mm512_add_ps), the names of the instances (KN(dot, avx2) is dot_avx2
+ * or dot_f32_avx2; KP(dot) is simd_dot or simd_dot_f32) and the few loads
+ * that differ.  Lane counts, full masks and K_F32, which selects the rules
+ * above that differ by type, are compile-time constants, so each instance
+ * compiles to the code of a hand-written copy (they replaced such copies
+ * instruction for instruction).  Written here instead: the exps (each
+ * type has its own polynomial and bands), the conversions and
+ * copy_stream (one type each), and the helpers the template uses.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -122,50 +136,6 @@ simd_isa(void)
 	return want;
 }
 
-/* ---- portable -------------------------------------------------------- */
-
-static void
-dot_portable(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
-    int64_t ldb, const double *c, double *o, int64_t ldc)
-{
-	for (int64_t i = 0; i < M; i++) {
-		double *row = o + i * ldc;
-
-		if (row != c + i * ldc)
-			memcpy(row, c + i * ldc, sizeof(double) * (size_t)N);
-		for (int64_t k = 0; k < K; k++) {
-			double av = a[i * lda + k];
-			const double *br = b + k * ldb;
-
-			for (int64_t j = 0; j < N; j++)
-				row[j] += av * br[j];
-		}
-	}
-}
-
-static double
-max_combine(double acc, double v)
-{
-	return isnan(v) || v > acc ? v : acc;   /* NaN wins, as np.max */
-}
-
-static void
-binary_portable(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs,
-    double *o)
-{
-#define L(expr) for (int64_t i = 0; i < n; i++) { double x = a[i * as], y = b[i * bs]; o[i] = (expr); } break;
-	switch (op) {
-	case SIMD_ADD: L(x + y)
-	case SIMD_SUB: L(x - y)
-	case SIMD_MUL: L(x * y)
-	case SIMD_DIV: L(x / y)
-	case SIMD_MAXIMUM: L(isnan(x) || x >= y ? x : y)
-	case SIMD_MINIMUM: L(isnan(x) || x <= y ? x : y)
-	case SIMD_OP_COUNT: break;
-	}
-#undef L
-}
-
 /* Every path sums in the same order, so that AVX-512 and AVX2 agree
  * bitwise (and with portable): lane l of 16 sums x[l], x[l+16], ... in
  * turn, then the lanes meet in a fixed tree (l + l+8, + l+4, + l+2, + l+1). */
@@ -178,94 +148,6 @@ sum_tree(double *l)
 	return l[0];
 }
 
-static double
-sum_portable(int64_t n, const double *x)
-{
-	double l[16] = {0};
-
-	for (int64_t i = 0; i < n; i++)
-		l[i % 16] += x[i];
-	return sum_tree(l);
-}
-
-static double
-max_portable(int64_t n, const double *x)
-{
-	double m = -INFINITY;
-
-	for (int64_t i = 0; i < n; i++)
-		m = max_combine(m, x[i]);
-	return m;
-}
-
-/* ---- portable, f32 --------------------------------------------------- */
-
-static void
-dot_f32_portable(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
-    int64_t ldb, const float *c, float *o, int64_t ldc)
-{
-	for (int64_t i = 0; i < M; i++) {
-		float *row = o + i * ldc;
-
-		if (row != c + i * ldc)
-			memcpy(row, c + i * ldc, sizeof(float) * (size_t)N);
-		for (int64_t k = 0; k < K; k++) {
-			float av = a[i * lda + k];
-			const float *br = b + k * ldb;
-
-			for (int64_t j = 0; j < N; j++)
-				row[j] += av * br[j];
-		}
-	}
-}
-
-static float
-max_combine_f32(float acc, float v)
-{
-	return isnan(v) || v > acc ? v : acc;
-}
-
-/* A float op is the rounded double op (a double holds the exact sum,
- * difference or product of two floats, and double rounding of a quotient
- * through double is innocuous), so float arithmetic gives the contract's
- * results directly. */
-static void
-binary_f32_portable(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs,
-    float *o)
-{
-#define L(expr) for (int64_t i = 0; i < n; i++) { float x = a[i * as], y = b[i * bs]; o[i] = (expr); } break;
-	switch (op) {
-	case SIMD_ADD: L(x + y)
-	case SIMD_SUB: L(x - y)
-	case SIMD_MUL: L(x * y)
-	case SIMD_DIV: L(x / y)
-	case SIMD_MAXIMUM: L(isnan(x) || x >= y ? x : y)
-	case SIMD_MINIMUM: L(isnan(x) || x <= y ? x : y)
-	case SIMD_OP_COUNT: break;
-	}
-#undef L
-}
-
-/* The order of sum_portable on the widened values: every path agrees. */
-static double
-sum_f32_portable(int64_t n, const float *x)
-{
-	double l[16] = {0};
-
-	for (int64_t i = 0; i < n; i++)
-		l[i % 16] += x[i];
-	return sum_tree(l);
-}
-
-static float
-max_f32_portable(int64_t n, const float *x)
-{
-	float m = -INFINITY;
-
-	for (int64_t i = 0; i < n; i++)
-		m = max_combine_f32(m, x[i]);
-	return m;
-}
 
 static float
 exp_f32_scalar(float x)
@@ -286,7 +168,6 @@ prefetch_next_rows(const void *p, int64_t stride)
 	for (int r = 6; r < 12; r++)
 		__builtin_prefetch((const void *)((uintptr_t)p + (uintptr_t)(r * stride)), 0, 3);
 }
-
 #if SIMD_X86
 /* T: inlined into the kernels (the dot's blocks); A: kernels. */
 #define T512 __attribute__((target("avx512f"), always_inline)) static inline
@@ -313,19 +194,47 @@ tail4(int t)
 }
 #endif
 
+/* ---- dispatch -------------------------------------------------------- */
+
+#if SIMD_X86
+/* PICK_IN for kernels returning void, PICKR_IN for those returning a
+ * value; PICK and PICKR name them name_avx512 and name_avx2. */
+#define PICK_IN(f512, f256, ...)                                            \
+	switch (simd_isa()) {                                                \
+	case SIMD_AVX512: f512(__VA_ARGS__); return;                         \
+	case SIMD_AVX2: f256(__VA_ARGS__); return;                           \
+	default: break;                                                      \
+	}
+#define PICKR_IN(f512, f256, ...)                                           \
+	switch (simd_isa()) {                                                \
+	case SIMD_AVX512: return f512(__VA_ARGS__);                          \
+	case SIMD_AVX2: return f256(__VA_ARGS__);                            \
+	default: break;                                                      \
+	}
+#else
+#define PICK_IN(f512, f256, ...)
+#define PICKR_IN(f512, f256, ...)
+#endif
+#define PICK(name, ...) PICK_IN(name##_avx512, name##_avx2, __VA_ARGS__)
+#define PICKR(name, ...) PICKR_IN(name##_avx512, name##_avx2, __VA_ARGS__)
+
 /* ---- the kernels of both types (simd_kern.h) ------------------------- */
 
 #define T double
 #define K_F32 0
 #define KN(name, sfx) name##_##sfx
+#define KP(name) simd_##name
 #if SIMD_X86
 #define V512 __m512d
 #define M512 __mmask8
 #define ALL512 0xff
 #define P512(op) _mm512_##op##_pd
+#define CMP512 _mm512_cmp_pd_mask
+#define WIDEN512(p) _mm512_loadu_pd(p)
 #define V256 __m256d
 #define P256(op) _mm256_##op##_pd
 #define B256(p) _mm256_broadcast_sd(p)
+#define WIDEN256(p) _mm256_loadu_pd(p)
 #define ALL256 _mm256_set1_epi64x(-1)
 #define TAIL256(w, nv) tail4((int)((w) % 4))
 #endif
@@ -334,14 +243,18 @@ tail4(int t)
 #define T float
 #define K_F32 1
 #define KN(name, sfx) name##_f32_##sfx
+#define KP(name) simd_##name##_f32
 #if SIMD_X86
 #define V512 __m512
 #define M512 __mmask16
 #define ALL512 0xffff
 #define P512(op) _mm512_##op##_ps
+#define CMP512 _mm512_cmp_ps_mask
+#define WIDEN512(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
 #define V256 __m256
 #define P256(op) _mm256_##op##_ps
 #define B256(p) _mm256_broadcast_ss(p)
+#define WIDEN256(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
 #define ALL256 _mm256_set1_epi32(-1)
 #define TAIL256(w, nv) tail8((w) - 8 * ((nv) - 1))
 #endif
@@ -349,62 +262,6 @@ tail4(int t)
 
 #if SIMD_X86
 /* ---- AVX-512 --------------------------------------------------------- */
-
-A512 static void
-binary_avx512(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs,
-    double *o)
-{
-	int64_t i = 0;
-	__m512d sa = _mm512_set1_pd(a[0]), sb = _mm512_set1_pd(b[0]);
-
-	for (; i + 8 <= n; i += 8) {
-		__m512d x = as ? _mm512_loadu_pd(a + i) : sa, y = bs ? _mm512_loadu_pd(b + i) : sb, r;
-
-		if (as)
-			AHEAD(a + i);
-		if (bs)
-			AHEAD(b + i);
-
-		switch (op) {
-		case SIMD_ADD: r = _mm512_add_pd(x, y); break;
-		case SIMD_SUB: r = _mm512_sub_pd(x, y); break;
-		case SIMD_MUL: r = _mm512_mul_pd(x, y); break;
-		case SIMD_DIV: r = _mm512_div_pd(x, y); break;
-		case SIMD_MAXIMUM:
-			/* max_pd(y, x) is y > x ? y : x, x if either is NaN; a NaN y wins too */
-			r = _mm512_max_pd(y, x);
-			r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(y, y, _CMP_UNORD_Q) &
-			    _mm512_cmp_pd_mask(x, x, _CMP_ORD_Q), y);
-			break;
-		case SIMD_MINIMUM:
-			r = _mm512_min_pd(y, x);
-			r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(y, y, _CMP_UNORD_Q) &
-			    _mm512_cmp_pd_mask(x, x, _CMP_ORD_Q), y);
-			break;
-		default: r = x; break;
-		}
-		_mm512_storeu_pd(o + i, r);
-	}
-	if (i < n)
-		binary_portable(op, n - i, a + i * as, as, b + i * bs, bs, o + i);
-}
-
-A512 static void
-relu_avx512(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-	__m512d z = _mm512_setzero_pd();
-
-	for (; i + 8 <= n; i += 8) {
-		__m512d v = _mm512_loadu_pd(x + i);
-
-		AHEAD(x + i);
-		/* not (v <= 0), unordered true: v > 0 or NaN keeps v */
-		_mm512_storeu_pd(o + i, _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(v, z, _CMP_NLE_UQ), v));
-	}
-	for (; i < n; i++)
-		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0;
-}
 
 A512 static void
 round_f32_avx512(int64_t n, const double *x, double *o)
@@ -437,76 +294,6 @@ f64_to_f32_avx512(int64_t n, const double *x, float *o)
 		_mm256_storeu_ps(o + i, _mm512_cvtpd_ps(_mm512_loadu_pd(x + i)));
 	for (; i < n; i++)
 		o[i] = (float)x[i];
-}
-
-A512 static double
-sum_avx512(int64_t n, const double *x)
-{
-	__m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
-	double l[16];
-	int64_t i = 0;
-
-	for (; i + 16 <= n; i += 16) {
-		AHEAD(x + i);
-		AHEAD(x + i + 8);
-		s0 = _mm512_add_pd(s0, _mm512_loadu_pd(x + i));
-		s1 = _mm512_add_pd(s1, _mm512_loadu_pd(x + i + 8));
-	}
-	_mm512_storeu_pd(l, s0);
-	_mm512_storeu_pd(l + 8, s1);
-	for (; i < n; i++)
-		l[i % 16] += x[i];
-	return sum_tree(l);
-}
-
-A512 static double
-max_avx512(int64_t n, const double *x)
-{
-	__m512d m = _mm512_set1_pd(-INFINITY);
-	__mmask8 nan = 0;
-	int64_t i = 0;
-	double r;
-
-	for (; i + 8 <= n; i += 8) {
-		__m512d v = _mm512_loadu_pd(x + i);
-
-		AHEAD(x + i);
-		nan |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
-		m = _mm512_max_pd(m, v);
-	}
-	if (nan)
-		return max_portable(n, x);   /* the first NaN, as the reference */
-	r = _mm512_reduce_max_pd(m);
-	for (; i < n; i++)
-		r = max_combine(r, x[i]);
-	return r;
-}
-
-A512 static void
-acc_sum_avx512(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		_mm512_storeu_pd(o + i, _mm512_add_pd(_mm512_loadu_pd(o + i), _mm512_loadu_pd(x + i)));
-	for (; i < n; i++)
-		o[i] += x[i];
-}
-
-A512 static void
-acc_max_avx512(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		__m512d v = _mm512_loadu_pd(x + i), p = _mm512_loadu_pd(o + i);
-		/* max_pd(v, p): v > p ? v : p, p if either is NaN; a NaN v wins */
-		__m512d r = _mm512_max_pd(v, p);
-
-		_mm512_storeu_pd(o + i, _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v));
-	}
-	for (; i < n; i++)
-		o[i] = max_combine(o[i], x[i]);
 }
 
 /* exp on the AVX paths: x = n·ln2 + r (ln2 split in two, Cody and
@@ -554,99 +341,6 @@ exp_avx512(int64_t n, const double *x, double *o)
 	}
 	for (; i < n; i++)
 		o[i] = exp(x[i]);
-}
-
-/* ---- AVX-512, f32 ---------------------------------------------------- */
-
-/* The lanes below n of the 16 from i: the masked tails of the f32 loops. */
-A512 static inline __mmask16
-tail16(int64_t n, int64_t i)
-{
-	return n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
-}
-
-/* One op on 16 lanes: binary_avx512's NaN rules. */
-A512 static inline __m512
-bin16(SimdOp op, __m512 x, __m512 y)
-{
-	__m512 r;
-
-	switch (op) {
-	case SIMD_ADD: return _mm512_add_ps(x, y);
-	case SIMD_SUB: return _mm512_sub_ps(x, y);
-	case SIMD_MUL: return _mm512_mul_ps(x, y);
-	case SIMD_DIV: return _mm512_div_ps(x, y);
-	case SIMD_MAXIMUM:
-		/* max_ps(y, x) keeps a NaN x, the mask a NaN y */
-		r = _mm512_max_ps(y, x);
-		return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) &
-		    _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), y);
-	case SIMD_MINIMUM:
-		r = _mm512_min_ps(y, x);
-		return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q) &
-		    _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), y);
-	default: return x;
-	}
-}
-
-/* The f32 loops run whole vectors unmasked and mask only the last one:
- * masked loads and stores in the main loop made W2 (relu, sum) 1.5x
- * slower on Zen 5. */
-A512 static void
-binary_f32_avx512(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs,
-    float *o)
-{
-	__m512 sa = _mm512_set1_ps(a[0]), sb = _mm512_set1_ps(b[0]);
-	int64_t i = 0;
-
-	if (as && bs)
-		for (; i + 16 <= n; i += 16) {
-			AHEAD(a + i);
-			AHEAD(b + i);
-			_mm512_storeu_ps(o + i, bin16(op, _mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
-		}
-	else if (as)
-		for (; i + 16 <= n; i += 16) {
-			AHEAD(a + i);
-			_mm512_storeu_ps(o + i, bin16(op, _mm512_loadu_ps(a + i), sb));
-		}
-	else if (bs)
-		for (; i + 16 <= n; i += 16) {
-			AHEAD(b + i);
-			_mm512_storeu_ps(o + i, bin16(op, sa, _mm512_loadu_ps(b + i)));
-		}
-	else
-		for (; i + 16 <= n; i += 16)
-			_mm512_storeu_ps(o + i, bin16(op, sa, sb));
-	if (i < n) {
-		__mmask16 m = tail16(n, i);
-
-		_mm512_mask_storeu_ps(o + i, m, bin16(op, as ? _mm512_maskz_loadu_ps(m, a + i) : sa,
-		    bs ? _mm512_maskz_loadu_ps(m, b + i) : sb));
-	}
-}
-
-A512 static inline __m512
-relu16(__m512 v)
-{
-	/* not (v <= 0), unordered true: v > 0 or NaN keeps v */
-	return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NLE_UQ), v);
-}
-
-A512 static void
-relu_f32_avx512(int64_t n, const float *x, float *o)
-{
-	int64_t i = 0;
-
-	for (; i + 16 <= n; i += 16) {
-		AHEAD(x + i);
-		_mm512_storeu_ps(o + i, relu16(_mm512_loadu_ps(x + i)));
-	}
-	if (i < n) {
-		__mmask16 m = tail16(n, i);
-
-		_mm512_mask_storeu_ps(o + i, m, relu16(_mm512_maskz_loadu_ps(m, x + i)));
-	}
 }
 
 /* exp in f32 lanes on the AVX paths: x = n·ln2 + r (ln2 split in two,
@@ -718,92 +412,9 @@ exp_f32_avx512(int64_t n, const float *x, float *o)
 	for (; i + 16 <= n; i += 16)
 		_mm512_storeu_ps(o + i, exp16(_mm512_loadu_ps(x + i), 0xffff, x + i));
 	if (i < n) {
-		__mmask16 m = tail16(n, i);
+		__mmask16 m = tail_f32_avx512(n, i);
 
 		_mm512_mask_storeu_ps(o + i, m, exp16(_mm512_maskz_loadu_ps(m, x + i), m, x + i));
-	}
-}
-
-/* The order of sum_f32_portable: lanes 0-7 and 8-15 of each 16. */
-A512 static double
-sum_f32_avx512(int64_t n, const float *x)
-{
-	__m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
-	double l[16];
-	int64_t i = 0;
-
-	for (; i + 16 <= n; i += 16) {
-		AHEAD(x + i);
-		s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
-		s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8)));
-	}
-	_mm512_storeu_pd(l, s0);
-	_mm512_storeu_pd(l + 8, s1);
-	for (; i < n; i++)
-		l[i % 16] += x[i];
-	return sum_tree(l);
-}
-
-A512 static float
-max_f32_avx512(int64_t n, const float *x)
-{
-	__m512 m = _mm512_set1_ps(-INFINITY);
-	__mmask16 nan = 0;
-	int64_t i = 0;
-
-	for (; i + 16 <= n; i += 16) {
-		__m512 v = _mm512_loadu_ps(x + i);
-
-		AHEAD(x + i);
-		nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-		m = _mm512_max_ps(v, m);
-	}
-	if (i < n) {
-		__m512 v = _mm512_mask_loadu_ps(m, tail16(n, i), x + i);   /* masked lanes: m */
-
-		nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-		m = _mm512_max_ps(v, m);
-	}
-	if (nan)
-		return max_f32_portable(n, x);   /* the first NaN, as the reference */
-	return _mm512_reduce_max_ps(m);
-}
-
-A512 static void
-acc_sum_f32_avx512(int64_t n, const float *x, float *o)
-{
-	int64_t i = 0;
-
-	for (; i + 16 <= n; i += 16)
-		_mm512_storeu_ps(o + i, _mm512_add_ps(_mm512_loadu_ps(o + i), _mm512_loadu_ps(x + i)));
-	if (i < n) {
-		__mmask16 m = tail16(n, i);
-
-		_mm512_mask_storeu_ps(o + i, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, o + i),
-		    _mm512_maskz_loadu_ps(m, x + i)));
-	}
-}
-
-/* max(p, v) with a NaN v winning: max_ps(v, p) keeps a NaN p, the mask a
- * NaN v. */
-A512 static inline __m512
-accmax16(__m512 p, __m512 v)
-{
-	return _mm512_mask_mov_ps(_mm512_max_ps(v, p), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
-}
-
-A512 static void
-acc_max_f32_avx512(int64_t n, const float *x, float *o)
-{
-	int64_t i = 0;
-
-	for (; i + 16 <= n; i += 16)
-		_mm512_storeu_ps(o + i, accmax16(_mm512_loadu_ps(o + i), _mm512_loadu_ps(x + i)));
-	if (i < n) {
-		__mmask16 m = tail16(n, i);
-
-		_mm512_mask_storeu_ps(o + i, m, accmax16(_mm512_maskz_loadu_ps(m, o + i),
-		    _mm512_maskz_loadu_ps(m, x + i)));
 	}
 }
 
@@ -831,36 +442,6 @@ copy_stream_avx512(void *dst, const void *src, size_t n)
 }
 
 /* ---- AVX2 + FMA ------------------------------------------------------ */
-
-A256 static void
-binary_avx2(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs, double *o)
-{
-	int64_t i = 0;
-	__m256d sa = _mm256_set1_pd(a[0]), sb = _mm256_set1_pd(b[0]);
-
-	for (; i + 4 <= n; i += 4) {
-		__m256d x = as ? _mm256_loadu_pd(a + i) : sa, y = bs ? _mm256_loadu_pd(b + i) : sb, r;
-
-		switch (op) {
-		case SIMD_ADD: r = _mm256_add_pd(x, y); break;
-		case SIMD_SUB: r = _mm256_sub_pd(x, y); break;
-		case SIMD_MUL: r = _mm256_mul_pd(x, y); break;
-		case SIMD_DIV: r = _mm256_div_pd(x, y); break;
-		case SIMD_MAXIMUM:
-			r = _mm256_blendv_pd(_mm256_max_pd(y, x), y, _mm256_and_pd(
-			    _mm256_cmp_pd(y, y, _CMP_UNORD_Q), _mm256_cmp_pd(x, x, _CMP_ORD_Q)));
-			break;
-		case SIMD_MINIMUM:
-			r = _mm256_blendv_pd(_mm256_min_pd(y, x), y, _mm256_and_pd(
-			    _mm256_cmp_pd(y, y, _CMP_UNORD_Q), _mm256_cmp_pd(x, x, _CMP_ORD_Q)));
-			break;
-		default: r = x; break;
-		}
-		_mm256_storeu_pd(o + i, r);
-	}
-	if (i < n)
-		binary_portable(op, n - i, a + i * as, as, b + i * bs, bs, o + i);
-}
 
 A256 static void
 exp_avx2(int64_t n, const double *x, double *o)
@@ -891,21 +472,6 @@ exp_avx2(int64_t n, const double *x, double *o)
 	}
 	for (; i < n; i++)
 		o[i] = exp(x[i]);
-}
-
-A256 static void
-relu_avx2(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-	__m256d z = _mm256_setzero_pd();
-
-	for (; i + 4 <= n; i += 4) {
-		__m256d v = _mm256_loadu_pd(x + i);
-
-		_mm256_storeu_pd(o + i, _mm256_and_pd(_mm256_cmp_pd(v, z, _CMP_NLE_UQ), v));
-	}
-	for (; i < n; i++)
-		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0;
 }
 
 A256 static void
@@ -941,124 +507,6 @@ f64_to_f32_avx2(int64_t n, const double *x, float *o)
 		o[i] = (float)x[i];
 }
 
-A256 static double
-sum_avx2(int64_t n, const double *x)
-{
-	__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), s2 = _mm256_setzero_pd(),
-	    s3 = _mm256_setzero_pd();
-	double l[16];
-	int64_t i = 0;
-
-	for (; i + 16 <= n; i += 16) {
-		s0 = _mm256_add_pd(s0, _mm256_loadu_pd(x + i));
-		s1 = _mm256_add_pd(s1, _mm256_loadu_pd(x + i + 4));
-		s2 = _mm256_add_pd(s2, _mm256_loadu_pd(x + i + 8));
-		s3 = _mm256_add_pd(s3, _mm256_loadu_pd(x + i + 12));
-	}
-	_mm256_storeu_pd(l, s0);
-	_mm256_storeu_pd(l + 4, s1);
-	_mm256_storeu_pd(l + 8, s2);
-	_mm256_storeu_pd(l + 12, s3);
-	for (; i < n; i++)
-		l[i % 16] += x[i];
-	return sum_tree(l);
-}
-
-A256 static double
-max_avx2(int64_t n, const double *x)
-{
-	__m256d m = _mm256_set1_pd(-INFINITY), nan = _mm256_setzero_pd();
-	double l[4], r;
-	int64_t i = 0;
-
-	for (; i + 4 <= n; i += 4) {
-		__m256d v = _mm256_loadu_pd(x + i);
-
-		nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
-		m = _mm256_max_pd(m, v);
-	}
-	if (_mm256_movemask_pd(nan))
-		return max_portable(n, x);
-	_mm256_storeu_pd(l, m);
-	r = l[0];
-	for (int q = 1; q < 4; q++)
-		r = max_combine(r, l[q]);
-	for (; i < n; i++)
-		r = max_combine(r, x[i]);
-	return r;
-}
-
-A256 static void
-acc_sum_avx2(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + 4 <= n; i += 4)
-		_mm256_storeu_pd(o + i, _mm256_add_pd(_mm256_loadu_pd(o + i), _mm256_loadu_pd(x + i)));
-	for (; i < n; i++)
-		o[i] += x[i];
-}
-
-A256 static void
-acc_max_avx2(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + 4 <= n; i += 4) {
-		__m256d v = _mm256_loadu_pd(x + i), p = _mm256_loadu_pd(o + i);
-
-		_mm256_storeu_pd(o + i, _mm256_blendv_pd(_mm256_max_pd(v, p), v,
-		    _mm256_cmp_pd(v, v, _CMP_UNORD_Q)));
-	}
-	for (; i < n; i++)
-		o[i] = max_combine(o[i], x[i]);
-}
-/* ---- AVX2 + FMA, f32 ------------------------------------------------- */
-
-A256 static void
-binary_f32_avx2(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs, float *o)
-{
-	int64_t i = 0;
-	__m256 sa = _mm256_set1_ps(a[0]), sb = _mm256_set1_ps(b[0]);
-
-	for (; i + 8 <= n; i += 8) {
-		__m256 x = as ? _mm256_loadu_ps(a + i) : sa, y = bs ? _mm256_loadu_ps(b + i) : sb, r;
-
-		switch (op) {
-		case SIMD_ADD: r = _mm256_add_ps(x, y); break;
-		case SIMD_SUB: r = _mm256_sub_ps(x, y); break;
-		case SIMD_MUL: r = _mm256_mul_ps(x, y); break;
-		case SIMD_DIV: r = _mm256_div_ps(x, y); break;
-		case SIMD_MAXIMUM:
-			r = _mm256_blendv_ps(_mm256_max_ps(y, x), y, _mm256_and_ps(
-			    _mm256_cmp_ps(y, y, _CMP_UNORD_Q), _mm256_cmp_ps(x, x, _CMP_ORD_Q)));
-			break;
-		case SIMD_MINIMUM:
-			r = _mm256_blendv_ps(_mm256_min_ps(y, x), y, _mm256_and_ps(
-			    _mm256_cmp_ps(y, y, _CMP_UNORD_Q), _mm256_cmp_ps(x, x, _CMP_ORD_Q)));
-			break;
-		default: r = x; break;
-		}
-		_mm256_storeu_ps(o + i, r);
-	}
-	if (i < n)
-		binary_f32_portable(op, n - i, a + i * as, as, b + i * bs, bs, o + i);
-}
-
-A256 static void
-relu_f32_avx2(int64_t n, const float *x, float *o)
-{
-	int64_t i = 0;
-	__m256 z = _mm256_setzero_ps();
-
-	for (; i + 8 <= n; i += 8) {
-		__m256 v = _mm256_loadu_ps(x + i);
-
-		_mm256_storeu_ps(o + i, _mm256_and_ps(_mm256_cmp_ps(v, z, _CMP_NLE_UQ), v));
-	}
-	for (; i < n; i++)
-		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0f;
-}
 
 /* exp_f32_avx512's operations in its order, on 8 lanes. */
 A256 static void
@@ -1107,80 +555,6 @@ exp_f32_avx2(int64_t n, const float *x, float *o)
 	}
 }
 
-/* The order of sum_f32_portable. */
-A256 static double
-sum_f32_avx2(int64_t n, const float *x)
-{
-	__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), s2 = _mm256_setzero_pd(),
-	    s3 = _mm256_setzero_pd();
-	double l[16];
-	int64_t i = 0;
-
-	for (; i + 16 <= n; i += 16) {
-		s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
-		s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)));
-		s2 = _mm256_add_pd(s2, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 8)));
-		s3 = _mm256_add_pd(s3, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 12)));
-	}
-	_mm256_storeu_pd(l, s0);
-	_mm256_storeu_pd(l + 4, s1);
-	_mm256_storeu_pd(l + 8, s2);
-	_mm256_storeu_pd(l + 12, s3);
-	for (; i < n; i++)
-		l[i % 16] += x[i];
-	return sum_tree(l);
-}
-
-A256 static float
-max_f32_avx2(int64_t n, const float *x)
-{
-	__m256 m = _mm256_set1_ps(-INFINITY), nan = _mm256_setzero_ps();
-	float l[8], r;
-	int64_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		__m256 v = _mm256_loadu_ps(x + i);
-
-		nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-		m = _mm256_max_ps(v, m);
-	}
-	if (_mm256_movemask_ps(nan))
-		return max_f32_portable(n, x);
-	_mm256_storeu_ps(l, m);
-	r = l[0];
-	for (int q = 1; q < 8; q++)
-		r = max_combine_f32(r, l[q]);
-	for (; i < n; i++)
-		r = max_combine_f32(r, x[i]);
-	return r;
-}
-
-A256 static void
-acc_sum_f32_avx2(int64_t n, const float *x, float *o)
-{
-	int64_t i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(o + i, _mm256_add_ps(_mm256_loadu_ps(o + i), _mm256_loadu_ps(x + i)));
-	for (; i < n; i++)
-		o[i] += x[i];
-}
-
-A256 static void
-acc_max_f32_avx2(int64_t n, const float *x, float *o)
-{
-	int64_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		__m256 v = _mm256_loadu_ps(x + i), p = _mm256_loadu_ps(o + i);
-
-		_mm256_storeu_ps(o + i, _mm256_blendv_ps(_mm256_max_ps(v, p), v,
-		    _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-	}
-	for (; i < n; i++)
-		o[i] = max_combine_f32(o[i], x[i]);
-}
-
 /* copy_stream_avx512's plan with 32-byte streaming stores, two a line. */
 A256 static void
 copy_stream_avx2(void *dst, const void *src, size_t n)
@@ -1213,53 +587,7 @@ fence_x86(void)
 }
 #endif /* SIMD_X86 */
 
-/* ---- dispatch -------------------------------------------------------- */
-
-#if SIMD_X86
-/* PICK for kernels returning void, PICKR for those returning a value. */
-#define PICK(name, ...)                                                     \
-	switch (simd_isa()) {                                                \
-	case SIMD_AVX512: name##_avx512(__VA_ARGS__); return;                \
-	case SIMD_AVX2: name##_avx2(__VA_ARGS__); return;                    \
-	default: break;                                                      \
-	}
-#define PICKR(name, ...)                                                    \
-	switch (simd_isa()) {                                                \
-	case SIMD_AVX512: return name##_avx512(__VA_ARGS__);                 \
-	case SIMD_AVX2: return name##_avx2(__VA_ARGS__);                     \
-	default: break;                                                      \
-	}
-#else
-#define PICK(name, ...)
-#define PICKR(name, ...)
-#endif
-
-void
-simd_dot(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
-    int64_t ldb, const double *c, double *o, int64_t ldc)
-{
-	if (M <= 0 || N <= 0)
-		return;
-	PICK(dot, M, N, K, a, lda, b, ldb, c, o, ldc)
-	dot_portable(M, N, K, a, lda, b, ldb, c, o, ldc);
-}
-
-void
-simd_binary(SimdOp op, int64_t n, const double *a, int as, const double *b, int bs, double *o)
-{
-	if (n <= 0)
-		return;
-	PICK(binary, op, n, a, as, b, bs, o)
-	binary_portable(op, n, a, as, b, bs, o);
-}
-
-void
-simd_relu(int64_t n, const double *x, double *o)
-{
-	PICK(relu, n, x, o)
-	for (int64_t i = 0; i < n; i++)
-		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0;
-}
+/* ---- entry points of the kernels above ------------------------------ */
 
 void
 simd_exp(int64_t n, const double *x, double *o)
@@ -1293,100 +621,12 @@ simd_f64_to_f32(int64_t n, const double *x, float *o)
 		o[i] = (float)x[i];
 }
 
-double
-simd_sum(int64_t n, const double *x)
-{
-	PICKR(sum, n, x)
-	return sum_portable(n, x);
-}
-
-double
-simd_max(int64_t n, const double *x)
-{
-	PICKR(max, n, x)
-	return max_portable(n, x);
-}
-
-void
-simd_acc_sum(int64_t n, const double *x, double *o)
-{
-	PICK(acc_sum, n, x, o)
-	for (int64_t i = 0; i < n; i++)
-		o[i] += x[i];
-}
-
-void
-simd_acc_max(int64_t n, const double *x, double *o)
-{
-	PICK(acc_max, n, x, o)
-	for (int64_t i = 0; i < n; i++)
-		o[i] = max_combine(o[i], x[i]);
-}
-
-void
-simd_dot_f32(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
-    int64_t ldb, const float *c, float *o, int64_t ldc)
-{
-	if (M <= 0 || N <= 0)
-		return;
-	PICK(dot_f32, M, N, K, a, lda, b, ldb, c, o, ldc)
-	dot_f32_portable(M, N, K, a, lda, b, ldb, c, o, ldc);
-}
-
-void
-simd_binary_f32(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs,
-    float *o)
-{
-	if (n <= 0)
-		return;
-	PICK(binary_f32, op, n, a, as, b, bs, o)
-	binary_f32_portable(op, n, a, as, b, bs, o);
-}
-
-void
-simd_relu_f32(int64_t n, const float *x, float *o)
-{
-	PICK(relu_f32, n, x, o)
-	for (int64_t i = 0; i < n; i++)
-		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : 0.0f;
-}
-
 void
 simd_exp_f32(int64_t n, const float *x, float *o)
 {
 	PICK(exp_f32, n, x, o)
 	for (int64_t i = 0; i < n; i++)
 		o[i] = exp_f32_scalar(x[i]);
-}
-
-double
-simd_sum_f32(int64_t n, const float *x)
-{
-	PICKR(sum_f32, n, x)
-	return sum_f32_portable(n, x);
-}
-
-float
-simd_max_f32(int64_t n, const float *x)
-{
-	PICKR(max_f32, n, x)
-	return max_f32_portable(n, x);
-}
-
-void
-simd_acc_sum_f32(int64_t n, const float *x, float *o)
-{
-	PICK(acc_sum_f32, n, x, o)
-	for (int64_t i = 0; i < n; i++)
-		o[i] += x[i];
-}
-
-void
-simd_acc_max_f32(int64_t n, const float *x, float *o)
-{
-	PICK(acc_max_f32, n, x, o)
-	for (int64_t i = 0; i < n; i++)
-		o[i] = max_combine_f32(o[i], x[i]);
 }
 
 void
