@@ -473,11 +473,6 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 			t->grid[0] = gm;
 			t->grid[1] = 1;
 			t->grid[2] = p->batch;
-			if (c->bm == 1 && !p->full_reduce) {
-				/* rows of one are walked like the leading dimensions */
-				t->grid[0] = 1;
-				t->grid[2] = mul(&ok, p->batch, gm);
-			}
 			break;
 		}
 		/* no reduction at the root: tiled as elementwise */

@@ -223,6 +223,12 @@ START_TEST(test_traffic_leading_dims_on_axis2)
 	ck_assert_int_eq(t.grid[0], 2);
 	ck_assert_int_eq(t.grid[2], 6);
 	ck_assert_int_eq(t.flops, 120 + 30);
+	/* one row a program: the rows still walk axis 0, as lower-tiled has it */
+	c.bm = 1;
+	cost_traffic(g, 1, &c, &t);
+	ck_assert_int_eq(t.grid[0], 5);
+	ck_assert_int_eq(t.grid[1], 1);
+	ck_assert_int_eq(t.grid[2], 6);
 	ir_graph_free(g);
 }
 END_TEST
