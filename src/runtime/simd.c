@@ -41,9 +41,12 @@
  * that differ.  Lane counts, full masks and K_F32, which selects the rules
  * above that differ by type, are compile-time constants, so each instance
  * compiles to the code of a hand-written copy (they replaced such copies
- * instruction for instruction).  Written here instead: the exps (each
- * type has its own polynomial and bands), the conversions and
- * copy_stream (one type each), and the helpers the template uses.
+ * instruction for instruction).  The kernels of one type only, the
+ * conversions, exp on doubles and copy_stream, are written once in
+ * simd_isa.h, included for AVX-512 and for AVX2 (vector width and the
+ * intrinsics that differ defined before each).  Written here: exp on
+ * floats (its masks and tails differ between the ISAs), the helpers the
+ * templates use, and the entry points of the simd_isa.h kernels.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -261,41 +264,6 @@ tail4(int t)
 #include "simd_kern.h"
 
 #if SIMD_X86
-/* ---- AVX-512 --------------------------------------------------------- */
-
-A512 static void
-round_f32_avx512(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		_mm512_storeu_pd(o + i, _mm512_cvtps_pd(_mm512_cvtpd_ps(_mm512_loadu_pd(x + i))));
-	for (; i < n; i++)
-		o[i] = (double)(float)x[i];
-}
-
-A512 static void
-f32_to_f64_avx512(int64_t n, const float *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		_mm512_storeu_pd(o + i, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
-	for (; i < n; i++)
-		o[i] = x[i];
-}
-
-A512 static void
-f64_to_f32_avx512(int64_t n, const double *x, float *o)
-{
-	int64_t i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(o + i, _mm512_cvtpd_ps(_mm512_loadu_pd(x + i)));
-	for (; i < n; i++)
-		o[i] = (float)x[i];
-}
-
 /* exp on the AVX paths: x = n·ln2 + r (ln2 split in two, Cody and
  * Waite), e^r by its Taylor polynomial of degree 13 (|r| <= ln2/2, so the
  * truncation is below 1e-17), times 2^n built in the exponent bits.  About
@@ -313,35 +281,51 @@ static const double exp_c[14] = {
 #define LN2_LO 1.90821492927058770002e-10
 #define EXP_MAGIC 6755399441055744.0     /* 0x1.8p52: n + it holds n in the low bits */
 
-A512 static void
-exp_avx512(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
+/* ---- the double-only kernels of both ISAs (simd_isa.h) --------------- */
 
-	for (; i + 8 <= n; i += 8) {
-		__m512d v = _mm512_loadu_pd(x + i);
-		__m512d k = _mm512_roundscale_pd(_mm512_mul_pd(v, _mm512_set1_pd(LOG2E)),
-		    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-		__m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(LN2_HI), v);
-		__m512d p = _mm512_set1_pd(exp_c[13]);
-		__m512i e;
-		__mmask8 bad;
+#define KI(name) name##_avx512
+#define AI A512
+#define W 8
+#define VD __m512d
+#define VI __m512i
+#define X(op) _mm512_##op
+#define LOADH_PS _mm256_loadu_ps
+#define STOREH_PS _mm256_storeu_ps
+#define ROUND_PD _mm512_roundscale_pd
+#define SET1_EPI64 _mm512_set1_epi64
+#define CASTPD_SI _mm512_castpd_si512
+#define CASTSI_PD _mm512_castsi512_pd
+#define OUT_BITS __mmask8
+#define OUT_OF(v, lo, hi) (_mm512_cmp_pd_mask(v, _mm512_set1_pd(lo), _CMP_NGE_UQ) | \
+	    _mm512_cmp_pd_mask(v, _mm512_set1_pd(hi), _CMP_NLE_UQ))
+#define STREAM_LINE(d, s) _mm512_stream_si512((void *)(d), _mm512_loadu_si512((const void *)(s)))
+#include "simd_isa.h"
 
-		r = _mm512_fnmadd_pd(k, _mm512_set1_pd(LN2_LO), r);
-		for (int c = 12; c >= 0; c--)
-			p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(exp_c[c]));
-		e = _mm512_castpd_si512(_mm512_add_pd(k, _mm512_set1_pd(EXP_MAGIC)));
-		e = _mm512_slli_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(1023)), 52);
-		_mm512_storeu_pd(o + i, _mm512_mul_pd(p, _mm512_castsi512_pd(e)));
-		bad = _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_LO), _CMP_NGE_UQ) |
-		    _mm512_cmp_pd_mask(v, _mm512_set1_pd(EXP_HI), _CMP_NLE_UQ);
-		for (int q = 0; bad && q < 8; q++)
-			if (bad & (1u << q))
-				o[i + q] = exp(x[i + q]);
-	}
-	for (; i < n; i++)
-		o[i] = exp(x[i]);
-}
+#define KI(name) name##_avx2
+#define AI A256
+#define W 4
+#define VD __m256d
+#define VI __m256i
+#define X(op) _mm256_##op
+#define LOADH_PS _mm_loadu_ps
+#define STOREH_PS _mm_storeu_ps
+#define ROUND_PD _mm256_round_pd
+#define SET1_EPI64 _mm256_set1_epi64x
+#define CASTPD_SI _mm256_castpd_si256
+#define CASTSI_PD _mm256_castsi256_pd
+#define OUT_BITS int
+#define OUT_OF(v, lo, hi) _mm256_movemask_pd(_mm256_or_pd( \
+	    _mm256_cmp_pd(v, _mm256_set1_pd(lo), _CMP_NGE_UQ), \
+	    _mm256_cmp_pd(v, _mm256_set1_pd(hi), _CMP_NLE_UQ)))
+#define STREAM_LINE(d, s) do { \
+	_mm256_stream_si256((__m256i *)(void *)(d), _mm256_loadu_si256((const __m256i *)(const void *)(s))); \
+	_mm256_stream_si256((__m256i *)(void *)((d) + 32), \
+	    _mm256_loadu_si256((const __m256i *)(const void *)((s) + 32))); \
+	} while (0)
+#include "simd_isa.h"
+
+/* ---- exp on floats --------------------------------------------------- */
+
 
 /* exp in f32 lanes on the AVX paths: x = n·ln2 + r (ln2 split in two,
  * the high part with 9 bits so n·hi is exact), e^r by its Taylor
@@ -418,96 +402,6 @@ exp_f32_avx512(int64_t n, const float *x, float *o)
 	}
 }
 
-/* Whole 64-byte lines of dst by non-temporal stores, the ragged head and
- * tail by memcpy (a partial line through the write-combining buffers
- * costs more than it saves). */
-A512 static void
-copy_stream_avx512(void *dst, const void *src, size_t n)
-{
-	char *d = dst;
-	const char *s = src;
-	size_t head = (64 - (uintptr_t)d % 64) % 64;
-
-	if (n < head + 64) {
-		memcpy(d, s, n);
-		return;
-	}
-	memcpy(d, s, head);
-	d += head;
-	s += head;
-	n -= head;
-	for (; n >= 64; d += 64, s += 64, n -= 64)
-		_mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
-	memcpy(d, s, n);
-}
-
-/* ---- AVX2 + FMA ------------------------------------------------------ */
-
-A256 static void
-exp_avx2(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + 4 <= n; i += 4) {
-		__m256d v = _mm256_loadu_pd(x + i);
-		__m256d k = _mm256_round_pd(_mm256_mul_pd(v, _mm256_set1_pd(LOG2E)),
-		    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-		__m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(LN2_HI), v);
-		__m256d p = _mm256_set1_pd(exp_c[13]);
-		__m256i e;
-		int bad;
-
-		r = _mm256_fnmadd_pd(k, _mm256_set1_pd(LN2_LO), r);
-		for (int c = 12; c >= 0; c--)
-			p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(exp_c[c]));
-		e = _mm256_castpd_si256(_mm256_add_pd(k, _mm256_set1_pd(EXP_MAGIC)));
-		e = _mm256_slli_epi64(_mm256_add_epi64(e, _mm256_set1_epi64x(1023)), 52);
-		_mm256_storeu_pd(o + i, _mm256_mul_pd(p, _mm256_castsi256_pd(e)));
-		bad = _mm256_movemask_pd(_mm256_or_pd(
-		    _mm256_cmp_pd(v, _mm256_set1_pd(EXP_LO), _CMP_NGE_UQ),
-		    _mm256_cmp_pd(v, _mm256_set1_pd(EXP_HI), _CMP_NLE_UQ)));
-		for (int q = 0; bad && q < 4; q++)
-			if (bad & (1 << q))
-				o[i + q] = exp(x[i + q]);
-	}
-	for (; i < n; i++)
-		o[i] = exp(x[i]);
-}
-
-A256 static void
-round_f32_avx2(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + 4 <= n; i += 4)
-		_mm256_storeu_pd(o + i, _mm256_cvtps_pd(_mm256_cvtpd_ps(_mm256_loadu_pd(x + i))));
-	for (; i < n; i++)
-		o[i] = (double)(float)x[i];
-}
-
-A256 static void
-f32_to_f64_avx2(int64_t n, const float *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + 4 <= n; i += 4)
-		_mm256_storeu_pd(o + i, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
-	for (; i < n; i++)
-		o[i] = x[i];
-}
-
-A256 static void
-f64_to_f32_avx2(int64_t n, const double *x, float *o)
-{
-	int64_t i = 0;
-
-	for (; i + 4 <= n; i += 4)
-		_mm_storeu_ps(o + i, _mm256_cvtpd_ps(_mm256_loadu_pd(x + i)));
-	for (; i < n; i++)
-		o[i] = (float)x[i];
-}
-
-
 /* exp_f32_avx512's operations in its order, on 8 lanes. */
 A256 static void
 exp_f32_avx2(int64_t n, const float *x, float *o)
@@ -553,30 +447,6 @@ exp_f32_avx2(int64_t n, const float *x, float *o)
 		}
 		_mm256_maskstore_ps(o + i, m, p);
 	}
-}
-
-/* copy_stream_avx512's plan with 32-byte streaming stores, two a line. */
-A256 static void
-copy_stream_avx2(void *dst, const void *src, size_t n)
-{
-	char *d = dst;
-	const char *s = src;
-	size_t head = (64 - (uintptr_t)d % 64) % 64;
-
-	if (n < head + 64) {
-		memcpy(d, s, n);
-		return;
-	}
-	memcpy(d, s, head);
-	d += head;
-	s += head;
-	n -= head;
-	for (; n >= 64; d += 64, s += 64, n -= 64) {
-		_mm256_stream_si256((__m256i *)(void *)d, _mm256_loadu_si256((const __m256i *)(const void *)s));
-		_mm256_stream_si256((__m256i *)(void *)(d + 32),
-		    _mm256_loadu_si256((const __m256i *)(const void *)(s + 32)));
-	}
-	memcpy(d, s, n);
 }
 
 /* Orders the streaming stores before later stores (SSE, in every x86-64). */
