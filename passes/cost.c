@@ -95,6 +95,7 @@ struct CostModel {
 	int64_t out_numel;           /* the root's elements */
 	int64_t in_bytes;            /* opaque: every input once */
 	int split;                   /* the kernel's own split attribute */
+	int rax;                     /* a reduction's reduced dim (not full), or -1 */
 	bool g_mean;                 /* the reducing root is a mean */
 	Ext *ext;
 	int next;
@@ -210,7 +211,7 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	int *seen;
 
 	memset(m, 0, sizeof *m);
-	m->mm = m->red = -1;
+	m->mm = m->red = m->rax = -1;
 	m->p.kind = kind;
 	m->p.first = first;
 	m->p.last = last;
@@ -283,6 +284,7 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 				 * kept ones go to grid axis 2, as lower-tiled does */
 				int lastkept = -1;
 
+				m->rax = ax;
 				m->p.m = 1;
 				for (int i = 0; i < m->it.rank; i++)
 					if (i != ax)
@@ -469,10 +471,18 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		break;
 	case KK_REDUCTION:
 		if (m->red >= 0) {
+			/* split=S: S programs along axis 1 per row block (along
+			 * axis 0 when no dim is kept), as lower-tiled has it */
 			gm = p->full_reduce ? (split > 1 ? split : 1) : cdiv(p->m, c->bm);
 			t->grid[0] = gm;
 			t->grid[1] = 1;
 			t->grid[2] = p->batch;
+			if (!p->full_reduce && split > 1) {
+				if (m->it.rank > 1)
+					t->grid[1] = split;
+				else
+					t->grid[0] = split;
+			}
 			break;
 		}
 		/* no reduction at the root: tiled as elementwise */
@@ -517,6 +527,11 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 				v = mul(&ok, e->row ? p->m : gm, e->col ? p->n : gn);
 				v = mul(&ok, v, e->whole);
 				v = mul(&ok, v, p->batch);
+				/* split: one lacking the reduced dim is loaded
+				 * before the loop, by each of the S programs */
+				if (m->red >= 0 && m->rax >= 0 && split > 1 &&
+				    !(e->dims & (1u << m->rax)))
+					v = mul(&ok, v, split);
 			}
 			ld = add(&ok, ld, v);
 		}
@@ -532,7 +547,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 				parts = mul(&ok, parts, gn);
 			if (m->nred & (1 << RO_BATCH))
 				parts = mul(&ok, parts, p->batch);
-		} else if (m->red >= 0 && p->kind == KK_REDUCTION && p->full_reduce && split > 1) {
+		} else if (m->red >= 0 && p->kind == KK_REDUCTION && split > 1) {
 			parts = split;
 		}
 		st = m->out_numel;

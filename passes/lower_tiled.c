@@ -742,8 +742,6 @@ lower_reduction(LB *b)
 		split = b->kn->kattr[KA_SPLIT];
 	if (b->R == 0)
 		split = 1;
-	if (split > 1 && ax >= 0 && b->R > 1)
-		return fail(b, rn, "split= applies to full reductions only");
 	/* Extents: the reduced axis in blocks of BN, the last kept dim in BM;
 	 * a full reduction tiles its last two dims [BM, BN]. */
 	for (int j = 0; j < b->R; j++) {
@@ -770,19 +768,13 @@ lower_reduction(LB *b)
 	for (int j = 0; j < b->R; j++)
 		if (!prog[j])
 			loops[nl++] = j;
-	if (split > 1 && b->R >= 1) {
-		int64_t e0 = b->dim[loops[0]].ext, per = (b->S[loops[0]] + split - 1) / split;
-
-		chunk = (per + e0 - 1) / e0 * e0;
-		/* the last programs' chunks may run past the dim: mask them */
-		b->split_dim = loops[0];
-		b->split_span = split * chunk;
-		pid = scalar(b, TO_PROGRAM_ID, "p", -1, 0);
-		b->f->grid[0] = split;
-	} else {
-		/* prog dims: the BM dim on axis 0 (rows, DESIGN §6, even at
-		 * BM=1), the rest on axis 2; program_dims treats a dim before
-		 * the last two as leading, so put the BM dim there by hand. */
+	/* prog dims: the BM dim on axis 0 (rows, DESIGN §6, even at BM=1),
+	 * the rest on axis 2; program_dims treats a dim before the last two
+	 * as leading, so put the BM dim there by hand.  split=S cuts the
+	 * outermost loop (the reduced axis, or a full reduction's first dim)
+	 * into S chunks, one per program along axis 1 (axis 0 when no dim is
+	 * kept), each a whole number of blocks. */
+	{
 		int lead[IR_MAX_RANK], nlead = 0;
 
 		for (int j = 0; j < b->R; j++) {
@@ -798,6 +790,16 @@ lower_reduction(LB *b)
 			}
 		}
 		lead_on_axis2(b, lead, nlead);
+	}
+	if (split > 1 && b->R >= 1) {
+		int64_t e0 = b->dim[loops[0]].ext, per = (b->S[loops[0]] + split - 1) / split;
+
+		chunk = (per + e0 - 1) / e0 * e0;
+		/* the last programs' chunks may run past the dim: mask them */
+		b->split_dim = loops[0];
+		b->split_span = split * chunk;
+		pid = scalar(b, TO_PROGRAM_ID, "p", -1, bmdim >= 0 ? 1 : 0);
+		b->f->grid[bmdim >= 0 ? 1 : 0] = split;
 	}
 	/* The accumulator: the reduced tile's shape. */
 	for (int j = 0; j < b->R; j++)
