@@ -151,13 +151,13 @@ sum_tree(double *l)
 	return l[0];
 }
 
-
 static float
 exp_f32_scalar(float x)
 {
 	return (float)exp((double)x);
 }
 
+#if SIMD_X86
 /* Prefetches the line at p in each of the 6 rows after a row block (rows
  * `stride` bytes apart): the next block of a, when a is read in place
  * with a wide lda (rows 4-8 KiB apart share L1 sets and defeat the
@@ -171,7 +171,7 @@ prefetch_next_rows(const void *p, int64_t stride)
 	for (int r = 6; r < 12; r++)
 		__builtin_prefetch((const void *)((uintptr_t)p + (uintptr_t)(r * stride)), 0, 3);
 }
-#if SIMD_X86
+
 /* T: inlined into the kernels (the dot's blocks); A: kernels. */
 #define T512 __attribute__((target("avx512f"), always_inline)) static inline
 #define A512 __attribute__((target("avx512f")))
@@ -325,7 +325,6 @@ static const double exp_c[14] = {
 #include "simd_isa.h"
 
 /* ---- exp on floats --------------------------------------------------- */
-
 
 /* exp in f32 lanes on the AVX paths: x = n·ln2 + r (ln2 split in two,
  * the high part with 9 bits so n·hi is exact), e^r by its Taylor

@@ -173,9 +173,9 @@ typedef void KN(Blk, avx512)(M512, int64_t, const T *, int64_t, const T *, int64
 	BLK512_PTRS(5, F), BLK512_PTRS(6, F) }
 static KN(Blk, avx512) *const KN(blk512, tab)[2][6][4] = {BLK512_TAB(), BLK512_TAB(f)};
 
-/* The float kernel walks column panels outer, the double kernel row
- * blocks outer (simd.c's design paragraph says why rows); both orders
- * are kept as they were measured. */
+/* Doubles walk row blocks outer (simd.c's design paragraph says why);
+ * floats walk their 64-wide column panels outer, as they always have: a
+ * tile of up to 64 columns has one panel, where the two orders agree. */
 static void
 KN(dot, avx512)(int64_t M, int64_t N, int64_t K, const T *a, int64_t lda, const T *b,
     int64_t ldb, const T *c, T *o, int64_t ldc)
