@@ -340,9 +340,9 @@ KN(sum, avx512)(int64_t n, const T *x)
 	return sum_tree(l);
 }
 
-/* The lanes' max of equal values (-0 and +0) is the running max for
- * floats and the new value for doubles, as each kernel was written;
- * then a NaN anywhere sends the whole row to max_portable. */
+/* The lanes keep their running max against an equal value (-0 against
+ * +0), as the reference does (max(v, m) returns m on a tie); then a NaN
+ * anywhere sends the whole row to max_portable. */
 A512 static T
 KN(max, avx512)(int64_t n, const T *x)
 {
@@ -356,7 +356,7 @@ KN(max, avx512)(int64_t n, const T *x)
 
 		AHEAD(x + i);
 		nan |= CMP512(v, v, _CMP_UNORD_Q);
-		m = K_F32 ? P512(max)(v, m) : P512(max)(m, v);
+		m = P512(max)(v, m);
 	}
 	if (K_F32 && i < n) {
 		V512 v = P512(mask_loadu)(m, KN(tail, avx512)(n, i), x + i);   /* masked lanes: m */
@@ -574,7 +574,7 @@ KN(max, avx2)(int64_t n, const T *x)
 		V256 v = P256(loadu)(x + i);
 
 		nan = P256(or)(nan, P256(cmp)(v, v, _CMP_UNORD_Q));
-		m = K_F32 ? P256(max)(v, m) : P256(max)(m, v);
+		m = P256(max)(v, m);
 	}
 	if (P256(movemask)(nan))
 		return KN(max, portable)(n, x);
