@@ -300,6 +300,37 @@ START_TEST(test_exec_elementwise_chain)
 }
 END_TEST
 
+/* Strip runs: elementwise ops on tiles of 2000 elements (strips of 256
+ * and a ragged last one), a scalar operand, an intermediate read again
+ * later in the run and stored as an output too, the result's store done
+ * strip by strip where the tile is whole and contiguous (bn = the row)
+ * and the ordinary way at the ragged last row block; exact ops, so the
+ * reference's bits, on 1-4 threads, f64 and f32. */
+START_TEST(test_exec_strip_runs)
+{
+	static const char *const types[] = {"f64", "f32"};
+
+	for (int t = 0; t < 2; t++) {
+		char src[1024];
+		Case c = {src, "shape-infer,fuse,lower-tiled{bm=2,bn=1000}", 0, NULL};
+
+		snprintf(src, sizeof src,
+		    "graph {\n"
+		    "  %%x = input() : (5, 1000) %s\n"
+		    "  %%y = input() : (5, 1000) %s\n"
+		    "  %%h = const() : () %s value=-0.5\n"
+		    "  %%m = mul(%%x, %%y)\n"
+		    "  %%a = add(%%m, %%h)\n"
+		    "  %%r = relu(%%a)\n"
+		    "  %%s = sub(%%r, %%m)\n"
+		    "  %%q = maximum(%%s, %%x)\n"
+		    "  return %%q, %%m\n"
+		    "}\n", types[t], types[t], types[t]);
+		check_case(&c, threads, NTHREADS);
+	}
+}
+END_TEST
+
 /* A plan whose work passes 2^46 element operations (a 65536^3 matmul:
  * 2^48 multiply-adds) is refused when compiled, before anything runs or
  * is allocated; one under the limit compiles. */
@@ -408,6 +439,7 @@ make_exec_suite(void)
 	tcase_add_test(tc, test_exec_packed_tiles_reused);
 	tcase_add_test(tc, test_exec_elementwise_chain);
 	tcase_add_test(tc, test_exec_loop_carried_buffers);
+	tcase_add_test(tc, test_exec_strip_runs);
 	tcase_add_test(tc, test_exec_work_limit);
 	suite_add_tcase(s, tc);
 	return s;
