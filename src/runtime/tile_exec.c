@@ -245,9 +245,10 @@ alias_loop_carried(const TileFn *f, PKernel *k)
  * copies each strip as it is made.  The strip's operands and temporaries
  * stay in L1, and the run's input streams and its output stream move
  * together instead of one phase each: W5 (maximum(x*y+z, 0), rows of
- * 4096) went from about 25 to about 15 ms on one core (a test program:
- * 18 ms op by op over whole rows, 14-15 with strips of 64-256 elements,
- * 12 fused per vector).  Elementwise kernels are per element, so the
+ * 4096) went from about 25 to about 22 ms on one core (a test program
+ * with the same memory: 18-22 ms op by op over whole rows, 14-16 with
+ * strips of 64-256 elements, 12 fused per vector; 512 and more were no
+ * better than whole rows).  Elementwise kernels are per element, so the
  * bits do not change. */
 enum { STRIP = 256 };            /* elements: 2 KiB of f64, 1 KiB of f32 */
 
