@@ -1485,6 +1485,12 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	 * columns enough to go round. */
 	if (nt > 1 && k->nmemoed > 0 && programs / f->grid[0] >= 2 * nt)
 		pool.chunk = f->grid[0];
+	else if (nt > 1 && programs >= 32 * (int64_t)nt)
+		/* Other kernels start with chunks of a sixteenth of a thread's
+		 * share: taking W2's and W5's small programs one at a time made
+		 * the threads fight over the counter's cache line (W2 f32 on two
+		 * threads with one row a program was barely faster than one). */
+		pool.chunk = programs / (16 * (int64_t)nt);
 	for (int t = 0; t < nt; t++)
 		worker_init(&c->m[t].w, &c->m[t].s, k, vals, pool.logs);
 	if (nt > 1) {
