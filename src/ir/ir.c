@@ -370,8 +370,10 @@ ir_reserve(Graph *g, int n)
 		names_resize(g, cap);
 }
 
-int
-ir_add_node(Graph *g, OpId op, const char *name)
+/* A new last node, zeroed but for op, name, kernel and rank (its name
+ * not entered yet). */
+static void
+append_node(Graph *g, OpId op, const char *name)
 {
 	Node *n;
 
@@ -383,6 +385,12 @@ ir_add_node(Graph *g, OpId op, const char *name)
 	n->name = name;
 	n->kernel = -1;
 	n->type.rank = -1;
+}
+
+int
+ir_add_node(Graph *g, OpId op, const char *name)
+{
+	append_node(g, op, name);
 	if (2 * (g->names.n + 1) > g->names.cap)
 		names_resize(g, g->names.cap ? 2 * g->names.cap : 64);
 	names_put(g, &g->names, (uint32_t)hash(name), g->nnodes, true);
@@ -393,7 +401,6 @@ int
 ir_define(Graph *g, OpId op, const char *name, uint32_t h, int *prev)
 {
 	size_t m, k;
-	Node *n;
 
 	if (2 * (g->names.n + 1) > g->names.cap)
 		names_resize(g, g->names.cap ? 2 * g->names.cap : 64);
@@ -406,14 +413,7 @@ ir_define(Graph *g, OpId op, const char *name, uint32_t h, int *prev)
 			return -1;
 		}
 	}
-	if (g->nnodes == g->capnodes)
-		grow_nodes(g, g->capnodes ? 2 * g->capnodes : 16);
-	n = &g->nodes[g->nnodes];
-	memset(n, 0, sizeof *n);
-	n->op = op;
-	n->name = name;
-	n->kernel = -1;
-	n->type.rank = -1;
+	append_node(g, op, name);
 	g->names.slot[k].node = (uint32_t)g->nnodes + 1;
 	g->names.slot[k].hash = h;
 	g->names.n++;
