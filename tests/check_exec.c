@@ -116,6 +116,33 @@ check_case(const Case *c, const int *threads, int nthreads)
 static const int threads[] = {1, 3, 2, 1, 4};
 #define NTHREADS ((int)(sizeof threads / sizeof threads[0]))
 
+/* check_case on tmpl in f64 and in f32: every "DT" in it becomes the
+ * element type; tol64 and tol32 are the tolerances (0: bitwise). */
+static void
+check_both_types(const char *tmpl, const char *pipeline, double tol64, double tol32)
+{
+	static const char *const types[] = {"f64", "f32"};
+
+	for (int t = 0; t < 2; t++) {
+		char src[2048];
+		size_t n = 0;
+		Case c = {src, pipeline, t ? tol32 : tol64, NULL};
+
+		for (const char *q = tmpl; *q && n + 4 < sizeof src; q++) {
+			if (q[0] == 'D' && q[1] == 'T') {
+				memcpy(src + n, types[t], 3);
+				n += 3;
+				q++;
+			} else {
+				src[n++] = *q;
+			}
+		}
+		ck_assert(n + 4 < sizeof src);
+		src[n] = '\0';
+		check_case(&c, threads, NTHREADS);
+	}
+}
+
 /* Every kind in f32: elementwise results are the reference's bits, dots
  * and sums within rounding. */
 START_TEST(test_exec_f32_kinds)
@@ -183,27 +210,20 @@ END_TEST
  * and masked), with a broadcast row and a scalar, in both types. */
 START_TEST(test_exec_in_place_loads)
 {
-	static const char *const types[] = {"f64", "f32"};
-
-	for (int t = 0; t < 2; t++) {
-		char src[1024];
-		Case c = {src, "shape-infer,fuse{row-fusion=true},lower-tiled{bm=8,bn=256}", 0, NULL};
-
-		snprintf(src, sizeof src,
-		    "graph {\n"
-		    "  %%x = input() : (45, 256) %s\n"
-		    "  %%y = input() : (45, 256) %s\n"
-		    "  %%b = input() : (256,) %s\n"
-		    "  %%h = const() : () %s value=0.5\n"
-		    "  %%m = mul(%%x, %%y)\n"
-		    "  %%a = add(%%m, %%b)\n"
-		    "  %%o = maximum(%%a, %%h)\n"
-		    "  %%rm = max(%%x) axis=1 keepdims=True\n"
-		    "  %%sh = sub(%%y, %%rm)\n"
-		    "  return %%o, %%sh\n"
-		    "}\n", types[t], types[t], types[t], types[t]);
-		check_case(&c, threads, NTHREADS);
-	}
+	check_both_types(
+	    "graph {\n"
+	    "  %x = input() : (45, 256) DT\n"
+	    "  %y = input() : (45, 256) DT\n"
+	    "  %b = input() : (256,) DT\n"
+	    "  %h = const() : () DT value=0.5\n"
+	    "  %m = mul(%x, %y)\n"
+	    "  %a = add(%m, %b)\n"
+	    "  %o = maximum(%a, %h)\n"
+	    "  %rm = max(%x) axis=1 keepdims=True\n"
+	    "  %sh = sub(%y, %rm)\n"
+	    "  return %o, %sh\n"
+	    "}\n",
+	    "shape-infer,fuse{row-fusion=true},lower-tiled{bm=8,bn=256}", 0, 0);
 }
 END_TEST
 
@@ -249,91 +269,66 @@ END_TEST
  * block, and the row sums combined atomically across column blocks. */
 START_TEST(test_exec_packed_tiles_reused)
 {
-	static const char *const types[] = {"f64", "f32"};
-
-	for (int t = 0; t < 2; t++) {
-		char src[1024];
-		Case c = {src, "shape-infer,fuse,lower-tiled{bm=32,bn=32,bk=64}", t ? 1e-5 : 1e-12, NULL};
-
-		snprintf(src, sizeof src,
-		    "graph {\n"
-		    "  %%x = input() : (200, 300) %s\n"
-		    "  %%w = input() : (300, 150) %s\n"
-		    "  %%mm = matmul(%%x, %%w)\n"
-		    "  %%r = relu(%%mm)\n"
-		    "  %%s = sum(%%r) axis=1\n"
-		    "  %%p = matmul(%%x, %%w)\n"
-		    "  return %%s, %%p\n"
-		    "}\n", types[t], types[t]);
-		check_case(&c, threads, NTHREADS);
-	}
+	check_both_types(
+	    "graph {\n"
+	    "  %x = input() : (200, 300) DT\n"
+	    "  %w = input() : (300, 150) DT\n"
+	    "  %mm = matmul(%x, %w)\n"
+	    "  %r = relu(%mm)\n"
+	    "  %s = sum(%r) axis=1\n"
+	    "  %p = matmul(%x, %w)\n"
+	    "  return %s, %p\n"
+	    "}\n",
+	    "shape-infer,fuse,lower-tiled{bm=32,bn=32,bk=64}", 1e-12, 1e-5);
 }
 END_TEST
 
-/* A long elementwise chain on rows of 3000 read in place: unary ops (SIMD
- * exp, scalar neg and tanh) between binary ones, a scalar operand, an
- * operand loaded long before its use; f32 and f64.  (Running such chains
- * strip by strip, every op on 1-4 KiB before the next strip, was tried for
- * W5 and was 5-10% slower than op by op over whole rows.) */
+/* A long elementwise chain on rows of 3000 read in place, one strip run
+ * (11 strips and a ragged twelfth): unary ops (SIMD exp, scalar neg and
+ * tanh) between binary ones, a scalar operand, an operand loaded long
+ * before its use; f32 and f64. */
 START_TEST(test_exec_elementwise_chain)
 {
-	static const char *const types[] = {"f64", "f32"};
-
-	for (int t = 0; t < 2; t++) {
-		char src[1024];
-		Case c = {src, "shape-infer,fuse,lower-tiled{bm=1,bn=3000}", t ? 1e-6 : 1e-15, NULL};
-
-		snprintf(src, sizeof src,
-		    "graph {\n"
-		    "  %%x = input() : (7, 3000) %s\n"
-		    "  %%y = input() : (7, 3000) %s\n"
-		    "  %%h = const() : () %s value=0.25\n"
-		    "  %%m = mul(%%x, %%y)\n"
-		    "  %%e = exp(%%m)\n"
-		    "  %%n = neg(%%e)\n"
-		    "  %%a = add(%%n, %%h)\n"
-		    "  %%t = tanh(%%a)\n"
-		    "  %%o = maximum(%%t, %%x)\n"
-		    "}\n", types[t], types[t], types[t]);
-		check_case(&c, threads, NTHREADS);
-	}
+	check_both_types(
+	    "graph {\n"
+	    "  %x = input() : (7, 3000) DT\n"
+	    "  %y = input() : (7, 3000) DT\n"
+	    "  %h = const() : () DT value=0.25\n"
+	    "  %m = mul(%x, %y)\n"
+	    "  %e = exp(%m)\n"
+	    "  %n = neg(%e)\n"
+	    "  %a = add(%n, %h)\n"
+	    "  %t = tanh(%a)\n"
+	    "  %o = maximum(%t, %x)\n"
+	    "}\n",
+	    "shape-infer,fuse,lower-tiled{bm=1,bn=3000}", 1e-15, 1e-6);
 }
 END_TEST
 
 /* Strip runs: elementwise ops on tiles of 2000 elements (strips of 256
- * and a ragged last one), a scalar operand, an intermediate read again
- * later in the run and stored as an output too, the result's store done
- * strip by strip where the tile is whole and contiguous (bn = the row)
- * and the ordinary way at the ragged last row block; exact ops, so the
- * reference's bits, on 1-4 threads, f64 and f32. */
+ * and a ragged last one), a scalar operand, a loaded operand read twice,
+ * a run of one op with its store (%m, an output, is a kernel of its own),
+ * the result's store done strip by strip where the tile is whole and
+ * contiguous (bn = the row) and the ordinary way at the ragged last row
+ * block; exact ops, so the reference's bits, on 1-4 threads, f64 and f32. */
 START_TEST(test_exec_strip_runs)
 {
-	static const char *const types[] = {"f64", "f32"};
-
-	for (int t = 0; t < 2; t++) {
-		char src[1024];
-		Case c = {src, "shape-infer,fuse,lower-tiled{bm=2,bn=1000}", 0, NULL};
-
-		snprintf(src, sizeof src,
-		    "graph {\n"
-		    "  %%x = input() : (5, 1000) %s\n"
-		    "  %%y = input() : (5, 1000) %s\n"
-		    "  %%h = const() : () %s value=-0.5\n"
-		    "  %%m = mul(%%x, %%y)\n"
-		    "  %%a = add(%%m, %%h)\n"
-		    "  %%r = relu(%%a)\n"
-		    "  %%s = sub(%%r, %%m)\n"
-		    "  %%q = maximum(%%s, %%x)\n"
-		    "  return %%q, %%m\n"
-		    "}\n", types[t], types[t], types[t]);
-		check_case(&c, threads, NTHREADS);
-	}
+	check_both_types(
+	    "graph {\n"
+	    "  %x = input() : (5, 1000) DT\n"
+	    "  %y = input() : (5, 1000) DT\n"
+	    "  %h = const() : () DT value=-0.5\n"
+	    "  %m = mul(%x, %y)\n"
+	    "  %a = add(%m, %h)\n"
+	    "  %r = relu(%a)\n"
+	    "  %s = sub(%r, %m)\n"
+	    "  %q = maximum(%s, %x)\n"
+	    "  return %q, %m\n"
+	    "}\n",
+	    "shape-infer,fuse,lower-tiled{bm=2,bn=1000}", 0, 0);
 }
 END_TEST
 
-/* A plan whose work passes 2^46 element operations (a 65536^3 matmul:
- * 2^48 multiply-adds) is refused when compiled, before anything runs or
- * is allocated; one under the limit compiles. */
 /* A loop's carried value shares one buffer with its result and, when
  * nothing else needs it, with the zeros() it starts from.  Hand-written
  * kernels where that sharing would be wrong: the zeros also added after
@@ -390,6 +385,9 @@ START_TEST(test_exec_loop_carried_buffers)
 }
 END_TEST
 
+/* A plan whose work passes 2^46 element operations (a 65536^3 matmul:
+ * 2^48 multiply-adds) is refused when compiled, before anything runs or
+ * is allocated; one under the limit compiles. */
 START_TEST(test_exec_work_limit)
 {
 	static const char *const srcs[] = {
