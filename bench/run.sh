@@ -2,7 +2,7 @@
 # run.sh: `make bench`: aicm-run --bench on the lowered fused graph against
 # the same computation in numpy, side by side, on the same inputs.
 #
-#   sh bench/run.sh [BUILD_DIR]       env: REPS (10), ROUNDS (3), WORKLOADS ("w1 w2 w3 w4 w5"),
+#   sh bench/run.sh [BUILD_DIR]       env: REPS (10), ROUNDS (5), WORKLOADS ("w1 w2 w3 w4 w5"),
 #                                          DTYPES ("f64 f32"), THREADS ("1 <all cores>")
 #
 # Per workload, dtype and thread count: numpy's and aicm's best time of REPS
@@ -18,7 +18,7 @@
 set -u
 build=${1:-build}
 reps=${REPS:-10}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
 all=$(nproc)
 workloads=${WORKLOADS:-w1 w2 w3 w4 w5}
 dtypes=${DTYPES:-f64 f32}
