@@ -256,6 +256,23 @@ names_resize(Graph *g, size_t cap)
 	free(old.slot);
 }
 
+/* The node named name (hash h) in a table with room, or -1 with *slot the
+ * empty slot where it would go: one walk serves lookups and definitions. */
+static int
+probe(const Graph *g, const char *name, uint32_t h, size_t *slot)
+{
+	size_t m = g->names.cap - 1, k;
+
+	for (k = h & m; g->names.slot[k].node; k = (k + 1) & m) {
+		int i = (int)g->names.slot[k].node - 1;
+
+		if (g->names.slot[k].hash == h && strcmp(g->nodes[i].name, name) == 0)
+			return i;
+	}
+	*slot = k;
+	return -1;
+}
+
 Loc
 ir_attr_loc(const Node *n, AttrId a)
 {
@@ -283,18 +300,9 @@ ir_lookup(const Graph *g, const char *name)
 int
 ir_lookup_hashed(const Graph *g, const char *name, uint32_t h)
 {
-	size_t m, k;
+	size_t k;
 
-	if (!g->names.cap)
-		return -1;
-	m = g->names.cap - 1;
-	for (k = h & m; g->names.slot[k].node; k = (k + 1) & m) {
-		int i = (int)g->names.slot[k].node - 1;
-
-		if (g->names.slot[k].hash == h && strcmp(g->nodes[i].name, name) == 0)
-			return i;
-	}
-	return -1;
+	return g->names.cap ? probe(g, name, h, &k) : -1;
 }
 
 /* Enters every node anew; the table is reused when it is large enough
@@ -400,19 +408,12 @@ ir_add_node(Graph *g, OpId op, const char *name)
 int
 ir_define(Graph *g, OpId op, const char *name, uint32_t h, int *prev)
 {
-	size_t m, k;
+	size_t k;
 
 	if (2 * (g->names.n + 1) > g->names.cap)
 		names_resize(g, g->names.cap ? 2 * g->names.cap : 64);
-	m = g->names.cap - 1;
-	for (k = h & m; g->names.slot[k].node; k = (k + 1) & m) {
-		int i = (int)g->names.slot[k].node - 1;
-
-		if (g->names.slot[k].hash == h && strcmp(g->nodes[i].name, name) == 0) {
-			*prev = i;
-			return -1;
-		}
-	}
+	if ((*prev = probe(g, name, h, &k)) >= 0)
+		return -1;
 	append_node(g, op, name);
 	g->names.slot[k].node = (uint32_t)g->nnodes + 1;
 	g->names.slot[k].hash = h;
