@@ -53,6 +53,7 @@ typedef struct Opts {
 	bool emit_dot;
 	const char *reproducer;
 	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
+	int errlimit;                /* --error-limit */
 } Opts;
 
 /* State for one chunk while its pipeline runs (the PassRun hooks). */
@@ -101,6 +102,8 @@ usage(FILE *f)
 	    "                           (default: off)\n"
 	    "  --verify-diagnostics     check diagnostics against the input's\n"
 	    "                           // expected-error@+N {{...}} comments (default: off)\n"
+	    "  --error-limit=N          after N errors print \"too many errors; stopping\" and\n"
+	    "                           stop (default 20, as clang; 0: no limit)\n"
 	    "  --reproducer=FILE        when a pass fails, write the IR it was given and a\n"
 	    "                           // RUN: line that reproduces the failure to FILE\n"
 	    "                           (internal errors always write one, by default to\n"
@@ -119,6 +122,7 @@ parse_args(int argc, char **argv, Opts *o)
 
 	memset(o, 0, sizeof *o);
 	o->verify_each = true;
+	o->errlimit = DIAG_ERROR_LIMIT;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -175,6 +179,8 @@ parse_args(int argc, char **argv, Opts *o)
 			o->split = true;
 		} else if (!strcmp(a, "--verify-diagnostics")) {
 			o->verify_diags = true;
+		} else if ((v = cli_optval(argc, argv, &i, "--error-limit"))) {
+			o->errlimit = (int)cli_parse_int("--error-limit", v, 0, INT_MAX);
 		} else if ((v = cli_optval(argc, argv, &i, "--reproducer"))) {
 			if (!*v)
 				cli_usage_error("--reproducer needs a file name");
@@ -605,6 +611,9 @@ main(int argc, char **argv)
 	}
 	diag_init(&d, strcmp(o.input, "-") ? o.input : "<stdin>", buf, len, stderr);
 	d.collect = o.verify_diags;
+	/* Under --verify-diagnostics the limit bounds the mismatches printed;
+	 * what is collected to match is never cut short. */
+	d.errlimit = o.errlimit;
 	/* -o is written whole or not at all, so its text is kept in memory;
 	 * stdout is streamed. */
 	os = o.output ? open_memstream(&out, &outlen) : stdout;
@@ -669,6 +678,8 @@ main(int argc, char **argv)
 		free(st.before);
 		free(st.ir);
 		free(st.ms);
+		if (d.stopped)
+			break;          /* past --error-limit: no more chunks either */
 	}
 	if (o.output)
 		fclose(os);
@@ -683,8 +694,11 @@ main(int argc, char **argv)
 	} else if (!o.output && cli_flush_stdout() != 0) {
 		status = 2;
 	}
-	if (!o.verify_diags && d.nerr)
-		fprintf(stderr, "%s: %d error%s\n", cli_tool, d.nerr, d.nerr == 1 ? "" : "s");
+	if (!o.verify_diags && d.nerr) {
+		int n = d.stopped ? d.nshown : d.nerr;   /* as clang, the errors shown */
+
+		fprintf(stderr, "%s: %d error%s\n", cli_tool, n, n == 1 ? "" : "s");
+	}
 	free(out);
 	free(ch);
 	diag_free(&d);

@@ -19,6 +19,7 @@
  * 3 an internal error.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ typedef struct Opts {
 	ExecLimits lim;
 	int threads;                 /* tile engine: programs over N threads */
 	bool stats, stats_json;      /* --stats[=json] */
+	int errlimit;                /* --error-limit */
 } Opts;
 
 static void
@@ -107,6 +109,8 @@ usage(FILE *f)
 	    "  --max-total-bytes=B      all tensors together (default: half the machine's\n"
 	    "                           memory; 0: no limit); B takes k/M/G/T suffixes\n"
 	    "                           (1024-based; kB, MB, GB are 1000-based)\n"
+	    "  --error-limit=N          after N errors print \"too many errors; stopping\" and\n"
+	    "                           stop (default 20, as clang; 0: no limit)\n"
 	    "  -h, --help               this text\n"
 	    "  --version                the version\n"
 	    "\n"
@@ -273,6 +277,7 @@ parse_args(int argc, char **argv, Opts *o)
 
 	memset(o, 0, sizeof *o);
 	o->tol = -1;
+	o->errlimit = DIAG_ERROR_LIMIT;
 	o->lim.max_bytes = EXEC_DEFAULT_MAX_BYTES;
 	o->lim.max_total_bytes = exec_default_max_total();
 	o->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -338,6 +343,8 @@ parse_args(int argc, char **argv, Opts *o)
 			o->lim.max_bytes = parse_bytes("--max-bytes", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--max-total-bytes"))) {
 			o->lim.max_total_bytes = parse_bytes("--max-total-bytes", v);
+		} else if ((v = cli_optval(argc, argv, &i, "--error-limit"))) {
+			o->errlimit = (int)cli_parse_int("--error-limit", v, 0, INT_MAX);
 		} else if (a[0] == '-' && a[1] != '\0') {
 			cli_usage_error("unknown option '%s'", a);
 		} else if (o->file) {
@@ -701,6 +708,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	diag_init(&d, strcmp(o.file, "-") ? o.file : "<stdin>", buf, len, stderr);
+	d.errlimit = o.errlimit;
 	measure_init(&mc, &pm, cli_tool, o.threads);
 	mc.seed = o.seed;
 	mc.lim = o.lim;
@@ -822,8 +830,11 @@ main(int argc, char **argv)
 	if (cli_flush_stdout() != 0)
 		status = 2;
 done:
-	if (d.nerr)
-		fprintf(stderr, "%s: %d error%s\n", cli_tool, d.nerr, d.nerr == 1 ? "" : "s");
+	if (d.nerr) {
+		int n = d.stopped ? d.nshown : d.nerr;   /* as clang, the errors shown */
+
+		fprintf(stderr, "%s: %d error%s\n", cli_tool, n, n == 1 ? "" : "s");
+	}
 	if (vals)
 		exec_tensors_free(vals, g->nnodes);
 	if (rvals)

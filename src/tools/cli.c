@@ -43,6 +43,19 @@ cli_optval(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
+long long
+cli_parse_int(const char *opt, const char *s, long long lo, long long hi)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno || v < lo || v > hi)
+		cli_usage_error("%s wants an integer from %lld to %lld, not '%s'", opt, lo, hi, s);
+	return v;
+}
+
 int
 cli_flush_stdout(void)
 {
