@@ -61,6 +61,13 @@ void diag_vreport(Diag *d, Severity s, Loc loc, const char *fmt, va_list ap);
 #define diag_warning(d, loc, ...) diag_report((d), SEV_WARNING, (loc), __VA_ARGS__)
 #define diag_remark(d, loc, ...) diag_report((d), SEV_REMARK, (loc), __VA_ARGS__)
 const char *diag_sev_name(Severity s);
+/* --verify-diagnostics (as mlir-opt's): matches the records collected so
+ * far against the comments 'expected-SEV[@+N|@-N|@N|@above|@below]
+ * {{text}}' on lines first..last, prints every diagnostic that no comment
+ * expects, every comment that no diagnostic meets and every malformed
+ * comment (one that names no line of the input included) as errors,
+ * clears the records and returns how many there were. */
+int diag_verify(Diag *d, int first, int last);
 /* How many lines the buffer has (the line table is built on first use). */
 int diag_nlines(const Diag *d);
 /* The text of line n (1-based) without its newline; *len gets its length.

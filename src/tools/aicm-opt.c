@@ -375,133 +375,6 @@ crashed(void *ctx)
 	}
 }
 
-/* ---- --verify-diagnostics -------------------------------------------- */
-
-typedef struct Expect {
-	Severity sev;
-	int line;                    /* the line the diagnostic must be on */
-	int at;                      /* the comment's own line, for messages */
-	char *text;
-	bool seen;
-} Expect;
-
-static const char *const sev_words[] = {"error", "warning", "note", "remark"};
-
-/* Reads the expected-* comments of lines first..last of d's buffer. */
-static int
-collect_expects(const Diag *d, int first, int last, Expect **out, int *bad)
-{
-	Expect *e = NULL;
-	int n = 0, cap = 0;
-
-	if (last > diag_nlines(d))
-		last = diag_nlines(d);   /* an unsplit input's chunk ends at INT_MAX */
-	for (int ln = first; ln <= last; ln++) {
-		int len;
-		const char *line = diag_line(d, ln, &len);
-		char *copy = xmalloc((size_t)len + 1), *p;
-
-		memcpy(copy, line, (size_t)len);
-		copy[len] = '\0';
-		p = copy;
-		while ((p = strstr(p, "expected-")) != NULL) {
-			int sev = -1, target = ln;
-			char *q, *end;
-
-			p += 9;
-			for (int k = 0; k < 4; k++)
-				if (!strncmp(p, sev_words[k], strlen(sev_words[k]))) {
-					sev = k;
-					p += strlen(sev_words[k]);
-				}
-			if (sev < 0)
-				continue;
-			if (*p == '@') {
-				p++;
-				if (*p == '+' || *p == '-') {
-					long off = strtol(p, &q, 10);
-
-					target = ln + (int)off;
-					p = q;
-				} else if (!strncmp(p, "above", 5)) {
-					target = ln - 1;
-					p += 5;
-				} else if (!strncmp(p, "below", 5)) {
-					target = ln + 1;
-					p += 5;
-				} else {
-					target = (int)strtol(p, &q, 10);
-					p = q;
-				}
-			}
-			while (*p == ' ')
-				p++;
-			if (strncmp(p, "{{", 2) != 0 || !(end = strstr(p + 2, "}}"))) {
-				fprintf(stderr, "%s:%d: error: expected '{{message}}' after "
-				    "expected-%s\n", d->file, ln, sev_words[sev]);
-				(*bad)++;
-				continue;
-			}
-			if (n == cap) {
-				cap = cap ? 2 * cap : 8;
-				e = xrealloc(e, sizeof *e * (size_t)cap);
-			}
-			e[n].sev = (Severity)sev;
-			e[n].line = target;
-			e[n].at = ln;
-			e[n].text = xmalloc((size_t)(end - p - 2) + 1);
-			memcpy(e[n].text, p + 2, (size_t)(end - p - 2));
-			e[n].text[end - p - 2] = '\0';
-			e[n].seen = false;
-			n++;
-			p = end + 2;
-		}
-		free(copy);
-	}
-	*out = e;
-	return n;
-}
-
-/* Matches d's collected records against the chunk's expectations, prints
- * every mismatch, returns their number. */
-static int
-verify_diags(Diag *d, int first, int last)
-{
-	Expect *e;
-	int bad = 0, n = collect_expects(d, first, last, &e, &bad);
-
-	d->collect = false;
-	for (int i = 0; i < d->nrecs; i++) {
-		DiagRec *r = &d->recs[i];
-		bool found = false;
-
-		for (int k = 0; k < n && !found; k++)
-			if (!e[k].seen && e[k].sev == r->sev && e[k].line == r->loc.line &&
-			    strstr(r->msg, e[k].text)) {
-				e[k].seen = true;
-				found = true;
-			}
-		if (!found) {
-			diag_error(d, r->loc, "unexpected %s: %s", sev_words[r->sev], r->msg);
-			bad++;
-		}
-	}
-	for (int k = 0; k < n; k++) {
-		if (!e[k].seen) {
-			fprintf(stderr, "%s:%d: error: expected %s \"%s\" on line %d was not produced\n",
-			    d->file, e[k].at, sev_words[e[k].sev], e[k].text, e[k].line);
-			bad++;
-		}
-		free(e[k].text);
-	}
-	free(e);
-	for (int i = 0; i < d->nrecs; i++)
-		free(d->recs[i].msg);
-	d->nrecs = 0;
-	d->collect = true;
-	return bad;
-}
-
 /* ---- the chunks ------------------------------------------------------ */
 
 typedef struct Chunk {
@@ -670,7 +543,7 @@ main(int argc, char **argv)
 		if (st.failed_dump || st.io_failed)
 			status = 2;
 		if (o.verify_diags)
-			vbad += verify_diags(&d, ch[c].line, ch[c].lastline);
+			vbad += diag_verify(&d, ch[c].line, ch[c].lastline);
 		else if (d.nerr > nerr0 && status == 0)
 			status = 1;
 		aicm_set_bug_hook(NULL, NULL);
