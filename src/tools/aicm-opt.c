@@ -54,6 +54,7 @@ typedef struct Opts {
 	const char *reproducer;
 	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
 	int errlimit;                /* --error-limit */
+	int64_t max_work;            /* --max-work: autotune{measure=true}'s runs */
 } Opts;
 
 /* State for one chunk while its pipeline runs (the PassRun hooks). */
@@ -104,6 +105,10 @@ usage(FILE *f)
 	    "                           // expected-error@+N {{...}} comments (default: off)\n"
 	    "  --error-limit=N          after N errors print \"too many errors; stopping\" and\n"
 	    "                           stop (default 20, as clang; 0: no limit)\n"
+	    "  --max-work=N             the flops autotune{measure=true} may plan for one\n"
+	    "                           tiling's runs (and for its reference run), checked\n"
+	    "                           before measuring (default 1T = 1e12; 0: no limit;\n"
+	    "                           k/M/G/T/P are powers of 1000)\n"
 	    "  --reproducer=FILE        when a pass fails, write the IR it was given and a\n"
 	    "                           // RUN: line that reproduces the failure to FILE\n"
 	    "                           (internal errors always write one, by default to\n"
@@ -123,6 +128,7 @@ parse_args(int argc, char **argv, Opts *o)
 	memset(o, 0, sizeof *o);
 	o->verify_each = true;
 	o->errlimit = DIAG_ERROR_LIMIT;
+	o->max_work = EXEC_DEFAULT_MAX_WORK;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -181,6 +187,8 @@ parse_args(int argc, char **argv, Opts *o)
 			o->verify_diags = true;
 		} else if ((v = cli_optval(argc, argv, &i, "--error-limit"))) {
 			o->errlimit = (int)cli_parse_int("--error-limit", v, 0, INT_MAX);
+		} else if ((v = cli_optval(argc, argv, &i, "--max-work"))) {
+			o->max_work = cli_parse_flops("--max-work", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--reproducer"))) {
 			if (!*v)
 				cli_usage_error("--reproducer needs a file name");
@@ -469,6 +477,7 @@ main(int argc, char **argv)
 	/* autotune{measure=true} times candidates on the tile executor, all
 	 * cores, as aicm-run runs by default */
 	measure_init(&mc, &pm, cli_tool, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	mc.max_work = o.max_work;
 	if (o.dump_pipeline)
 		pass_print_pipeline(stdout, &pl);
 	if (aicm_read_file(o.input, &buf, &len) != 0) {

@@ -71,6 +71,7 @@ typedef struct Opts {
 	int threads;                 /* tile engine: programs over N threads */
 	bool stats, stats_json;      /* --stats[=json] */
 	int errlimit;                /* --error-limit */
+	int64_t max_work;            /* --max-work */
 } Opts;
 
 static void
@@ -109,6 +110,12 @@ usage(FILE *f)
 	    "  --max-total-bytes=B      all tensors together (default: half the machine's\n"
 	    "                           memory; 0: no limit); B takes k/M/G/T suffixes\n"
 	    "                           (1024-based; kB, MB, GB are 1000-based)\n"
+	    "  --max-work=N             the flops a run may plan, every kernel's grid and\n"
+	    "                           loops and --bench's runs counted, also those of the\n"
+	    "                           reference interpreter under --check and of\n"
+	    "                           autotune{measure=true}'s runs; checked before\n"
+	    "                           running (default 1T = 1e12; 0: no limit; k/M/G/T/P\n"
+	    "                           are powers of 1000)\n"
 	    "  --error-limit=N          after N errors print \"too many errors; stopping\" and\n"
 	    "                           stop (default 20, as clang; 0: no limit)\n"
 	    "  -h, --help               this text\n"
@@ -280,6 +287,7 @@ parse_args(int argc, char **argv, Opts *o)
 	o->errlimit = DIAG_ERROR_LIMIT;
 	o->lim.max_bytes = EXEC_DEFAULT_MAX_BYTES;
 	o->lim.max_total_bytes = exec_default_max_total();
+	o->max_work = EXEC_DEFAULT_MAX_WORK;
 	o->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o->threads < 1)
 		o->threads = 1;
@@ -345,6 +353,8 @@ parse_args(int argc, char **argv, Opts *o)
 			o->lim.max_total_bytes = parse_bytes("--max-total-bytes", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--error-limit"))) {
 			o->errlimit = (int)cli_parse_int("--error-limit", v, 0, INT_MAX);
+		} else if ((v = cli_optval(argc, argv, &i, "--max-work"))) {
+			o->max_work = cli_parse_flops("--max-work", v);
 		} else if (a[0] == '-' && a[1] != '\0') {
 			cli_usage_error("unknown option '%s'", a);
 		} else if (o->file) {
@@ -712,6 +722,7 @@ main(int argc, char **argv)
 	measure_init(&mc, &pm, cli_tool, o.threads);
 	mc.seed = o.seed;
 	mc.lim = o.lim;
+	mc.max_work = o.max_work;
 	g = load_graph(buf, len, &pl, &pm, &d, &status);
 	if (g && o.check)
 		ref = load_graph(buf, len, NULL, NULL, &d, &status);
@@ -738,8 +749,11 @@ main(int argc, char **argv)
 		goto done;
 	{
 		const Graph *gs[2] = {g, ref};
+		/* --bench runs the engine once more than it says: the warm-up */
+		int runs[2] = {o.bench > 0 ? o.bench + 1 : 1, 1};
 
-		if (exec_check_limits(gs, ref ? 2 : 1, &o.lim, &d) != 0) {
+		if (exec_check_limits(gs, ref ? 2 : 1, &o.lim, &d) != 0 ||
+		    exec_check_work(gs, runs, ref ? 2 : 1, o.max_work, &d) != 0) {
 			status = 1;
 			goto done;
 		}

@@ -27,6 +27,11 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name);
  * naming opt. */
 long long cli_parse_int(const char *opt, const char *s, long long lo, long long hi);
 
+/* A flop count (--max-work): a number such as 1e12, 2.5T or 1500 with an
+ * optional k, M, G, T or P (powers of 1000, as GFLOP counts are), a whole
+ * count below 2^63; anything else is a usage error naming opt. */
+long long cli_parse_flops(const char *opt, const char *s);
+
 /* Flushes stdout; 0, or 2 after "TOOL: error: cannot write the output:
  * REASON" (a full disk, a closed pipe). */
 int cli_flush_stdout(void);
