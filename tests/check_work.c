@@ -4,7 +4,7 @@
  *
  * Graph ops count by the op table (2*M*N*K for a matmul), at least one per
  * result element; a tiled body counts its instructions' tiles times their
- * loops' trips times the grid.  The figures here are worked by hand; the
+ * loops' trips times the grid; anything counts at least 1024.  The figures here are worked by hand; the
  * goldens testdata/run/max-work*.aicm check the messages.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -19,43 +19,46 @@ START_TEST(test_work_graph_ops)
 {
 	Graph *g = ck_parse(
 	    "graph {\n"
-	    "  %x = input() : (2, 3)\n"
-	    "  %w = const() : (3, 4)\n"
-	    "  %m = matmul(%x, %w) : (2, 4)\n"
-	    "  %r = relu(%m) : (2, 4)\n"
-	    "  %s = sum(%r) : (2, 1) axis=1 keepdims=True\n"
-	    "  %t = transpose(%r) : (4, 2)\n"
+	    "  %x = input() : (64, 32)\n"
+	    "  %w = const() : (32, 48)\n"
+	    "  %m = matmul(%x, %w) : (64, 48)\n"
+	    "  %r = relu(%m) : (64, 48)\n"
+	    "  %s = sum(%r) : (64, 1) axis=1 keepdims=True\n"
+	    "  %t = transpose(%r) : (48, 64)\n"
+	    "  %n = neg(%s) : (64, 1)\n"
 	    "}\n", NULL);
 
 	ck_assert_ptr_nonnull(g);
 	ck_assert(exec_node_work(g, 0) == 0);           /* sources run nothing */
 	ck_assert(exec_node_work(g, 1) == 0);
-	ck_assert(exec_node_work(g, 2) == 2 * 2 * 4 * 3);
-	ck_assert(exec_node_work(g, 3) == 8);
-	ck_assert(exec_node_work(g, 4) == 8);           /* the elements it reads */
-	ck_assert(exec_node_work(g, 5) == 8);           /* no flops, but 8 moved */
+	ck_assert(exec_node_work(g, 2) == 2.0 * 64 * 48 * 32);
+	ck_assert(exec_node_work(g, 3) == 64 * 48);
+	ck_assert(exec_node_work(g, 4) == 64 * 48);     /* the elements it reads */
+	ck_assert(exec_node_work(g, 5) == 64 * 48);     /* no flops, but all moved */
+	ck_assert(exec_node_work(g, 6) == 1024);        /* 64 flops: the floor */
 	ir_graph_free(g);
 }
 END_TEST
 
-/* A loop of ceil((hi - lo) / step) trips around a dot: 2*M*N*K each. */
+/* A loop of ceil((hi - lo) / step) trips around a dot of 2*M*N*K; an
+ * instruction on a small tile or a scalar counts 1024. */
 START_TEST(test_work_tile_loops)
 {
 	Graph *g = ck_parse(
 	    "graph {\n"
-	    "  %a = input() : (16, 40)\n"
-	    "  %b = input() : (40, 24)\n"
-	    "  %c = tiled @k [matmul] (%a, %b) : (16, 24) grid=(2, 3) BM=8 BN=8 BK=16 {\n"
+	    "  %a = input() : (64, 80)\n"
+	    "  %b = input() : (80, 96)\n"
+	    "  %c = tiled @k [matmul] (%a, %b) : (64, 96) grid=(2, 3) BM=32 BN=32 BK=64 {\n"
 	    "    %m = program_id() axis=0\n"
 	    "    %n = program_id() axis=1\n"
-	    "    %z = zeros() : [8, 8]\n"
-	    "    %acc = for %i = 0 to 40 step 16 iter(%p = %z) {\n"
-	    "      %at = load %a[%m * 8, %i] : [8, 16] other=0.0\n"
-	    "      %bt = load %b[%i, %n * 8] : [16, 8] other=0.0\n"
-	    "      %q = dot(%at, %bt, %p) : [8, 8]\n"
+	    "    %z = zeros() : [32, 32]\n"
+	    "    %acc = for %i = 0 to 80 step 64 iter(%p = %z) {\n"
+	    "      %at = load %a[%m * 32, %i] : [32, 64] other=0.0\n"
+	    "      %bt = load %b[%i, %n * 32] : [64, 32] other=0.0\n"
+	    "      %q = dot(%at, %bt, %p) : [32, 32]\n"
 	    "      yield %q\n"
 	    "    }\n"
-	    "    store %c[%m * 8, %n * 8], %acc masked\n"
+	    "    store %c[%m * 32, %n * 32], %acc masked\n"
 	    "  }\n"
 	    "}\n", NULL);
 	double per = -1, all;
@@ -67,10 +70,10 @@ START_TEST(test_work_tile_loops)
 
 	ck_assert_ptr_nonnull(g);
 	ck_assert_ptr_nonnull(sink);
-	/* program_id 2 x 1, zeros 64, for 1, 3 trips of (128 + 128 + 2*64*16
-	 * + 1), store 64 */
+	/* program_id 2 x 1024, zeros 1024, for 1024, 2 trips of (2048 + 2048
+	 * + 2*32*32*64 + 1024 for the yield), store 1024 */
 	all = exec_tile_work(g->nodes[2].tile, &per);
-	ck_assert(per == 2 + 64 + 1 + 3 * (128 + 128 + 2048 + 1) + 64);
+	ck_assert(per == 2048 + 1024 + 1024 + 2 * (2048 + 2048 + 131072 + 1024) + 1024);
 	ck_assert(all == per * 6);
 	ck_assert(exec_node_work(g, 2) == all);
 	gs[0] = g;

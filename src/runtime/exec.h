@@ -113,10 +113,12 @@ void exec_fmt_g(char *buf, size_t n, double v);
 struct TileFn;
 /* The planned flops of a tiled body: per program (into *per_program when
  * not NULL) times the grid's programs; loops count their trips, tiles
- * count whole. */
+ * count whole, and an instruction at least 1024 (its cost however small
+ * its tile). */
 double exec_tile_work(const struct TileFn *f, double *per_program);
 /* Node i's planned flops: its tiled body's, or for a graph op the op
- * table's flops, at least one per result element; 0 for a source. */
+ * table's flops, at least one per result element and at least 1024; 0
+ * for a source. */
 double exec_node_work(const Graph *g, int i);
 /* Checks, before anything runs, that the graphs, gs[k] run runs[k] times,
  * plan at most max_work flops together (<= 0: no limit).  Over it, the
