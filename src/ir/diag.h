@@ -112,5 +112,8 @@ void aicm_out_abort(AicmOut *o);
 /* Writes data to path through an AicmOut.  Returns 0, or -1 with errno. */
 int aicm_write_file(const char *path, const char *data, size_t len);
 int aicm_write_file_flags(const char *path, const char *data, size_t len, int flags);
+/* For tests: the random part of the next temporary name, once (so that a
+ * test can plant a link there). */
+extern const char *aicm_io_test_tag;
 
 #endif

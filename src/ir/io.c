@@ -194,16 +194,17 @@ on_signal(int sig)
 	errno = e;
 }
 
+/* Each time a temporary file opens, so that a signal whose action went
+ * back to the default since (a forked child) is covered again. */
 static void
 install_cleanup(void)
 {
 	static bool done;
 	struct sigaction sa, old;
 
-	if (done)
-		return;
+	if (!done)
+		atexit(unlink_slots);
 	done = true;
-	atexit(unlink_slots);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESETHAND;
@@ -240,6 +241,8 @@ unregister_tmp(int slot)
 		slots[slot].used = 0;
 }
 
+const char *aicm_io_test_tag;
+
 /* Six characters of [A-Za-z0-9], from the kernel's entropy when it gives
  * some; O_EXCL makes a guessed name harmless anyway (it only costs a retry). */
 static void
@@ -249,6 +252,11 @@ random_tag(char *out)
 	static unsigned long counter;
 	unsigned char r[6];
 
+	if (aicm_io_test_tag) {
+		snprintf(out, 7, "%s", aicm_io_test_tag);
+		aicm_io_test_tag = NULL;     /* the first try only */
+		return;
+	}
 	if (getentropy(r, sizeof r) != 0) {
 		struct timespec ts;
 		unsigned long x;
