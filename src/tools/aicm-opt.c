@@ -427,11 +427,13 @@ write_repro(const Stage *s, const char *path, int flags, int from, const char *t
 }
 
 static void
-repro_written(const char *path, int r)
+repro_written(const char *path, int r, bool shared)
 {
 	if (r != 0)
 		fprintf(stderr, "%s: error: cannot write the reproducer '%s': %s\n", cli_tool, path,
-		    strerror(errno));
+		    shared && errno == ELOOP ? "a symbolic link is there, not followed in a shared "
+		    "folder" : shared && errno == EEXIST ? "something other than a regular file is "
+		    "there" : strerror(errno));
 	else
 		fprintf(stderr, "%s: note: reproducer written to '%s'\n", cli_tool, path);
 }
@@ -449,7 +451,7 @@ pass_failed(Stage *s)
 	snprintf(why, sizeof why, "pass '%s' (%d of %d) failed on this IR",
 	    s->pl->p[s->pass].pass->name, s->pass + 1, s->pl->n);
 	r = write_repro(s, s->o->reproducer, 0, s->pass, s->ir, strlen(s->ir), why);
-	repro_written(s->o->reproducer, r);
+	repro_written(s->o->reproducer, r, false);
 	if (r != 0)
 		s->io_failed = true;
 }
@@ -479,12 +481,13 @@ crashed(void *ctx)
 	if (s->ir && s->pass >= 0 && s->pass < s->pl->n) {
 		snprintf(why, sizeof why, "internal error in pass '%s' (%d of %d) on this IR",
 		    s->pl->p[s->pass].pass->name, s->pass + 1, s->pl->n);
-		repro_written(path, write_repro(s, path, flags, s->pass, s->ir, strlen(s->ir), why));
+		repro_written(path, write_repro(s, path, flags, s->pass, s->ir, strlen(s->ir), why),
+		    flags != 0);
 	} else {
 		snprintf(why, sizeof why, "internal error %s",
 		    s->pass < 0 ? "before the pipeline" : s->pass >= s->pl->n ? "after the pipeline" :
 		    "in the pipeline");
-		repro_written(path, write_repro(s, path, flags, 0, s->text, s->len, why));
+		repro_written(path, write_repro(s, path, flags, 0, s->text, s->len, why), flags != 0);
 	}
 }
 
