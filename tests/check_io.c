@@ -365,6 +365,18 @@ START_TEST(test_io_write_nofollow)
 	ck_assert_str_eq(s, "x\n");
 	free(s);
 	ck_assert_int_eq(count_tmp(), 0);
+	/* another user's file there is not replaced (root could, and would
+	 * hand the new file to that user) */
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(at("victim"), 65534, 65534), 0);
+		errno = 0;
+		ck_assert_int_eq(aicm_write_file_flags(at("victim"), "y\n", 2, AICM_OUT_NOFOLLOW),
+		    -1);
+		ck_assert_int_eq(errno, EPERM);
+		s = slurp(at("victim"));
+		ck_assert_str_eq(s, "x\n");
+		free(s);
+	}
 }
 END_TEST
 

@@ -101,7 +101,8 @@ typedef struct AicmOut {
 	bool is_stdout;
 } AicmOut;
 /* For a fixed name in a shared folder ($TMPDIR): the target must be absent
- * or a regular file; a link there is ELOOP, a FIFO or device EEXIST. */
+ * or a regular file of ours; a link there is ELOOP, another user's file
+ * EPERM, a FIFO or device EEXIST. */
 enum { AICM_OUT_NOFOLLOW = 1 };
 /* 0, or -1 with errno set (nothing is left behind). */
 int aicm_out_open(AicmOut *o, const char *path, int flags);

@@ -27,8 +27,8 @@
  *   (EACCES), the rule of Linux's fs.protected_symlinks, so that a link
  *   planted in /tmp never redirects a write whatever the sysctl says.
  * - AICM_OUT_NOFOLLOW (the default crash reproducer in the shared $TMPDIR)
- *   takes only nothing or a regular file: a link is ELOOP, anything else
- *   EEXIST.
+ *   takes only nothing or a regular file of ours: a link is ELOOP, another
+ *   user's file EPERM, anything else EEXIST.
  * A temporary file is removed on every failure, on exit() (AICM_BUG, out
  * of memory) and on SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ
  * when those have their default action: a handler unlinks the open
@@ -413,8 +413,13 @@ out_open(AicmOut *o, const char *path, int flags)
 	}
 	if (lstat(path, &st) != 0)
 		return errno == ENOENT ? open_tmp(o, path, NULL) : -1;
-	if (S_ISREG(st.st_mode))
+	if (S_ISREG(st.st_mode)) {
+		if ((flags & AICM_OUT_NOFOLLOW) && st.st_uid != geteuid()) {
+			errno = EPERM;    /* root would hand it to its owner */
+			return -1;
+		}
 		return open_tmp(o, path, &st);
+	}
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		return -1;

@@ -433,7 +433,8 @@ repro_written(const char *path, int r, bool shared)
 		fprintf(stderr, "%s: error: cannot write the reproducer '%s': %s\n", cli_tool, path,
 		    shared && errno == ELOOP ? "a symbolic link is there, not followed in a shared "
 		    "folder" : shared && errno == EEXIST ? "something other than a regular file is "
-		    "there" : strerror(errno));
+		    "there" : shared && errno == EPERM ? "another user's file is there" :
+		    strerror(errno));
 	else
 		fprintf(stderr, "%s: note: reproducer written to '%s'\n", cli_tool, path);
 }
