@@ -194,8 +194,12 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run
 	rm -f $(DESTDIR)$(MANDIR)/aicm-opt.1 $(DESTDIR)$(MANDIR)/aicm-run.1
 
+# Also the temporary files that only a SIGKILL during a write can leave
+# (src/ir/io.c: .NAME.aicm-tmp.XXXXXX beside the file being written), in
+# this tree; docs/reliability.md says where else one can be.
 clean:
 	rm -rf build build-san build-fuzz
+	find . -name .git -prune -o -type f -name '.*.aicm-tmp.??????' -exec rm -f {} +
 
 .PHONY: all demo check check-unit check-golden check-numpy update-golden check-valgrind install uninstall clean \
 	fuzz fuzz-bins check-long
