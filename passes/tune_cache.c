@@ -13,6 +13,7 @@
  * so that indices and line numbers stay valid while the pass runs.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,22 @@ tune_cache_kind_attrs(KernelKind k)
 
 /* ---- the reader ------------------------------------------------------ */
 
+/* A time in ms: a number >= 0 (inf too), the whole of s.  One too small
+ * for a double reads as 0 or a subnormal (strtod's ERANGE on underflow),
+ * since the writer may print a subnormal that it had read exactly from
+ * hex ("0x1p-1074" is written "5e-324"); one too large is refused. */
+static int
+parse_ms(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || *end || (errno == ERANGE && isinf(*v)) || !(*v >= 0))
+		return -1;
+	return 0;
+}
+
 /* Parses "BM=64 BN=32 ... score=0.0035 [measured=1.25]"; 0 or -1. */
 static int
 parse_config(char *s, TuneEntry *e)
@@ -169,15 +186,13 @@ parse_config(char *s, TuneEntry *e)
 		*eq = '\0';
 		errno = 0;
 		if (!strcmp(tok, "score")) {
-			e->score = strtod(eq + 1, &end);
-			if (end == eq + 1 || *end || errno || !(e->score >= 0))
+			if (score || parse_ms(eq + 1, &e->score) != 0)
 				return -1;
 			score = true;
 			continue;
 		}
 		if (!strcmp(tok, "measured")) {
-			e->ms = strtod(eq + 1, &end);
-			if (end == eq + 1 || *end || errno || !(e->ms >= 0) || e->measured)
+			if (e->measured || parse_ms(eq + 1, &e->ms) != 0)
 				return -1;
 			e->measured = true;
 			continue;
@@ -186,7 +201,7 @@ parse_config(char *s, TuneEntry *e)
 		if (a < 0 || a == KA_SPLIT || (e->have & (1u << a)))
 			return -1;
 		long v = strtol(eq + 1, &end, 10);
-		if (end == eq + 1 || *end || errno || v <= 0 || v > 1 << 20)
+		if (end == eq + 1 || *end || errno || v <= 0 || v > TUNE_CACHE_MAX_VALUE)
 			return -1;
 		e->have |= 1u << a;
 		switch (a) {
@@ -201,6 +216,86 @@ parse_config(char *s, TuneEntry *e)
 	return score ? 0 : -1;
 }
 
+/* The attribute names of bits `a`, as "BM, BN and warps". */
+static void
+attr_list(char *out, size_t n, unsigned a)
+{
+	int left = 0;
+
+	for (unsigned b = a; b; b &= b - 1)
+		left++;
+	out[0] = '\0';
+	for (int i = 0; i < KA_COUNT; i++) {
+		size_t l = strlen(out);
+
+		if (!(a & (1u << i)))
+			continue;
+		snprintf(out + l, n - l, "%s'%s'", l == 0 ? "" : left == 1 ? " and " : ", ",
+		    ir_kattr_names[i]);
+		left--;
+	}
+}
+
+/* What keeps a record whose items parsed from being complete, or NULL: its
+ * key must start with a kernel kind, and its items must be exactly the
+ * attributes that kind's configurations set.  Such a record is what the
+ * pass writes; any other would be written back with made-up values
+ * (BN=0), or never match a kernel.  why: a buffer of n bytes. */
+static const char *
+record_problem(const char *key, const TuneEntry *e, char *why, size_t n)
+{
+	char kind[32], names[64];
+	size_t kl = strcspn(key, ":");
+	unsigned want, bad;
+	int k, first = 0;
+
+	if (key[kl] != ':' || kl >= sizeof kind) {
+		snprintf(why, n, "expected the key to start with 'KIND:'");
+		return why;
+	}
+	memcpy(kind, key, kl);
+	kind[kl] = '\0';
+	if ((k = ir_kernel_kind_lookup(kind)) < 0) {
+		snprintf(why, n, "unknown kernel kind '%s' at the start of the key", kind);
+		return why;
+	}
+	want = tune_cache_kind_attrs((KernelKind)k);
+	if (!(bad = want & ~e->have) && !(bad = e->have & ~want))
+		return NULL;
+	while (!(bad & (1u << first)))
+		first++;
+	attr_list(names, sizeof names, want);
+	if (want & ~e->have)
+		snprintf(why, n, "incomplete: no '%s'; records of kind '%s' have %s",
+		    ir_kattr_names[first], kind, names);
+	else
+		snprintf(why, n, "'%s' does not apply; records of kind '%s' have %s",
+		    ir_kattr_names[first], kind, names);
+	return why;
+}
+
+/* Whether the reader takes e back as it is: a complete record, values in
+ * the reader's ranges, and a key that the line's first " -> " ends (no
+ * " -> " inside, not ending in " ->") on one line. */
+static bool
+record_writable(const TuneEntry *e)
+{
+	char why[160];
+	size_t kl = strlen(e->key);
+	const int v[] = {e->c.bm, e->c.bn, e->c.bk, e->c.warps, e->c.stages};
+	const int ka[] = {KA_BM, KA_BN, KA_BK, KA_WARPS, KA_STAGES};
+
+	if (strchr(e->key, '\n') || strstr(e->key, " -> ") ||
+	    (kl >= 3 && !strcmp(e->key + kl - 3, " ->")))
+		return false;
+	if (record_problem(e->key, e, why, sizeof why))
+		return false;
+	for (int i = 0; i < 5; i++)
+		if ((e->have & (1u << ka[i])) && (v[i] <= 0 || v[i] > TUNE_CACHE_MAX_VALUE))
+			return false;
+	return e->score >= 0 && (!e->measured || e->ms >= 0);
+}
+
 void
 tune_cache_parse(TuneCache *c, const char *buf, size_t len, Diag *d)
 {
@@ -213,6 +308,7 @@ tune_cache_parse(TuneCache *c, const char *buf, size_t len, Diag *d)
 		char *ln = xmalloc(n + 1), *arrow;
 		TuneEntry e = {0};
 		const char *why = NULL;
+		char whybuf[160];
 
 		line++;
 		memcpy(ln, p, n);
@@ -232,7 +328,13 @@ tune_cache_parse(TuneCache *c, const char *buf, size_t len, Diag *d)
 			if (parse_config(arrow + 4, &e) != 0)
 				why = "expected 'NAME=VALUE' items (BM, BN, BK, warps, stages, score, "
 				    "measured) after '->'";
-			else if (tune_cache_find(c, ln))
+			else
+				why = record_problem(ln, &e, whybuf, sizeof whybuf);
+			if (!why && !nl)
+				/* the writer ends every record with one: this line
+				 * may have been cut short ("score=0.00") */
+				why = "no newline at the end of the file's last record";
+			if (!why && tune_cache_find(c, ln))
 				why = "a second record for the same key";
 		}
 		if (why) {
@@ -268,15 +370,19 @@ tune_cache_load(TuneCache *c, Diag *d)
 
 /* ---- the writer ------------------------------------------------------ */
 
+/* The items of have, in the order the pass writes them. */
 static void
 config_str(Str *b, const TileConfig *c, unsigned have)
 {
-	sprint(b, "BM=%d BN=%d", c->bm, c->bn);
-	if (have & (1u << KA_BK))
-		sprint(b, " BK=%d", c->bk);
-	sprint(b, " warps=%d", c->warps);
-	if (have & (1u << KA_STAGES))
-		sprint(b, " stages=%d", c->stages);
+	const int v[] = {c->bm, c->bn, c->bk, c->warps, c->stages};
+	const int ka[] = {KA_BM, KA_BN, KA_BK, KA_WARPS, KA_STAGES};
+	const char *sep = "";
+
+	for (int i = 0; i < 5; i++)
+		if (have & (1u << ka[i])) {
+			sprint(b, "%s%s=%d", sep, ir_kattr_names[ka[i]], v[i]);
+			sep = " ";
+		}
 }
 
 char *
@@ -289,7 +395,11 @@ tune_cache_format(const TuneCache *c, size_t *len)
 	for (int i = 0; i < c->n; i++) {
 		char s[64];
 
-		if (c->e[i].drop)
+		/* never a record that the reader would refuse or read back
+		 * differently: none is in the table (the reader refuses them,
+		 * the pass adds complete ones), but one would cost the next
+		 * run a warning and a re-tune, or come back with other values */
+		if (c->e[i].drop || !record_writable(&c->e[i]))
 			continue;
 		ir_fmt_double(s, sizeof s, c->e[i].score);
 		sprint(&b, "%s -> ", c->e[i].key);

@@ -20,6 +20,9 @@
 #include "diag.h"
 #include "ir.h"
 
+/* The largest BM, BN, BK, warps or stages a record may hold. */
+enum { TUNE_CACHE_MAX_VALUE = 1 << 20 };
+
 typedef struct TuneEntry {
 	char *key;
 	TileConfig c;
@@ -57,12 +60,17 @@ TuneEntry *tune_cache_find(TuneCache *c, const char *key);
  * their space: a new result supersedes them. */
 void tune_cache_supersede(TuneCache *c, const char *key);
 /* Reads records from the text buf[0..len) (as if from c->path) into c.
- * Malformed lines are warned about (PATH:LINE) on d and skipped. */
+ * A malformed or incomplete record, a second one for a key, and a last
+ * record without its newline are warned about (PATH:LINE) on d and
+ * skipped, and make c dirty. */
 void tune_cache_parse(TuneCache *c, const char *buf, size_t len, Diag *d);
 /* Reads c->path; a missing file is an empty cache.  0, or PASS_IO after a
  * diagnostic. */
 int tune_cache_load(TuneCache *c, Diag *d);
-/* The file's text for c's live records (malloc'd, NUL-terminated). */
+/* The file's text for c's live records (malloc'd, NUL-terminated): each
+ * on one line that the reader takes back as the same record.  A record it
+ * would refuse (incomplete, a value out of range, a key it would cut
+ * elsewhere) is left out. */
 char *tune_cache_format(const TuneCache *c, size_t *len);
 /* Writes c to c->path.  0, or PASS_IO after a diagnostic. */
 int tune_cache_save(TuneCache *c, Diag *d);
