@@ -11,13 +11,27 @@
  * table by that prefix, so a lookup is one short chain however large the
  * file.  A record is never removed from the array, only marked dropped,
  * so that indices and line numbers stay valid while the pass runs.
+ *
+ * Runs that share one cache file may overlap (a build running several
+ * aicm-opt at once).  Each reads the file at its start without a lock (a
+ * write replaces the file whole, so a reader sees one version or the
+ * other), and at its end, holding an exclusive flock on PATH.lock, reads
+ * the file again, merges its own results into what it finds, and writes
+ * the result (tune_cache_save).  So no run's results are lost to another
+ * run that wrote in between, which with a plain rewrite happened to one
+ * record in five when two runs raced.
  */
+#define _DEFAULT_SOURCE              /* realpath */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pass.h"
 #include "tune_cache.h"
@@ -338,8 +352,9 @@ tune_cache_parse(TuneCache *c, const char *buf, size_t len, Diag *d)
 				why = "a second record for the same key";
 		}
 		if (why) {
-			diag_warning(d, LOC_NONE, "autotune: %s:%d: bad tuning cache record (%s); "
-			    "dropped, its kernel re-tunes", c->path, line, why);
+			if (d)
+				diag_warning(d, LOC_NONE, "autotune: %s:%d: bad tuning cache record "
+				    "(%s); dropped, its kernel re-tunes", c->path, line, why);
 			c->dirty = true;
 			free(ln);
 			continue;
@@ -415,8 +430,8 @@ tune_cache_format(const TuneCache *c, size_t *len)
 	return b.s;
 }
 
-int
-tune_cache_save(TuneCache *c, Diag *d)
+static int
+write_text(const TuneCache *c, Diag *d)
 {
 	size_t len;
 	char *s = tune_cache_format(c, &len);
@@ -428,5 +443,156 @@ tune_cache_save(TuneCache *c, Diag *d)
 		rc = PASS_IO;
 	}
 	free(s);
+	return rc;
+}
+
+/* Opens PATH.lock, beside the cache file (beside the file that a symbolic
+ * link leads to, so that two names of one cache share one lock), creating
+ * it, and takes an exclusive flock on it, waiting for another run to
+ * release its own.  Not a lock on the cache file itself: the writer
+ * renames a new file over it, and a lock on the old inode would not stop
+ * a run that opened the new one.  The lock file is never removed (a run
+ * could be waiting on it while another creates a new one); empty, it is
+ * safe to delete when no aicm runs.  A symbolic link there is not
+ * followed.  Returns the descriptor (closing it releases the lock), or -1
+ * after a diagnostic: without the lock nothing is written, as a folder
+ * where the lock file cannot be created could not take the cache either. */
+static int
+lock_cache(const char *path, Diag *d)
+{
+	char *real = realpath(path, NULL);
+	const char *base = real ? real : path;
+	size_t n = strlen(base);
+	char *lp = xmalloc(n + sizeof ".lock");
+	const char *why = NULL;
+	struct stat st;
+	int fd;
+
+	memcpy(lp, base, n);
+	memcpy(lp + n, ".lock", sizeof ".lock");
+	free(real);
+	/* read-only is enough for flock, and works on a lock file another
+	 * user created; O_NONBLOCK, so that a FIFO there cannot hang us */
+	fd = open(lp, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		why = errno == ELOOP ? "it is a symbolic link" : strerror(errno);
+		diag_error(d, LOC_NONE, "autotune: cannot write tuning cache '%s': cannot open "
+		    "its lock file '%s': %s", path, lp, why);
+		free(lp);
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else
+		while (flock(fd, LOCK_EX) != 0)
+			if (errno != EINTR) {
+				why = strerror(errno);
+				break;
+			}
+	if (why) {
+		diag_error(d, LOC_NONE, "autotune: cannot write tuning cache '%s': cannot lock "
+		    "'%s': %s", path, lp, why);
+		close(fd);
+		fd = -1;
+	}
+	free(lp);
+	return fd;
+}
+
+/* The length of key up to and including its " space=" (all of it
+ * without one): records with the same prefix are one kernel and target. */
+static size_t
+prefix_len(const char *key)
+{
+	size_t n;
+
+	prefix_hash(key, &n);
+	return n;
+}
+
+static bool
+same_content(const TuneEntry *a, const TuneEntry *b)
+{
+	return a->have == b->have && !memcmp(&a->c, &b->c, sizeof a->c) &&
+	    a->score == b->score && a->measured == b->measured &&
+	    (!a->measured || a->ms == b->ms);
+}
+
+/* Merges run's changes into now (the file as it is, read under the lock):
+ *
+ *   now's records, less those this run replaced or refused,
+ *   then this run's new records, in the order it made them.
+ *
+ * A record of now is replaced when run has a new one for the same kernel
+ * and target (the same key up to " space=", as tune_cache_supersede), so
+ * this run's result wins over another run's for the same kernel; and
+ * refused when run dropped one with the same key and the same values (one
+ * that did not fit, or that a new result superseded).  Everything else in
+ * now stays: another run's records, and what it changed in records this
+ * run only read, which are not brought back as they were. */
+static void
+merge(TuneCache *now, const TuneCache *run)
+{
+	for (int i = 0; i < now->n && run->nbucket; i++) {
+		TuneEntry *f = &now->e[i];
+		size_t pre = prefix_len(f->key);
+
+		if (f->drop)
+			continue;
+		for (int j = run->bucket[f->ph & (uint64_t)(run->nbucket - 1)]; j >= 0;
+		    j = run->e[j].next) {
+			const TuneEntry *r = &run->e[j];
+
+			if (r->ph != f->ph)
+				continue;
+			if ((r->fresh && !r->drop && prefix_len(r->key) == pre &&
+			    !strncmp(r->key, f->key, pre)) ||
+			    (r->drop && !r->fresh && !strcmp(r->key, f->key) && same_content(r, f))) {
+				f->drop = true;
+				break;
+			}
+		}
+	}
+	for (int j = 0; j < run->n; j++)
+		if (run->e[j].fresh && !run->e[j].drop) {
+			TuneEntry e = run->e[j];
+
+			e.key = xstrdup(e.key);
+			e.line = 0;
+			tune_cache_add(now, e);
+		}
+}
+
+int
+tune_cache_save(TuneCache *c, Diag *d)
+{
+	TuneCache now = {.path = c->path};
+	struct stat st;
+	char *buf;
+	size_t len;
+	int fd, rc = 0;
+
+	/* not a regular file (cache=/dev/null): written as it is, without a
+	 * lock beside it, nor a merge with what reading it again would give */
+	if (stat(c->path, &st) == 0 && !S_ISREG(st.st_mode))
+		return write_text(c, d);
+	if ((fd = lock_cache(c->path, d)) < 0)
+		return PASS_IO;
+	if (aicm_read_file(c->path, &buf, &len) == 0) {
+		/* quietly: this run warned about the lines it read, and a line
+		 * that another run added is its business */
+		tune_cache_parse(&now, buf, len, NULL);
+		free(buf);
+	} else if (errno != ENOENT) {
+		diag_error(d, LOC_NONE, "autotune: cannot read tuning cache '%s': %s", c->path,
+		    strerror(errno));
+		rc = PASS_IO;
+	}
+	if (rc == 0) {
+		merge(&now, c);
+		rc = write_text(&now, d);
+	}
+	close(fd);
+	tune_cache_free(&now);
 	return rc;
 }

@@ -61,8 +61,8 @@ TuneEntry *tune_cache_find(TuneCache *c, const char *key);
 void tune_cache_supersede(TuneCache *c, const char *key);
 /* Reads records from the text buf[0..len) (as if from c->path) into c.
  * A malformed or incomplete record, a second one for a key, and a last
- * record without its newline are warned about (PATH:LINE) on d and
- * skipped, and make c dirty. */
+ * record without its newline are warned about (PATH:LINE) on d (when not
+ * NULL) and skipped, and make c dirty. */
 void tune_cache_parse(TuneCache *c, const char *buf, size_t len, Diag *d);
 /* Reads c->path; a missing file is an empty cache.  0, or PASS_IO after a
  * diagnostic. */
@@ -72,7 +72,13 @@ int tune_cache_load(TuneCache *c, Diag *d);
  * would refuse (incomplete, a value out of range, a key it would cut
  * elsewhere) is left out. */
 char *tune_cache_format(const TuneCache *c, size_t *len);
-/* Writes c to c->path.  0, or PASS_IO after a diagnostic. */
+/* Writes c to c->path, merged with what the file holds by then: under an
+ * exclusive flock on PATH.lock, reads the file again and writes its
+ * records less those c replaced or refused, then c's new (fresh) ones.
+ * Another run's records are kept; c's win for the same kernel and target.
+ * A cache that is not a regular file is written as it is, unlocked.
+ * 0, or PASS_IO after a diagnostic (the lock file cannot be created or
+ * locked, the file cannot be read or written). */
 int tune_cache_save(TuneCache *c, Diag *d);
 void tune_cache_free(TuneCache *c);
 

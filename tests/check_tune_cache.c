@@ -4,18 +4,28 @@
  * records with a PATH:LINE warning; the writer writes only records that
  * read back the same, so that write(read(x)) reads back to read(x) and a
  * second write changes nothing (tests/fuzz/fuzz_cache.c checks the same
- * on random text).
+ * on random text).  Saving merges with what the file holds by then, under
+ * the lock: another run's records stay, this run's win for its kernels,
+ * and a save waits for a run that holds the lock.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check_aicm.h"
 #include "../passes/tune_cache.h"
 
 /* A record's key for a matmul kernel of m rows (the rest fixed). */
 #define MM_KEY(m) "matmul:matmul($0=" #m "x8,$1=8x8)=" #m "x8 f64 target=h100{sms=1.0} space=0a"
+
+/* The same, in space SP. */
+#define MM_KEY_SPACE(m, sp) "matmul:matmul($0=" #m "x8,$1=8x8)=" #m "x8 f64 target=h100{sms=1.0} space=" sp
 
 /* Parses text as the file "t.cache"; the warnings go to *msgs (malloc'd). */
 static void
@@ -174,15 +184,164 @@ START_TEST(test_tune_cache_round_trip)
 }
 END_TEST
 
+/* A scratch cache path, its file and lock removed. */
+static const char *
+scratch_path(char *buf, size_t n, const char *what)
+{
+	char lock[256];
+
+	snprintf(buf, n, "/tmp/aicm-check-%s-%ld.cache", what, (long)getpid());
+	snprintf(lock, sizeof lock, "%s.lock", buf);
+	remove(buf);
+	remove(lock);
+	return buf;
+}
+
+static void
+write_text(const char *path, const char *text)
+{
+	ck_assert_int_eq(aicm_write_file(path, text, strlen(text)), 0);
+}
+
+static char *
+slurp(const char *path)
+{
+	char *buf;
+	size_t len;
+
+	ck_assert_int_eq(aicm_read_file(path, &buf, &len), 0);
+	return buf;
+}
+
+/* A new result of this run, as the pass adds it. */
+static void
+add_fresh(TuneCache *c, const char *key, int bm)
+{
+	TuneEntry e = {0};
+
+	tune_cache_supersede(c, key);
+	e.key = xstrdup(key);
+	e.c = (TileConfig){bm, 16, 16, 4, 3, 0};
+	e.have = tune_cache_kind_attrs(KK_MATMUL);
+	e.score = 1;
+	e.fresh = true;
+	tune_cache_add(c, e);
+	c->dirty = true;
+}
+
+static Diag *
+quiet_diag(void)
+{
+	static Diag d;
+	static FILE *sink;
+
+	if (!sink)
+		sink = fopen("/dev/null", "w");
+	ck_assert_ptr_nonnull(sink);
+	diag_init(&d, "in.aicm", "", 0, sink);
+	return &d;
+}
+
+START_TEST(test_tune_cache_merge_keeps_others)
+{
+	char path[128], *txt;
+	TuneCache c = {0};
+	Diag *d = quiet_diag();
+
+	scratch_path(path, sizeof path, "merge");
+	write_text(path,
+	    MM_KEY(1) " -> BM=16 BN=16 BK=16 warps=4 stages=3 score=1\n"
+	    MM_KEY(2) " -> BM=16 BN=16 BK=16 warps=4 stages=3 score=1\n"
+	    MM_KEY(3) " -> BM=16 BN=16 BK=16 warps=4 stages=3 score=1\n"
+	    MM_KEY_SPACE(4, "0a") " -> BM=16 BN=16 BK=16 warps=4 stages=3 score=1\n");
+	c.path = path;
+	ck_assert_int_eq(tune_cache_load(&c, d), 0);
+	ck_assert_int_eq(c.n, 4);
+	/* this run: refuses 3, re-tunes 4 in a new space, tunes 5 */
+	tune_cache_find(&c, MM_KEY(3))->drop = true;
+	add_fresh(&c, MM_KEY_SPACE(4, "0b"), 32);
+	add_fresh(&c, MM_KEY(5), 32);
+	/* meanwhile another run re-tuned 2, tuned 5 and 6 */
+	write_text(path,
+	    MM_KEY(1) " -> BM=16 BN=16 BK=16 warps=4 stages=3 score=1\n"
+	    MM_KEY(2) " -> BM=64 BN=16 BK=16 warps=4 stages=3 score=1\n"
+	    MM_KEY(3) " -> BM=16 BN=16 BK=16 warps=4 stages=3 score=1\n"
+	    MM_KEY_SPACE(4, "0a") " -> BM=16 BN=16 BK=16 warps=4 stages=3 score=1\n"
+	    MM_KEY(5) " -> BM=64 BN=16 BK=16 warps=4 stages=3 score=1\n"
+	    MM_KEY(6) " -> BM=64 BN=16 BK=16 warps=4 stages=3 score=1\n");
+	ck_assert_int_eq(tune_cache_save(&c, d), 0);
+	txt = slurp(path);
+	/* the other run's records and changes stay, in the file's order;
+	 * this run's refusal and its results win, after them */
+	ck_assert_str_eq(strchr(txt, '\n') + 1,
+	    MM_KEY(1) " -> BM=16 BN=16 BK=16 warps=4 stages=3 score=1.0\n"
+	    MM_KEY(2) " -> BM=64 BN=16 BK=16 warps=4 stages=3 score=1.0\n"
+	    MM_KEY(6) " -> BM=64 BN=16 BK=16 warps=4 stages=3 score=1.0\n"
+	    MM_KEY_SPACE(4, "0b") " -> BM=32 BN=16 BK=16 warps=4 stages=3 score=1.0\n"
+	    MM_KEY(5) " -> BM=32 BN=16 BK=16 warps=4 stages=3 score=1.0\n");
+	free(txt);
+	tune_cache_free(&c);
+	diag_free(d);
+	remove(path);
+	ck_assert_int_eq(access(strcat(path, ".lock"), F_OK), 0);   /* left for the next run */
+	remove(path);
+}
+END_TEST
+
+/* A run holding the lock: a save waits for it, then merges with what that
+ * run wrote. */
+START_TEST(test_tune_cache_save_waits_for_lock)
+{
+	char path[128], lock[140], *txt;
+	TuneCache c = {0};
+	Diag *d = quiet_diag();
+	struct timespec wait = {0, 300 * 1000 * 1000};
+	int fd, st;
+	pid_t pid;
+
+	scratch_path(path, sizeof path, "lock");
+	snprintf(lock, sizeof lock, "%s.lock", path);
+	c.path = path;
+	add_fresh(&c, MM_KEY(1), 32);
+	fd = open(lock, O_RDONLY | O_CREAT, 0666);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fd);   /* the parent's lock is on the description they share */
+		_exit(tune_cache_save(&c, d) == 0 ? 0 : 1);
+	}
+	nanosleep(&wait, NULL);
+	ck_assert_int_ne(access(path, F_OK), 0);     /* still waiting */
+	write_text(path, MM_KEY(2) " -> BM=64 BN=16 BK=16 warps=4 stages=3 score=1\n");
+	close(fd);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	txt = slurp(path);
+	ck_assert_ptr_nonnull(strstr(txt, MM_KEY(1) " -> BM=32 "));
+	ck_assert_ptr_nonnull(strstr(txt, MM_KEY(2) " -> BM=64 "));
+	free(txt);
+	tune_cache_free(&c);
+	diag_free(d);
+	remove(path);
+	remove(lock);
+}
+END_TEST
+
 Suite *
 make_tune_cache_suite(void)
 {
 	Suite *s = suite_create("tune_cache");
 	TCase *rw = tcase_create("read-write");
+	TCase *mg = tcase_create("merge");
 
 	tcase_add_test(rw, test_tune_cache_incomplete_refused);
 	tcase_add_test(rw, test_tune_cache_writer_skips_incomplete);
 	tcase_add_test(rw, test_tune_cache_round_trip);
+	tcase_add_test(mg, test_tune_cache_merge_keeps_others);
+	tcase_add_test(mg, test_tune_cache_save_waits_for_lock);
 	suite_add_tcase(s, rw);
+	suite_add_tcase(s, mg);
 	return s;
 }
