@@ -138,10 +138,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		same_print(l1, l2, "the graph as parsed and as reprinted lower differently");
 	}
+	/* The reprinted graphs print as these do, so they are as large; and
+	 * d quotes the input's text, not the print. */
 	{
-		const Graph *gs[4] = {g1, g2, l1, l2};
+		const Graph *gs[2] = {g1, l1};
 
-		if (exec_check_limits(gs, l1 ? 4 : 2, &lim, &d) != 0 ||
+		if (exec_check_limits(gs, l1 ? 2 : 1, &lim, &d) != 0 ||
 		    (interp && fuzz_graph_work(g1) > FUZZ_MAX_WORK) ||
 		    (l1 && fuzz_tile_work(l1) > FUZZ_MAX_WORK))
 			goto out;
