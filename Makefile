@@ -27,7 +27,7 @@ ifeq ($(WERROR),1)
 CFLAGS += -Werror
 endif
 
-# FUZZ=1 (set by 'make fuzz' for its inner make): clang's libFuzzer with
+# FUZZ=1 (set by 'make fuzz-bins' for its inner make): clang's libFuzzer with
 # ASan+UBSan, AICM_BUG aborting so the fuzzer sees it.
 ifeq ($(FUZZ),1)
 B = build-fuzz
@@ -168,22 +168,29 @@ check-valgrind: $(TOOLS) $(B)/check_aicm
 	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm
 	AICM_VALGRIND=1 sh tests/golden.sh $(B)
 
-# libFuzzer harnesses (tests/fuzz/README.md): build-fuzz/fuzz_*.  check-long
-# runs each for FUZZ_SECONDS (60) at the lowest priority, one at a time, on
-# a scratch corpus seeded from tests/fuzz/seeds/ and testdata/.
+# libFuzzer harnesses (tests/fuzz/README.md): build-fuzz/fuzz_*.  'make fuzz'
+# builds them and runs each for FUZZ_SECONDS (60) at the lowest priority,
+# one at a time, on a corpus kept in build-fuzz/corpus/ and seeded from
+# tests/fuzz/seeds/ and testdata/; 'make fuzz-bins' only builds them.
 FUZZERS = $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS = 60
 
-fuzz:
-	$(MAKE) FUZZ=1 fuzz-bins
+fuzz: fuzz-bins
+	sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
+# The harnesses need the FUZZ=1 build of the library: a plain 'make
+# fuzz-bins' hands itself to that build.
+ifeq ($(FUZZ),1)
 fuzz-bins: $(FUZZERS)
+else
+fuzz-bins:
+	$(MAKE) FUZZ=1 fuzz-bins
+endif
 
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/libaicm.a
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/libaicm.a $(wildcard tests/fuzz/*.h)
 	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libaicm.a $(LDLIBS)
 
 check-long: fuzz
-	sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 install: $(TOOLS)
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
@@ -194,8 +201,12 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run
 	rm -f $(DESTDIR)$(MANDIR)/aicm-opt.1 $(DESTDIR)$(MANDIR)/aicm-run.1
 
+# Also the temporary files that only a SIGKILL during a write can leave
+# (src/ir/io.c: .NAME.aicm-tmp.XXXXXX beside the file being written), in
+# this tree; docs/reliability.md says where else one can be.
 clean:
 	rm -rf build build-san build-fuzz
+	find . -name .git -prune -o -type f -name '.*.aicm-tmp.??????' -exec rm -f {} +
 
 .PHONY: all demo check check-unit check-golden check-numpy update-golden check-valgrind install uninstall clean \
 	fuzz fuzz-bins check-long

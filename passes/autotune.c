@@ -10,8 +10,8 @@
  * The winner becomes the kernel's attributes.  Kernels with the same
  * signature (kind, ops, shapes, element type) share one tuning within a run,
  * and a tuning cache file keeps results across runs, keyed by signature,
- * target constants and a hash of the space, one readable line per result.
- * Both lookups are hash tables, so a run stays linear in its kernels when
+ * target constants and a hash of the space, one readable line per result
+ * (read and written by tune_cache.c).  Both lookups are hash tables, so a run stays linear in its kernels when
  * signatures differ; within a run a signature is a row of integers, hashed
  * and compared in full, and its text is built only for the cache.
  *
@@ -25,7 +25,6 @@
  * records what was measured beside the model's score, and a measuring run
  * takes only measured records from it.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -34,6 +33,7 @@
 
 #include "cost.h"
 #include "pass.h"
+#include "tune_cache.h"
 
 /* ---- a growing string ------------------------------------------------ */
 
@@ -409,229 +409,6 @@ typedef struct Result {
 	DType dt;                    /* the problem's element type */
 } Result;
 
-typedef struct Entry {
-	char *key;
-	TileConfig c;
-	double score;
-	double ms;                   /* measured=: its time */
-	bool measured;
-	unsigned have;               /* bit per KAttrId read */
-	int line;
-	bool drop;                   /* invalid: re-tuned, not written back */
-	bool fresh;                  /* tuned in this run */
-	uint64_t ph;                 /* prefix_hash(key) */
-	int next;                    /* the chain of its bucket, or -1 */
-} Entry;
-
-/* The records, chained by a hash of the key up to its " space=" (all of it
- * without one): a lookup and the records a new result supersedes (the same
- * prefix, any space) are both one chain. */
-typedef struct Cache {
-	const char *path;
-	Entry *e;
-	int n, cap;
-	int *bucket;                 /* nbucket heads, -1: empty */
-	int nbucket;
-	bool dirty;
-} Cache;
-
-static uint64_t
-prefix_hash(const char *key, size_t *pre)
-{
-	const char *sp = strstr(key, " space=");
-	size_t n = sp ? (size_t)(sp - key) + 7 : strlen(key);
-	uint64_t h = 14695981039346656037ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
-	if (pre)
-		*pre = n;
-	return h;
-}
-
-static void
-cache_link(Cache *c, int i)
-{
-	size_t b = (size_t)(c->e[i].ph & (uint64_t)(c->nbucket - 1));
-
-	c->e[i].next = c->bucket[b];
-	c->bucket[b] = i;
-}
-
-static void
-cache_add(Cache *c, Entry e)
-{
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 16;
-		c->e = xrealloc(c->e, sizeof *c->e * (size_t)c->cap);
-	}
-	e.ph = prefix_hash(e.key, NULL);
-	c->e[c->n++] = e;
-	if (2 * c->n > c->nbucket) {
-		/* relinked in index order, so each chain stays newest first */
-		c->nbucket = c->nbucket ? 2 * c->nbucket : 64;
-		free(c->bucket);
-		c->bucket = xmalloc(sizeof *c->bucket * (size_t)c->nbucket);
-		for (int i = 0; i < c->nbucket; i++)
-			c->bucket[i] = -1;
-		for (int i = 0; i < c->n; i++)
-			cache_link(c, i);
-	} else {
-		cache_link(c, c->n - 1);
-	}
-}
-
-/* Parses "BM=64 BN=32 ... score=0.0035 [measured=1.25]"; 0 or -1. */
-static int
-parse_config(char *s, Entry *e)
-{
-	bool score = false;
-	char *save = NULL;
-
-	for (char *tok = strtok_r(s, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		char *eq = strchr(tok, '='), *end;
-		int a;
-
-		if (!eq)
-			return -1;
-		*eq = '\0';
-		errno = 0;
-		if (!strcmp(tok, "score")) {
-			e->score = strtod(eq + 1, &end);
-			if (end == eq + 1 || *end || errno || !(e->score >= 0))
-				return -1;
-			score = true;
-			continue;
-		}
-		if (!strcmp(tok, "measured")) {
-			e->ms = strtod(eq + 1, &end);
-			if (end == eq + 1 || *end || errno || !(e->ms >= 0) || e->measured)
-				return -1;
-			e->measured = true;
-			continue;
-		}
-		a = ir_kattr_lookup(tok);
-		if (a < 0 || a == KA_SPLIT || (e->have & (1u << a)))
-			return -1;
-		long v = strtol(eq + 1, &end, 10);
-		if (end == eq + 1 || *end || errno || v <= 0 || v > 1 << 20)
-			return -1;
-		e->have |= 1u << a;
-		switch (a) {
-		case KA_BM: e->c.bm = (int)v; break;
-		case KA_BN: e->c.bn = (int)v; break;
-		case KA_BK: e->c.bk = (int)v; break;
-		case KA_WARPS: e->c.warps = (int)v; break;
-		case KA_STAGES: e->c.stages = (int)v; break;
-		default: return -1;
-		}
-	}
-	return score ? 0 : -1;
-}
-
-/* The live record of a key (there is at most one). */
-static Entry *
-cache_find(Cache *c, const char *key)
-{
-	uint64_t ph;
-
-	if (!c->nbucket)
-		return NULL;
-	ph = prefix_hash(key, NULL);
-	for (int i = c->bucket[ph & (uint64_t)(c->nbucket - 1)]; i >= 0; i = c->e[i].next)
-		if (!c->e[i].drop && c->e[i].ph == ph && !strcmp(c->e[i].key, key))
-			return &c->e[i];
-	return NULL;
-}
-
-/* Drops the live records of the same kernel and target as key, whatever
- * their space: a new result supersedes them. */
-static void
-cache_supersede(Cache *c, const char *key)
-{
-	size_t pre;
-	uint64_t ph;
-
-	if (!c->nbucket)
-		return;
-	ph = prefix_hash(key, &pre);
-	for (int i = c->bucket[ph & (uint64_t)(c->nbucket - 1)]; i >= 0; i = c->e[i].next)
-		if (!c->e[i].drop && c->e[i].ph == ph && !strncmp(c->e[i].key, key, pre))
-			c->e[i].drop = true;
-}
-
-/* Reads the cache file; a missing file is an empty cache.  Malformed lines
- * are warned about (file:line) and dropped, so their kernels re-tune.
- * 0, or PASS_IO after a diagnostic. */
-static int
-cache_load(Cache *c, Diag *d)
-{
-	char *buf, *p;
-	size_t len;
-	int line = 0;
-
-	if (aicm_read_file(c->path, &buf, &len) != 0) {
-		if (errno == ENOENT)
-			return 0;
-		diag_error(d, LOC_NONE, "autotune: cannot read tuning cache '%s': %s", c->path,
-		    strerror(errno));
-		return PASS_IO;
-	}
-	p = buf;
-	while (p < buf + len) {
-		char *nl = memchr(p, '\n', (size_t)(buf + len - p));
-		size_t n = (size_t)((nl ? nl : buf + len) - p);
-		char *ln = xmalloc(n + 1), *arrow;
-		Entry e = {0};
-		const char *why = NULL;
-
-		line++;
-		memcpy(ln, p, n);
-		ln[n] = '\0';
-		p += n + 1;
-		if (n && ln[n - 1] == '\r')
-			ln[--n] = '\0';
-		if (n == 0 || ln[0] == '#') {
-			free(ln);
-			continue;
-		}
-		arrow = strlen(ln) == n ? strstr(ln, " -> ") : NULL;
-		if (!arrow) {
-			why = "expected 'KEY -> CONFIG score=MS'";
-		} else {
-			*arrow = '\0';
-			if (parse_config(arrow + 4, &e) != 0)
-				why = "expected 'NAME=VALUE' items (BM, BN, BK, warps, stages, score, "
-				    "measured) after '->'";
-			else if (cache_find(c, ln))
-				why = "a second record for the same key";
-		}
-		if (why) {
-			diag_warning(d, LOC_NONE, "autotune: %s:%d: bad tuning cache record (%s); "
-			    "dropped, its kernel re-tunes", c->path, line, why);
-			c->dirty = true;
-			free(ln);
-			continue;
-		}
-		e.key = ln;
-		e.line = line;
-		cache_add(c, e);
-	}
-	free(buf);
-	return 0;
-}
-
-/* The kernel attributes a kind's configurations set. */
-static unsigned
-kind_attrs(KernelKind k)
-{
-	unsigned a = 1u << KA_BM | 1u << KA_BN | 1u << KA_WARPS;
-
-	if (k == KK_MATMUL || k == KK_MATMUL_EPILOGUE)
-		a |= 1u << KA_BK | 1u << KA_STAGES;
-	return a;
-}
-
 static void
 config_str(Buf *b, const TileConfig *c, unsigned have)
 {
@@ -641,39 +418,6 @@ config_str(Buf *b, const TileConfig *c, unsigned have)
 	bprintf(b, " warps=%d", c->warps);
 	if (have & (1u << KA_STAGES))
 		bprintf(b, " stages=%d", c->stages);
-}
-
-/* 0, or PASS_IO after a diagnostic. */
-static int
-cache_save(Cache *c, Diag *d)
-{
-	Buf b = {0};
-	int rc = 0;
-
-	bprintf(&b, "# aicm autotune cache v1, one record per line: KIND DTYPE SIGNATURE "
-	    "target=NAME{CONSTANTS} space=HASH -> CONFIG score=MS [measured=MS]\n");
-	for (int i = 0; i < c->n; i++) {
-		char s[64];
-
-		if (c->e[i].drop)
-			continue;
-		ir_fmt_double(s, sizeof s, c->e[i].score);
-		bprintf(&b, "%s -> ", c->e[i].key);
-		config_str(&b, &c->e[i].c, c->e[i].have);
-		bprintf(&b, " score=%s", s);
-		if (c->e[i].measured) {
-			ir_fmt_double(s, sizeof s, c->e[i].ms);
-			bprintf(&b, " measured=%s", s);
-		}
-		bprintf(&b, "\n");
-	}
-	if (aicm_write_file(c->path, b.s, b.n) != 0) {
-		diag_error(d, LOC_NONE, "autotune: cannot write tuning cache '%s': %s", c->path,
-		    strerror(errno));
-		rc = PASS_IO;
-	}
-	free(b.s);
-	return rc;
 }
 
 /* ---- tuning ---------------------------------------------------------- */
@@ -759,12 +503,12 @@ tune(const CostModel *m, const Target *t, Tuning *tu)
 
 /* Whether a cached config is one of the kind's candidates and fits. */
 static bool
-cached_ok(const CostModel *m, const Target *t, const Entry *e)
+cached_ok(const CostModel *m, const Target *t, const TuneEntry *e)
 {
 	const Problem *p = cost_model_problem(m);
 	TileConfig space[COST_MAX_SPACE];
 	int n = cost_space(p, space);
-	unsigned want = kind_attrs(p->kind);
+	unsigned want = tune_cache_kind_attrs(p->kind);
 
 	if (e->have != want)
 		return false;
@@ -850,7 +594,7 @@ measure_top(const PassMeasure *pm, const Graph *g, const Kernel *k, Tuning *tu, 
 static void
 apply(Kernel *k, const TileConfig *c)
 {
-	unsigned want = kind_attrs(k->kind);
+	unsigned want = tune_cache_kind_attrs(k->kind);
 	int64_t v[KA_COUNT] = {0};
 
 	v[KA_BM] = c->bm;
@@ -909,7 +653,7 @@ problem_str(Buf *b, const Problem *p)
 static void
 report_timed(FILE *f, const Kernel *k, const Tuning *tu)
 {
-	unsigned have = kind_attrs(k->kind);
+	unsigned have = tune_cache_kind_attrs(k->kind);
 
 	fprintf(f, "  measured the model's best %d distinct tiling%s on scratch inputs, each "
 	    "checked against the reference (fastest first):\n", tu->ntimed,
@@ -940,7 +684,7 @@ report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 	    b.s, ir_dtype_name(p->dt), t->name);
 	b.n = 0;
 	if (r->found)
-		config_str(&b, &r->c, kind_attrs(k->kind));
+		config_str(&b, &r->c, tune_cache_kind_attrs(k->kind));
 	switch (src) {
 	case SRC_CACHE:
 		fprintf(f, "  from the tuning cache (%s): %s  score=%.6f ms", from, b.s, r->score);
@@ -973,7 +717,7 @@ report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 			const Cand *c = &tu->cand[tu->order[i]];
 
 			fprintf(f, "    #%d BM=%3d BN=%3d", i + 1, c->c.bm, c->c.bn);
-			if (kind_attrs(k->kind) & (1u << KA_BK))
+			if (tune_cache_kind_attrs(k->kind) & (1u << KA_BK))
 				fprintf(f, " BK=%3d warps=%d stages=%d", c->c.bk, c->c.warps, c->c.stages);
 			else
 				fprintf(f, " warps=%d", c->c.warps);
@@ -1021,7 +765,7 @@ report_json(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
     const Tuning *tu, const Result *r, const char *from)
 {
 	static const char *const srcname[] = {"scored", "cache", "reuse", "scored"};
-	unsigned have = kind_attrs(k->kind);
+	unsigned have = tune_cache_kind_attrs(k->kind);
 
 	fprintf(f, "{\"pass\":\"autotune\",\"kernel\":");
 	json_str(f, k->name);
@@ -1146,7 +890,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 {
 	Target t;
 	Buf tdesc = {0}, key = {0}, from = {0};
-	Cache cache = {0};
+	TuneCache cache = {0};
 	Reuse ru = {0};
 	Result *res;
 	Tuning *tu;
@@ -1175,11 +919,8 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 	}
 	if (cpath && *cpath) {
 		cache.path = cpath;
-		if (cache_load(&cache, d) != 0) {
-			for (int i = 0; i < cache.n; i++)
-				free(cache.e[i].key);
-			free(cache.e);
-			free(cache.bucket);
+		if (tune_cache_load(&cache, d) != 0) {
+			tune_cache_free(&cache);
 			return PASS_IO;
 		}
 	}
@@ -1201,7 +942,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 		Result *r = &res[k];
 		const char *fromp = NULL;
 		Source src = SRC_SCORED;
-		Entry *e;
+		TuneEntry *e;
 		int j;
 
 		if (!sizes_ok(m)) {
@@ -1238,7 +979,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 		}
 		/* a measuring run takes only measured records; the model's are
 		 * measured again and replaced */
-		if (src == SRC_SCORED && cache.path && (e = cache_find(&cache, key.s)) &&
+		if (src == SRC_SCORED && cache.path && (e = tune_cache_find(&cache, key.s)) &&
 		    (e->measured || !meas)) {
 			if (cached_ok(m, &t, e)) {
 				src = SRC_CACHE;
@@ -1284,19 +1025,19 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 				    t.name, tu->n);
 			}
 			if (r->found && cache.path) {
-				Entry ne = {0};
+				TuneEntry ne = {0};
 
 				/* a record of an older space for the same kernel and
 				 * target is superseded, not kept beside the new one */
-				cache_supersede(&cache, key.s);
+				tune_cache_supersede(&cache, key.s);
 				ne.key = xstrdup(key.s);
 				ne.c = r->c;
 				ne.score = r->score;
 				ne.measured = r->measured;
 				ne.ms = r->ms;
-				ne.have = kind_attrs(kn->kind);
+				ne.have = tune_cache_kind_attrs(kn->kind);
 				ne.fresh = true;
-				cache_add(&cache, ne);
+				tune_cache_add(&cache, ne);
 				cache.dirty = true;
 			}
 		}
@@ -1309,13 +1050,10 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 		cost_model_free(m);
 	}
 	if (rc == 0 && cache.path && cache.dirty)
-		rc = cache_save(&cache, d);
+		rc = tune_cache_save(&cache, d);
 	if (compares)
 		*compares = ru.compares;
-	for (int i = 0; i < cache.n; i++)
-		free(cache.e[i].key);
-	free(cache.e);
-	free(cache.bucket);
+	tune_cache_free(&cache);
 	free(ru.bucket);
 	free(ru.a.w);
 	free(ru.b.w);

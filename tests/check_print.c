@@ -256,7 +256,8 @@ START_TEST(test_print_float_specials)
 	ir_fmt_double(b, sizeof b, NAN);
 	ck_assert_str_eq(b, "nan");
 	ir_fmt_double(b, sizeof b, -NAN);
-	ck_assert_str_eq(b, "nan");
+	ck_assert_str_eq(b, "-nan");
+	ck_assert(signbit(strtod(b, NULL)));
 }
 END_TEST
 

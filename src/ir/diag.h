@@ -91,11 +91,47 @@ void *xrealloc(void *p, size_t n);
 void *xmalloc_huge(size_t n);          /* free() it; huge pages if large */
 char *xstrdup(const char *s);
 
-/* io.c */
-/* Reads a whole file ("-" is stdin).  Returns 0, or -1 with errno set. */
+/* io.c: bounded reads and all-or-nothing writes (docs/reliability.md). */
+/* The size limit of aicm_read_file: both tools' inputs, the tuning cache. */
+#define AICM_READ_MAX ((size_t)1 << 30)
+/* Reads a whole file ("-" is stdin) of at most AICM_READ_MAX bytes.
+ * Returns 0, or -1 with errno set: EFBIG when there is more, found having
+ * read and allocated at most the limit plus one byte. */
 int aicm_read_file(const char *path, char **buf, size_t *len);
-/* Writes data to path whole or not at all (a temporary file beside it,
- * then rename).  Returns 0, or -1 with errno set. */
+/* The same with limit max. */
+int aicm_read_file_max(const char *path, size_t max, char **buf, size_t *len);
+/* The reason for a read's errno e, for "cannot read 'F': REASON": the
+ * limit max spelt out for EFBIG (written into buf), else strerror(e). */
+const char *aicm_read_strerror(int e, size_t max, char *buf, size_t n);
+
+/* An output being written: aicm_out_open, writes to f, then
+ * aicm_out_commit (or aicm_out_abort, which leaves the target as it was).
+ * A regular file (or none) is replaced whole or not at all through a
+ * temporary file .NAME.aicm-tmp.XXXXXX beside it, created exclusively; a
+ * device or FIFO is written directly; "-" is stdout.  Symbolic links are
+ * followed, except where a planted one could redirect us (see io.c). */
+typedef struct AicmOut {
+	FILE *f;                     /* write here */
+	char *target;                /* what is written or replaced */
+	char *tmp;                   /* the temporary file; NULL when direct */
+	int slot;                    /* its row in the signal-cleanup table */
+	bool is_stdout;
+} AicmOut;
+/* For a fixed name in a shared folder ($TMPDIR): the target must be absent
+ * or a regular file of ours; a link there is ELOOP, another user's file
+ * EPERM, a FIFO or device EEXIST. */
+enum { AICM_OUT_NOFOLLOW = 1 };
+/* 0, or -1 with errno set (nothing is left behind). */
+int aicm_out_open(AicmOut *o, const char *path, int flags);
+/* Flushes, closes and renames into place: 0, or -1 with errno set, the
+ * target untouched and the temporary file removed. */
+int aicm_out_commit(AicmOut *o);
+void aicm_out_abort(AicmOut *o);
+/* Writes data to path through an AicmOut.  Returns 0, or -1 with errno. */
 int aicm_write_file(const char *path, const char *data, size_t len);
+int aicm_write_file_flags(const char *path, const char *data, size_t len, int flags);
+/* For tests: the random part of the next temporary name, once (so that a
+ * test can plant a link there). */
+extern const char *aicm_io_test_tag;
 
 #endif

@@ -324,7 +324,9 @@ int ir_reduce_axis(const Node *n, int rank);
 void ir_print(FILE *f, const Graph *g);
 char *ir_print_str(const Graph *g, size_t *len); /* malloc'd */
 /* Shortest text that reads back to the same double, numpy's way for
- * specials: "inf", "-inf", "nan". */
+ * specials: "inf", "-inf", "nan", and "-nan" for a NaN with its sign bit
+ * set (the parser takes it; a NaN's payload cannot be written, and
+ * strtod gives every NaN the default one). */
 void ir_fmt_double(char *buf, size_t n, double v);
 
 /* dot.c */

@@ -22,7 +22,9 @@ ir_fmt_double(char *buf, size_t n, double v)
 	int p, e;
 
 	if (isnan(v)) {
-		snprintf(buf, n, "nan");
+		/* The sign too: a constant's sign bit is the sign of the NaNs it
+		 * makes, so "nan" for -nan would change what the program computes. */
+		snprintf(buf, n, signbit(v) ? "-nan" : "nan");
 		return;
 	}
 	if (isinf(v)) {

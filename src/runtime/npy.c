@@ -11,11 +11,17 @@
  * before anything is allocated: the shape is compared with the IR's and
  * the file's length with the header's before the data is read.  Files are
  * written with version 1.0 headers, which every numpy reads, padded so the
- * data starts on a 64-byte boundary as numpy does.
+ * data starts on a 64-byte boundary as numpy does, through io.c's one
+ * writer (all or nothing for a regular file, direct for a FIFO or device).
+ * Only regular files are read: the header's claim is checked against the
+ * file's real size and --max-bytes before the data is allocated, so a
+ * sparse file or a lying header allocates nothing, and a FIFO is refused
+ * without waiting for a writer.
  *
  * The data is copied as it lies, so the host must be little-endian.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -237,19 +243,26 @@ exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t 
 	char held[IR_TYPE_STR + 32], ws[IR_TYPE_STR];
 	FILE *f;
 	Type ty;
-	int rc = -1;
+	int rc = -1, fd;
 
 	memset(t, 0, sizeof *t);
-	f = fopen(path, "rb");
-	if (!f || fstat(fileno(f), &st) != 0) {
+	/* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
 		snprintf(err, EXEC_ERR_MAX, "cannot read '%s': %s", path, strerror(errno));
-		if (f)
-			fclose(f);
+		if (fd >= 0)
+			close(fd);
 		return -2;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, EXEC_ERR_MAX, "cannot read '%s': not a regular file", path);
-		fclose(f);
+		close(fd);
+		return -2;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+	    !(f = fdopen(fd, "rb"))) {
+		snprintf(err, EXEC_ERR_MAX, "cannot read '%s': %s", path, strerror(errno));
+		close(fd);
 		return -2;
 	}
 	got = fread(pre, 1, sizeof pre, f);
@@ -358,12 +371,11 @@ out:
 int
 exec_npy_write(const char *path, const Tensor *t, char *err)
 {
-	char hdr[256], shape[IR_TYPE_STR], *tmp;
-	size_t n, plen = strlen(path);
+	char hdr[256], shape[IR_TYPE_STR];
+	size_t n, bytes = exec_tensor_bytes(t);
 	unsigned char pre[10];
 	Type ty = exec_tensor_type(t);
-	FILE *f;
-	int e;
+	AicmOut o;
 
 	n = (size_t)snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, "
 	    "'shape': %s, }", t->dt == DT_F32 ? "<f4" : "<f8", ir_shape_str(&ty, shape));
@@ -374,31 +386,23 @@ exec_npy_write(const char *path, const Tensor *t, char *err)
 	memcpy(pre, "\x93NUMPY\x01\x00", 8);
 	pre[8] = (unsigned char)(n & 0xff);
 	pre[9] = (unsigned char)(n >> 8);
-	tmp = xmalloc(plen + 32);
-	snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
-	f = fopen(tmp, "wb");
-	if (!f) {
+	/* the one writer of io.c: a temporary file renamed into place, or a
+	 * FIFO or device written directly */
+	if (aicm_out_open(&o, path, 0) != 0) {
 		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(errno));
-		free(tmp);
 		return -1;
 	}
-	if (fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, n, f) != n ||
-	    fwrite(t->data, 1, exec_tensor_bytes(t), f) != exec_tensor_bytes(t) ||
-	    fflush(f) != 0) {
-		e = errno ? errno : EIO;
-		fclose(f);
-		remove(tmp);
-		free(tmp);
+	if (fwrite(pre, 1, 10, o.f) != 10 || fwrite(hdr, 1, n, o.f) != n ||
+	    (bytes && fwrite(t->data, 1, bytes, o.f) != bytes)) {
+		int e = errno ? errno : EIO;
+
+		aicm_out_abort(&o);
 		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(e));
 		return -1;
 	}
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		e = errno ? errno : EIO;
-		remove(tmp);
-		free(tmp);
-		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(e));
+	if (aicm_out_commit(&o) != 0) {
+		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	free(tmp);
 	return 0;
 }

@@ -57,6 +57,17 @@ typedef struct Opts {
 	int64_t max_work;            /* --max-work: autotune{measure=true}'s runs */
 } Opts;
 
+/* --dump-dir: one output per stage, by stage index, kept open across
+ * chunks (each chunk adds its graph) and committed, whole, after the last
+ * chunk or when an internal error ends the run. */
+typedef struct Dumps {
+	AicmOut *out;                /* pipeline length + 1 */
+	int n;
+	bool made;                   /* the folder exists */
+	bool failed;                 /* reported once; no more dumping */
+	bool last_chunk;             /* commit each file as soon as written */
+} Dumps;
+
 /* State for one chunk while its pipeline runs (the PassRun hooks). */
 typedef struct Stage {
 	const Opts *o;
@@ -64,6 +75,7 @@ typedef struct Stage {
 	char *before;                /* printed IR before the pass, for -after-change */
 	double *ms;                  /* per pass */
 	int failed_dump;
+	Dumps *dumps;
 	bool io_failed;              /* a pass or the reproducer could not read or write */
 	const Pipeline *pl;
 	const char *text;            /* the chunk as read */
@@ -217,32 +229,73 @@ parse_args(int argc, char **argv, Opts *o)
 /* ---- pass hooks: printing, dumping, timing --------------------------- */
 
 static void
+dump_failed(Stage *s, const char *what, const char *path)
+{
+	fprintf(stderr, "%s: error: cannot %s '%s': %s\n", cli_tool, what, path, strerror(errno));
+	s->dumps->failed = true;
+	s->failed_dump = 1;
+}
+
+/* Commits the open stage files; false after a message when one fails. */
+static bool
+dumps_commit(Dumps *dd)
+{
+	bool ok = true;
+
+	for (int i = 0; i < dd->n; i++) {
+		char *path;
+
+		if (!dd->out[i].f)
+			continue;
+		path = xstrdup(dd->out[i].target);
+		if (aicm_out_commit(&dd->out[i]) != 0) {
+			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, path,
+			    strerror(errno));
+			ok = false;
+		}
+		free(path);
+	}
+	return ok;
+}
+
+static void
 dump_stage(Stage *s, int idx, const char *name, const Graph *g)
 {
-	char path[4096];
-	FILE *f;
+	Dumps *dd = s->dumps;
+	AicmOut *out;
 
-	if (!s->o->dump_dir || s->failed_dump)
+	if (!s->o->dump_dir || dd->failed || idx >= dd->n)
 		return;                 /* one message, not one per stage */
-	if (mkdir(s->o->dump_dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: error: cannot create '%s': %s\n", cli_tool, s->o->dump_dir,
-		    strerror(errno));
-		s->failed_dump = 1;
-		return;
+	if (!dd->made) {
+		if (mkdir(s->o->dump_dir, 0777) != 0 && errno != EEXIST) {
+			dump_failed(s, "create", s->o->dump_dir);
+			return;
+		}
+		dd->made = true;
 	}
-	snprintf(path, sizeof path, "%s/%02d-%s.aicm", s->o->dump_dir, idx, name);
-	f = fopen(path, s->chunk ? "a" : "w");
-	if (!f) {
-		fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, path, strerror(errno));
-		s->failed_dump = 1;
-		return;
+	out = &dd->out[idx];
+	if (!out->f) {
+		size_t n = strlen(s->o->dump_dir) + strlen(name) + 32;
+		char *path = xmalloc(n);
+		int r;
+
+		snprintf(path, n, "%s/%02d-%s.aicm", s->o->dump_dir, idx, name);
+		r = aicm_out_open(out, path, 0);
+		if (r != 0)
+			dump_failed(s, "write", path);
+		free(path);
+		if (r != 0)
+			return;
+	} else {
+		fprintf(out->f, "// -----\n");
 	}
-	if (s->chunk)
-		fprintf(f, "// -----\n");
-	ir_print(f, g);
-	if (fclose(f) != 0) {
-		fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, path, strerror(errno));
-		s->failed_dump = 1;
+	ir_print(out->f, g);
+	if (dd->last_chunk) {
+		char *path = xstrdup(out->target);
+
+		if (aicm_out_commit(out) != 0)
+			dump_failed(s, "write", path);
+		free(path);
 	}
 }
 
@@ -293,30 +346,88 @@ hook_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
 
 /* ---- the reproducer -------------------------------------------------- */
 
+/* Writes s as one shell word: in single quotes, each quote as '\'' (the
+ * RUN line is run by sh; a quote in a cache path must not end the word). */
+static void
+put_shell_word(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	fputc('\'', f);
+}
+
+/* Writes a file name in quotes on one comment line: a quote, a backslash
+ * and every control byte escaped as in C, so that a newline in the name
+ * cannot start a line of IR. */
+static void
+put_name(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\'' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
 /* Writes text under a RUN line naming passes from..n-1 of the pipeline;
  * returns 0 or -1 with errno set. */
 static int
-write_repro(const Stage *s, const char *path, int from, const char *text, size_t len,
+write_repro(const Stage *s, const char *path, int flags, int from, const char *text, size_t len,
     const char *why)
 {
 	Pipeline rest = {s->pl->p + from, s->pl->n - from};
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
+	char *buf = NULL, *pipe = NULL;
+	size_t n = 0, pn = 0;
+	FILE *f = open_memstream(&buf, &n), *pf;
 	int r;
 
 	if (!f)
 		return -1;
-	fprintf(f, "// RUN: aicm-opt");
 	if (rest.n > 0) {
-		fprintf(f, " --pass='");
-		pass_print_pipeline(f, &rest);
-		fseek(f, -1, SEEK_CUR);         /* pass_print_pipeline's newline */
-		fprintf(f, "'");
+		if (!(pf = open_memstream(&pipe, &pn))) {
+			fclose(f);
+			free(buf);
+			return -1;
+		}
+		pass_print_pipeline(pf, &rest);
+		if (fclose(pf) != 0) {
+			fclose(f);
+			free(buf);
+			free(pipe);
+			return -1;
+		}
+		if (pn && pipe[pn - 1] == '\n')
+			pipe[--pn] = '\0';     /* pass_print_pipeline's newline */
 	}
-	fprintf(f, "%s %%s\n", s->o->verify_each ? "" : " --no-verify-each");
-	fprintf(f, "// aicm-opt reproducer: %s; read from '%s'\n", why,
-	    strcmp(s->o->input, "-") ? s->o->input : "<stdin>");
+	if (pipe && strpbrk(pipe, "\n\r")) {
+		/* option values end at white space, so this cannot be: but a
+		 * line break would put the rest of the line among the IR */
+		fprintf(f, "// (no RUN line: the pipeline's text holds a line break)\n");
+	} else {
+		fprintf(f, "// RUN: aicm-opt");
+		if (pipe) {
+			fprintf(f, " --pass=");
+			put_shell_word(f, pipe);
+		}
+		fprintf(f, "%s %%s\n", s->o->verify_each ? "" : " --no-verify-each");
+	}
+	free(pipe);
+	fprintf(f, "// aicm-opt reproducer: %s; read from ", why);
+	put_name(f, strcmp(s->o->input, "-") ? s->o->input : "<stdin>");
+	fputc('\n', f);
 	fwrite(text, 1, len, f);
 	if (len && text[len - 1] != '\n')
 		fputc('\n', f);
@@ -324,16 +435,19 @@ write_repro(const Stage *s, const char *path, int from, const char *text, size_t
 		free(buf);
 		return -1;
 	}
-	r = aicm_write_file(path, buf, n);
+	r = aicm_write_file_flags(path, buf, n, flags);
 	free(buf);
 	return r;
 }
 
 static void
-repro_written(const char *path, int r)
+repro_written(const char *path, int r, bool shared)
 {
 	if (r != 0)
 		fprintf(stderr, "%s: error: cannot write the reproducer '%s': %s\n", cli_tool, path,
+		    shared && errno == ELOOP ? "a symbolic link is there, not followed in a shared "
+		    "folder" : shared && errno == EEXIST ? "something other than a regular file is "
+		    "there" : shared && errno == EPERM ? "another user's file is there" :
 		    strerror(errno));
 	else
 		fprintf(stderr, "%s: note: reproducer written to '%s'\n", cli_tool, path);
@@ -351,35 +465,44 @@ pass_failed(Stage *s)
 		return;
 	snprintf(why, sizeof why, "pass '%s' (%d of %d) failed on this IR",
 	    s->pl->p[s->pass].pass->name, s->pass + 1, s->pl->n);
-	r = write_repro(s, s->o->reproducer, s->pass, s->ir, strlen(s->ir), why);
-	repro_written(s->o->reproducer, r);
+	r = write_repro(s, s->o->reproducer, 0, s->pass, s->ir, strlen(s->ir), why);
+	repro_written(s->o->reproducer, r, false);
 	if (r != 0)
 		s->io_failed = true;
 }
 
 /* The AICM_BUG hook: the IR given to the pass when it was kept, else the
- * chunk as read with the whole pipeline. */
+ * chunk as read with the whole pipeline.  The default file has a name
+ * anyone can guess in a shared folder, so only a regular file (or none)
+ * is replaced there, never something a link points to.  The stage files
+ * of --dump-dir written so far are committed too. */
 static void
 crashed(void *ctx)
 {
-	const Stage *s = ctx;
+	Stage *s = ctx;
 	char path[4096], why[256];
 	const char *tmp = getenv("TMPDIR");
+	int flags = 0;
 
-	if (s->o->reproducer)
+	if (s->dumps)
+		dumps_commit(s->dumps);
+	if (s->o->reproducer) {
 		snprintf(path, sizeof path, "%s", s->o->reproducer);
-	else
+	} else {
 		snprintf(path, sizeof path, "%s/aicm-opt-crash-%ld.aicm", tmp && *tmp ? tmp : "/tmp",
 		    (long)getpid());
+		flags = AICM_OUT_NOFOLLOW;
+	}
 	if (s->ir && s->pass >= 0 && s->pass < s->pl->n) {
 		snprintf(why, sizeof why, "internal error in pass '%s' (%d of %d) on this IR",
 		    s->pl->p[s->pass].pass->name, s->pass + 1, s->pl->n);
-		repro_written(path, write_repro(s, path, s->pass, s->ir, strlen(s->ir), why));
+		repro_written(path, write_repro(s, path, flags, s->pass, s->ir, strlen(s->ir), why),
+		    flags != 0);
 	} else {
 		snprintf(why, sizeof why, "internal error %s",
 		    s->pass < 0 ? "before the pipeline" : s->pass >= s->pl->n ? "after the pipeline" :
 		    "in the pipeline");
-		repro_written(path, write_repro(s, path, 0, s->text, s->len, why));
+		repro_written(path, write_repro(s, path, flags, 0, s->text, s->len, why), flags != 0);
 	}
 }
 
@@ -466,6 +589,7 @@ main(int argc, char **argv)
 	int nch, status = 0, vbad = 0, printed = 0;
 	MeasureCtx mc;
 	PassMeasure pm;
+	Dumps dumps = {0};
 
 	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
 	 * stderr made each piece of each message a system call.  exit() and
@@ -481,13 +605,10 @@ main(int argc, char **argv)
 	if (o.dump_pipeline)
 		pass_print_pipeline(stdout, &pl);
 	if (aicm_read_file(o.input, &buf, &len) != 0) {
-		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.input, strerror(errno));
-		pass_free_pipeline(&pl);
-		return 2;
-	}
-	if (len > (size_t)1 << 30) {
-		fprintf(stderr, "%s: error: '%s' is %zu bytes; the limit is 1 GiB\n", cli_tool, o.input, len);
-		free(buf);
+		char why[128];
+
+		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.input,
+		    aicm_read_strerror(errno, AICM_READ_MAX, why, sizeof why));
 		pass_free_pipeline(&pl);
 		return 2;
 	}
@@ -502,9 +623,11 @@ main(int argc, char **argv)
 	if (!os)
 		AICM_BUG("open_memstream failed");
 	nch = split_chunks(buf, len, o.split, &ch);
+	dumps.n = o.dump_dir ? pl.n + 1 : 0;
+	dumps.out = xcalloc((size_t)dumps.n + 1, sizeof *dumps.out);
 	for (int c = 0; c < nch; c++) {
 		Stage st = {.o = &o, .chunk = c, .pl = &pl, .text = buf + ch[c].off,
-		    .len = ch[c].len, .pass = -1};
+		    .len = ch[c].len, .pass = -1, .dumps = &dumps};
 		PassRun run = {o.verify_each, o.report ? stderr : NULL, o.report_json,
 		    hook_before, hook_after, &st, &pm};
 		double t0 = pass_now_ms(), parse_ms, print_ms;
@@ -512,6 +635,7 @@ main(int argc, char **argv)
 		Graph *g;
 
 		st.ms = xcalloc((size_t)pl.n + 1, sizeof(double));
+		dumps.last_chunk = c == nch - 1;
 		aicm_set_bug_hook(crashed, &st);
 		g = parse_graph(buf + ch[c].off, ch[c].len, ch[c].line, &d);
 		if (g && ir_verify(g, &d) != 0) {
@@ -565,6 +689,10 @@ main(int argc, char **argv)
 	}
 	if (o.output)
 		fclose(os);
+	/* stages that the last chunk did not reach (a pass failed) */
+	if (!dumps_commit(&dumps))
+		status = 2;
+	free(dumps.out);
 	if (o.verify_diags && vbad && status == 0)
 		status = 1;
 	if (status == 0 && o.output) {

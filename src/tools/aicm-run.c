@@ -712,7 +712,10 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (aicm_read_file(o.file, &buf, &len) != 0) {
-		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.file, strerror(errno));
+		char why[128];
+
+		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.file,
+		    aicm_read_strerror(errno, AICM_READ_MAX, why, sizeof why));
 		pass_free_pipeline(&pl);
 		free_opts(&o);
 		return 2;

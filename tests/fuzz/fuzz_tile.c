@@ -12,100 +12,11 @@
  * (tensors, programs times loop trips times tile elements), so that a
  * written grid of a billion programs is skipped, not timed out on.
  */
-#include <math.h>
 #include <stdint.h>
 
-#include "exec.h"
-#include "fuzz.h"
-#include "tile.h"
-#include "tile_exec.h"
+#include "fuzz_exec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-enum { MAX_BYTES = 1 << 20, MAX_TOTAL = 1 << 24 };
-static const double MAX_WORK = 1 << 21;
-
-static bool
-has_tiled(const Graph *g)
-{
-	for (int i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].tile)
-			return true;
-	return false;
-}
-
-static int
-run_pass(Graph *g, const char *name, Diag *d)
-{
-	Pipeline pl;
-	int r;
-
-	if (pass_parse_pipeline(name, &pl, stderr, "fuzz") != 0)
-		abort();
-	r = pl.p[0].pass->run(g, &(PassArgs){pl.p[0].pass->opts, pl.p[0].vals, NULL, false}, d);
-	pass_free_pipeline(&pl);
-	if (r == 0 && ir_verify(g, d) != 0)
-		fuzz_fail("the IR does not verify after a pass", name, ir_print_str(g, NULL));
-	return r;
-}
-
-/* Element operations the plan would do: programs x loop trips x tile
- * elements (times K for a dot), summed over the instructions; the
- * reference interpreter's work is of the same order. */
-static double
-work(const Graph *g)
-{
-	double w = 0;
-
-	for (int i = 0; i < g->nnodes; i++) {
-		const TileFn *f = g->nodes[i].tile;
-		double mult[IR_MAX_NEST + 2], programs = 1;
-		int end[IR_MAX_NEST + 2], depth = 0;
-
-		if (!f)
-			continue;
-		for (int a = 0; a < 3; a++)
-			programs *= f->grid[a] > 0 ? (double)f->grid[a] : 1;
-		mult[0] = programs;
-		for (int k = 0; k < f->ninsts; k++) {
-			const TileInst *in = &f->insts[k];
-			double elems = 1;
-
-			while (depth > 0 && k > end[depth])
-				depth--;
-			if (in->res >= 0 && f->vals[in->res].rank > 0)
-				for (int r = 0; r < f->vals[in->res].rank; r++)
-					elems *= (double)f->vals[in->res].shape[r];
-			if (in->op == TO_DOT && in->in[0] >= 0 && f->vals[in->in[0]].rank > 0)
-				elems *= (double)f->vals[in->in[0]].shape[f->vals[in->in[0]].rank - 1];
-			w += mult[depth] * elems;
-			if (in->op == TO_FOR && depth < IR_MAX_NEST) {
-				double trips = in->step > 0 ? ceil((double)(in->hi - in->lo) / in->step) : 1;
-
-				mult[depth + 1] = mult[depth] * (trips > 0 ? trips : 1);
-				end[++depth] = in->end;
-			}
-		}
-	}
-	return w;
-}
-
-static void
-fill(const Graph *g, Tensor *vals)
-{
-	for (int i = 0; i < g->nnodes; i++) {
-		const Node *n = &g->nodes[i];
-
-		if (ir_ops[n->op].cls != OC_SOURCE || n->tile)
-			continue;
-		if (exec_tensor_alloc(&vals[i], &n->type, 0) != 0)
-			abort();
-		if (n->op == OP_CONST && (n->at.set & AB(VALUE)))
-			exec_fill_splat(&vals[i], n->at.value);
-		else
-			exec_fill_random(&vals[i], 0, n->name);
-	}
-}
 
 static void
 compare(const Graph *g, const Tensor *vals, const Graph *ref, const Tensor *rvals)
@@ -135,7 +46,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
-	ExecLimits lim = {MAX_BYTES, MAX_TOTAL};
+	ExecLimits lim = {FUZZ_MAX_BYTES, FUZZ_MAX_TOTAL};
 	Graph *g, *ref = NULL;
 	Tensor *vals = NULL, *rvals = NULL;
 	TilePlan *plan = NULL;
@@ -148,32 +59,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g = parse_graph(text, size, 1, &d);
 	if (!g || ir_verify(g, &d) != 0)
 		goto out;
-	for (int i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].type.rank < 0) {
-			if (run_pass(g, "shape-infer", &d) != 0)
-				goto out;
-			break;
-		}
-	if (!has_tiled(g)) {
+	if (fuzz_untyped(g) && fuzz_run_pipeline(g, "shape-infer", NULL, false, &d) != 0)
+		goto out;
+	if (!fuzz_has_tiled(g)) {
 		ref = parse_graph(text, size, 1, &d);
-		if (!ref || run_pass(ref, "shape-infer", &d) != 0)
+		if (!ref || fuzz_run_pipeline(ref, "shape-infer", NULL, false, &d) != 0)
 			fuzz_fail("the graph as parsed does not parse or infer twice", NULL, NULL);
 	}
-	for (int i = 0; i < g->nnodes; i++)
-		if (!g->nodes[i].tile && ir_ops[g->nodes[i].op].cls != OC_SOURCE) {
-			if (run_pass(g, "lower-tiled", &d) != 0)
-				goto out;
-			break;
-		}
+	if (fuzz_unlowered(g) && fuzz_run_pipeline(g, "lower-tiled", NULL, false, &d) != 0)
+		goto out;
 	{
 		const Graph *gs[2] = {g, ref};
 
-		if (exec_check_limits(gs, ref ? 2 : 1, &lim, &d) != 0 || work(g) > MAX_WORK)
+		if (exec_check_limits(gs, ref ? 2 : 1, &lim, &d) != 0 ||
+		    fuzz_tile_work(g) > FUZZ_MAX_WORK)
 			goto out;
 	}
 	nerr = d.nerr;
 	vals = xcalloc((size_t)g->nnodes, sizeof *vals);
-	fill(g, vals);
+	fuzz_fill(g, vals, 0);
 	if (!(plan = exec_tile_compile(g, &d))) {
 		if (d.nerr == nerr)
 			fuzz_fail("the plan was refused without an error", ir_print_str(g, NULL), NULL);
@@ -186,7 +90,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ref) {
 		rvals = xcalloc((size_t)ref->nnodes, sizeof *rvals);
-		fill(ref, rvals);
+		fuzz_fill(ref, rvals, 0);
 		if (exec_interp(ref, rvals, &d) != 0)
 			fuzz_fail("the reference interpreter failed on a verified graph", NULL, NULL);
 		compare(g, vals, ref, rvals);

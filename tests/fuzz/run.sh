@@ -1,12 +1,16 @@
 #!/bin/sh
-# run.sh: run every libFuzzer harness for SECONDS each (make check-long).
+# run.sh: run every libFuzzer harness for SECONDS each (make fuzz).
 #
 #   sh tests/fuzz/run.sh [SECONDS] [NAME...]
 #
-# One fuzzer at a time, at nice 19, one job: the machine is shared.  Each
-# harness NAME works on build-fuzz/corpus/NAME (kept between runs, so runs
-# add up), seeded from tests/fuzz/seeds/NAME and, for the text harnesses,
-# from testdata/.  A crash leaves build-fuzz/crash-NAME-*; the script fails.
+# NAME is a harness tests/fuzz/fuzz_NAME.c (built by make fuzz-bins); none
+# given: every one.  One fuzzer at a time, at nice 19, one job: the machine
+# is shared.  Each harness NAME works on build-fuzz/corpus/NAME (kept
+# between runs, so runs add up), seeded from tests/fuzz/seeds/NAME and, for
+# the harnesses whose input is a graph as written, from testdata/.  The
+# dictionary is tests/fuzz/NAME.dict when there is one, else aicm.dict for
+# the harnesses that read graph text.  A crash leaves
+# build-fuzz/crash-NAME-*; the script fails.
 # With FUZZ_FORK=1 the fuzzer runs in fork mode and keeps going past a
 # crash (so that a known bug does not stop the search for the next), at a
 # large cost in executions per second; by default it stops at the first.
@@ -16,19 +20,21 @@ secs=${1:-60}
 shift 2>/dev/null
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
-names=${*:-$(for f in build-fuzz/fuzz_*; do [ -x "$f" ] && basename "$f" | sed 's/^fuzz_//'; done)}
+names=${*:-$(for f in tests/fuzz/fuzz_*.c; do basename "$f" .c | sed 's/^fuzz_//'; done)}
 status=0
 for n in $names; do
 	bin=build-fuzz/fuzz_$n
-	[ -x "$bin" ] || { echo "run.sh: no $bin (make fuzz)"; status=2; continue; }
+	[ -x "$bin" ] || { echo "run.sh: no $bin (make fuzz-bins)"; status=2; continue; }
 	corpus=build-fuzz/corpus/$n
 	mkdir -p "$corpus"
-	seeds="tests/fuzz/seeds/$n"
-	case $n in
-	parse|opt|tile) seeds="$seeds testdata" ;;
-	esac
+	seeds=""
+	[ -d "tests/fuzz/seeds/$n" ] && seeds="tests/fuzz/seeds/$n"
 	dict=""
-	[ -f tests/fuzz/aicm.dict ] && [ "$n" != npy ] && dict=-dict=tests/fuzz/aicm.dict
+	case $n in
+	parse|opt|tile|roundtrip|verifydiag) seeds="$seeds testdata"; dict=-dict=tests/fuzz/aicm.dict ;;
+	threads) dict=-dict=tests/fuzz/aicm.dict ;;   # its seeds carry the option bytes
+	esac
+	[ -f "tests/fuzz/$n.dict" ] && dict=-dict=tests/fuzz/$n.dict
 	log=build-fuzz/fuzz-$n.log
 	echo "fuzz: $n for ${secs}s"
 	before=$(ls build-fuzz/crash-$n-* 2>/dev/null | wc -l)
