@@ -83,6 +83,17 @@ struct ParseCtx {
 	int ntfor, captfor;
 };
 
+/* Past the error limit (diag.h) the scanner's next token is the end of the
+ * input: the parser stops at once, as at a syntax error (whose message the
+ * Diag no longer prints), and bison's destructors free what its stack
+ * holds.  Scanning on would only feed errors nobody sees. */
+static int
+lex(YYSTYPE *lval, YYLTYPE *lloc, yyscan_t scanner)
+{
+	return yyget_extra(scanner)->d->stopped ? TOK_YYEOF : yylex(lval, lloc, scanner);
+}
+#define yylex lex
+
 static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseCtx *ctx, const char *msg);
 static Loc L(YYLTYPE l);
 static Refs *refs_add(Refs *r, Tok t, Loc loc);
@@ -368,6 +379,8 @@ yyreport_syntax_error(const yypcontext_t *yc, yyscan_t scanner, ParseCtx *ctx)
 	(void)scanner;
 	if (look == YYSYMBOL_YYerror)
 		return 0;               /* the scanner has said what it was */
+	if (ctx->d->stopped)
+		return 0;               /* the end lex() made up past the error limit */
 	if (look == YYSYMBOL_YYEOF) {
 		snprintf(found, sizeof found, "end of file");
 	} else {

@@ -6,7 +6,9 @@
  * to a stream (stderr) as they come, or, under --verify-diagnostics, into a
  * list that the tool matches against the input's expected-* comments.
  * Errors are counted and the work goes on where it can; the tool prints a
- * summary at the end.
+ * summary at the end.  Past an error limit (clang's -ferror-limit) the
+ * Diag prints "too many errors; stopping" once and nothing after it, and
+ * says so in 'stopped', which the parser and the tools check to stop.
  */
 #ifndef AICM_DIAG_H
 #define AICM_DIAG_H
@@ -33,13 +35,20 @@ typedef struct Diag {
 	int *linestart;              /* byte offset of each line, 1-based index */
 	int nlines;
 	FILE *out;
-	int nerr, nwarn;
-	bool collect;                /* record instead of printing */
+	int nerr, nwarn;             /* every one reported, printed or not */
+	int errlimit;                /* errors printed before stopping; 0: none */
+	int nshown;                  /* errors printed */
+	bool stopped;                /* the limit was passed: nothing more is printed */
+	bool collect;                /* record instead of printing (no limit) */
 	DiagRec *recs;
 	int nrecs, caprecs;
 } Diag;
 
+/* The tools' --error-limit default, as clang's -ferror-limit. */
+enum { DIAG_ERROR_LIMIT = 20 };
+
 /* diag.c */
+/* Starts with no error limit; a tool sets errlimit from --error-limit. */
 void diag_init(Diag *d, const char *file, const char *buf, size_t len, FILE *out);
 void diag_free(Diag *d);
 void diag_report(Diag *d, Severity s, Loc loc, const char *fmt, ...)
@@ -52,9 +61,17 @@ void diag_vreport(Diag *d, Severity s, Loc loc, const char *fmt, va_list ap);
 #define diag_warning(d, loc, ...) diag_report((d), SEV_WARNING, (loc), __VA_ARGS__)
 #define diag_remark(d, loc, ...) diag_report((d), SEV_REMARK, (loc), __VA_ARGS__)
 const char *diag_sev_name(Severity s);
+/* --verify-diagnostics (as mlir-opt's): matches the records collected so
+ * far against the comments 'expected-SEV[@+N|@-N|@N|@above|@below]
+ * {{text}}' on lines first..last, prints every diagnostic that no comment
+ * expects, every comment that no diagnostic meets and every malformed
+ * comment (one that names no line of the input included) as errors,
+ * clears the records and returns how many there were. */
+int diag_verify(Diag *d, int first, int last);
 /* How many lines the buffer has (the line table is built on first use). */
 int diag_nlines(const Diag *d);
-/* The text of line n (1-based) without its newline; *len gets its length. */
+/* The text of line n (1-based) without its newline; *len gets its length.
+ * A lookup in the line table, whatever the line's length. */
 const char *diag_line(const Diag *d, int n, int *len);
 
 /* An internal invariant failed: print where, exit 3 (abort in fuzz builds). */

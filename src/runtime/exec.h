@@ -72,6 +72,11 @@ typedef struct ExecLimits {
 } ExecLimits;
 
 #define EXEC_DEFAULT_MAX_BYTES ((int64_t)4 << 30)
+/* --max-work's default, in flops (work.c): about half a minute of the tile
+ * executor's matmul on the 2-core machine this was written on (36 GFLOP/s),
+ * minutes of elementwise work or of the reference interpreter (docs/run.md,
+ * "Limits"). */
+#define EXEC_DEFAULT_MAX_WORK ((int64_t)1000000000000)
 /* Half the machine's physical memory (4 GiB when it cannot be told). */
 int64_t exec_default_max_total(void);
 /* Checks every node of the graphs against the limits before anything is
@@ -102,6 +107,27 @@ void exec_print_preview(FILE *f, const Tensor *t);
 void exec_stats(const Tensor *t, double *sum, double *min, double *max);
 /* %.6g, but "nan", "inf", "-inf" as numpy writes them. */
 void exec_fmt_g(char *buf, size_t n, double v);
+
+/* ---- work.c ---------------------------------------------------------- */
+
+struct TileFn;
+/* The planned flops of a tiled body: per program (into *per_program when
+ * not NULL) times the grid's programs; loops count their trips, tiles
+ * count whole, and an instruction at least 1024 (its cost however small
+ * its tile). */
+double exec_tile_work(const struct TileFn *f, double *per_program);
+/* Node i's planned flops: its tiled body's, or for a graph op the op
+ * table's flops, at least one per result element and at least 1024; 0
+ * for a source. */
+double exec_node_work(const Graph *g, int i);
+/* Checks, before anything runs, that the graphs, gs[k] run runs[k] times,
+ * plan at most max_work flops together (<= 0: no limit).  Over it, the
+ * error is at the node that does the most, with its figure and the flag
+ * (--max-work).  Returns 0 or -1 (diagnostics given). */
+int exec_check_work(const Graph *const *gs, const int *runs, int ngraphs, int64_t max_work,
+    Diag *d);
+/* A flop count as --max-work takes it: "1T", "500G", "1500". */
+const char *exec_work_str(int64_t v, char *buf, size_t n);
 
 /* ---- rng.c ----------------------------------------------------------- */
 

@@ -53,6 +53,8 @@ typedef struct Opts {
 	bool emit_dot;
 	const char *reproducer;
 	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
+	int errlimit;                /* --error-limit */
+	int64_t max_work;            /* --max-work: autotune{measure=true}'s runs */
 } Opts;
 
 /* --dump-dir: one output per stage, by stage index, kept open across
@@ -113,6 +115,12 @@ usage(FILE *f)
 	    "                           (default: off)\n"
 	    "  --verify-diagnostics     check diagnostics against the input's\n"
 	    "                           // expected-error@+N {{...}} comments (default: off)\n"
+	    "  --error-limit=N          after N errors print \"too many errors; stopping\" and\n"
+	    "                           stop (default 20, as clang; 0: no limit)\n"
+	    "  --max-work=N             the flops autotune{measure=true} may plan for one\n"
+	    "                           tiling's runs (and for its reference run), checked\n"
+	    "                           before measuring (default 1T = 1e12; 0: no limit;\n"
+	    "                           k/M/G/T/P are powers of 1000)\n"
 	    "  --reproducer=FILE        when a pass fails, write the IR it was given and a\n"
 	    "                           // RUN: line that reproduces the failure to FILE\n"
 	    "                           (internal errors always write one, by default to\n"
@@ -131,6 +139,8 @@ parse_args(int argc, char **argv, Opts *o)
 
 	memset(o, 0, sizeof *o);
 	o->verify_each = true;
+	o->errlimit = DIAG_ERROR_LIMIT;
+	o->max_work = EXEC_DEFAULT_MAX_WORK;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -187,6 +197,10 @@ parse_args(int argc, char **argv, Opts *o)
 			o->split = true;
 		} else if (!strcmp(a, "--verify-diagnostics")) {
 			o->verify_diags = true;
+		} else if ((v = cli_optval(argc, argv, &i, "--error-limit"))) {
+			o->errlimit = (int)cli_parse_int("--error-limit", v, 0, INT_MAX);
+		} else if ((v = cli_optval(argc, argv, &i, "--max-work"))) {
+			o->max_work = cli_parse_flops("--max-work", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--reproducer"))) {
 			if (!*v)
 				cli_usage_error("--reproducer needs a file name");
@@ -492,133 +506,6 @@ crashed(void *ctx)
 	}
 }
 
-/* ---- --verify-diagnostics -------------------------------------------- */
-
-typedef struct Expect {
-	Severity sev;
-	int line;                    /* the line the diagnostic must be on */
-	int at;                      /* the comment's own line, for messages */
-	char *text;
-	bool seen;
-} Expect;
-
-static const char *const sev_words[] = {"error", "warning", "note", "remark"};
-
-/* Reads the expected-* comments of lines first..last of d's buffer. */
-static int
-collect_expects(const Diag *d, int first, int last, Expect **out, int *bad)
-{
-	Expect *e = NULL;
-	int n = 0, cap = 0;
-
-	if (last > diag_nlines(d))
-		last = diag_nlines(d);   /* an unsplit input's chunk ends at INT_MAX */
-	for (int ln = first; ln <= last; ln++) {
-		int len;
-		const char *line = diag_line(d, ln, &len);
-		char *copy = xmalloc((size_t)len + 1), *p;
-
-		memcpy(copy, line, (size_t)len);
-		copy[len] = '\0';
-		p = copy;
-		while ((p = strstr(p, "expected-")) != NULL) {
-			int sev = -1, target = ln;
-			char *q, *end;
-
-			p += 9;
-			for (int k = 0; k < 4; k++)
-				if (!strncmp(p, sev_words[k], strlen(sev_words[k]))) {
-					sev = k;
-					p += strlen(sev_words[k]);
-				}
-			if (sev < 0)
-				continue;
-			if (*p == '@') {
-				p++;
-				if (*p == '+' || *p == '-') {
-					long off = strtol(p, &q, 10);
-
-					target = ln + (int)off;
-					p = q;
-				} else if (!strncmp(p, "above", 5)) {
-					target = ln - 1;
-					p += 5;
-				} else if (!strncmp(p, "below", 5)) {
-					target = ln + 1;
-					p += 5;
-				} else {
-					target = (int)strtol(p, &q, 10);
-					p = q;
-				}
-			}
-			while (*p == ' ')
-				p++;
-			if (strncmp(p, "{{", 2) != 0 || !(end = strstr(p + 2, "}}"))) {
-				fprintf(stderr, "%s:%d: error: expected '{{message}}' after "
-				    "expected-%s\n", d->file, ln, sev_words[sev]);
-				(*bad)++;
-				continue;
-			}
-			if (n == cap) {
-				cap = cap ? 2 * cap : 8;
-				e = xrealloc(e, sizeof *e * (size_t)cap);
-			}
-			e[n].sev = (Severity)sev;
-			e[n].line = target;
-			e[n].at = ln;
-			e[n].text = xmalloc((size_t)(end - p - 2) + 1);
-			memcpy(e[n].text, p + 2, (size_t)(end - p - 2));
-			e[n].text[end - p - 2] = '\0';
-			e[n].seen = false;
-			n++;
-			p = end + 2;
-		}
-		free(copy);
-	}
-	*out = e;
-	return n;
-}
-
-/* Matches d's collected records against the chunk's expectations, prints
- * every mismatch, returns their number. */
-static int
-verify_diags(Diag *d, int first, int last)
-{
-	Expect *e;
-	int bad = 0, n = collect_expects(d, first, last, &e, &bad);
-
-	d->collect = false;
-	for (int i = 0; i < d->nrecs; i++) {
-		DiagRec *r = &d->recs[i];
-		bool found = false;
-
-		for (int k = 0; k < n && !found; k++)
-			if (!e[k].seen && e[k].sev == r->sev && e[k].line == r->loc.line &&
-			    strstr(r->msg, e[k].text)) {
-				e[k].seen = true;
-				found = true;
-			}
-		if (!found) {
-			diag_error(d, r->loc, "unexpected %s: %s", sev_words[r->sev], r->msg);
-			bad++;
-		}
-	}
-	for (int k = 0; k < n; k++) {
-		if (!e[k].seen) {
-			fprintf(stderr, "%s:%d: error: expected %s \"%s\" on line %d was not produced\n",
-			    d->file, e[k].at, sev_words[e[k].sev], e[k].text, e[k].line);
-			bad++;
-		}
-		free(e[k].text);
-	}
-	free(e);
-	for (int i = 0; i < d->nrecs; i++)
-		free(d->recs[i].msg);
-	d->nrecs = 0;
-	d->collect = true;
-	return bad;
-}
-
 /* ---- the chunks ------------------------------------------------------ */
 
 typedef struct Chunk {
@@ -714,6 +601,7 @@ main(int argc, char **argv)
 	/* autotune{measure=true} times candidates on the tile executor, all
 	 * cores, as aicm-run runs by default */
 	measure_init(&mc, &pm, cli_tool, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	mc.max_work = o.max_work;
 	if (o.dump_pipeline)
 		pass_print_pipeline(stdout, &pl);
 	if (aicm_read_file(o.input, &buf, &len) != 0) {
@@ -726,6 +614,9 @@ main(int argc, char **argv)
 	}
 	diag_init(&d, strcmp(o.input, "-") ? o.input : "<stdin>", buf, len, stderr);
 	d.collect = o.verify_diags;
+	/* Under --verify-diagnostics the limit bounds the mismatches printed;
+	 * what is collected to match is never cut short. */
+	d.errlimit = o.errlimit;
 	/* -o is written whole or not at all, so its text is kept in memory;
 	 * stdout is streamed. */
 	os = o.output ? open_memstream(&out, &outlen) : stdout;
@@ -785,7 +676,7 @@ main(int argc, char **argv)
 		if (st.failed_dump || st.io_failed)
 			status = 2;
 		if (o.verify_diags)
-			vbad += verify_diags(&d, ch[c].line, ch[c].lastline);
+			vbad += diag_verify(&d, ch[c].line, ch[c].lastline);
 		else if (d.nerr > nerr0 && status == 0)
 			status = 1;
 		aicm_set_bug_hook(NULL, NULL);
@@ -793,6 +684,8 @@ main(int argc, char **argv)
 		free(st.before);
 		free(st.ir);
 		free(st.ms);
+		if (d.stopped)
+			break;          /* past --error-limit: no more chunks either */
 	}
 	if (o.output)
 		fclose(os);
@@ -811,8 +704,11 @@ main(int argc, char **argv)
 	} else if (!o.output && cli_flush_stdout() != 0) {
 		status = 2;
 	}
-	if (!o.verify_diags && d.nerr)
-		fprintf(stderr, "%s: %d error%s\n", cli_tool, d.nerr, d.nerr == 1 ? "" : "s");
+	if (!o.verify_diags && d.nerr) {
+		int n = d.stopped ? d.nshown : d.nerr;   /* as clang, the errors shown */
+
+		fprintf(stderr, "%s: %d error%s\n", cli_tool, n, n == 1 ? "" : "s");
+	}
 	free(out);
 	free(ch);
 	diag_free(&d);

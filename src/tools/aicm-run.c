@@ -19,6 +19,7 @@
  * 3 an internal error.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,8 @@ typedef struct Opts {
 	ExecLimits lim;
 	int threads;                 /* tile engine: programs over N threads */
 	bool stats, stats_json;      /* --stats[=json] */
+	int errlimit;                /* --error-limit */
+	int64_t max_work;            /* --max-work */
 } Opts;
 
 static void
@@ -107,6 +110,14 @@ usage(FILE *f)
 	    "  --max-total-bytes=B      all tensors together (default: half the machine's\n"
 	    "                           memory; 0: no limit); B takes k/M/G/T suffixes\n"
 	    "                           (1024-based; kB, MB, GB are 1000-based)\n"
+	    "  --max-work=N             the flops a run may plan, every kernel's grid and\n"
+	    "                           loops and --bench's runs counted, also those of the\n"
+	    "                           reference interpreter under --check and of\n"
+	    "                           autotune{measure=true}'s runs; checked before\n"
+	    "                           running (default 1T = 1e12; 0: no limit; k/M/G/T/P\n"
+	    "                           are powers of 1000)\n"
+	    "  --error-limit=N          after N errors print \"too many errors; stopping\" and\n"
+	    "                           stop (default 20, as clang; 0: no limit)\n"
 	    "  -h, --help               this text\n"
 	    "  --version                the version\n"
 	    "\n"
@@ -273,8 +284,10 @@ parse_args(int argc, char **argv, Opts *o)
 
 	memset(o, 0, sizeof *o);
 	o->tol = -1;
+	o->errlimit = DIAG_ERROR_LIMIT;
 	o->lim.max_bytes = EXEC_DEFAULT_MAX_BYTES;
 	o->lim.max_total_bytes = exec_default_max_total();
+	o->max_work = EXEC_DEFAULT_MAX_WORK;
 	o->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o->threads < 1)
 		o->threads = 1;
@@ -338,6 +351,10 @@ parse_args(int argc, char **argv, Opts *o)
 			o->lim.max_bytes = parse_bytes("--max-bytes", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--max-total-bytes"))) {
 			o->lim.max_total_bytes = parse_bytes("--max-total-bytes", v);
+		} else if ((v = cli_optval(argc, argv, &i, "--error-limit"))) {
+			o->errlimit = (int)cli_parse_int("--error-limit", v, 0, INT_MAX);
+		} else if ((v = cli_optval(argc, argv, &i, "--max-work"))) {
+			o->max_work = cli_parse_flops("--max-work", v);
 		} else if (a[0] == '-' && a[1] != '\0') {
 			cli_usage_error("unknown option '%s'", a);
 		} else if (o->file) {
@@ -704,9 +721,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	diag_init(&d, strcmp(o.file, "-") ? o.file : "<stdin>", buf, len, stderr);
+	d.errlimit = o.errlimit;
 	measure_init(&mc, &pm, cli_tool, o.threads);
 	mc.seed = o.seed;
 	mc.lim = o.lim;
+	mc.max_work = o.max_work;
 	g = load_graph(buf, len, &pl, &pm, &d, &status);
 	if (g && o.check)
 		ref = load_graph(buf, len, NULL, NULL, &d, &status);
@@ -733,8 +752,11 @@ main(int argc, char **argv)
 		goto done;
 	{
 		const Graph *gs[2] = {g, ref};
+		/* --bench runs the engine once more than it says: the warm-up */
+		int runs[2] = {o.bench > 0 ? o.bench + 1 : 1, 1};
 
-		if (exec_check_limits(gs, ref ? 2 : 1, &o.lim, &d) != 0) {
+		if (exec_check_limits(gs, ref ? 2 : 1, &o.lim, &d) != 0 ||
+		    exec_check_work(gs, runs, ref ? 2 : 1, o.max_work, &d) != 0) {
 			status = 1;
 			goto done;
 		}
@@ -825,8 +847,11 @@ main(int argc, char **argv)
 	if (cli_flush_stdout() != 0)
 		status = 2;
 done:
-	if (d.nerr)
-		fprintf(stderr, "%s: %d error%s\n", cli_tool, d.nerr, d.nerr == 1 ? "" : "s");
+	if (d.nerr) {
+		int n = d.stopped ? d.nshown : d.nerr;   /* as clang, the errors shown */
+
+		fprintf(stderr, "%s: %d error%s\n", cli_tool, n, n == 1 ? "" : "s");
+	}
 	if (vals)
 		exec_tensors_free(vals, g->nnodes);
 	if (rvals)

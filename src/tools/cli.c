@@ -43,6 +43,56 @@ cli_optval(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
+long long
+cli_parse_int(const char *opt, const char *s, long long lo, long long hi)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno || v < lo || v > hi)
+		cli_usage_error("%s wants an integer from %lld to %lld, not '%s'", opt, lo, hi, s);
+	return v;
+}
+
+long long
+cli_parse_flops(const char *opt, const char *s)
+{
+	static const struct { char suf; double mul; } sufs[] = {
+		{'k', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}, {'P', 1e15},
+	};
+	size_t n = strspn(s, "0123456789.eE+-");
+	char num[64], *end;
+	double v, mul = 1;
+
+	/* strtod alone would also take "inf", "0x1p40" and leading blanks */
+	if (*s < '0' || *s > '9' || n >= sizeof num)
+		goto bad;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	v = strtod(num, &end);
+	if (*end != '\0')
+		goto bad;
+	if (s[n] != '\0') {
+		size_t k = 0;
+
+		while (k < sizeof sufs / sizeof sufs[0] && sufs[k].suf != s[n])
+			k++;
+		if (k == sizeof sufs / sizeof sufs[0] || s[n + 1] != '\0')
+			goto bad;
+		mul = sufs[k].mul;
+	}
+	v *= mul;
+	if (!(v < 9.2e18))
+		cli_usage_error("%s=%s is more than 2^63 flops", opt, s);
+	if (v != (double)(long long)v)
+		cli_usage_error("%s wants a whole number of flops, not '%s'", opt, s);
+	return (long long)v;
+bad:
+	cli_usage_error("%s wants a flop count such as 1e12, 500G or 2T, not '%s'", opt, s);
+}
+
 int
 cli_flush_stdout(void)
 {

@@ -23,6 +23,15 @@ _Noreturn void cli_usage_error(const char *fmt, ...)
  * option.  "--name" as the last argument is a usage error. */
 const char *cli_optval(int argc, char **argv, int *i, const char *name);
 
+/* An integer option's value in lo..hi; anything else is a usage error
+ * naming opt. */
+long long cli_parse_int(const char *opt, const char *s, long long lo, long long hi);
+
+/* A flop count (--max-work): a number such as 1e12, 2.5T or 1500 with an
+ * optional k, M, G, T or P (powers of 1000, as GFLOP counts are), a whole
+ * count below 2^63; anything else is a usage error naming opt. */
+long long cli_parse_flops(const char *opt, const char *s);
+
 /* Flushes stdout; 0, or 2 after "TOOL: error: cannot write the output:
  * REASON" (a full disk, a closed pipe). */
 int cli_flush_stdout(void);

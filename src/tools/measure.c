@@ -14,7 +14,14 @@
  * with DESIGN §7's error measure, and only a matching candidate is timed:
  * `reps` more runs, the least wall time kept (the machine is shared; the
  * minimum is the run the others disturbed least).
+ *
+ * Before anything runs, the work is checked against the --max-work limit
+ * (work.c's planned flops): the reference run, and each candidate's
+ * 1 + reps runs of its own lowering (boundary tiles make the tilings'
+ * figures differ).  An 8000^3 matmul was still being measured after a
+ * minute; now it is refused at once.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +37,7 @@ measure_init(MeasureCtx *c, PassMeasure *pm, const char *tool, int threads)
 	c->seed = 0;
 	c->lim.max_bytes = EXEC_DEFAULT_MAX_BYTES;
 	c->lim.max_total_bytes = exec_default_max_total();
+	c->max_work = EXEC_DEFAULT_MAX_WORK;
 	c->tool = tool;
 	pm->run = measure_kernel;
 	pm->ctx = c;
@@ -133,6 +141,67 @@ lower(Graph *sg, const char *tool, Diag *d)
 	return rc;
 }
 
+static double
+graph_work(const Graph *sg)
+{
+	double w = 0;
+
+	for (int i = 0; i < sg->nnodes; i++)
+		w += exec_node_work(sg, i);
+	return w;
+}
+
+/* Checks the work of measuring kernel k against c->max_work before
+ * any of it runs: the reference interpreter on rsg once, then per
+ * candidate its lowering 1 + reps times.  0, or -1 (diagnostic). */
+static int
+check_work(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *cand, int n,
+    const Graph *rsg, Diag *d)
+{
+	double lim = (double)c->max_work, w;
+	/* fuse's kernels have no place of their own: their root's */
+	Loc at = k->loc.line ? k->loc : g->nodes[k->last].loc;
+	char lb[32];
+	int rc = 0;
+
+	if (c->max_work <= 0)
+		return 0;
+	exec_work_str(c->max_work, lb, sizeof lb);
+	if ((w = graph_work(rsg)) > lim) {
+		diag_error(d, at, "autotune: measuring kernel '@%s' checks each tiling against "
+		    "the reference interpreter, whose run does %.3g flops, more than "
+		    "--max-work=%s", k->name, w, lb);
+		rc = -1;
+	}
+	for (int i = 0; rc == 0 && i < n; i++) {
+		Graph *lg = scratch_graph(g, k, &cand[i]);
+		char cfg[128];
+		size_t m = 0;
+
+		if (lower(lg, c->tool, d) != 0) {
+			ir_graph_free(lg);
+			return -1;
+		}
+		w = graph_work(lg) * (1 + c->reps);
+		ir_graph_free(lg);
+		if (w <= lim)
+			continue;
+		cfg[0] = '\0';
+		for (int a = 0; a < KA_COUNT && m < sizeof cfg; a++)
+			if (cand[i].kset & (1u << a))
+				m += (size_t)snprintf(cfg + m, sizeof cfg - m, " %s=%lld",
+				    ir_kattr_names[a], (long long)cand[i].kattr[a]);
+		diag_error(d, at, "autotune: measuring kernel '@%s' with%s would do %.3g "
+		    "flops (%d runs of %.3g), more than --max-work=%s", k->name, cfg, w,
+		    1 + c->reps, w / (1 + c->reps), lb);
+		rc = -1;
+	}
+	if (rc != 0)
+		diag_note(d, LOC_NONE, "measure=false ranks the tilings by the cost model, which "
+		    "runs nothing; --max-work=N raises the limit (flops; 0: no limit)");
+	return rc;
+}
+
 /* One candidate: lower, run and check once, time reps more when it
  * matches.  ref holds the reference graph's values (sources and result);
  * rsg is that graph. */
@@ -220,6 +289,8 @@ measure_kernel(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, i
 			rc = -1;
 		}
 	}
+	if (rc == 0 && check_work(c, g, k, cand, n, rsg, d) != 0)
+		rc = -1;
 	if (rc == 0 && (fill_sources(c, rsg, rvals, d) != 0 || exec_interp(rsg, rvals, d) != 0))
 		rc = -1;
 	for (int i = 0; rc == 0 && i < n; i++)

@@ -21,6 +21,8 @@ typedef struct MeasureCtx {
 	int reps;                    /* timed runs after the checked one; the min counts */
 	uint64_t seed;               /* of the scratch inputs (exec_fill_random) */
 	ExecLimits lim;              /* the scratch tensors must fit these */
+	int64_t max_work;            /* flops of the reference run, and of each
+	                              * candidate's runs (--max-work; <= 0: none) */
 	const char *tool;            /* for messages */
 } MeasureCtx;
 

@@ -31,7 +31,7 @@ for n in $names; do
 	[ -d "tests/fuzz/seeds/$n" ] && seeds="tests/fuzz/seeds/$n"
 	dict=""
 	case $n in
-	parse|opt|tile|roundtrip) seeds="$seeds testdata"; dict=-dict=tests/fuzz/aicm.dict ;;
+	parse|opt|tile|roundtrip|verifydiag) seeds="$seeds testdata"; dict=-dict=tests/fuzz/aicm.dict ;;
 	threads) dict=-dict=tests/fuzz/aicm.dict ;;   # its seeds carry the option bytes
 	esac
 	[ -f "tests/fuzz/$n.dict" ] && dict=-dict=tests/fuzz/$n.dict
