@@ -50,6 +50,84 @@ grow(Graph *g, TileFn *f, void *p, int n, int *cap, size_t sz, void **sp, int *s
 	return q;
 }
 
+/* ---- the name index -------------------------------------------------- */
+
+/* FNV-1a, then a multiply-shift finaliser: the index takes the low bits,
+ * and FNV's low bits depend only on the low bits of the bytes. */
+size_t
+tile_name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	h ^= h >> 32;
+	h *= 0x9e3779b97f4a7c15u;
+	h ^= h >> 29;
+	return (size_t)h;
+}
+
+/* The slot of idx (cap a power of two, never full) that holds the value
+ * named name, or the empty slot where it would go. */
+static size_t
+index_slot(const TileVal *vals, const int *idx, int cap, const char *name)
+{
+	size_t m = (size_t)cap - 1, k;
+
+	for (k = tile_name_hash(name) & m; idx[k]; k = (k + 1) & m)
+		if (!strcmp(vals[idx[k] - 1].name, name))
+			break;
+	return k;
+}
+
+/* Enters value v; a name already there keeps its first value, as a scan
+ * from the front would find it (the parser reports the redefinition and
+ * goes on with both). */
+static void
+index_put(const TileVal *vals, int *idx, int cap, int v)
+{
+	size_t k;
+
+	if (!vals[v].name)
+		return;
+	k = index_slot(vals, idx, cap, vals[v].name);
+	if (!idx[k])
+		idx[k] = v + 1;
+}
+
+/* The smallest index capacity that keeps n values at most half full. */
+static int
+index_cap(int n, int from)
+{
+	int cap = from ? from : 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	return cap;
+}
+
+/* A larger index for f, with every value entered again, in the scratch
+ * (reused, on the heap) or in the arena (the outgrown one stays there, as
+ * the value arrays' do; all of them together are twice the last). */
+static void
+index_grow(Graph *g, TileFn *f)
+{
+	TileScratch *s = f->scratch;
+	int cap = index_cap(f->nvals, 2 * f->capindex);
+
+	if (s) {
+		free(s->index);
+		s->index = xcalloc((size_t)cap, sizeof *s->index);
+		s->capindex = cap;
+		f->index = s->index;
+	} else {
+		f->index = arena_alloc(&g->arena, sizeof *f->index * (size_t)cap);
+	}
+	f->capindex = cap;
+	for (int v = 0; v < f->nvals; v++)
+		index_put(f->vals, f->index, cap, v);
+}
+
 int
 tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *shape)
 {
@@ -67,7 +145,12 @@ tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *sha
 	for (int i = 0; i < rank; i++)
 		v->shape[i] = shape[i];
 	v->def = f->ninsts;
-	return f->nvals++;
+	f->nvals++;
+	if (2 * f->nvals > f->capindex)
+		index_grow(g, f);
+	else
+		index_put(f->vals, f->index, f->capindex, f->nvals - 1);
+	return f->nvals - 1;
 }
 
 int
@@ -109,6 +192,8 @@ tile_fn_begin(TileFn *f, TileScratch *s)
 	f->capvals = s->capvals;
 	f->insts = s->insts;
 	f->capinsts = s->capinsts;
+	f->index = s->index;
+	f->capindex = s->capindex;
 }
 
 void
@@ -117,10 +202,29 @@ tile_fn_end(Graph *g, TileFn *f)
 	TileVal *v = arena_alloc(&g->arena, sizeof *v * (size_t)(f->nvals ? f->nvals : 1));
 	TileInst *in = arena_alloc(&g->arena, sizeof *in * (size_t)(f->ninsts ? f->ninsts : 1));
 
+	TileScratch *s = f->scratch;
+	int cap = f->nvals ? index_cap(f->nvals, 0) : 0;
+	int *idx = cap ? arena_alloc(&g->arena, sizeof *idx * (size_t)cap) : NULL;
+
 	memcpy(v, f->vals, sizeof *v * (size_t)f->nvals);
 	memcpy(in, f->insts, sizeof *in * (size_t)f->ninsts);
+	for (int i = 0; i < f->nvals; i++)
+		index_put(v, idx, cap, i);
+	/* The scratch index is left zero for the next body at a cost in
+	 * proportion to this one: when it is much larger (a large body came
+	 * before), it is freed instead, or a thousand small bodies after one
+	 * large one would clear it a thousand times. */
+	if (s && s->capindex > 4 * cap) {
+		free(s->index);
+		s->index = NULL;
+		s->capindex = 0;
+	} else if (s && s->index) {
+		memset(s->index, 0, sizeof *s->index * (size_t)s->capindex);
+	}
 	f->vals = v;
 	f->capvals = f->nvals;
+	f->index = idx;
+	f->capindex = cap;
 	f->insts = in;
 	f->capinsts = f->ninsts;
 	f->scratch = NULL;
@@ -131,16 +235,16 @@ tile_scratch_free(TileScratch *s)
 {
 	free(s->vals);
 	free(s->insts);
+	free(s->index);
 	memset(s, 0, sizeof *s);
 }
 
 int
 tile_lookup(const TileFn *f, const char *name)
 {
-	for (int i = 0; i < f->nvals; i++)
-		if (!strcmp(f->vals[i].name, name))
-			return i;
-	return -1;
+	if (!f->capindex)
+		return -1;
+	return f->index[index_slot(f->vals, f->index, f->capindex, name)] - 1;
 }
 
 const char *

@@ -112,6 +112,8 @@ typedef struct TileScratch {
 	int capvals;
 	TileInst *insts;
 	int capinsts;
+	int *index;                  /* all zero between bodies */
+	int capindex;
 } TileScratch;
 
 typedef struct TileFn {
@@ -127,6 +129,11 @@ typedef struct TileFn {
 	double init;
 	TileVal *vals;
 	int nvals, capvals;
+	/* The values by name (tile_lookup): open addressing, a value + 1 a
+	 * slot, 0 empty, at most half full; a parsed body of 100k values
+	 * scanned its list for every name it read. */
+	int *index;
+	int capindex;                /* a power of two, or 0 */
 	TileInst *insts;
 	int ninsts, capinsts;
 	TileScratch *scratch;        /* while built in scratch arrays, else NULL */
@@ -146,7 +153,11 @@ TileIdx *tile_set_nidx(Graph *g, TileFn *f, int i, int n);
 void tile_fn_begin(TileFn *f, TileScratch *s);
 void tile_fn_end(Graph *g, TileFn *f);
 void tile_scratch_free(TileScratch *s);
-int tile_lookup(const TileFn *f, const char *name);   /* value index or -1 */
+/* The first value named name, or -1; O(1) (the body's name index). */
+int tile_lookup(const TileFn *f, const char *name);
+/* The hash of a name that the index uses (the parser's index of a body's
+ * operands uses it too). */
+size_t tile_name_hash(const char *s);
 const char *tile_op_name(const TileInst *in);
 /* Checks one tiled node: SSA, shapes of every tile against its op, tile
  * dimensions against the block sizes, loads and stores inside their tensors
