@@ -1269,7 +1269,16 @@ t_index(ParseCtx *c, TileInst *in, Idxs *idx)
 			if (x->v[j].c.t.s && !parse_int(c, x->v[j].c, &coef))
 				return false;
 			if (!x->v[j].v.t.s) {
-				t->k += coef;
+				int64_t sum;
+
+				/* Constant terms add up; near int64's edges the sum
+				 * would overflow (the verifier refuses far less).  The
+				 * access is still defined, so that no use of it fails. */
+				if (__builtin_add_overflow(t->k, coef, &sum))
+					diag_error(c->d, x->v[j].c.loc, "the constants of index %d add up "
+					    "beyond 64 bits; an index stays within +-2^50", k);
+				else
+					t->k = sum;
 				continue;
 			}
 			if (t->nterm == TILE_MAX_TERMS) {

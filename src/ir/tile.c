@@ -429,9 +429,24 @@ check_access(VCtx *c, int i)
 		Type base = in->arg == TILE_RESULT ? c->n->type :
 		    c->g->nodes[c->f->args[in->arg]].type;
 
+		/* Two negative dimensions would make a positive count, and the
+		 * bounds below would then prove nothing. */
+		for (int k = 0; k < t->rank; k++)
+			if (t->dim[k] < 1) {
+				diag_error(c->d, iloc(c, in), "'%s' view dimension %d is %lld; expected "
+				    "1 or more", tile_op_name(in), k, (long long)t->dim[k]);
+				c->bad++;
+				return;
+			}
 		if (ir_type_numel(&base) != ir_type_numel(t)) {
-			diag_error(c->d, iloc(c, in), "'%s' view has %lld elements but '%%%s' has %lld",
-			    tile_op_name(in), (long long)ir_type_numel(t), target_name(c->g, c->n, in),
+			char n[32];
+
+			if (ir_type_numel(t) < 0)
+				snprintf(n, sizeof n, "more than 2^63");
+			else
+				snprintf(n, sizeof n, "%lld", (long long)ir_type_numel(t));
+			diag_error(c->d, iloc(c, in), "'%s' view has %s elements but '%%%s' has %lld",
+			    tile_op_name(in), n, target_name(c->g, c->n, in),
 			    (long long)ir_type_numel(&base));
 			c->bad++;
 			return;
@@ -466,6 +481,16 @@ check_access(VCtx *c, int i)
 	}
 }
 
+/* Whether loop in's bounds lie within +-TILE_IDX_MAX and its step below
+ * it, so that the arithmetic on them (here and in the executor) stays far
+ * from int64's edges (a step below 1 is refused on its own). */
+static bool
+for_bounds_ok(const TileInst *in)
+{
+	return in->lo >= -TILE_IDX_MAX && in->lo <= TILE_IDX_MAX && in->hi >= -TILE_IDX_MAX &&
+	    in->hi <= TILE_IDX_MAX && in->step <= TILE_IDX_MAX;
+}
+
 /* The scalar range of inst i's result, for the bounds proofs. */
 static void
 scalar_range(VCtx *c, int i)
@@ -497,9 +522,14 @@ scalar_range(VCtx *c, int i)
 			c->range[in->res] = (Range){a.lo < 0 ? -(in->by - 1) : 0, in->by - 1, a.ovf};
 		break;
 	case TO_FOR:
-		c->range[in->var] = (Range){in->lo, in->hi > in->lo && in->step > 0 &&
-		    in->hi - in->lo <= 2 * TILE_IDX_MAX ?
-		    in->lo + (in->hi - in->lo - 1) / in->step * in->step : in->lo, false};
+		/* Bounds beyond +-TILE_IDX_MAX were reported, and hi - lo could
+		 * overflow on them: such a counter is taken as 0, which makes no
+		 * error of its own downstream. */
+		if (!for_bounds_ok(in))
+			c->range[in->var] = (Range){0, 0, false};
+		else
+			c->range[in->var] = (Range){in->lo, in->hi > in->lo && in->step > 0 ?
+			    in->lo + (in->hi - in->lo - 1) / in->step * in->step : in->lo, false};
 		break;
 	default:
 		break;
@@ -628,7 +658,8 @@ check_inst(VCtx *c, int i, int *stores)
 				for (int k = 0; k < in->nidx; k++)
 					for (int t = 0; t < in->idx[k].nterm; t++)
 						moves = moves || in->idx[k].val[t] == f->insts[p].var;
-				if (!moves && f->insts[p].hi - f->insts[p].lo > f->insts[p].step) {
+				if (!moves && for_bounds_ok(&f->insts[p]) &&
+				    f->insts[p].hi - f->insts[p].lo > f->insts[p].step) {
 					diag_error(c->d, iloc(c, in), "'store' to '%%%s' inside the loop over "
 					    "'%%%s' stores the same elements on every trip", c->n->name,
 					    f->vals[f->insts[p].var].name);
@@ -649,9 +680,10 @@ check_inst(VCtx *c, int i, int *stores)
 		}
 		break;
 	case TO_FOR:
-		if (in->lo < -TILE_IDX_MAX || in->hi > TILE_IDX_MAX || in->step > TILE_IDX_MAX) {
-			diag_error(c->d, iloc(c, in), "'for' bounds must lie within +-%lld",
-			    (long long)TILE_IDX_MAX);
+		if (!for_bounds_ok(in)) {
+			diag_error(c->d, iloc(c, in), "'for' bounds and step must lie within +-%lld "
+			    "(2^50), found %lld to %lld step %lld", (long long)TILE_IDX_MAX,
+			    (long long)in->lo, (long long)in->hi, (long long)in->step);
 			c->bad++;
 		} else if (in->step <= 0 || in->hi < in->lo) {
 			diag_error(c->d, iloc(c, in), "'for' needs lo <= hi and a positive step, found "
