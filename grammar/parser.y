@@ -81,7 +81,7 @@ struct ParseCtx {
 	const char *tname;           /* its result's name */
 	int *tfor;                   /* its open loops (instruction indices) */
 	int ntfor, captfor;
-	int *targ;                   /* its operands by name (targ_find) */
+	TileSlot *targ;              /* its operands by name (targ_find) */
 	int captarg;                 /* a power of two, or 0 */
 };
 
@@ -957,22 +957,22 @@ item_ints(ParseCtx *c, const Item *it, int64_t *v, int *n)
 	return true;
 }
 
-/* The open body's operands by name: an operand + 1 a slot, 0 empty, at
+/* The open body's operands by name (TileSlot.val an operand + 1), at
  * most half full, reused from body to body.  Each access and each
  * definition asks for an operand by name; a scan of the operands made a
  * fused kernel of 10k operands quadratic.  While the body opens, names
  * come from its operand list ins; later from the graph (an undefined
  * operand then matches nothing, as the scans skipped it). */
 static size_t
-targ_slot(const ParseCtx *c, const Refs *ins, const char *name)
+targ_slot(const ParseCtx *c, const Refs *ins, const char *name, uint32_t h)
 {
 	size_t m = (size_t)c->captarg - 1, k;
 
-	for (k = tile_name_hash(name) & m; c->targ[k]; k = (k + 1) & m) {
-		int j = c->targ[k] - 1, a = c->tf->args[j];
+	for (k = h & m; c->targ[k].val; k = (k + 1) & m) {
+		int j = c->targ[k].val - 1, a = c->tf->args[j];
 		const char *s = ins ? ins->v[j].t.s : a >= 0 ? c->g->nodes[a].name : NULL;
 
-		if (s && !strcmp(s, name))
+		if (c->targ[k].hash == h && s && !strcmp(s, name))
 			break;
 	}
 	return k;
@@ -982,7 +982,9 @@ targ_slot(const ParseCtx *c, const Refs *ins, const char *name)
 static int
 targ_find(const ParseCtx *c, const char *name)
 {
-	return c->captarg ? c->targ[targ_slot(c, NULL, name)] - 1 : -1;
+	if (!c->captarg)
+		return -1;
+	return c->targ[targ_slot(c, NULL, name, (uint32_t)tile_name_hash(name))].val - 1;
 }
 
 /* An empty index with room for n operands, cleared at a cost in proportion
@@ -1064,16 +1066,17 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 	f->argloc = arena_alloc(&g->arena, sizeof(Loc) * (size_t)(f->nargs + 1));
 	targ_reset(c, f->nargs);
 	for (int j = 0; j < f->nargs; j++) {
-		size_t k = targ_slot(c, ins, ins->v[j].t.s);
+		uint32_t h = (uint32_t)tile_name_hash(ins->v[j].t.s);
+		size_t k = targ_slot(c, ins, ins->v[j].t.s, h);
 
 		f->args[j] = ir_lookup(g, ins->v[j].t.s);
 		f->argloc[j] = ins->v[j].loc;
 		if (f->args[j] < 0)
 			diag_error(c->d, ins->v[j].loc, "use of undefined value '%%%s'", ins->v[j].t.s);
-		if (c->targ[k])
+		if (c->targ[k].val)
 			diag_error(c->d, ins->v[j].loc, "'%%%s' is named twice among the operands",
 			    ins->v[j].t.s);
-		c->targ[k] = j + 1;      /* the last of equal names, as the scans found */
+		c->targ[k] = (TileSlot){j + 1, h};   /* the last of equal names, as the scans found */
 	}
 	for (int i = 0; items && i < items->n; i++) {
 		const Item *it = &items->v[i];

@@ -68,14 +68,16 @@ tile_name_hash(const char *s)
 }
 
 /* The slot of idx (cap a power of two, never full) that holds the value
- * named name, or the empty slot where it would go. */
+ * named name (hash h), or the empty slot where it would go.  The hashes
+ * are compared first, so a probe past other names touches neither their
+ * values nor their text (in a large body, a cache miss each). */
 static size_t
-index_slot(const TileVal *vals, const int *idx, int cap, const char *name)
+index_slot(const TileVal *vals, const TileSlot *idx, int cap, const char *name, uint32_t h)
 {
 	size_t m = (size_t)cap - 1, k;
 
-	for (k = tile_name_hash(name) & m; idx[k]; k = (k + 1) & m)
-		if (!strcmp(vals[idx[k] - 1].name, name))
+	for (k = h & m; idx[k].val; k = (k + 1) & m)
+		if (idx[k].hash == h && !strcmp(vals[idx[k].val - 1].name, name))
 			break;
 	return k;
 }
@@ -84,48 +86,62 @@ index_slot(const TileVal *vals, const int *idx, int cap, const char *name)
  * from the front would find it (the parser reports the redefinition and
  * goes on with both). */
 static void
-index_put(const TileVal *vals, int *idx, int cap, int v)
+index_put(const TileVal *vals, TileSlot *idx, int cap, int v)
 {
+	uint32_t h;
 	size_t k;
 
 	if (!vals[v].name)
 		return;
-	k = index_slot(vals, idx, cap, vals[v].name);
-	if (!idx[k])
-		idx[k] = v + 1;
+	h = (uint32_t)tile_name_hash(vals[v].name);
+	k = index_slot(vals, idx, cap, vals[v].name, h);
+	if (!idx[k].val)
+		idx[k] = (TileSlot){v + 1, h};
 }
 
-/* The smallest index capacity that keeps n values at most half full. */
+/* The smallest index capacity, from 8, that keeps n values at most half
+ * full. */
 static int
 index_cap(int n, int from)
 {
-	int cap = from ? from : 16;
+	int cap = from ? from : 8;
 
 	while (cap < 2 * n)
 		cap *= 2;
 	return cap;
 }
 
-/* A larger index for f, with every value entered again, in the scratch
- * (reused, on the heap) or in the arena (the outgrown one stays there, as
- * the value arrays' do; all of them together are twice the last). */
+/* A larger index for f, in the scratch (reused, on the heap) or in the
+ * arena (the outgrown one stays there, as the value arrays' do; all of
+ * them together are twice the last).  The old slots move with their
+ * hashes: no name is read again, and no two of them hold equal names. */
 static void
 index_grow(Graph *g, TileFn *f)
 {
 	TileScratch *s = f->scratch;
-	int cap = index_cap(f->nvals, 2 * f->capindex);
+	TileSlot *old = f->index, *idx;
+	int oldcap = f->capindex, cap = index_cap(f->nvals, 2 * f->capindex);
+	size_t m = (size_t)cap - 1;
 
+	if (s)
+		idx = xcalloc((size_t)cap, sizeof *idx);
+	else
+		idx = arena_alloc(&g->arena, sizeof *idx * (size_t)cap);
+	for (int i = 0; i < oldcap; i++)
+		if (old[i].val) {
+			size_t k;
+
+			for (k = old[i].hash & m; idx[k].val; k = (k + 1) & m)
+				;
+			idx[k] = old[i];
+		}
 	if (s) {
 		free(s->index);
-		s->index = xcalloc((size_t)cap, sizeof *s->index);
+		s->index = idx;
 		s->capindex = cap;
-		f->index = s->index;
-	} else {
-		f->index = arena_alloc(&g->arena, sizeof *f->index * (size_t)cap);
 	}
+	f->index = idx;
 	f->capindex = cap;
-	for (int v = 0; v < f->nvals; v++)
-		index_put(f->vals, f->index, cap, v);
 }
 
 int
@@ -148,8 +164,7 @@ tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *sha
 	f->nvals++;
 	if (2 * f->nvals > f->capindex)
 		index_grow(g, f);
-	else
-		index_put(f->vals, f->index, f->capindex, f->nvals - 1);
+	index_put(f->vals, f->index, f->capindex, f->nvals - 1);
 	return f->nvals - 1;
 }
 
@@ -201,10 +216,9 @@ tile_fn_end(Graph *g, TileFn *f)
 {
 	TileVal *v = arena_alloc(&g->arena, sizeof *v * (size_t)(f->nvals ? f->nvals : 1));
 	TileInst *in = arena_alloc(&g->arena, sizeof *in * (size_t)(f->ninsts ? f->ninsts : 1));
-
 	TileScratch *s = f->scratch;
 	int cap = f->nvals ? index_cap(f->nvals, 0) : 0;
-	int *idx = cap ? arena_alloc(&g->arena, sizeof *idx * (size_t)cap) : NULL;
+	TileSlot *idx = cap ? arena_alloc(&g->arena, sizeof *idx * (size_t)cap) : NULL;
 
 	memcpy(v, f->vals, sizeof *v * (size_t)f->nvals);
 	memcpy(in, f->insts, sizeof *in * (size_t)f->ninsts);
@@ -244,7 +258,8 @@ tile_lookup(const TileFn *f, const char *name)
 {
 	if (!f->capindex)
 		return -1;
-	return f->index[index_slot(f->vals, f->index, f->capindex, name)] - 1;
+	return f->index[index_slot(f->vals, f->index, f->capindex, name,
+	    (uint32_t)tile_name_hash(name))].val - 1;
 }
 
 const char *

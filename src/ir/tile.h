@@ -103,6 +103,13 @@ typedef struct TileInst {
 	};
 } TileInst;
 
+/* A slot of a body's name index: a value + 1 (0: empty) and its name's
+ * hash (tile_name_hash). */
+typedef struct TileSlot {
+	int val;
+	uint32_t hash;
+} TileSlot;
+
 /* A body under construction grows in scratch arrays that the builder
  * reuses from body to body; tile_fn_end moves it into the graph at its
  * exact size.  (Grown in the arena, each body would leave its outgrown
@@ -112,7 +119,7 @@ typedef struct TileScratch {
 	int capvals;
 	TileInst *insts;
 	int capinsts;
-	int *index;                  /* all zero between bodies */
+	TileSlot *index;             /* all empty between bodies */
 	int capindex;
 } TileScratch;
 
@@ -129,10 +136,10 @@ typedef struct TileFn {
 	double init;
 	TileVal *vals;
 	int nvals, capvals;
-	/* The values by name (tile_lookup): open addressing, a value + 1 a
-	 * slot, 0 empty, at most half full; a parsed body of 100k values
-	 * scanned its list for every name it read. */
-	int *index;
+	/* The values by name (tile_lookup): open addressing, at most half
+	 * full; a parsed body of 100k values scanned its list for every name
+	 * it read. */
+	TileSlot *index;
 	int capindex;                /* a power of two, or 0 */
 	TileInst *insts;
 	int ninsts, capinsts;
