@@ -220,8 +220,10 @@ tile_fn_end(Graph *g, TileFn *f)
 	int cap = f->nvals ? index_cap(f->nvals, 0) : 0;
 	TileSlot *idx = cap ? arena_alloc(&g->arena, sizeof *idx * (size_t)cap) : NULL;
 
-	memcpy(v, f->vals, sizeof *v * (size_t)f->nvals);
-	memcpy(in, f->insts, sizeof *in * (size_t)f->ninsts);
+	if (f->nvals)                /* an empty array may be NULL, which memcpy refuses */
+		memcpy(v, f->vals, sizeof *v * (size_t)f->nvals);
+	if (f->ninsts)
+		memcpy(in, f->insts, sizeof *in * (size_t)f->ninsts);
 	for (int i = 0; i < f->nvals; i++)
 		index_put(v, idx, cap, i);
 	/* The scratch index is left zero for the next body at a cost in
