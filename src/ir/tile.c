@@ -6,7 +6,11 @@
  * the executor trusts it for SSA, scoping, shapes and bounds, so that the
  * plan can be built without checks of its own beyond AICM_BUG nets.  Bounds
  * are proved with interval arithmetic over the index expressions: a program
- * id ranges over its grid axis, a loop counter over its iterations.
+ * id ranges over its grid axis, a loop counter over its iterations; loop
+ * bounds and indices stay within +-2^50, so that neither this arithmetic
+ * nor the executor's can overflow.  A body finds its values by name
+ * through a hash index that grows with it: a fused chain makes one body of
+ * as many values as it has ops.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -17,7 +17,9 @@
  * The plan keeps, per kernel, instructions with resolved slots and strides,
  * and per thread one scratch buffer, allocated once and reused by every
  * kernel and every run; the threads themselves are a crew started once per
- * plan.  Op dispatch is one switch per tile op, never per element.  A load
+ * plan.  What planning asks about a body (trip counts, readers, the loops
+ * around an instruction) comes from one pass over it, so that a fused chain
+ * of any length plans in linear time.  Op dispatch is one switch per tile op, never per element.  A load
  * whose tile lies whole inside its tensor with the tensor's own layout is
  * not copied: the tile points into the tensor (tiles are never written in
  * place).  A store of long rows into a tensor larger than the caches
