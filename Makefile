@@ -108,7 +108,7 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-unit check-golden check-numpy check-docs check-random
+check: check-unit check-golden check-numpy check-docs check-random check-scaling
 
 # Check's default 4 s per test is too tight on a loaded 2-core machine
 # (the sanitizer build is several times slower still); a hang still ends.
@@ -153,6 +153,14 @@ check-random: $(TOOLS)
 	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(RANDOM_N),200)
 
 .PHONY: check-random
+
+# Time linear in the length of a fused chain (issue 14): 10k, 20k and 40k
+# ops through aicm-opt and aicm-run, CPU time at 40k at most 5x that at
+# 10k (tests/scaling.py; about 10 s).
+check-scaling: $(TOOLS)
+	/usr/bin/python3 tests/scaling.py $(B)
+
+.PHONY: check-scaling
 
 # Rewrites the expected outputs from what the tools print now; review
 # 'git diff testdata/' before committing.  T=path limits it to some cases.

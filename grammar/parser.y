@@ -81,6 +81,8 @@ struct ParseCtx {
 	const char *tname;           /* its result's name */
 	int *tfor;                   /* its open loops (instruction indices) */
 	int ntfor, captfor;
+	TileSlot *targ;              /* its operands by name (targ_find) */
+	int captarg;                 /* a power of two, or 0 */
 };
 
 /* Past the error limit (diag.h) the scanner's next token is the end of the
@@ -968,6 +970,54 @@ item_ints(ParseCtx *c, const Item *it, int64_t *v, int *n)
 	return true;
 }
 
+/* The open body's operands by name (TileSlot.val an operand + 1), at
+ * most half full, reused from body to body.  Each access and each
+ * definition asks for an operand by name; a scan of the operands made a
+ * fused kernel of 10k operands quadratic.  While the body opens, names
+ * come from its operand list ins; later from the graph (an undefined
+ * operand then matches nothing, as the scans skipped it). */
+static size_t
+targ_slot(const ParseCtx *c, const Refs *ins, const char *name, uint32_t h)
+{
+	size_t m = (size_t)c->captarg - 1, k;
+
+	for (k = h & m; c->targ[k].val; k = (k + 1) & m) {
+		int j = c->targ[k].val - 1, a = c->tf->args[j];
+		const char *s = ins ? ins->v[j].t.s : a >= 0 ? c->g->nodes[a].name : NULL;
+
+		if (c->targ[k].hash == h && s && !strcmp(s, name))
+			break;
+	}
+	return k;
+}
+
+/* The operand of the open body named name, or -1. */
+static int
+targ_find(const ParseCtx *c, const char *name)
+{
+	if (!c->captarg)
+		return -1;
+	return c->targ[targ_slot(c, NULL, name, (uint32_t)tile_name_hash(name))].val - 1;
+}
+
+/* An empty index with room for n operands, cleared at a cost in proportion
+ * to n (one much larger, left by a large body, is replaced). */
+static void
+targ_reset(ParseCtx *c, int n)
+{
+	int cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	if (c->captarg >= cap && c->captarg <= 4 * cap) {
+		memset(c->targ, 0, sizeof *c->targ * (size_t)c->captarg);
+		return;
+	}
+	free(c->targ);
+	c->targ = xcalloc((size_t)cap, sizeof *c->targ);
+	c->captarg = cap;
+}
+
 /* Defines a value of the open body, refusing names already taken. */
 static int
 t_def(ParseCtx *c, Tok name, Loc nl, int rank, const int64_t *shape)
@@ -981,13 +1031,9 @@ t_def(ParseCtx *c, Tok name, Loc nl, int rank, const int64_t *shape)
 	} else if (!strcmp(name.s, c->tname)) {
 		diag_error(c->d, nl, "'%%%s' is the kernel's result; a value inside it needs "
 		    "another name", name.s);
-	} else {
-		for (int j = 0; j < f->nargs; j++)
-			if (f->args[j] >= 0 && !strcmp(c->g->nodes[f->args[j]].name, name.s)) {
-				diag_error(c->d, nl, "'%%%s' is an operand of the kernel; a value inside "
-				    "it needs another name", name.s);
-				break;
-			}
+	} else if (targ_find(c, name.s) >= 0) {
+		diag_error(c->d, nl, "'%%%s' is an operand of the kernel; a value inside "
+		    "it needs another name", name.s);
 	}
 	v = tile_add_val(c->g, f, name.s, rank, shape);
 	f->vals[v].loc = nl;
@@ -1031,15 +1077,19 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 	f->nargs = ins ? ins->n : 0;
 	f->args = arena_alloc(&g->arena, sizeof(int) * (size_t)(f->nargs + 1));
 	f->argloc = arena_alloc(&g->arena, sizeof(Loc) * (size_t)(f->nargs + 1));
+	targ_reset(c, f->nargs);
 	for (int j = 0; j < f->nargs; j++) {
+		uint32_t h = (uint32_t)tile_name_hash(ins->v[j].t.s);
+		size_t k = targ_slot(c, ins, ins->v[j].t.s, h);
+
 		f->args[j] = ir_lookup(g, ins->v[j].t.s);
 		f->argloc[j] = ins->v[j].loc;
 		if (f->args[j] < 0)
 			diag_error(c->d, ins->v[j].loc, "use of undefined value '%%%s'", ins->v[j].t.s);
-		for (int k = 0; k < j; k++)
-			if (!strcmp(ins->v[k].t.s, ins->v[j].t.s))
-				diag_error(c->d, ins->v[j].loc, "'%%%s' is named twice among the operands",
-				    ins->v[j].t.s);
+		if (c->targ[k].val)
+			diag_error(c->d, ins->v[j].loc, "'%%%s' is named twice among the operands",
+			    ins->v[j].t.s);
+		c->targ[k] = (TileSlot){j + 1, h};   /* the last of equal names, as the scans found */
 	}
 	for (int i = 0; items && i < items->n; i++) {
 		const Item *it = &items->v[i];
@@ -1235,7 +1285,16 @@ t_index(ParseCtx *c, TileInst *in, Idxs *idx)
 			if (x->v[j].c.t.s && !parse_int(c, x->v[j].c, &coef))
 				return false;
 			if (!x->v[j].v.t.s) {
-				t->k += coef;
+				int64_t sum;
+
+				/* Constant terms add up; near int64's edges the sum
+				 * would overflow (the verifier refuses far less).  The
+				 * access is still defined, so that no use of it fails. */
+				if (__builtin_add_overflow(t->k, coef, &sum))
+					diag_error(c->d, x->v[j].c.loc, "the constants of index %d add up "
+					    "beyond 64 bits; an index stays within +-2^50", k);
+				else
+					t->k = sum;
 				continue;
 			}
 			if (t->nterm == TILE_MAX_TERMS) {
@@ -1274,11 +1333,9 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 		    "expected 'store', 'atomic_add' or 'atomic_max', found '%s'", op.s);
 		goto out;
 	}
-	if (!strcmp(target.s, c->tname))
-		arg = TILE_RESULT;
-	for (int j = 0; j < f->nargs; j++)
-		if (f->args[j] >= 0 && !strcmp(c->g->nodes[f->args[j]].name, target.s))
-			arg = j;
+	arg = targ_find(c, target.s);    /* an operand wins over the result's name */
+	if (arg < 0)
+		arg = !strcmp(target.s, c->tname) ? TILE_RESULT : -2;
 	if (arg == -2) {
 		diag_error(c->d, gl, "'%%%s' is neither an operand nor the result of tiled '@%s'",
 		    target.s, f->name);
@@ -1448,6 +1505,7 @@ parse_graph(const char *text, size_t len, int line0, Diag *d)
 		finish(&c);
 	free(c.pend);
 	free(c.tfor);
+	free(c.targ);
 	refs_free(c.ret);
 	if (r != 0 || d->nerr > nerr0) {
 		ir_graph_free(c.g);

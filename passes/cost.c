@@ -143,17 +143,36 @@ rows_cols_batch(Model *m, bool *ok)
 	}
 }
 
+/* The operands a kernel has met so far, a set of node indices (an index
+ * + 1 a slot, 0 empty, at most half full): compared with a list of them,
+ * each operand of a fused chain of 40k ops cost a scan of the others. */
+typedef struct Seen {
+	int *slot;
+	size_t cap;                  /* a power of two */
+} Seen;
+
+/* Enters node v; false when it was there. */
+static bool
+seen_add(Seen *s, int v)
+{
+	uint64_t h = (uint64_t)(uint32_t)v * 0x9e3779b97f4a7c15u;
+	size_t m = s->cap - 1, k;
+
+	for (k = (size_t)(h ^ h >> 32) & m; s->slot[k]; k = (k + 1) & m)
+		if (s->slot[k] == v + 1)
+			return false;
+	s->slot[k] = v + 1;
+	return true;
+}
+
+/* Enters operand v (not met before) into m->ext. */
 static void
-add_ext(Model *m, const Graph *g, int v, int *seen, bool *ok)
+add_ext(Model *m, const Graph *g, int v, bool *ok)
 {
 	const Type *t = &g->nodes[v].type;
 	Ext *e;
 	int off = m->it.rank - t->rank;
 
-	for (int i = 0; i < m->next; i++)
-		if (seen[i] == v)
-			return;
-	seen[m->next] = v;
 	e = &m->ext[m->next++];
 	memset(e, 0, sizeof *e);
 	e->whole = 1;
@@ -208,7 +227,7 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 {
 	bool ok = true;
 	const Node *root = &g->nodes[last];
-	int *seen;
+	Seen seen = {NULL, 16};
 
 	memset(m, 0, sizeof *m);
 	m->mm = m->red = m->rax = -1;
@@ -331,7 +350,9 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	m->out_numel = numel(&ok, &root->type);
 	m->g_mean = m->red >= 0 && g->nodes[m->red].op == OP_MEAN;
 	m->ext = xcalloc((size_t)(2 * (last - first + 1)), sizeof *m->ext);
-	seen = xcalloc((size_t)(2 * (last - first + 1)), sizeof *seen);
+	while (seen.cap < 4 * (size_t)(last - first + 1))
+		seen.cap *= 2;           /* operands: two a node at most */
+	seen.slot = xcalloc(seen.cap, sizeof *seen.slot);
 	for (int i = first; i <= last; i++) {
 		const Node *n = &g->nodes[i];
 		int64_t f = node_flops(g, i, &ok);
@@ -345,20 +366,14 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		}
 		m->vec_flops = add(&ok, m->vec_flops, f);
 		for (int j = 0; j < n->nin; j++)
-			if (!inside(n->in[j], first, last)) {
-				if (kind == KK_OPAQUE) {
-					bool dup = false;
-
-					for (int q = 0; q < m->next; q++)
-						dup = dup || seen[q] == n->in[j];
-					if (!dup)
-						m->in_bytes = add(&ok, m->in_bytes,
-						    numel(&ok, &g->nodes[n->in[j]].type));
-				}
-				add_ext(m, g, n->in[j], seen, &ok);
+			if (!inside(n->in[j], first, last) && seen_add(&seen, n->in[j])) {
+				if (kind == KK_OPAQUE)
+					m->in_bytes = add(&ok, m->in_bytes,
+					    numel(&ok, &g->nodes[n->in[j]].type));
+				add_ext(m, g, n->in[j], &ok);
 			}
 	}
-	free(seen);
+	free(seen.slot);
 	m->p.ok = ok;
 }
 

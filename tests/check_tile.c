@@ -498,6 +498,50 @@ START_TEST(test_tile_lower_long_kernel)
 }
 END_TEST
 
+/* The name index of a body (tile_lookup): the first of two equal names
+ * wins, as a scan found it; it works while a body grows in the scratch, in
+ * the arena and after tile_fn_end; a small body after a large one does
+ * not see the large one's names (the scratch index is cleared or freed
+ * between bodies). */
+START_TEST(test_tile_name_index)
+{
+	Graph *g = ir_graph_new();
+	TileScratch s = {0};
+	TileFn *f[3];
+	char name[16];
+	int n[3] = {5000, 3, 40};
+
+	for (int b = 0; b < 3; b++) {
+		f[b] = tile_fn_new(g, "k", KK_ELEMENTWISE);
+		if (b < 2)
+			tile_fn_begin(f[b], &s);
+		ck_assert_int_lt(tile_lookup(f[b], "v0"), 0);
+		for (int i = 0; i < n[b]; i++) {
+			snprintf(name, sizeof name, "v%d", i);
+			ck_assert_int_eq(tile_add_val(g, f[b], arena_strndup(&g->arena, name,
+			    strlen(name)), -1, NULL), i);
+			ck_assert_int_eq(tile_lookup(f[b], name), i);
+		}
+		ck_assert_int_eq(tile_add_val(g, f[b], "v1", -1, NULL), n[b]);
+		ck_assert_int_eq(tile_lookup(f[b], "v1"), 1);          /* the first */
+		if (b < 2)
+			tile_fn_end(g, f[b]);
+	}
+	for (int b = 0; b < 3; b++) {
+		for (int i = 0; i < n[b]; i++) {
+			snprintf(name, sizeof name, "v%d", i);
+			ck_assert_int_eq(tile_lookup(f[b], name), i);
+		}
+		snprintf(name, sizeof name, "v%d", n[b]);
+		ck_assert_int_lt(tile_lookup(f[b], name), 0);
+		ck_assert_int_lt(tile_lookup(f[b], "w"), 0);
+		ck_assert_int_eq(tile_lookup(f[b], "v1"), 1);
+	}
+	tile_scratch_free(&s);
+	ir_graph_free(g);
+}
+END_TEST
+
 Suite *
 make_tile_suite(void)
 {
@@ -515,6 +559,7 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_names_avoid_operands);
 	tcase_add_test(tc, test_tile_lower_long_kernel);
 	tcase_add_test(tc, test_tile_failure_leaves_graph);
+	tcase_add_test(tc, test_tile_name_index);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,7 +6,11 @@
  * the executor trusts it for SSA, scoping, shapes and bounds, so that the
  * plan can be built without checks of its own beyond AICM_BUG nets.  Bounds
  * are proved with interval arithmetic over the index expressions: a program
- * id ranges over its grid axis, a loop counter over its iterations.
+ * id ranges over its grid axis, a loop counter over its iterations; loop
+ * bounds and indices stay within +-2^50, so that neither this arithmetic
+ * nor the executor's can overflow.  A body finds its values by name
+ * through a hash index that grows with it: a fused chain makes one body of
+ * as many values as it has ops.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -50,6 +54,100 @@ grow(Graph *g, TileFn *f, void *p, int n, int *cap, size_t sz, void **sp, int *s
 	return q;
 }
 
+/* ---- the name index -------------------------------------------------- */
+
+/* FNV-1a, then a multiply-shift finaliser: the index takes the low bits,
+ * and FNV's low bits depend only on the low bits of the bytes. */
+size_t
+tile_name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	h ^= h >> 32;
+	h *= 0x9e3779b97f4a7c15u;
+	h ^= h >> 29;
+	return (size_t)h;
+}
+
+/* The slot of idx (cap a power of two, never full) that holds the value
+ * named name (hash h), or the empty slot where it would go.  The hashes
+ * are compared first, so a probe past other names touches neither their
+ * values nor their text (in a large body, a cache miss each). */
+static size_t
+index_slot(const TileVal *vals, const TileSlot *idx, int cap, const char *name, uint32_t h)
+{
+	size_t m = (size_t)cap - 1, k;
+
+	for (k = h & m; idx[k].val; k = (k + 1) & m)
+		if (idx[k].hash == h && !strcmp(vals[idx[k].val - 1].name, name))
+			break;
+	return k;
+}
+
+/* Enters value v; a name already there keeps its first value, as a scan
+ * from the front would find it (the parser reports the redefinition and
+ * goes on with both). */
+static void
+index_put(const TileVal *vals, TileSlot *idx, int cap, int v)
+{
+	uint32_t h;
+	size_t k;
+
+	if (!vals[v].name)
+		return;
+	h = (uint32_t)tile_name_hash(vals[v].name);
+	k = index_slot(vals, idx, cap, vals[v].name, h);
+	if (!idx[k].val)
+		idx[k] = (TileSlot){v + 1, h};
+}
+
+/* The smallest index capacity, from 8, that keeps n values at most half
+ * full. */
+static int
+index_cap(int n, int from)
+{
+	int cap = from ? from : 8;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	return cap;
+}
+
+/* A larger index for f, in the scratch (reused, on the heap) or in the
+ * arena (the outgrown one stays there, as the value arrays' do; all of
+ * them together are twice the last).  The old slots move with their
+ * hashes: no name is read again, and no two of them hold equal names. */
+static void
+index_grow(Graph *g, TileFn *f)
+{
+	TileScratch *s = f->scratch;
+	TileSlot *old = f->index, *idx;
+	int oldcap = f->capindex, cap = index_cap(f->nvals, 2 * f->capindex);
+	size_t m = (size_t)cap - 1;
+
+	if (s)
+		idx = xcalloc((size_t)cap, sizeof *idx);
+	else
+		idx = arena_alloc(&g->arena, sizeof *idx * (size_t)cap);
+	for (int i = 0; i < oldcap; i++)
+		if (old[i].val) {
+			size_t k;
+
+			for (k = old[i].hash & m; idx[k].val; k = (k + 1) & m)
+				;
+			idx[k] = old[i];
+		}
+	if (s) {
+		free(s->index);
+		s->index = idx;
+		s->capindex = cap;
+	}
+	f->index = idx;
+	f->capindex = cap;
+}
+
 int
 tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *shape)
 {
@@ -67,7 +165,11 @@ tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *sha
 	for (int i = 0; i < rank; i++)
 		v->shape[i] = shape[i];
 	v->def = f->ninsts;
-	return f->nvals++;
+	f->nvals++;
+	if (2 * f->nvals > f->capindex)
+		index_grow(g, f);
+	index_put(f->vals, f->index, f->capindex, f->nvals - 1);
+	return f->nvals - 1;
 }
 
 int
@@ -109,6 +211,8 @@ tile_fn_begin(TileFn *f, TileScratch *s)
 	f->capvals = s->capvals;
 	f->insts = s->insts;
 	f->capinsts = s->capinsts;
+	f->index = s->index;
+	f->capindex = s->capindex;
 }
 
 void
@@ -116,11 +220,31 @@ tile_fn_end(Graph *g, TileFn *f)
 {
 	TileVal *v = arena_alloc(&g->arena, sizeof *v * (size_t)(f->nvals ? f->nvals : 1));
 	TileInst *in = arena_alloc(&g->arena, sizeof *in * (size_t)(f->ninsts ? f->ninsts : 1));
+	TileScratch *s = f->scratch;
+	int cap = f->nvals ? index_cap(f->nvals, 0) : 0;
+	TileSlot *idx = cap ? arena_alloc(&g->arena, sizeof *idx * (size_t)cap) : NULL;
 
-	memcpy(v, f->vals, sizeof *v * (size_t)f->nvals);
-	memcpy(in, f->insts, sizeof *in * (size_t)f->ninsts);
+	if (f->nvals)                /* an empty array may be NULL, which memcpy refuses */
+		memcpy(v, f->vals, sizeof *v * (size_t)f->nvals);
+	if (f->ninsts)
+		memcpy(in, f->insts, sizeof *in * (size_t)f->ninsts);
+	for (int i = 0; i < f->nvals; i++)
+		index_put(v, idx, cap, i);
+	/* The scratch index is left zero for the next body at a cost in
+	 * proportion to this one: when it is much larger (a large body came
+	 * before), it is freed instead, or a thousand small bodies after one
+	 * large one would clear it a thousand times. */
+	if (s && s->capindex > 4 * cap) {
+		free(s->index);
+		s->index = NULL;
+		s->capindex = 0;
+	} else if (s && s->index) {
+		memset(s->index, 0, sizeof *s->index * (size_t)s->capindex);
+	}
 	f->vals = v;
 	f->capvals = f->nvals;
+	f->index = idx;
+	f->capindex = cap;
 	f->insts = in;
 	f->capinsts = f->ninsts;
 	f->scratch = NULL;
@@ -131,16 +255,17 @@ tile_scratch_free(TileScratch *s)
 {
 	free(s->vals);
 	free(s->insts);
+	free(s->index);
 	memset(s, 0, sizeof *s);
 }
 
 int
 tile_lookup(const TileFn *f, const char *name)
 {
-	for (int i = 0; i < f->nvals; i++)
-		if (!strcmp(f->vals[i].name, name))
-			return i;
-	return -1;
+	if (!f->capindex)
+		return -1;
+	return f->index[index_slot(f->vals, f->index, f->capindex, name,
+	    (uint32_t)tile_name_hash(name))].val - 1;
 }
 
 const char *
@@ -325,9 +450,24 @@ check_access(VCtx *c, int i)
 		Type base = in->arg == TILE_RESULT ? c->n->type :
 		    c->g->nodes[c->f->args[in->arg]].type;
 
+		/* Two negative dimensions would make a positive count, and the
+		 * bounds below would then prove nothing. */
+		for (int k = 0; k < t->rank; k++)
+			if (t->dim[k] < 1) {
+				diag_error(c->d, iloc(c, in), "'%s' view dimension %d is %lld; expected "
+				    "1 or more", tile_op_name(in), k, (long long)t->dim[k]);
+				c->bad++;
+				return;
+			}
 		if (ir_type_numel(&base) != ir_type_numel(t)) {
-			diag_error(c->d, iloc(c, in), "'%s' view has %lld elements but '%%%s' has %lld",
-			    tile_op_name(in), (long long)ir_type_numel(t), target_name(c->g, c->n, in),
+			char n[32];
+
+			if (ir_type_numel(t) < 0)
+				snprintf(n, sizeof n, "more than 2^63");
+			else
+				snprintf(n, sizeof n, "%lld", (long long)ir_type_numel(t));
+			diag_error(c->d, iloc(c, in), "'%s' view has %s elements but '%%%s' has %lld",
+			    tile_op_name(in), n, target_name(c->g, c->n, in),
 			    (long long)ir_type_numel(&base));
 			c->bad++;
 			return;
@@ -362,6 +502,16 @@ check_access(VCtx *c, int i)
 	}
 }
 
+/* Whether loop in's bounds lie within +-TILE_IDX_MAX and its step below
+ * it, so that the arithmetic on them (here and in the executor) stays far
+ * from int64's edges (a step below 1 is refused on its own). */
+static bool
+for_bounds_ok(const TileInst *in)
+{
+	return in->lo >= -TILE_IDX_MAX && in->lo <= TILE_IDX_MAX && in->hi >= -TILE_IDX_MAX &&
+	    in->hi <= TILE_IDX_MAX && in->step <= TILE_IDX_MAX;
+}
+
 /* The scalar range of inst i's result, for the bounds proofs. */
 static void
 scalar_range(VCtx *c, int i)
@@ -393,9 +543,14 @@ scalar_range(VCtx *c, int i)
 			c->range[in->res] = (Range){a.lo < 0 ? -(in->by - 1) : 0, in->by - 1, a.ovf};
 		break;
 	case TO_FOR:
-		c->range[in->var] = (Range){in->lo, in->hi > in->lo && in->step > 0 &&
-		    in->hi - in->lo <= 2 * TILE_IDX_MAX ?
-		    in->lo + (in->hi - in->lo - 1) / in->step * in->step : in->lo, false};
+		/* Bounds beyond +-TILE_IDX_MAX were reported, and hi - lo could
+		 * overflow on them: such a counter is taken as 0, which makes no
+		 * error of its own downstream. */
+		if (!for_bounds_ok(in))
+			c->range[in->var] = (Range){0, 0, false};
+		else
+			c->range[in->var] = (Range){in->lo, in->hi > in->lo && in->step > 0 ?
+			    in->lo + (in->hi - in->lo - 1) / in->step * in->step : in->lo, false};
 		break;
 	default:
 		break;
@@ -524,7 +679,8 @@ check_inst(VCtx *c, int i, int *stores)
 				for (int k = 0; k < in->nidx; k++)
 					for (int t = 0; t < in->idx[k].nterm; t++)
 						moves = moves || in->idx[k].val[t] == f->insts[p].var;
-				if (!moves && f->insts[p].hi - f->insts[p].lo > f->insts[p].step) {
+				if (!moves && for_bounds_ok(&f->insts[p]) &&
+				    f->insts[p].hi - f->insts[p].lo > f->insts[p].step) {
 					diag_error(c->d, iloc(c, in), "'store' to '%%%s' inside the loop over "
 					    "'%%%s' stores the same elements on every trip", c->n->name,
 					    f->vals[f->insts[p].var].name);
@@ -545,9 +701,10 @@ check_inst(VCtx *c, int i, int *stores)
 		}
 		break;
 	case TO_FOR:
-		if (in->lo < -TILE_IDX_MAX || in->hi > TILE_IDX_MAX || in->step > TILE_IDX_MAX) {
-			diag_error(c->d, iloc(c, in), "'for' bounds must lie within +-%lld",
-			    (long long)TILE_IDX_MAX);
+		if (!for_bounds_ok(in)) {
+			diag_error(c->d, iloc(c, in), "'for' bounds and step must lie within +-%lld "
+			    "(2^50), found %lld to %lld step %lld", (long long)TILE_IDX_MAX,
+			    (long long)in->lo, (long long)in->hi, (long long)in->step);
 			c->bad++;
 		} else if (in->step <= 0 || in->hi < in->lo) {
 			diag_error(c->d, iloc(c, in), "'for' needs lo <= hi and a positive step, found "

@@ -103,6 +103,13 @@ typedef struct TileInst {
 	};
 } TileInst;
 
+/* A slot of a body's name index: a value + 1 (0: empty) and its name's
+ * hash (tile_name_hash). */
+typedef struct TileSlot {
+	int val;
+	uint32_t hash;
+} TileSlot;
+
 /* A body under construction grows in scratch arrays that the builder
  * reuses from body to body; tile_fn_end moves it into the graph at its
  * exact size.  (Grown in the arena, each body would leave its outgrown
@@ -112,6 +119,8 @@ typedef struct TileScratch {
 	int capvals;
 	TileInst *insts;
 	int capinsts;
+	TileSlot *index;             /* all empty between bodies */
+	int capindex;
 } TileScratch;
 
 typedef struct TileFn {
@@ -127,6 +136,11 @@ typedef struct TileFn {
 	double init;
 	TileVal *vals;
 	int nvals, capvals;
+	/* The values by name (tile_lookup): open addressing, at most half
+	 * full; a parsed body of 100k values scanned its list for every name
+	 * it read. */
+	TileSlot *index;
+	int capindex;                /* a power of two, or 0 */
 	TileInst *insts;
 	int ninsts, capinsts;
 	TileScratch *scratch;        /* while built in scratch arrays, else NULL */
@@ -146,7 +160,11 @@ TileIdx *tile_set_nidx(Graph *g, TileFn *f, int i, int n);
 void tile_fn_begin(TileFn *f, TileScratch *s);
 void tile_fn_end(Graph *g, TileFn *f);
 void tile_scratch_free(TileScratch *s);
-int tile_lookup(const TileFn *f, const char *name);   /* value index or -1 */
+/* The first value named name, or -1; O(1) (the body's name index). */
+int tile_lookup(const TileFn *f, const char *name);
+/* The hash of a name that the index uses (the parser's index of a body's
+ * operands uses it too). */
+size_t tile_name_hash(const char *s);
 const char *tile_op_name(const TileInst *in);
 /* Checks one tiled node: SSA, shapes of every tile against its op, tile
  * dimensions against the block sizes, loads and stores inside their tensors

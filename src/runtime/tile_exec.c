@@ -17,7 +17,9 @@
  * The plan keeps, per kernel, instructions with resolved slots and strides,
  * and per thread one scratch buffer, allocated once and reused by every
  * kernel and every run; the threads themselves are a crew started once per
- * plan.  Op dispatch is one switch per tile op, never per element.  A load
+ * plan.  What planning asks about a body (trip counts, readers, the loops
+ * around an instruction) comes from one pass over it, so that a fused chain
+ * of any length plans in linear time.  Op dispatch is one switch per tile op, never per element.  A load
  * whose tile lies whole inside its tensor with the tensor's own layout is
  * not copied: the tile points into the tensor (tiles are never written in
  * place).  A store of long rows into a tensor larger than the caches
@@ -150,63 +152,117 @@ pad4(int rank, const int64_t *s, int64_t *out)
 		out[d] = d < 4 - rank ? 1 : s[d - (4 - rank)];
 }
 
-static bool
-inst_reads(const TileInst *in, int v)
+/* What the planning steps ask about a body, found in one pass over it.
+ * Each step used to scan the body again per loop or per load, which made
+ * the plan of a fused chain of 40k ops take seconds (issue 14). */
+typedef struct Uses {
+	int *def;                    /* per value: the instruction it is the result of, or -1 */
+	int *nread;                  /* per value: the instructions that read it */
+	int *last;                   /* per value: the last instruction that reads it, or -1 */
+	bool *notlhs;                /* per value: read other than as a dot's left operand */
+	int *parent;                 /* per instruction: the innermost loop around it, or -1 */
+	int64_t *trips;              /* per instruction: runs in one program, the product
+	                              * of the trip counts of the loops around it
+	                              * (INT64_MAX when that overflows) */
+} Uses;
+
+/* The trip count of loop fo, INT64_MAX when it overflows.  The verifier
+ * keeps loop bounds within +-2^50, so this is a net. */
+static int64_t
+loop_trips(const TileInst *fo)
 {
-	for (int q = 0; q < in->nin; q++)
-		if (in->in[q] == v)
-			return true;
-	return false;
+	int64_t span;
+
+	if (fo->step <= 0 || fo->hi <= fo->lo)
+		return 0;
+	if (__builtin_sub_overflow(fo->hi, fo->lo, &span))
+		return INT64_MAX;
+	return (span - 1) / fo->step + 1;
+}
+
+static void
+uses_build(const TileFn *f, Uses *u)
+{
+	int *loop = xmalloc(sizeof *loop * (size_t)(f->ninsts + 1)), sp = 0;
+	int64_t *body = xmalloc(sizeof *body * (size_t)(f->ninsts + 1));
+
+	u->def = xmalloc(sizeof *u->def * (size_t)(f->nvals + 1));
+	u->last = xmalloc(sizeof *u->last * (size_t)(f->nvals + 1));
+	u->nread = xcalloc((size_t)f->nvals + 1, sizeof *u->nread);
+	u->notlhs = xcalloc((size_t)f->nvals + 1, sizeof *u->notlhs);
+	u->parent = xmalloc(sizeof *u->parent * (size_t)(f->ninsts + 1));
+	u->trips = xmalloc(sizeof *u->trips * (size_t)(f->ninsts + 1));
+	for (int v = 0; v < f->nvals; v++)
+		u->def[v] = u->last[v] = -1;
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+
+		while (sp && f->insts[loop[sp - 1]].end < i)
+			sp--;
+		u->parent[i] = sp ? loop[sp - 1] : -1;
+		u->trips[i] = sp ? body[sp - 1] : 1;
+		if (in->res >= 0 && u->def[in->res] < 0)
+			u->def[in->res] = i;
+		for (int q = 0; q < in->nin; q++) {
+			int v = in->in[q];
+			bool again = false;
+
+			for (int r = 0; r < q; r++)
+				again = again || in->in[r] == v;
+			if (again)
+				continue;        /* an instruction reads a value once */
+			u->nread[v]++;
+			u->last[v] = i;
+			if (in->op != TO_DOT || q != 0 || in->in[1] == v || in->in[2] == v)
+				u->notlhs[v] = true;
+		}
+		if (in->op == TO_FOR) {
+			int64_t t = loop_trips(in);
+
+			loop[sp] = i;
+			if (u->trips[i] == INT64_MAX ||
+			    __builtin_mul_overflow(u->trips[i], t, &body[sp]))
+				body[sp] = INT64_MAX;
+			sp++;
+		}
+	}
+	free(loop);
+	free(body);
+}
+
+static void
+uses_free(Uses *u)
+{
+	free(u->def);
+	free(u->nread);
+	free(u->last);
+	free(u->notlhs);
+	free(u->parent);
+	free(u->trips);
 }
 
 /* A K loop whose body ends `d = dot(a, b, acc); yield d` with acc the
  * loop's carried value: d shares acc's buffer (simd_dot works in place),
  * so each trip neither copies the tile back nor touches a second tile.
- * Only when nothing after the dot in the body reads acc, a and b are not
- * acc, and the dot is not inside a nested loop (speed, issue 8). */
+ * Only when nothing after the dot reads acc, a and b are not acc, and the
+ * dot is not inside a nested loop (speed, issue 8). */
 static void
-alias_dot_accumulators(const TileFn *f, PKernel *k)
+alias_dot_accumulators(const TileFn *f, PKernel *k, const Uses *u)
 {
 	for (int i = 0; i < f->ninsts; i++) {
 		const TileInst *fo = &f->insts[i];
-		int y, d = -1, it = fo->iter;
+		int y, d, it = fo->iter;
 
 		if (fo->op != TO_FOR)
 			continue;
 		y = f->insts[fo->end].in[0];
-		for (int j = i + 1; j < fo->end; j++) {
-			if (f->insts[j].op == TO_FOR) {
-				if (f->insts[j].res == y)
-					break;
-				j = f->insts[j].end;   /* skip a nested loop's body */
-				continue;
-			}
-			if (f->insts[j].res == y) {
-				d = j;
-				break;
-			}
-		}
-		if (d < 0 || f->insts[d].op != TO_DOT || f->insts[d].in[2] != it ||
-		    f->insts[d].in[0] == it || f->insts[d].in[1] == it || y == it ||
-		    k->tile[y].n != k->tile[it].n)
+		d = u->def[y];
+		if (d <= i || d >= fo->end || u->parent[d] != i || f->insts[d].op != TO_DOT ||
+		    f->insts[d].in[2] != it || f->insts[d].in[0] == it || f->insts[d].in[1] == it ||
+		    y == it || k->tile[y].n != k->tile[it].n || u->last[it] > d)
 			continue;
-		for (int j = d + 1; j < fo->end && d >= 0; j++)
-			if (inst_reads(&f->insts[j], it))
-				d = -1;
-		if (d >= 0)
-			k->tile[y].off = k->tile[it].off;
+		k->tile[y].off = k->tile[it].off;
 	}
-}
-
-/* Whether instructions p and i (p < i) lie in the same loops. */
-static bool
-same_loops(const TileFn *f, int p, int i)
-{
-	for (int j = 0; j < i; j++)
-		if (f->insts[j].op == TO_FOR && (j < p && p <= f->insts[j].end) !=
-		    (i <= f->insts[j].end))
-			return false;
-	return true;
 }
 
 /* A loop's carried value lives in one buffer from start to end: its result
@@ -216,24 +272,21 @@ same_loops(const TileFn *f, int p, int i)
  * out of the loop then cost nothing: for a matmul's accumulator they were
  * two tile copies a program. */
 static void
-alias_loop_carried(const TileFn *f, PKernel *k)
+alias_loop_carried(const TileFn *f, PKernel *k, const Uses *u)
 {
 	for (int i = 0; i < f->ninsts; i++) {
 		const TileInst *fo = &f->insts[i];
-		int it = fo->iter, init = fo->in[0], p = -1, readers = 0;
+		int it = fo->iter, init = fo->in[0], p;
 
 		if (fo->op != TO_FOR)
 			continue;
 		if (fo->res != it && k->tile[fo->res].n == k->tile[it].n)
 			k->tile[fo->res].off = k->tile[it].off;
-		for (int j = 0; j < f->ninsts; j++) {
-			if (f->insts[j].res == init)
-				p = j;
-			readers += inst_reads(&f->insts[j], init);
-		}
-		if (p >= 0 && p < i && readers == 1 && init != it &&
+		p = u->def[init];
+		/* in the same loops: loops nest, so the innermost one says it */
+		if (p >= 0 && p < i && u->nread[init] == 1 && init != it &&
 		    (f->insts[p].op == TO_ZEROS || f->insts[p].op == TO_FULL) &&
-		    k->tile[init].n == k->tile[it].n && same_loops(f, p, i))
+		    k->tile[init].n == k->tile[it].n && u->parent[p] == u->parent[i])
 			k->tile[init].off = k->tile[it].off;
 	}
 }
@@ -307,21 +360,6 @@ whole(const int64_t *s, const int64_t *sh)
 	return true;
 }
 
-/* Whether value v is read by nothing but dots, as their left operand. */
-static bool
-only_dot_lhs(const TileFn *f, int v)
-{
-	for (int i = 0; i < f->ninsts; i++) {
-		const TileInst *in = &f->insts[i];
-
-		if (!inst_reads(in, v))
-			continue;
-		if (in->op != TO_DOT || in->in[0] != v || in->in[1] == v || in->in[2] == v)
-			return false;
-	}
-	return true;
-}
-
 /* Whether a whole tile of the access has the tensor's own layout (so that
  * a load may read it in place), whether a 2-d tile that only a dot reads
  * as its left operand may be read in place with the tensor's row stride
@@ -329,39 +367,16 @@ only_dot_lhs(const TileFn *f, int v)
  * need not be packed; b's are, as their power-of-two strides would map a
  * panel's rows onto a few cache sets), and whether a store streams. */
 static void
-mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t)
+mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t, const Uses *u)
 {
 	const int64_t *sh = k->tile[in->op == TO_LOAD ? in->res : in->in[0]].sh;
 	int64_t bytes = ir_type_numel(t) * (int64_t)k->es;
 
 	a->dense = t->dt == k->dt && whole(a->tstr, sh);
 	a->view = in->op == TO_LOAD && !a->dense && t->dt == k->dt && a->tstr[3] == 1 &&
-	    sh[0] == 1 && sh[1] == 1 && only_dot_lhs(k->f, in->res);
+	    sh[0] == 1 && sh[1] == 1 && !u->notlhs[in->res];
 	a->stream = in->op == TO_STORE && t->dt == k->dt && a->tstr[3] == 1 &&
 	    bytes >= STREAM_MIN_TENSOR && sh[3] * (int64_t)k->es >= STREAM_MIN_ROW;
-}
-
-/* How many times each instruction runs in one program: the product of the
- * trip counts of the loops around it (INT64_MAX when that overflows). */
-static int64_t *
-inst_trips(const TileFn *f)
-{
-	int64_t *r = xmalloc(sizeof *r * (size_t)(f->ninsts + 1));
-
-	for (int i = 0; i < f->ninsts; i++) {
-		r[i] = 1;
-		for (int j = 0; j < i; j++) {
-			const TileInst *fo = &f->insts[j];
-
-			if (fo->op == TO_FOR && fo->end >= i &&
-			    __builtin_mul_overflow(r[i], (fo->hi - fo->lo + fo->step - 1) / fo->step,
-			    &r[i])) {
-				r[i] = INT64_MAX;
-				break;
-			}
-		}
-	}
-	return r;
 }
 
 /* Packed tiles that neighbouring programs repeat.  A dot's b tile in a K
@@ -438,7 +453,8 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
 	size_t off = 0;
-	int64_t *trips;
+	const int64_t *trips;
+	Uses u;
 
 	k->node = node;
 	k->f = f;
@@ -465,12 +481,13 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			return -1;
 	}
 	k->bufsize = off;
-	alias_dot_accumulators(f, k);
-	alias_loop_carried(f, k);
+	uses_build(f, &u);
+	trips = u.trips;
+	alias_dot_accumulators(f, k, &u);
+	alias_loop_carried(f, k, &u);
 	plan_strips(f, k);
 	/* The work: each instruction's tile elements times the trips of the
 	 * loops around it, times the programs (saturating). */
-	trips = inst_trips(f);
 	{
 		int64_t work = 0;
 		int64_t progs = f->grid[0] * f->grid[1] * f->grid[2];
@@ -490,7 +507,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 		}
 		big |= __builtin_mul_overflow(work, progs, &work);
 		if (big || work > TILE_MAX_WORK) {
-			free(trips);
+			uses_free(&u);
 			return -2;
 		}
 	}
@@ -524,11 +541,11 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			a->tdim[a->pad + d] = t->dim[d];
 			st *= t->dim[d];
 		}
-		mark_dense(k, in, a, t);
+		mark_dense(k, in, a, t, &u);
 	}
 	k->bytes = ((k->bufsize * k->es) + 63) & ~(size_t)63;
 	plan_memo(k, trips);
-	free(trips);
+	uses_free(&u);
 	return 0;
 }
 
