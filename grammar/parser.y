@@ -997,7 +997,7 @@ targ_find(const ParseCtx *c, const char *name)
 {
 	if (!c->captarg)
 		return -1;
-	return c->targ[targ_slot(c, NULL, name, (uint32_t)tile_name_hash(name))].val - 1;
+	return c->targ[targ_slot(c, NULL, name, (uint32_t)ir_hash_str(name))].val - 1;
 }
 
 /* An empty index with room for n operands, cleared at a cost in proportion
@@ -1079,7 +1079,7 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 	f->argloc = arena_alloc(&g->arena, sizeof(Loc) * (size_t)(f->nargs + 1));
 	targ_reset(c, f->nargs);
 	for (int j = 0; j < f->nargs; j++) {
-		uint32_t h = (uint32_t)tile_name_hash(ins->v[j].t.s);
+		uint32_t h = (uint32_t)ir_hash_str(ins->v[j].t.s);
 		size_t k = targ_slot(c, ins, ins->v[j].t.s, h);
 
 		f->args[j] = ir_lookup(g, ins->v[j].t.s);

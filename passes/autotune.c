@@ -27,7 +27,6 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,71 +34,9 @@
 #include "pass.h"
 #include "tune_cache.h"
 
-/* ---- a growing string ------------------------------------------------ */
-
-typedef struct Buf {
-	char *s;
-	size_t n, cap;
-} Buf;
-
-static void
-bprintf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-bprintf(Buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = b->cap - b->n;
-	int n;
-
-	/* one vsnprintf when the piece fits, a second only after growing */
-	va_start(ap, fmt);
-	n = vsnprintf(room ? b->s + b->n : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		AICM_BUG("vsnprintf failed");
-	if ((size_t)n >= room) {
-		b->cap = 2 * (b->n + (size_t)n + 1);
-		b->s = xrealloc(b->s, b->cap);
-		va_start(ap, fmt);
-		vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	b->n += (size_t)n;
-}
-
-/* The signature's pieces, appended without a format string: a key is
- * built for every kernel that goes to the tuning cache. */
-static void
-bgrow(Buf *b, size_t more)
-{
-	if (b->n + more + 1 > b->cap) {
-		b->cap = 2 * (b->n + more + 1);
-		b->s = xrealloc(b->s, b->cap);
-	}
-}
-
-static void
-bputs(Buf *b, const char *s)
-{
-	size_t n = strlen(s);
-
-	bgrow(b, n);
-	memcpy(b->s + b->n, s, n + 1);
-	b->n += n;
-}
-
-static void
-bputc(Buf *b, char c)
-{
-	bgrow(b, 1);
-	b->s[b->n++] = c;
-	b->s[b->n] = '\0';
-}
-
 /* As "%" PRId64 prints it. */
 static void
-bint(Buf *b, int64_t v)
+bint(StrBuf *b, int64_t v)
 {
 	char d[24];
 	int i = (int)sizeof d;
@@ -111,20 +48,20 @@ bint(Buf *b, int64_t v)
 	} while (u);
 	if (v < 0)
 		d[--i] = '-';
-	bgrow(b, sizeof d - (size_t)i);
+	strbuf_grow(b, sizeof d - (size_t)i);
 	memcpy(b->s + b->n, d + i, sizeof d - (size_t)i);
 	b->n += sizeof d - (size_t)i;
 	b->s[b->n] = '\0';
 }
 
 static void
-bshape(Buf *b, const Type *t)
+bshape(StrBuf *b, const Type *t)
 {
 	if (t->rank == 0)
-		bputs(b, "scalar");
+		strbuf_puts(b, "scalar");
 	for (int i = 0; i < t->rank; i++) {
 		if (i)
-			bputc(b, 'x');
+			strbuf_putc(b, 'x');
 		bint(b, t->dim[i]);
 	}
 }
@@ -153,10 +90,10 @@ setup_target(const PassArgs *a, Target *t, Diag *d)
 	const Target *base = cost_target_lookup(name);
 
 	if (!base) {
-		Buf b = {0};
+		StrBuf b = {0};
 
 		for (int i = 0; cost_targets[i].name; i++)
-			bprintf(&b, "%s%s", i ? ", " : "", cost_targets[i].name);
+			strbuf_printf(&b, "%s%s", i ? ", " : "", cost_targets[i].name);
 		diag_error(d, LOC_NONE, "autotune: unknown target '%s'; the targets are %s", name, b.s);
 		free(b.s);
 		return -1;
@@ -170,9 +107,9 @@ setup_target(const PassArgs *a, Target *t, Diag *d)
 }
 
 static void
-target_desc(Buf *b, const Target *t)
+target_desc(StrBuf *b, const Target *t)
 {
-	bprintf(b, "%s{", t->name);
+	strbuf_printf(b, "%s{", t->name);
 	for (int i = 0; i < COST_NPARAMS; i++) {
 		char v[64];
 
@@ -181,9 +118,9 @@ target_desc(Buf *b, const Target *t)
 		if (i >= COST_NPARAMS_V1 && cost_target_param_get(t, i) == 0)
 			continue;
 		ir_fmt_double(v, sizeof v, cost_target_param_get(t, i));
-		bprintf(b, "%s%s=%s", i ? "," : "", cost_param_keys[i], v);
+		strbuf_printf(b, "%s%s=%s", i ? "," : "", cost_param_keys[i], v);
 	}
-	bprintf(b, "}");
+	strbuf_printf(b, "}");
 }
 
 /* ---- signatures ------------------------------------------------------ */
@@ -247,58 +184,58 @@ ext_num(ExtNums *x, int v, bool *first)
 /* Kind, ops, attributes, operand structure and shapes of a kernel, in one
  * token without spaces: equal signatures tune alike. */
 static void
-signature(Buf *b, ExtNums *x, const Graph *g, const Kernel *k)
+signature(StrBuf *b, ExtNums *x, const Graph *g, const Kernel *k)
 {
 	ext_reset(x, k);
-	bputs(b, ir_kernel_kinds[k->kind]);
-	bputc(b, ':');
+	strbuf_puts(b, ir_kernel_kinds[k->kind]);
+	strbuf_putc(b, ':');
 	if (k->kset & (1u << KA_SPLIT)) {
-		bputs(b, "split=");
+		strbuf_puts(b, "split=");
 		bint(b, k->kattr[KA_SPLIT]);
-		bputc(b, ':');
+		strbuf_putc(b, ':');
 	}
 	for (int i = k->first; i <= k->last; i++) {
 		const Node *n = &g->nodes[i];
 
 		if (i != k->first)
-			bputc(b, ';');
-		bputs(b, ir_ops[n->op].name);
-		bputc(b, '(');
+			strbuf_putc(b, ';');
+		strbuf_puts(b, ir_ops[n->op].name);
+		strbuf_putc(b, '(');
 		for (int j = 0; j < n->nin; j++) {
 			int v = n->in[j], e;
 			bool first;
 
 			if (j)
-				bputc(b, ',');
+				strbuf_putc(b, ',');
 			if (v >= k->first && v <= k->last) {
-				bputc(b, '#');
+				strbuf_putc(b, '#');
 				bint(b, v - k->first);
 				continue;
 			}
 			e = ext_num(x, v, &first);
-			bputc(b, '$');
+			strbuf_putc(b, '$');
 			bint(b, e);
 			if (first) {
-				bputc(b, '=');
+				strbuf_putc(b, '=');
 				bshape(b, &g->nodes[v].type);
 			}
 		}
-		bputs(b, ")=");
+		strbuf_puts(b, ")=");
 		bshape(b, &n->type);
 		if (n->at.set & AB(AXIS)) {
-			bputs(b, ",axis=");
+			strbuf_puts(b, ",axis=");
 			bint(b, n->at.axis);
 		}
 		if (n->at.set & AB(KEEPDIMS)) {
-			bputs(b, ",keepdims=");
+			strbuf_puts(b, ",keepdims=");
 			bint(b, n->at.keepdims);
 		}
 		for (int j = 0; (n->at.set & AB(PERM)) && j < n->at.nperm; j++) {
-			bputs(b, j ? "," : ",perm=");
+			strbuf_puts(b, j ? "," : ",perm=");
 			bint(b, n->at.perm[j]);
 		}
 		for (int j = 0; (n->at.set & AB(SHAPE)) && j < n->at.nshape; j++) {
-			bputs(b, j ? "," : ",shape=");
+			strbuf_puts(b, j ? "," : ",shape=");
 			bint(b, n->at.shape[j]);
 		}
 	}
@@ -410,14 +347,14 @@ typedef struct Result {
 } Result;
 
 static void
-config_str(Buf *b, const TileConfig *c, unsigned have)
+config_str(StrBuf *b, const TileConfig *c, unsigned have)
 {
-	bprintf(b, "BM=%d BN=%d", c->bm, c->bn);
+	strbuf_printf(b, "BM=%d BN=%d", c->bm, c->bn);
 	if (have & (1u << KA_BK))
-		bprintf(b, " BK=%d", c->bk);
-	bprintf(b, " warps=%d", c->warps);
+		strbuf_printf(b, " BK=%d", c->bk);
+	strbuf_printf(b, " warps=%d", c->warps);
 	if (have & (1u << KA_STAGES))
-		bprintf(b, " stages=%d", c->stages);
+		strbuf_printf(b, " stages=%d", c->stages);
 }
 
 /* ---- tuning ---------------------------------------------------------- */
@@ -622,28 +559,28 @@ has_steps(const Target *t)
 }
 
 static void
-problem_str(Buf *b, const Problem *p)
+problem_str(StrBuf *b, const Problem *p)
 {
 	switch (p->kind) {
 	case KK_MATMUL:
 	case KK_MATMUL_EPILOGUE:
 		if (p->batch > 1)
-			bprintf(b, "B=%" PRId64 " ", p->batch);
-		bprintf(b, "M=%" PRId64 " N=%" PRId64 " K=%" PRId64, p->m, p->n, p->k);
+			strbuf_printf(b, "B=%" PRId64 " ", p->batch);
+		strbuf_printf(b, "M=%" PRId64 " N=%" PRId64 " K=%" PRId64, p->m, p->n, p->k);
 		break;
 	case KK_REDUCTION:
 		if (p->batch > 1)
-			bprintf(b, "B=%" PRId64 " ", p->batch);
-		bprintf(b, "rows=%" PRId64 " reduced=%" PRId64 "%s", p->m, p->n,
+			strbuf_printf(b, "B=%" PRId64 " ", p->batch);
+		strbuf_printf(b, "rows=%" PRId64 " reduced=%" PRId64 "%s", p->m, p->n,
 		    p->full_reduce ? " (all)" : "");
 		break;
 	case KK_ROW_REDUCTION:
-		bprintf(b, "rows=%" PRId64 " row=%" PRId64, p->m, p->n);
+		strbuf_printf(b, "rows=%" PRId64 " row=%" PRId64, p->m, p->n);
 		break;
 	default:
 		if (p->batch > 1)
-			bprintf(b, "B=%" PRId64 " ", p->batch);
-		bprintf(b, "rows=%" PRId64 " cols=%" PRId64, p->m, p->n);
+			strbuf_printf(b, "B=%" PRId64 " ", p->batch);
+		strbuf_printf(b, "rows=%" PRId64 " cols=%" PRId64, p->m, p->n);
 		break;
 	}
 }
@@ -677,7 +614,7 @@ static void
 report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source src,
     const Tuning *tu, const Result *r, const char *from, int topk)
 {
-	Buf b = {0};
+	StrBuf b = {0};
 
 	problem_str(&b, p);
 	fprintf(f, "autotune: @%s [%s] %s %s, target %s\n", k->name, ir_kernel_kinds[k->kind],
@@ -889,7 +826,7 @@ static int
 tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares)
 {
 	Target t;
-	Buf tdesc = {0}, key = {0}, from = {0};
+	StrBuf tdesc = {0}, key = {0}, from = {0};
 	TuneCache cache = {0};
 	Reuse ru = {0};
 	Result *res;
@@ -971,11 +908,11 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 		if (src == SRC_SCORED && cache.path) {
 			key.n = 0;
 			signature(&key, &ru.x, g, kn);
-			bputc(&key, ' ');
-			bputs(&key, ir_dtype_name(p->dt));
-			bputs(&key, " target=");
-			bputs(&key, tdesc.s);
-			bprintf(&key, " space=%016" PRIx64, cost_space_hash(kn->kind));
+			strbuf_putc(&key, ' ');
+			strbuf_puts(&key, ir_dtype_name(p->dt));
+			strbuf_puts(&key, " target=");
+			strbuf_puts(&key, tdesc.s);
+			strbuf_printf(&key, " space=%016" PRIx64, cost_space_hash(kn->kind));
 		}
 		/* a measuring run takes only measured records; the model's are
 		 * measured again and replaced */
@@ -989,7 +926,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 				r->measured = e->measured;
 				r->ms = e->ms;
 				from.n = 0;
-				bprintf(&from, "%s:%d", cache.path, e->line);
+				strbuf_printf(&from, "%s:%d", cache.path, e->line);
 				fromp = from.s;
 			} else {
 				diag_warning(d, LOC_NONE, "autotune: %s:%d: the cached config of '@%s' "

@@ -25,7 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,38 +35,6 @@
 
 #include "pass.h"
 #include "tune_cache.h"
-
-/* ---- a growing string ------------------------------------------------ */
-
-typedef struct Str {
-	char *s;
-	size_t n, cap;
-} Str;
-
-static void
-sprint(Str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-sprint(Str *b, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = b->cap - b->n;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? b->s + b->n : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		AICM_BUG("vsnprintf failed");
-	if ((size_t)n >= room) {
-		b->cap = 2 * (b->n + (size_t)n + 1);
-		b->s = xrealloc(b->s, b->cap);
-		va_start(ap, fmt);
-		vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	b->n += (size_t)n;
-}
 
 /* ---- the table ------------------------------------------------------- */
 
@@ -387,7 +355,7 @@ tune_cache_load(TuneCache *c, Diag *d)
 
 /* The items of have, in the order the pass writes them. */
 static void
-config_str(Str *b, const TileConfig *c, unsigned have)
+config_str(StrBuf *b, const TileConfig *c, unsigned have)
 {
 	const int v[] = {c->bm, c->bn, c->bk, c->warps, c->stages};
 	const int ka[] = {KA_BM, KA_BN, KA_BK, KA_WARPS, KA_STAGES};
@@ -395,7 +363,7 @@ config_str(Str *b, const TileConfig *c, unsigned have)
 
 	for (int i = 0; i < 5; i++)
 		if (have & (1u << ka[i])) {
-			sprint(b, "%s%s=%d", sep, ir_kattr_names[ka[i]], v[i]);
+			strbuf_printf(b, "%s%s=%d", sep, ir_kattr_names[ka[i]], v[i]);
 			sep = " ";
 		}
 }
@@ -403,9 +371,9 @@ config_str(Str *b, const TileConfig *c, unsigned have)
 char *
 tune_cache_format(const TuneCache *c, size_t *len)
 {
-	Str b = {0};
+	StrBuf b = {0};
 
-	sprint(&b, "# aicm autotune cache v1, one record per line: KIND DTYPE SIGNATURE "
+	strbuf_printf(&b, "# aicm autotune cache v1, one record per line: KIND DTYPE SIGNATURE "
 	    "target=NAME{CONSTANTS} space=HASH -> CONFIG score=MS [measured=MS]\n");
 	for (int i = 0; i < c->n; i++) {
 		char s[64];
@@ -417,14 +385,14 @@ tune_cache_format(const TuneCache *c, size_t *len)
 		if (c->e[i].drop || !record_writable(&c->e[i]))
 			continue;
 		ir_fmt_double(s, sizeof s, c->e[i].score);
-		sprint(&b, "%s -> ", c->e[i].key);
+		strbuf_printf(&b, "%s -> ", c->e[i].key);
 		config_str(&b, &c->e[i].c, c->e[i].have);
-		sprint(&b, " score=%s", s);
+		strbuf_printf(&b, " score=%s", s);
 		if (c->e[i].measured) {
 			ir_fmt_double(s, sizeof s, c->e[i].ms);
-			sprint(&b, " measured=%s", s);
+			strbuf_printf(&b, " measured=%s", s);
 		}
-		sprint(&b, "\n");
+		strbuf_printf(&b, "\n");
 	}
 	*len = b.n;
 	return b.s;

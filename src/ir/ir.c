@@ -39,21 +39,6 @@ const char *const ir_kattr_names[KA_COUNT] = {
 #undef X
 };
 
-/* FNV-1a, then a multiply-shift finaliser: FNV's low bits depend only on
- * the low bits of the bytes, and the tables index by the low bits. */
-static size_t
-hash(const char *s)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	h ^= h >> 32;
-	h *= 0x9e3779b97f4a7c15u;
-	h ^= h >> 29;
-	return (size_t)h;
-}
-
 /* Op names by hash (an op + 1 a slot, 0 empty; built once): the parser
  * looks up every statement's op, and a scan of the table was a twentieth
  * of a large parse. */
@@ -65,7 +50,7 @@ static void
 op_index_build(void)
 {
 	for (int i = 0; i < OP_COUNT; i++) {
-		size_t k = hash(ir_ops[i].name) & (OPIDX - 1);
+		size_t k = ir_hash_str(ir_ops[i].name) & (OPIDX - 1);
 
 		while (op_index[k])
 			k = (k + 1) & (OPIDX - 1);
@@ -77,7 +62,7 @@ int
 ir_op_lookup(const char *name)
 {
 	pthread_once(&op_index_once, op_index_build);
-	for (size_t k = hash(name) & (OPIDX - 1); op_index[k]; k = (k + 1) & (OPIDX - 1))
+	for (size_t k = ir_hash_str(name) & (OPIDX - 1); op_index[k]; k = (k + 1) & (OPIDX - 1))
 		if (strcmp(ir_ops[op_index[k] - 1].name, name) == 0)
 			return op_index[k] - 1;
 	return -1;
@@ -284,7 +269,7 @@ ir_attr_loc(const Node *n, AttrId a)
 uint32_t
 ir_name_prefetch(const Graph *g, const char *name)
 {
-	uint32_t h = (uint32_t)hash(name);
+	uint32_t h = (uint32_t)ir_hash_str(name);
 
 	if (g->names.cap)
 		__builtin_prefetch(&g->names.slot[h & (g->names.cap - 1)], 1);
@@ -294,7 +279,7 @@ ir_name_prefetch(const Graph *g, const char *name)
 int
 ir_lookup(const Graph *g, const char *name)
 {
-	return ir_lookup_hashed(g, name, (uint32_t)hash(name));
+	return ir_lookup_hashed(g, name, (uint32_t)ir_hash_str(name));
 }
 
 int
@@ -323,7 +308,7 @@ names_rebuild(Graph *g)
 	g->names.n = 0;
 	g->names.dup = 0;
 	for (int i = 0; i < g->nnodes; i++)
-		names_put(g, &g->names, (uint32_t)hash(g->nodes[i].name), i, true);
+		names_put(g, &g->names, (uint32_t)ir_hash_str(g->nodes[i].name), i, true);
 }
 
 /* ---- graphs ---------------------------------------------------------- */
@@ -401,7 +386,7 @@ ir_add_node(Graph *g, OpId op, const char *name)
 	append_node(g, op, name);
 	if (2 * (g->names.n + 1) > g->names.cap)
 		names_resize(g, g->names.cap ? 2 * g->names.cap : 64);
-	names_put(g, &g->names, (uint32_t)hash(name), g->nnodes, true);
+	names_put(g, &g->names, (uint32_t)ir_hash_str(name), g->nnodes, true);
 	return g->nnodes++;
 }
 

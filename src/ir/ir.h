@@ -41,6 +41,20 @@ void *arena_alloc(Arena *a, size_t n);         /* zeroed, 16-aligned */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
 
+/* ---- strbuf.c -------------------------------------------------------- */
+
+/* A growing string, NUL-terminated whenever n > 0; zeroed is empty. */
+typedef struct StrBuf {
+	char *s;
+	size_t n, cap;
+} StrBuf;
+
+void strbuf_grow(StrBuf *b, size_t more);      /* room for more bytes and a NUL */
+void strbuf_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_puts(StrBuf *b, const char *s);
+void strbuf_putc(StrBuf *b, char c);
+size_t ir_hash_str(const char *s);             /* the name tables' hash */
+
 /* ---- locations ------------------------------------------------------- */
 
 /* A place in the input: 1-based line and byte column, and the length of the

@@ -56,20 +56,6 @@ grow(Graph *g, TileFn *f, void *p, int n, int *cap, size_t sz, void **sp, int *s
 
 /* ---- the name index -------------------------------------------------- */
 
-/* FNV-1a, then a multiply-shift finaliser: the index takes the low bits,
- * and FNV's low bits depend only on the low bits of the bytes. */
-size_t
-tile_name_hash(const char *s)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	h ^= h >> 32;
-	h *= 0x9e3779b97f4a7c15u;
-	h ^= h >> 29;
-	return (size_t)h;
-}
 
 /* The slot of idx (cap a power of two, never full) that holds the value
  * named name (hash h), or the empty slot where it would go.  The hashes
@@ -97,7 +83,7 @@ index_put(const TileVal *vals, TileSlot *idx, int cap, int v)
 
 	if (!vals[v].name)
 		return;
-	h = (uint32_t)tile_name_hash(vals[v].name);
+	h = (uint32_t)ir_hash_str(vals[v].name);
 	k = index_slot(vals, idx, cap, vals[v].name, h);
 	if (!idx[k].val)
 		idx[k] = (TileSlot){v + 1, h};
@@ -265,7 +251,7 @@ tile_lookup(const TileFn *f, const char *name)
 	if (!f->capindex)
 		return -1;
 	return f->index[index_slot(f->vals, f->index, f->capindex, name,
-	    (uint32_t)tile_name_hash(name))].val - 1;
+	    (uint32_t)ir_hash_str(name))].val - 1;
 }
 
 const char *

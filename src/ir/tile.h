@@ -104,7 +104,7 @@ typedef struct TileInst {
 } TileInst;
 
 /* A slot of a body's name index: a value + 1 (0: empty) and its name's
- * hash (tile_name_hash). */
+ * hash (ir_hash_str). */
 typedef struct TileSlot {
 	int val;
 	uint32_t hash;
@@ -162,9 +162,6 @@ void tile_fn_end(Graph *g, TileFn *f);
 void tile_scratch_free(TileScratch *s);
 /* The first value named name, or -1; O(1) (the body's name index). */
 int tile_lookup(const TileFn *f, const char *name);
-/* The hash of a name that the index uses (the parser's index of a body's
- * operands uses it too). */
-size_t tile_name_hash(const char *s);
 const char *tile_op_name(const TileInst *in);
 /* Checks one tiled node: SSA, shapes of every tile against its op, tile
  * dimensions against the block sizes, loads and stores inside their tensors

@@ -1,0 +1,84 @@
+/*
+ * strbuf.c: a growing, always NUL-terminated string, and the compiler's
+ * string hash.
+ *
+ * Reports, tuning-cache records and cache keys are built piece by piece
+ * into one heap buffer that the caller frees (free(b.s)); a zeroed StrBuf
+ * is empty and ready.  strbuf_printf formats straight into the free room
+ * and calls vsnprintf a second time only when the piece did not fit, so
+ * that the common short append costs one call.
+ *
+ * ir_hash_str is the one string hash that the IR's name tables and the
+ * tile IR's name indexes share.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+
+void
+strbuf_grow(StrBuf *b, size_t more)
+{
+	if (b->n + more + 1 > b->cap) {
+		b->cap = 2 * (b->n + more + 1);
+		b->s = xrealloc(b->s, b->cap);
+	}
+}
+
+void
+strbuf_printf(StrBuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = b->cap - b->n;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? b->s + b->n : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		AICM_BUG("vsnprintf failed");
+	if ((size_t)n >= room) {
+		strbuf_grow(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	b->n += (size_t)n;
+}
+
+void
+strbuf_puts(StrBuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	strbuf_grow(b, n);
+	memcpy(b->s + b->n, s, n + 1);
+	b->n += n;
+}
+
+void
+strbuf_putc(StrBuf *b, char c)
+{
+	strbuf_grow(b, 1);
+	b->s[b->n++] = c;
+	b->s[b->n] = '\0';
+}
+
+/* FNV-1a, then a multiply-shift finaliser: FNV's low bits depend only on
+ * the low bits of the bytes, and the tables index by the low bits. */
+size_t
+ir_hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	h ^= h >> 32;
+	h *= 0x9e3779b97f4a7c15u;
+	h ^= h >> 29;
+	return (size_t)h;
+}
