@@ -26,7 +26,9 @@ shared machine, without loosening that:
   time, and the best of --runs rounds, the sizes interleaved in each, so
   that a busy neighbour slows all sizes alike;
 - one run of a size is the mean of as many back-to-back runs as make it
-  as long as one run of the largest (4 of 10k, 2 of 20k, 1 of 40k): CPU
+  as long as the runs of the largest that last SAMPLE (0.3 s) of CPU
+  time: in the -O2 build 12 of 10k, 6 of 20k, 3 of 40k (with one run of
+  40k, 0.14 s, a loaded machine failed one check in three); CPU
   time on a shared (or virtual) machine is faster or slower by the moment
   (by 1.5x on the build machine, as the other core is busy or not), and a
   short run that falls into a fast moment would make the small size's
@@ -38,7 +40,7 @@ shared machine, without loosening that:
 - the timed runs print to /dev/null (a file adds the page cache's and
   the disk's noise);
 - a path over the limit, but not over twice the limit (which no noise
-  explains), is measured again, up to 3 more rounds, before it fails:
+  explains), is measured again, up to EXTRA (6) more rounds, before it fails:
   noise only ever adds time, so more runs bring each best nearer the true
   figure, and a quadratic path stays over the limit however often it runs.
 
@@ -50,6 +52,7 @@ fixes.
 Exit status: 0 all paths linear, 1 a path over the limit or a tool that
 failed, 2 bad usage.
 """
+import math
 import os
 import shutil
 import subprocess
@@ -58,6 +61,14 @@ import tempfile
 import time
 
 PIPE = "shape-infer,fuse,autotune,lower-tiled"
+# A sample lasts at least this many CPU seconds: as many runs of the
+# largest size as make it (and as many more of the smaller ones as make
+# the samples equally long).  A sample of a few tenths of a second rides
+# out the machine's moments better than one run of 0.1 s; a slow build
+# (sanitizers) gets there in one run.
+SAMPLE = 0.3
+# Rounds more for a path over the limit (but within twice it).
+EXTRA = 6
 
 
 def chain(n):
@@ -165,10 +176,12 @@ def measure(opt, run, tmp, sizes, runs, limit):
     def ratio(p):
         return best[p, sizes[-1]] / max(best[p, sizes[0]], 1e-3)
 
+    reps = 1
+
     def round_(which):
         for n in sizes:
             c = cmds(n)
-            k = max(1, sizes[-1] // n)
+            k = reps * max(1, sizes[-1] // n)
             cpu(c["run-full"])
             for p in which:
                 t = sum(cpu(c[p]) for _ in range(k)) / k
@@ -179,17 +192,18 @@ def measure(opt, run, tmp, sizes, runs, limit):
             c = cmds(n)
             a, b = (os.path.join(tmp, f"out{n}.{p}") for p in ("run-full", "run-lowered"))
             cpu(c["lower"])
-            cpu(c["run-full"], a)
+            t = cpu(c["run-full"], a)
             cpu(c["run-lowered"], b)
             with open(a, "rb") as fa, open(b, "rb") as fb:
                 if fa.read() != fb.read():
                     print(f"scaling: FAIL: {n} ops: the lowered file does not print "
                           f"what the pipeline printed (--keep DIR keeps the files)")
                     return 1
+        reps = max(1, min(8, math.ceil(SAMPLE / max(t, 1e-3))))
         for _ in range(runs):
             round_(paths)
         extra = 0
-        while extra < 3:
+        while extra < EXTRA:
             again = [p for p in paths if limit < ratio(p) <= 2 * limit]
             if not again:
                 break
