@@ -9,8 +9,10 @@
  * engine; print each output (name, type, a numpy-style preview, sum, min,
  * max); then write --output-dir, compare with --expected-output, and under
  * --check run the reference interpreter on a second copy of the graph as
- * parsed and compare output by output.  The engine is a switch: the
- * reference interpreter is the only one until the tile executor joins.
+ * parsed and compare output by output.  The engine is a switch
+ * (--engine): the tile executor, the default, which first lowers whatever
+ * the pipeline left un-lowered with lower-tiled's defaults, or the
+ * reference interpreter.
  *
  * This is the one place that links the runtime with the pass manager.
  *
