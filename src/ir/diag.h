@@ -68,7 +68,7 @@ const char *diag_sev_name(Severity s);
  * comment (one that names no line of the input included) as errors,
  * clears the records and returns how many there were. */
 int diag_verify(Diag *d, int first, int last);
-/* How many lines the buffer has (the line table is built on first use). */
+/* How many lines the buffer has (the first call builds the line table, as the first quote does). */
 int diag_nlines(const Diag *d);
 /* The text of line n (1-based) without its newline; *len gets its length.
  * A lookup in the line table, whatever the line's length. */
