@@ -377,8 +377,9 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	m->p.ok = ok;
 }
 
-/* A node's flops by the op table's rule, checked (ir_node_flops does not
- * check the matmul product). */
+/* A node's flops by the op table's rule, every product checked: an
+ * overflow clears *ok, so that the model says it does not know the kernel
+ * (ir_node_flops, used by the work limit, saturates at INT64_MAX instead). */
 static int64_t
 node_flops(const Graph *g, int i, bool *ok)
 {
