@@ -543,20 +543,6 @@ ir_compact(Graph *g, const int *map)
 	names_rebuild(g);
 }
 
-void
-ir_remove_kernel(Graph *g, int k)
-{
-	for (int i = 0; i < g->nnodes; i++) {
-		if (g->nodes[i].kernel == k)
-			g->nodes[i].kernel = -1;
-		else if (g->nodes[i].kernel > k)
-			g->nodes[i].kernel--;
-	}
-	memmove(&g->kernels[k], &g->kernels[k + 1],
-	    sizeof *g->kernels * (size_t)(g->nkernels - k - 1));
-	g->nkernels--;
-}
-
 /* ---- outputs and users ----------------------------------------------- */
 
 static int

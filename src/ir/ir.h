@@ -295,8 +295,6 @@ void ir_reorder(Graph *g, const int *perm);
  * order), moved down in place; remaps operands, tiled kernels' operands and
  * the return list, which must name kept nodes only.  No kernels allowed. */
 void ir_compact(Graph *g, const int *map);
-/* Removes kernel k, its nodes staying in place as plain ops. */
-void ir_remove_kernel(Graph *g, int k);
 
 /* The outputs: the explicit return list, or every computed value that
  * nothing consumes.  Returns their count; *out is malloc'd (caller frees). */
