@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "pass.h"
 
 /* One tile configuration.  0 means "does not apply to this kind" (BK and
  * stages outside matmul kinds) or "not given" (split). */
@@ -139,5 +140,14 @@ typedef struct Score {
 } Score;
 
 void cost_score(const Target *t, DType dt, const Traffic *tr, Score *s);
+
+/* ---- autotune.c ------------------------------------------------------ */
+
+/* For tests only (tests/check_autotune.c), not for other passes or tools:
+ * the autotune pass with every signature hash ANDed with hmask (0: one
+ * chain, so that every lookup compares signatures in full), and the number
+ * of full signature comparisons it made in *compares. */
+int autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask,
+    int64_t *compares);
 
 #endif
