@@ -104,7 +104,8 @@ struct CostModel {
 };
 typedef struct CostModel Model;
 
-KernelKind
+/* The kind lower-tiled gives a single op outside any kernel. */
+static KernelKind
 cost_single_kind(OpId op)
 {
 	switch (ir_ops[op].cls) {
@@ -603,15 +604,6 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 }
 
 CostModel *
-cost_model_range(const Graph *g, KernelKind kind, int first, int last)
-{
-	Model *m = xmalloc(sizeof *m);
-
-	model_build(g, kind, first, last, m);
-	return m;
-}
-
-CostModel *
 cost_model_new(const Graph *g, int kernel)
 {
 	Model *m = xmalloc(sizeof *m);
@@ -842,7 +834,8 @@ cost_smem_bytes(const Problem *p, const TileConfig *c)
 	    (int64_t)ir_dtype_size(p->dt);
 }
 
-int64_t
+/* The registers per thread a configuration needs (docs/passes.md). */
+static int64_t
 cost_regs(const Problem *p, const TileConfig *c)
 {
 	int64_t words = (int64_t)ir_dtype_size(p->dt) / 4;   /* 32-bit words per element */

@@ -24,12 +24,6 @@
 
 static const char *const sev_names[] = {"error", "warning", "note", "remark"};
 
-const char *
-diag_sev_name(Severity s)
-{
-	return sev_names[s];
-}
-
 void
 diag_init(Diag *d, const char *file, const char *buf, size_t len, FILE *out)
 {
@@ -150,7 +144,7 @@ error_shown(Diag *d)
 	return true;
 }
 
-void
+static void
 diag_vreport(Diag *d, Severity s, Loc loc, const char *fmt, va_list ap)
 {
 	if (s == SEV_ERROR)
