@@ -347,4 +347,13 @@ void ir_fmt_double(char *buf, size_t n, double v);
  * the unfused ones, whose values go through memory). */
 void ir_print_dot(FILE *f, const Graph *g);
 
+/* verify.c */
+/* diag.h, which includes this header, defines Diag; C11 allows the same
+ * typedef twice, so the verifier's prototype can live with the IR. */
+typedef struct Diag Diag;
+/* Checks the structural invariants (SSA order, arity, attributes, kernels,
+ * the return list) and every type that can be checked against the shape
+ * rules.  Reports each violation; returns the number found. */
+int ir_verify(const Graph *g, Diag *d);
+
 #endif

@@ -131,10 +131,4 @@ bool pass_is_set(const PassArgs *a, const char *key);
  * the first untyped value and returns -1. */
 int pass_require_shapes(const Graph *g, Diag *d, const char *pass);
 
-/* verify.c */
-/* Checks the structural invariants (SSA order, arity, attributes, kernels,
- * the return list) and every type that can be checked against the shape
- * rules.  Reports each violation; returns the number found. */
-int ir_verify(const Graph *g, Diag *d);
-
 #endif
