@@ -295,6 +295,12 @@ void ir_reorder(Graph *g, const int *perm);
  * order), moved down in place; remaps operands, tiled kernels' operands and
  * the return list, which must name kept nodes only.  No kernels allowed. */
 void ir_compact(Graph *g, const int *map);
+/* A new graph holding kernel k of g alone, named and configured as cand
+ * (k itself, or a candidate with other attributes): operands from outside
+ * the kernel become inputs, except that a const stays a const with its
+ * value=, so that a splat stays one.  The caller frees it with
+ * ir_graph_free.  (autotune{measure=true} times kernels on such copies.) */
+Graph *ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand);
 
 /* The outputs: the explicit return list, or every computed value that
  * nothing consumes.  Returns their count; *out is malloc'd (caller frees). */
