@@ -500,3 +500,20 @@ pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d)
 	}
 	return 0;
 }
+
+int
+pass_run_text(Graph *g, const char *text, Diag *d, FILE *err, const char *tool)
+{
+	Pipeline pl;
+	PassRun run = {.verify_each = true};
+	int rc;
+
+	if (pass_parse_pipeline(text, &pl, err ? err : stderr, tool) != 0) {
+		if (!err)
+			AICM_BUG("cannot parse the built-in pipeline '%s'", text);
+		return -1;
+	}
+	rc = pass_run_pipeline(g, &pl, &run, d);
+	pass_free_pipeline(&pl);
+	return rc;
+}

@@ -120,6 +120,11 @@ void pass_print_pipeline(FILE *f, const Pipeline *pl);
  * first pass that fails.  Returns 0, or what the failing pass returned (-1
  * or PASS_IO), or -1 when the IR does not verify (diagnostics given). */
 int pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d);
+/* Parses text and runs it as pass_run_pipeline does, verifying after each
+ * pass, with no reports or hooks.  A text that does not parse is reported
+ * to err under tool's name and returns -1; with err NULL the text is the
+ * caller's own (a built-in pipeline), and one that does not parse is a bug. */
+int pass_run_text(Graph *g, const char *text, Diag *d, FILE *err, const char *tool);
 double pass_now_ms(void);
 /* An option's value; one with no default ("(...)") must be set. */
 bool pass_bool(const PassArgs *a, const char *key);

@@ -66,21 +66,6 @@ fill_sources(const MeasureCtx *c, const Graph *sg, Tensor *vals, Diag *d)
 	return 0;
 }
 
-/* Lowers sg in place with lower-tiled; 0 or -1 (diagnostic). */
-static int
-lower(Graph *sg, const char *tool, Diag *d)
-{
-	Pipeline pl;
-	PassRun run = {.verify_each = true};
-	int rc;
-
-	if (pass_parse_pipeline("lower-tiled", &pl, stderr, tool) != 0)
-		AICM_BUG("cannot parse the pipeline 'lower-tiled'");
-	rc = pass_run_pipeline(sg, &pl, &run, d);
-	pass_free_pipeline(&pl);
-	return rc;
-}
-
 static double
 graph_work(const Graph *sg)
 {
@@ -118,7 +103,7 @@ check_work(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *c
 		char cfg[128];
 		size_t m = 0;
 
-		if (lower(lg, c->tool, d) != 0) {
+		if (pass_run_text(lg, "lower-tiled", d, NULL, c->tool) != 0) {
 			ir_graph_free(lg);
 			return -1;
 		}
@@ -158,7 +143,7 @@ measure_one(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *
 	ExecErr e;
 
 	memset(out, 0, sizeof *out);
-	if (lower(lg, c->tool, d) != 0)
+	if (pass_run_text(lg, "lower-tiled", d, NULL, c->tool) != 0)
 		goto done;
 	vals = xcalloc((size_t)lg->nnodes, sizeof *vals);
 	/* the sources are the reference's own tensors, shared (the tile
