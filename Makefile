@@ -108,7 +108,11 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-unit check-golden check-numpy check-docs check-random check-scaling
+check: check-layers check-unit check-golden check-numpy check-docs check-random check-scaling
+
+# DESIGN section 12's layers: no lower layer includes a higher one.
+check-layers:
+	sh tests/layers.sh
 
 # Check's default 4 s per test is too tight on a loaded 2-core machine
 # (the sanitizer build is several times slower still); a hang still ends.
@@ -216,7 +220,7 @@ clean:
 	rm -rf build build-san build-fuzz
 	find . -name .git -prune -o -type f -name '.*.aicm-tmp.??????' -exec rm -f {} +
 
-.PHONY: all demo check check-unit check-golden check-numpy update-golden check-valgrind install uninstall clean \
+.PHONY: all demo check check-layers check-unit check-golden check-numpy update-golden check-valgrind install uninstall clean \
 	fuzz fuzz-bins check-long
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

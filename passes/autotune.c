@@ -1010,13 +1010,7 @@ run(Graph *g, const PassArgs *a, Diag *d)
 	return tune_all(g, a, d, ~(uint64_t)0, NULL);
 }
 
-/* For tests only (tests/check_autotune.c declares it too): the pass with
- * every signature hash ANDed with hmask (0: one chain, so that every
- * lookup compares signatures in full), and the number of full comparisons
- * it made in *compares. */
-int autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask,
-    int64_t *compares);
-
+/* For tests only; declared in cost.h. */
 int
 autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares)
 {

@@ -104,7 +104,8 @@ struct CostModel {
 };
 typedef struct CostModel Model;
 
-KernelKind
+/* The kind lower-tiled gives a single op outside any kernel. */
+static KernelKind
 cost_single_kind(OpId op)
 {
 	switch (ir_ops[op].cls) {
@@ -377,8 +378,9 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	m->p.ok = ok;
 }
 
-/* A node's flops by the op table's rule, checked (ir_node_flops does not
- * check the matmul product). */
+/* A node's flops by the op table's rule, every product checked: an
+ * overflow clears *ok, so that the model says it does not know the kernel
+ * (ir_node_flops, used by the work limit, saturates at INT64_MAX instead). */
 static int64_t
 node_flops(const Graph *g, int i, bool *ok)
 {
@@ -599,15 +601,6 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	if (p->kind != KK_OPAQUE && pad_it > 0)
 		t->pad_vec_flops = (double)m->vec_flops * pad_it;
 	t->ok = ok;
-}
-
-CostModel *
-cost_model_range(const Graph *g, KernelKind kind, int first, int last)
-{
-	Model *m = xmalloc(sizeof *m);
-
-	model_build(g, kind, first, last, m);
-	return m;
 }
 
 CostModel *
@@ -841,7 +834,8 @@ cost_smem_bytes(const Problem *p, const TileConfig *c)
 	    (int64_t)ir_dtype_size(p->dt);
 }
 
-int64_t
+/* The registers per thread a configuration needs (docs/passes.md). */
+static int64_t
 cost_regs(const Problem *p, const TileConfig *c)
 {
 	int64_t words = (int64_t)ir_dtype_size(p->dt) / 4;   /* 32-bit words per element */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "pass.h"
 
 /* One tile configuration.  0 means "does not apply to this kind" (BK and
  * stages outside matmul kinds) or "not given" (split). */
@@ -60,12 +61,9 @@ typedef struct CostModel CostModel;
 
 /* cost.c: traffic */
 CostModel *cost_model_new(const Graph *g, int kernel);
-CostModel *cost_model_range(const Graph *g, KernelKind kind, int first, int last);
 void cost_model_free(CostModel *m);
 const Problem *cost_model_problem(const CostModel *m);
 void cost_model_traffic(const CostModel *m, const TileConfig *c, Traffic *out);
-/* The kind lower-tiled gives a single op outside any kernel. */
-KernelKind cost_single_kind(OpId op);
 void cost_problem(const Graph *g, KernelKind kind, int first, int last, Problem *p);
 /* Traffic of kernel `kernel` of g (its own split attribute applies when c's
  * split is 0). */
@@ -123,8 +121,6 @@ enum { COST_MAX_SPACE = 576 };
 int cost_space(const Problem *p, TileConfig *out);
 /* A hash of a kind's space definition (changes when the space changes). */
 uint64_t cost_space_hash(KernelKind kind);
-/* The registers per thread a configuration needs (docs/passes.md). */
-int64_t cost_regs(const Problem *p, const TileConfig *c);
 int64_t cost_smem_bytes(const Problem *p, const TileConfig *c);
 PruneReason cost_prune(const Target *t, const Problem *p, const TileConfig *c);
 
@@ -139,5 +135,14 @@ typedef struct Score {
 } Score;
 
 void cost_score(const Target *t, DType dt, const Traffic *tr, Score *s);
+
+/* ---- autotune.c ------------------------------------------------------ */
+
+/* For tests only (tests/check_autotune.c), not for other passes or tools:
+ * the autotune pass with every signature hash ANDed with hmask (0: one
+ * chain, so that every lookup compares signatures in full), and the number
+ * of full signature comparisons it made in *compares. */
+int autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask,
+    int64_t *compares);
 
 #endif

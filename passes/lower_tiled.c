@@ -1054,14 +1054,10 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	int n = g->nnodes, bad = 0, eager = 0, kept = 0, stop = n, *outs, no;
 	Users u;
 
+	/* bm, bn and bk need no check here: their PassOpt ranges [1, 4096]
+	 * are enforced when the pipeline is parsed. */
 	if (pass_require_shapes(g, d, "lower-tiled") != 0)
 		return -1;
-	for (const char *const *k = (const char *const[]){"bm", "bn", "bk", NULL}; *k; k++)
-		if (pass_int(args, *k) < 1 || pass_int(args, *k) > 4096) {
-			diag_error(d, LOC_NONE, "lower-tiled: option '%s' must be in 1..4096, found "
-			    "%lld", *k, (long long)pass_int(args, *k));
-			return -1;
-		}
 	/* The graph is rebuilt in place: each body goes to its root (whose name
 	 * and type the tiled node keeps), sources stay, the other ops of the
 	 * kernels go; then ir_compact closes the gaps.  Until then the nodes

@@ -667,11 +667,6 @@ END_TEST
 
 /* ---- reuse of a signature's tuning ------------------------------------ */
 
-/* passes/autotune.c's test hook: the pass with every signature hash ANDed
- * with hmask, counting the full signature comparisons. */
-int autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask,
-    int64_t *compares);
-
 static int
 run_hashmask(Graph *g, uint64_t hmask, int64_t *compares, char **report)
 {

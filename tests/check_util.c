@@ -39,8 +39,6 @@ Graph *
 ck_pipeline(const char *src, const char *pipeline)
 {
 	Graph *g = ck_parse(src, NULL);
-	Pipeline pl = {0};
-	PassRun run = {0};
 	Diag d;
 	FILE *sink = fopen("/dev/null", "w");
 	int rc;
@@ -51,12 +49,8 @@ ck_pipeline(const char *src, const char *pipeline)
 		ir_graph_free(g);
 		return NULL;
 	}
-	run.verify_each = true;
 	diag_init(&d, "t.aicm", src, strlen(src), sink);
-	rc = pass_parse_pipeline(pipeline, &pl, sink, "check");
-	if (rc == 0)
-		rc = pass_run_pipeline(g, &pl, &run, &d);
-	pass_free_pipeline(&pl);
+	rc = pass_run_text(g, pipeline, &d, sink, "check");
 	diag_free(&d);
 	fclose(sink);
 	if (rc != 0) {

@@ -1,10 +1,10 @@
 /*
  * diag.c: printing and collecting diagnostics.
  *
- * The line table is built once, at the first quote, so that quoting a line
- * is a lookup: where it starts and where the next one starts.  (Scanning
- * for the line's end at each quote made 40,000 errors on one 280 KB line
- * take 9 seconds.)  A message is "file:line:col: severity: text", then the
+ * The line table is built once, at the first quote (or the first line
+ * count, diag_nlines), so that every quote is a lookup: where the line
+ * starts and where the next one starts.  (Scanning for the line's end at
+ * each quote made 40,000 errors on one 280 KB line take 9 seconds.)  A message is "file:line:col: severity: text", then the
  * line and a caret with a tilde under each further byte of the token; a
  * message without a place (line 0) is just "file: severity: text".
  *
@@ -24,12 +24,6 @@
 
 static const char *const sev_names[] = {"error", "warning", "note", "remark"};
 
-const char *
-diag_sev_name(Severity s)
-{
-	return sev_names[s];
-}
-
 void
 diag_init(Diag *d, const char *file, const char *buf, size_t len, FILE *out)
 {
@@ -40,8 +34,8 @@ diag_init(Diag *d, const char *file, const char *buf, size_t len, FILE *out)
 	d->out = out;
 }
 
-/* The line table is built when a line is first quoted: most runs quote
- * none, and a million-line input would pay for it on every run. */
+/* Called once, by the first quote or line count, never at diag_init: most
+ * runs quote none, and a million-line input would pay for it on every run. */
 static void
 index_lines(Diag *d)
 {
@@ -150,7 +144,7 @@ error_shown(Diag *d)
 	return true;
 }
 
-void
+static void
 diag_vreport(Diag *d, Severity s, Loc loc, const char *fmt, va_list ap)
 {
 	if (s == SEV_ERROR)

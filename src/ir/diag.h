@@ -53,14 +53,12 @@ void diag_init(Diag *d, const char *file, const char *buf, size_t len, FILE *out
 void diag_free(Diag *d);
 void diag_report(Diag *d, Severity s, Loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void diag_vreport(Diag *d, Severity s, Loc loc, const char *fmt, va_list ap);
 /* A diagnostic about no place in particular. */
 #define LOC_NONE ((Loc){0})
 #define diag_error(d, loc, ...) diag_report((d), SEV_ERROR, (loc), __VA_ARGS__)
 #define diag_note(d, loc, ...) diag_report((d), SEV_NOTE, (loc), __VA_ARGS__)
 #define diag_warning(d, loc, ...) diag_report((d), SEV_WARNING, (loc), __VA_ARGS__)
 #define diag_remark(d, loc, ...) diag_report((d), SEV_REMARK, (loc), __VA_ARGS__)
-const char *diag_sev_name(Severity s);
 /* --verify-diagnostics (as mlir-opt's): matches the records collected so
  * far against the comments 'expected-SEV[@+N|@-N|@N|@above|@below]
  * {{text}}' on lines first..last, prints every diagnostic that no comment
@@ -68,7 +66,7 @@ const char *diag_sev_name(Severity s);
  * comment (one that names no line of the input included) as errors,
  * clears the records and returns how many there were. */
 int diag_verify(Diag *d, int first, int last);
-/* How many lines the buffer has (the line table is built on first use). */
+/* How many lines the buffer has (the first call builds the line table, as the first quote does). */
 int diag_nlines(const Diag *d);
 /* The text of line n (1-based) without its newline; *len gets its length.
  * A lookup in the line table, whatever the line's length. */

@@ -543,18 +543,64 @@ ir_compact(Graph *g, const int *map)
 	names_rebuild(g);
 }
 
-void
-ir_remove_kernel(Graph *g, int k)
+/* ---- a kernel on its own -------------------------------------------- */
+
+static const char *
+copy_name(Graph *sg, const char *s)
 {
-	for (int i = 0; i < g->nnodes; i++) {
-		if (g->nodes[i].kernel == k)
-			g->nodes[i].kernel = -1;
-		else if (g->nodes[i].kernel > k)
-			g->nodes[i].kernel--;
+	return arena_strndup(&sg->arena, s, strlen(s));
+}
+
+/* Contract in ir.h.  Names, types, attributes and places are g's, so that
+ * a message about the copy points into the user's file. */
+Graph *
+ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand)
+{
+	Graph *sg = ir_graph_new();
+	int *map = xmalloc(sizeof(int) * (size_t)(k->last + 1)), kn;
+
+	for (int i = 0; i <= k->last; i++)
+		map[i] = -1;
+	for (int i = k->first; i <= k->last; i++)
+		for (int j = 0; j < g->nodes[i].nin; j++) {
+			int v = g->nodes[i].in[j];
+			const Node *src = &g->nodes[v];
+			int s;
+
+			if (v >= k->first || map[v] >= 0)
+				continue;
+			s = ir_add_node(sg, src->op == OP_CONST ? OP_CONST : OP_INPUT,
+			    copy_name(sg, src->name));
+			sg->nodes[s].type = src->type;
+			sg->nodes[s].loc = src->loc;
+			if (src->op == OP_CONST)
+				sg->nodes[s].at = src->at;
+			map[v] = s;
+		}
+	kn = ir_add_kernel(sg, copy_name(sg, cand->name), cand->kind);
+	for (int i = k->first; i <= k->last; i++) {
+		const Node *n = &g->nodes[i];
+		int s = ir_add_node(sg, n->op, copy_name(sg, n->name));
+		Node *o = &sg->nodes[s];
+
+		o->type = n->type;
+		o->at = n->at;
+		o->nin = n->nin;
+		for (int j = 0; j < n->nin; j++)
+			o->in[j] = map[n->in[j]];
+		o->loc = n->loc;
+		o->oploc = n->oploc;
+		o->kernel = kn;
+		map[i] = s;
 	}
-	memmove(&g->kernels[k], &g->kernels[k + 1],
-	    sizeof *g->kernels * (size_t)(g->nkernels - k - 1));
-	g->nkernels--;
+	sg->kernels[kn].first = map[k->first];
+	sg->kernels[kn].last = map[k->last];
+	sg->kernels[kn].kset = cand->kset;
+	memcpy(sg->kernels[kn].kattr, cand->kattr, sizeof cand->kattr);
+	sg->kernels[kn].loc = cand->loc;
+	sg->kernels[kn].nameloc = cand->nameloc;
+	free(map);
+	return sg;
 }
 
 /* ---- outputs and users ----------------------------------------------- */

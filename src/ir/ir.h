@@ -295,8 +295,12 @@ void ir_reorder(Graph *g, const int *perm);
  * order), moved down in place; remaps operands, tiled kernels' operands and
  * the return list, which must name kept nodes only.  No kernels allowed. */
 void ir_compact(Graph *g, const int *map);
-/* Removes kernel k, its nodes staying in place as plain ops. */
-void ir_remove_kernel(Graph *g, int k);
+/* A new graph holding kernel k of g alone, named and configured as cand
+ * (k itself, or a candidate with other attributes): operands from outside
+ * the kernel become inputs, except that a const stays a const with its
+ * value=, so that a splat stays one.  The caller frees it with
+ * ir_graph_free.  (autotune{measure=true} times kernels on such copies.) */
+Graph *ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand);
 
 /* The outputs: the explicit return list, or every computed value that
  * nothing consumes.  Returns their count; *out is malloc'd (caller frees). */
@@ -348,5 +352,14 @@ void ir_fmt_double(char *buf, size_t n, double v);
  * edges that cross into a kernel from another compute op dashed (they are
  * the unfused ones, whose values go through memory). */
 void ir_print_dot(FILE *f, const Graph *g);
+
+/* verify.c */
+/* diag.h, which includes this header, defines Diag; C11 allows the same
+ * typedef twice, so the verifier's prototype can live with the IR. */
+typedef struct Diag Diag;
+/* Checks the structural invariants (SSA order, arity, attributes, kernels,
+ * the return list) and every type that can be checked against the shape
+ * rules.  Reports each violation; returns the number found. */
+int ir_verify(const Graph *g, Diag *d);
 
 #endif

@@ -94,13 +94,12 @@ pass_list(FILE *f)
 }
 
 static void
-caret(FILE *err, const char *tool, const char *text, size_t at, size_t len)
+caret(FILE *err, const char *text, size_t at, size_t len)
 {
 	fprintf(err, "  %s\n  %*s^", text, (int)at, "");
 	for (size_t i = 1; i < len; i++)
 		fputc('~', err);
 	fputc('\n', err);
-	(void)tool;
 }
 
 static int
@@ -202,7 +201,7 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 		if (e == s) {
 			fprintf(err, "%s: error: expected a pass name in the pipeline, found '%c'\n",
 			    tool, i < n ? text[i] : ' ');
-			caret(err, tool, text, s, 1);
+			caret(err, text, s, 1);
 			goto fail;
 		}
 		name = xmalloc(e - s + 1);
@@ -211,7 +210,7 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 		p = pass_lookup(name);
 		if (!p) {
 			fprintf(err, "%s: error: unknown pass '%s' in the pipeline\n", tool, name);
-			caret(err, tool, text, s, e - s);
+			caret(err, text, s, e - s);
 			fprintf(err, "note: the passes are:");
 			for (int k = 0; pass_registry[k]; k++)
 				fprintf(err, "%s %s", k ? "," : "", pass_registry[k]->name);
@@ -245,7 +244,7 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 				if (i >= n) {
 					fprintf(err, "%s: error: expected '}' to close the options of '%s'\n",
 					    tool, p->name);
-					caret(err, tool, text, n, 1);
+					caret(err, text, n, 1);
 					goto fail;
 				}
 				ks = i;
@@ -261,7 +260,7 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 						break;
 				if (!o || !o->key) {
 					fprintf(err, "%s: error: pass '%s' has no option '%s'\n", tool, p->name, key);
-					caret(err, tool, text, ks, ke - ks ? ke - ks : 1);
+					caret(err, text, ks, ke - ks ? ke - ks : 1);
 					opt_list(err, p);
 					free(key);
 					goto fail;
@@ -279,7 +278,7 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 				} else {
 					fprintf(err, "%s: error: option '%s' of '%s' needs a value (%s=<%s>)\n",
 					    tool, o->key, p->name, o->key, kind_names[o->kind]);
-					caret(err, tool, text, ks, ke - ks);
+					caret(err, text, ks, ke - ks);
 					goto fail;
 				}
 				val = xmalloc(ve - vs + 1);
@@ -299,7 +298,7 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 					range_str(r, sizeof r, o);
 					fprintf(err, "%s: error: option '%s' of '%s' must be in %s, found '%s'\n",
 					    tool, o->key, p->name, r, val);
-					caret(err, tool, text, vs, ve > vs ? ve - vs : 1);
+					caret(err, text, vs, ve > vs ? ve - vs : 1);
 					free(val);
 					goto fail;
 				}
@@ -308,7 +307,7 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 					    tool, o->key, p->name,
 					    o->kind == PO_BOOL ? "" : o->kind == PO_INT ? "an " : "a ",
 					    o->kind == PO_BOOL ? "true or false" : kind_names[o->kind], val);
-					caret(err, tool, text, vs, ve > vs ? ve - vs : 1);
+					caret(err, text, vs, ve > vs ? ve - vs : 1);
 					free(val);
 					goto fail;
 				}
@@ -321,13 +320,13 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 			if (text[i] != ',') {
 				fprintf(err, "%s: error: expected ',' between passes, found '%c'\n", tool,
 				    text[i]);
-				caret(err, tool, text, i, 1);
+				caret(err, text, i, 1);
 				goto fail;
 			}
 			i++;
 			if (i >= n) {
 				fprintf(err, "%s: error: expected a pass name after ','\n", tool);
-				caret(err, tool, text, i, 1);
+				caret(err, text, i, 1);
 				goto fail;
 			}
 		}
@@ -500,4 +499,21 @@ pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d)
 			r->after(r->ctx, i, pi, g, pass_now_ms() - t0);
 	}
 	return 0;
+}
+
+int
+pass_run_text(Graph *g, const char *text, Diag *d, FILE *err, const char *tool)
+{
+	Pipeline pl;
+	PassRun run = {.verify_each = true};
+	int rc;
+
+	if (pass_parse_pipeline(text, &pl, err ? err : stderr, tool) != 0) {
+		if (!err)
+			AICM_BUG("cannot parse the built-in pipeline '%s'", text);
+		return -1;
+	}
+	rc = pass_run_pipeline(g, &pl, &run, d);
+	pass_free_pipeline(&pl);
+	return rc;
 }

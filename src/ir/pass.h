@@ -120,6 +120,11 @@ void pass_print_pipeline(FILE *f, const Pipeline *pl);
  * first pass that fails.  Returns 0, or what the failing pass returned (-1
  * or PASS_IO), or -1 when the IR does not verify (diagnostics given). */
 int pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d);
+/* Parses text and runs it as pass_run_pipeline does, verifying after each
+ * pass, with no reports or hooks.  A text that does not parse is reported
+ * to err under tool's name and returns -1; with err NULL the text is the
+ * caller's own (a built-in pipeline), and one that does not parse is a bug. */
+int pass_run_text(Graph *g, const char *text, Diag *d, FILE *err, const char *tool);
 double pass_now_ms(void);
 /* An option's value; one with no default ("(...)") must be set. */
 bool pass_bool(const PassArgs *a, const char *key);
@@ -130,11 +135,5 @@ bool pass_is_set(const PassArgs *a, const char *key);
 /* The "needs shapes" check every shape-consuming pass starts with: reports
  * the first untyped value and returns -1. */
 int pass_require_shapes(const Graph *g, Diag *d, const char *pass);
-
-/* verify.c */
-/* Checks the structural invariants (SSA order, arity, attributes, kernels,
- * the return list) and every type that can be checked against the shape
- * rules.  Reports each violation; returns the number found. */
-int ir_verify(const Graph *g, Diag *d);
 
 #endif

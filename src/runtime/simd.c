@@ -41,8 +41,8 @@
  * that differ.  Lane counts, full masks and K_F32, which selects the rules
  * above that differ by type, are compile-time constants, so each instance
  * compiles to the code of a hand-written copy (they replaced such copies
- * instruction for instruction).  The kernels of one type only, the
- * conversions, exp on doubles and copy_stream, are written once in
+ * instruction for instruction).  The kernels of one type only, exp on
+ * doubles and copy_stream, are written once in
  * simd_isa.h, included for AVX-512 and for AVX2 (vector width and the
  * intrinsics that differ defined before each).  Written here: exp on
  * floats (its masks and tails differ between the ISAs), the helpers the
@@ -289,8 +289,6 @@ static const double exp_c[14] = {
 #define VD __m512d
 #define VI __m512i
 #define X(op) _mm512_##op
-#define LOADH_PS _mm256_loadu_ps
-#define STOREH_PS _mm256_storeu_ps
 #define ROUND_PD _mm512_roundscale_pd
 #define SET1_EPI64 _mm512_set1_epi64
 #define CASTPD_SI _mm512_castpd_si512
@@ -307,8 +305,6 @@ static const double exp_c[14] = {
 #define VD __m256d
 #define VI __m256i
 #define X(op) _mm256_##op
-#define LOADH_PS _mm_loadu_ps
-#define STOREH_PS _mm_storeu_ps
 #define ROUND_PD _mm256_round_pd
 #define SET1_EPI64 _mm256_set1_epi64x
 #define CASTPD_SI _mm256_castpd_si256
@@ -464,30 +460,6 @@ simd_exp(int64_t n, const double *x, double *o)
 	PICK(exp, n, x, o)
 	for (int64_t i = 0; i < n; i++)
 		o[i] = exp(x[i]);
-}
-
-void
-simd_round_f32(int64_t n, const double *x, double *o)
-{
-	PICK(round_f32, n, x, o)
-	for (int64_t i = 0; i < n; i++)
-		o[i] = (double)(float)x[i];
-}
-
-void
-simd_f32_to_f64(int64_t n, const float *x, double *o)
-{
-	PICK(f32_to_f64, n, x, o)
-	for (int64_t i = 0; i < n; i++)
-		o[i] = x[i];
-}
-
-void
-simd_f64_to_f32(int64_t n, const double *x, float *o)
-{
-	PICK(f64_to_f32, n, x, o)
-	for (int64_t i = 0; i < n; i++)
-		o[i] = (float)x[i];
 }
 
 void

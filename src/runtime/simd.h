@@ -6,10 +6,7 @@
  * floats, so that f32 work runs at the f32 rate (16 lanes in a zmm) and
  * moves half the bytes.  Each kernel therefore comes in both types (the
  * f32 ones in their own section below, with their rounding contract), and
- * simd_copy_stream serves large stores into tensors.  The conversion
- * kernels (simd_f32_to_f64, simd_f64_to_f32, simd_round_f32) served the
- * executor when it held f32 tiles as doubles; it no longer calls them,
- * and they stay, tested, for copies that change type.
+ * simd_copy_stream serves large stores into tensors.
  *
  * Three paths, chosen once at run time: AVX-512, AVX2+FMA and portable C.
  * The AVX paths are compiled with target attributes, so that the default
@@ -57,11 +54,6 @@ void simd_relu(int64_t n, const double *x, double *o);
 /* o[i] = e^x[i]: within 2 ulp of libm's exp (which the portable path
  * calls); AVX-512 and AVX2 agree bitwise.  o may be x. */
 void simd_exp(int64_t n, const double *x, double *o);
-/* o[i] = (double)(float)x[i]: an f32 kernel's rounding after each op. */
-void simd_round_f32(int64_t n, const double *x, double *o);
-/* Conversions at loads and stores. */
-void simd_f32_to_f64(int64_t n, const float *x, double *o);
-void simd_f64_to_f32(int64_t n, const double *x, float *o);
 /* Sum and max (NaN wins; -inf for n == 0) of x[0..n). */
 double simd_sum(int64_t n, const double *x);
 double simd_max(int64_t n, const double *x);

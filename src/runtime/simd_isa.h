@@ -1,8 +1,7 @@
 /*
  * simd_isa.h: simd.c's double-only kernels written once, for one ISA.
  *
- * The conversions (round_f32, f32_to_f64, f64_to_f32), exp on doubles
- * and copy_stream do the same operations in the same order on AVX-512
+ * Exp on doubles and copy_stream do the same operations in the same order on AVX-512
  * and on AVX2; only the vector width and a few intrinsics' names differ.
  * simd.c includes this file twice, after defining those names for
  * AVX-512, then for AVX2; the file #undefs them at its end.  The width is
@@ -15,7 +14,6 @@
  *   W                   doubles a vector (8, 4)
  *   VD, VI              the double and integer vector types
  *   X(op)               the intrinsic op of the width (_mm512_op, _mm256_op)
- *   LOADH_PS, STOREH_PS W floats' load and store (half a VD's width)
  *   ROUND_PD(v, mode)   v rounded to integers
  *   SET1_EPI64(v)       v in every 64-bit lane
  *   CASTPD_SI, CASTSI_PD  bit casts between VD and VI
@@ -23,39 +21,6 @@
  *                       (or NaN), as an integer of type OUT_BITS
  *   STREAM_LINE(d, s)   the 64 bytes at s stored at d, non-temporally
  */
-
-AI static void
-KI(round_f32)(int64_t n, const double *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + W <= n; i += W)
-		X(storeu_pd)(o + i, X(cvtps_pd)(X(cvtpd_ps)(X(loadu_pd)(x + i))));
-	for (; i < n; i++)
-		o[i] = (double)(float)x[i];
-}
-
-AI static void
-KI(f32_to_f64)(int64_t n, const float *x, double *o)
-{
-	int64_t i = 0;
-
-	for (; i + W <= n; i += W)
-		X(storeu_pd)(o + i, X(cvtps_pd)(LOADH_PS(x + i)));
-	for (; i < n; i++)
-		o[i] = x[i];
-}
-
-AI static void
-KI(f64_to_f32)(int64_t n, const double *x, float *o)
-{
-	int64_t i = 0;
-
-	for (; i + W <= n; i += W)
-		STOREH_PS(o + i, X(cvtpd_ps)(X(loadu_pd)(x + i)));
-	for (; i < n; i++)
-		o[i] = (float)x[i];
-}
 
 /* simd.c's exp on doubles (above exp_c there). */
 AI static void
@@ -116,8 +81,6 @@ KI(copy_stream)(void *dst, const void *src, size_t n)
 #undef VD
 #undef VI
 #undef X
-#undef LOADH_PS
-#undef STOREH_PS
 #undef ROUND_PD
 #undef SET1_EPI64
 #undef CASTPD_SI

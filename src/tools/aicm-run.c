@@ -9,8 +9,10 @@
  * engine; print each output (name, type, a numpy-style preview, sum, min,
  * max); then write --output-dir, compare with --expected-output, and under
  * --check run the reference interpreter on a second copy of the graph as
- * parsed and compare output by output.  The engine is a switch: the
- * reference interpreter is the only one until the tile executor joins.
+ * parsed and compare output by output.  The engine is a switch
+ * (--engine): the tile executor, the default, which first lowers whatever
+ * the pipeline left un-lowered with lower-tiled's defaults, or the
+ * reference interpreter.
  *
  * This is the one place that links the runtime with the pass manager.
  *
@@ -432,20 +434,6 @@ untyped(const Graph *g)
 	return false;
 }
 
-static int
-run_pipeline_text(Graph *g, const char *text, Diag *d)
-{
-	Pipeline pl = {0};
-	PassRun run = {true, NULL, false, NULL, NULL, NULL, NULL};
-	int rc;
-
-	if (pass_parse_pipeline(text, &pl, stderr, cli_tool) != 0)
-		AICM_BUG("cannot parse the built-in pipeline '%s'", text);
-	rc = pass_run_pipeline(g, &pl, &run, d);
-	pass_free_pipeline(&pl);
-	return rc;
-}
-
 /* Parses and verifies the file; runs shape-infer when the graph is untyped
  * and the pipeline does not start with it, then the pipeline (may be
  * NULL) with the measuring callback pm (autotune{measure=true}).  Returns
@@ -465,7 +453,7 @@ load_graph(const char *buf, size_t len, const Pipeline *pl, const PassMeasure *p
 	if (ir_verify(g, d) != 0)
 		goto fail;
 	if (untyped(g) && !(pl && pl->n > 0 && !strcmp(pl->p[0].pass->name, "shape-infer")) &&
-	    run_pipeline_text(g, "shape-infer", d) != 0)
+	    pass_run_text(g, "shape-infer", d, NULL, cli_tool) != 0)
 		goto fail;
 	if (pl && (rc = pass_run_pipeline(g, pl, &run, d)) != 0) {
 		if (rc == PASS_IO)
@@ -743,7 +731,7 @@ main(int argc, char **argv)
 		status = 2;
 		goto done;
 	}
-	if (o.engine == ENGINE_TILE && unlowered(g) && run_pipeline_text(g, "lower-tiled", &d) != 0) {
+	if (o.engine == ENGINE_TILE && unlowered(g) && pass_run_text(g, "lower-tiled", &d, NULL, cli_tool) != 0) {
 		status = 1;
 		goto done;
 	}

@@ -3,17 +3,17 @@
  * autotune{measure=true} (measure.h).
  *
  * Triton's @autotune times every candidate on the device with the real
- * launch; here a candidate is the kernel alone in a scratch graph: its
- * operands become fresh inputs of the same types with the documented
- * random values (the user's tensors are never touched, nor even
- * allocated), the kernel keeps its ops, attributes and kind and takes the
- * candidate's tile attributes, and lower-tiled (through the pass registry,
- * as any pipeline would run it) turns it into the tile program that
- * aicm-run would execute.  The reference interpreter runs the scratch
- * graph once per call; each candidate's first run is checked against it
- * with DESIGN §7's error measure, and only a matching candidate is timed:
- * `reps` more runs, the least wall time kept (the machine is shared; the
- * minimum is the run the others disturbed least).
+ * launch; here a candidate is the kernel alone in a scratch graph (built
+ * by ir_extract_kernel): its operands become fresh inputs of the same
+ * types with the documented random values (the user's tensors are never
+ * touched, nor even allocated), the kernel keeps its ops, attributes and
+ * kind and takes the candidate's tile attributes, and lower-tiled (through
+ * the pass registry, as any pipeline would run it) turns it into the tile
+ * program that aicm-run would execute.  The reference interpreter runs the
+ * scratch graph once per call; each candidate's first run is checked
+ * against it with DESIGN §7's error measure, and only a matching candidate
+ * is timed: `reps` more runs, the least wall time kept (the machine is
+ * shared; the minimum is the run the others disturbed least).
  *
  * Before anything runs, the work is checked against the --max-work limit
  * (work.c's planned flops): the reference run, and each candidate's
@@ -43,66 +43,6 @@ measure_init(MeasureCtx *c, PassMeasure *pm, const char *tool, int threads)
 	pm->ctx = c;
 }
 
-static const char *
-copy_name(Graph *sg, const char *s)
-{
-	return arena_strndup(&sg->arena, s, strlen(s));
-}
-
-/* The scratch graph: kernel k of g alone, carrying cand's attributes.
- * Operands from outside the kernel become inputs (a const keeps its op and
- * its value=, so that a splat stays one); names, types, attributes and
- * places are g's, so that any message points into the user's file. */
-static Graph *
-scratch_graph(const Graph *g, const Kernel *k, const Kernel *cand)
-{
-	Graph *sg = ir_graph_new();
-	int *map = xmalloc(sizeof(int) * (size_t)(k->last + 1)), kn;
-
-	for (int i = 0; i <= k->last; i++)
-		map[i] = -1;
-	for (int i = k->first; i <= k->last; i++)
-		for (int j = 0; j < g->nodes[i].nin; j++) {
-			int v = g->nodes[i].in[j];
-			const Node *src = &g->nodes[v];
-			int s;
-
-			if (v >= k->first || map[v] >= 0)
-				continue;
-			s = ir_add_node(sg, src->op == OP_CONST ? OP_CONST : OP_INPUT,
-			    copy_name(sg, src->name));
-			sg->nodes[s].type = src->type;
-			sg->nodes[s].loc = src->loc;
-			if (src->op == OP_CONST)
-				sg->nodes[s].at = src->at;
-			map[v] = s;
-		}
-	kn = ir_add_kernel(sg, copy_name(sg, cand->name), cand->kind);
-	for (int i = k->first; i <= k->last; i++) {
-		const Node *n = &g->nodes[i];
-		int s = ir_add_node(sg, n->op, copy_name(sg, n->name));
-		Node *o = &sg->nodes[s];
-
-		o->type = n->type;
-		o->at = n->at;
-		o->nin = n->nin;
-		for (int j = 0; j < n->nin; j++)
-			o->in[j] = map[n->in[j]];
-		o->loc = n->loc;
-		o->oploc = n->oploc;
-		o->kernel = kn;
-		map[i] = s;
-	}
-	sg->kernels[kn].first = map[k->first];
-	sg->kernels[kn].last = map[k->last];
-	sg->kernels[kn].kset = cand->kset;
-	memcpy(sg->kernels[kn].kattr, cand->kattr, sizeof cand->kattr);
-	sg->kernels[kn].loc = cand->loc;
-	sg->kernels[kn].nameloc = cand->nameloc;
-	free(map);
-	return sg;
-}
-
 /* Allocates and fills the scratch graph's sources; 0 or -1 (diagnostic). */
 static int
 fill_sources(const MeasureCtx *c, const Graph *sg, Tensor *vals, Diag *d)
@@ -124,21 +64,6 @@ fill_sources(const MeasureCtx *c, const Graph *sg, Tensor *vals, Diag *d)
 			exec_fill_random(&vals[i], c->seed, n->name);
 	}
 	return 0;
-}
-
-/* Lowers sg in place with lower-tiled; 0 or -1 (diagnostic). */
-static int
-lower(Graph *sg, const char *tool, Diag *d)
-{
-	Pipeline pl;
-	PassRun run = {.verify_each = true};
-	int rc;
-
-	if (pass_parse_pipeline("lower-tiled", &pl, stderr, tool) != 0)
-		AICM_BUG("cannot parse the pipeline 'lower-tiled'");
-	rc = pass_run_pipeline(sg, &pl, &run, d);
-	pass_free_pipeline(&pl);
-	return rc;
 }
 
 static double
@@ -174,11 +99,11 @@ check_work(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *c
 		rc = -1;
 	}
 	for (int i = 0; rc == 0 && i < n; i++) {
-		Graph *lg = scratch_graph(g, k, &cand[i]);
+		Graph *lg = ir_extract_kernel(g, k, &cand[i]);
 		char cfg[128];
 		size_t m = 0;
 
-		if (lower(lg, c->tool, d) != 0) {
+		if (pass_run_text(lg, "lower-tiled", d, NULL, c->tool) != 0) {
 			ir_graph_free(lg);
 			return -1;
 		}
@@ -209,7 +134,7 @@ static int
 measure_one(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *cand,
     const Graph *rsg, const Tensor *rvals, PassMeasured *out, Diag *d)
 {
-	Graph *lg = scratch_graph(g, k, cand);
+	Graph *lg = ir_extract_kernel(g, k, cand);
 	Tensor *vals = NULL;
 	TilePlan *plan = NULL;
 	int rc = -1, root;
@@ -218,7 +143,7 @@ measure_one(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *
 	ExecErr e;
 
 	memset(out, 0, sizeof *out);
-	if (lower(lg, c->tool, d) != 0)
+	if (pass_run_text(lg, "lower-tiled", d, NULL, c->tool) != 0)
 		goto done;
 	vals = xcalloc((size_t)lg->nnodes, sizeof *vals);
 	/* the sources are the reference's own tensors, shared (the tile
@@ -278,7 +203,7 @@ measure_kernel(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, i
 		return 0;
 	if (k->first < 0 || k->last < k->first || k->last >= g->nnodes)
 		AICM_BUG("measure: kernel '%s' has no nodes", k->name);
-	rsg = scratch_graph(g, k, &cand[0]);
+	rsg = ir_extract_kernel(g, k, &cand[0]);
 	rvals = xcalloc((size_t)rsg->nnodes, sizeof *rvals);
 	{
 		const Graph *gs[1] = {rsg};
