@@ -24,5 +24,11 @@ Graph *ck_pipeline(const char *src, const char *pipeline);
  * documented random values of seed. */
 struct Tensor;
 void ck_fill_sources(const Graph *g, struct Tensor *vals, uint64_t seed);
+/* The whole of a file, malloc'd; the read must succeed. */
+char *ck_slurp(const char *path);
+/* A fresh folder /tmp/aicm-TAG.XXXXXX in dir (size bytes), and its removal
+ * with everything in it: the fixtures of the suites that write files. */
+void ck_tmpdir(char *dir, size_t size, const char *tag);
+void ck_tmpdir_remove(const char *dir);
 
 #endif

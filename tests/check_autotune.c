@@ -591,16 +591,6 @@ START_TEST(test_measure_needs_callback)
 }
 END_TEST
 
-static char *
-slurp(const char *path)
-{
-	char *buf;
-	size_t len;
-
-	ck_assert_int_eq(aicm_read_file(path, &buf, &len), 0);
-	return buf;
-}
-
 START_TEST(test_measure_cache_round_trip)
 {
 	char path[64], pipe[160], *rep, *dg, *txt, *m;
@@ -616,7 +606,7 @@ START_TEST(test_measure_cache_round_trip)
 	free(rep);
 	free(dg);
 	ir_graph_free(g);
-	txt = slurp(path);
+	txt = ck_slurp(path);
 	ck_assert_ptr_nonnull(strstr(txt, "-> BM=16 BN=16 BK=16 warps=4 stages=3 score="));
 	ck_assert_ptr_nonnull(strstr(txt, " measured=112.0\n"));
 	free(txt);
@@ -643,7 +633,7 @@ START_TEST(test_measure_cache_round_trip)
 	ir_graph_free(g);
 
 	/* an old record (no measured=) is measured again and replaced */
-	txt = slurp(path);
+	txt = ck_slurp(path);
 	m = strstr(txt, " measured=");
 	ck_assert_ptr_nonnull(m);
 	strcpy(m, "\n");
@@ -657,7 +647,7 @@ START_TEST(test_measure_cache_round_trip)
 	free(rep);
 	free(dg);
 	ir_graph_free(g);
-	txt = slurp(path);
+	txt = ck_slurp(path);
 	ck_assert_ptr_nonnull(strstr(txt, " measured=112.0\n"));
 	ck_assert_ptr_null(strstr(strstr(txt, " measured=112.0\n") + 1, " -> "));  /* one record */
 	free(txt);

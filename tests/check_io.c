@@ -32,17 +32,13 @@ static char dir[64];
 static void
 setup(void)
 {
-	strcpy(dir, "/tmp/aicm-io.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_tmpdir(dir, sizeof dir, "io");
 }
 
 static void
 teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	ck_tmpdir_remove(dir);
 }
 
 static const char *
@@ -64,18 +60,6 @@ put(const char *name, const char *text)
 	ck_assert_ptr_nonnull(f);
 	fputs(text, f);
 	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* The whole content of a file, malloc'd ("" when it cannot be read). */
-static char *
-slurp(const char *path)
-{
-	char *buf;
-	size_t len;
-
-	if (aicm_read_file(path, &buf, &len) != 0)
-		return strdup("");
-	return buf;
 }
 
 /* How many entries of dir hold ".aicm-tmp." (temporary files). */
@@ -244,7 +228,7 @@ START_TEST(test_io_write_new_and_replace_mode)
 	ck_assert_int_eq(stat(at("new"), &st2), 0);
 	ck_assert_int_eq(st2.st_mode & 0777, 0664);          /* kept, umask aside */
 	ck_assert(st2.st_ino != st.st_ino);                  /* replaced, not rewritten */
-	s = slurp(at("new"));
+	s = ck_slurp(at("new"));
 	ck_assert_str_eq(s, "b\n");
 	free(s);
 	umask(old);
@@ -328,7 +312,7 @@ START_TEST(test_io_write_symlink)
 	ck_assert_int_eq(aicm_write_file(at("link"), "new\n", 4), 0);
 	ck_assert_int_eq(lstat(at("link"), &st), 0);
 	ck_assert(S_ISLNK(st.st_mode));
-	s = slurp(at("real"));
+	s = ck_slurp(at("real"));
 	ck_assert_str_eq(s, "new\n");
 	free(s);
 	ck_assert_int_eq(count_tmp(), 0);
@@ -353,7 +337,7 @@ START_TEST(test_io_write_nofollow)
 	errno = 0;
 	ck_assert_int_eq(aicm_write_file_flags(at("link"), "x\n", 2, AICM_OUT_NOFOLLOW), -1);
 	ck_assert_int_eq(errno, ELOOP);
-	s = slurp(at("victim"));
+	s = ck_slurp(at("victim"));
 	ck_assert_str_eq(s, "keep\n");
 	free(s);
 	ck_assert_int_eq(mkfifo(at("fifo"), 0600), 0);
@@ -361,7 +345,7 @@ START_TEST(test_io_write_nofollow)
 	ck_assert_int_eq(aicm_write_file_flags(at("fifo"), "x\n", 2, AICM_OUT_NOFOLLOW), -1);
 	ck_assert_int_eq(errno, EEXIST);
 	ck_assert_int_eq(aicm_write_file_flags(at("victim"), "x\n", 2, AICM_OUT_NOFOLLOW), 0);
-	s = slurp(at("victim"));
+	s = ck_slurp(at("victim"));
 	ck_assert_str_eq(s, "x\n");
 	free(s);
 	ck_assert_int_eq(count_tmp(), 0);
@@ -373,7 +357,7 @@ START_TEST(test_io_write_nofollow)
 		ck_assert_int_eq(aicm_write_file_flags(at("victim"), "y\n", 2, AICM_OUT_NOFOLLOW),
 		    -1);
 		ck_assert_int_eq(errno, EPERM);
-		s = slurp(at("victim"));
+		s = ck_slurp(at("victim"));
 		ck_assert_str_eq(s, "x\n");
 		free(s);
 	}
@@ -396,13 +380,13 @@ START_TEST(test_io_write_sticky_foreign_link)
 	errno = 0;
 	ck_assert_int_eq(aicm_write_file(at("planted"), "x\n", 2), -1);
 	ck_assert_int_eq(errno, EACCES);
-	s = slurp(at("victim"));
+	s = ck_slurp(at("victim"));
 	ck_assert_str_eq(s, "keep\n");
 	free(s);
 	/* our own link there is followed */
 	ck_assert_int_eq(symlink("victim", at("mine")), 0);
 	ck_assert_int_eq(aicm_write_file(at("mine"), "y\n", 2), 0);
-	s = slurp(at("victim"));
+	s = ck_slurp(at("victim"));
 	ck_assert_str_eq(s, "y\n");
 	free(s);
 }
@@ -423,11 +407,11 @@ START_TEST(test_io_write_planted_tmp)
 	ck_assert_int_eq(symlink(at("victim"), at(".out.aicm-tmp.AAAAAA")), 0);
 	aicm_io_test_tag = "AAAAAA";
 	ck_assert_int_eq(aicm_write_file(at("out"), "out\n", 4), 0);
-	s = slurp(at("victim"));
+	s = ck_slurp(at("victim"));
 	ck_assert_str_eq(s, "keep\n");
 	free(s);
 	ck_assert_ptr_null(aicm_io_test_tag);              /* the tag was tried */
-	s = slurp(at("out"));
+	s = ck_slurp(at("out"));
 	ck_assert_str_eq(s, "out\n");
 	free(s);
 	ck_assert_int_eq(lstat(at(".out.aicm-tmp.AAAAAA"), &st), 0);
@@ -473,7 +457,7 @@ START_TEST(test_io_write_fails_cleanly)
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
-	s = slurp(at("out"));
+	s = ck_slurp(at("out"));
 	ck_assert_str_eq(s, "old\n");
 	free(s);
 }
@@ -525,7 +509,7 @@ START_TEST(test_io_write_interrupted)
 	status = die_mid_write(0);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 3);
 	ck_assert_int_eq(count_tmp(), 0);
-	s = slurp(at("out"));
+	s = ck_slurp(at("out"));
 	ck_assert_str_eq(s, "old\n");
 	free(s);
 }

@@ -15,17 +15,13 @@ static char dir[64];
 static void
 setup(void)
 {
-	strcpy(dir, "/tmp/aicm-npy.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_tmpdir(dir, sizeof dir, "npy");
 }
 
 static void
 teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	ck_tmpdir_remove(dir);
 }
 
 /* Writes a file: a version major.0 preamble, header text (padded with

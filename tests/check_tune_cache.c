@@ -203,16 +203,6 @@ write_text(const char *path, const char *text)
 	ck_assert_int_eq(aicm_write_file(path, text, strlen(text)), 0);
 }
 
-static char *
-slurp(const char *path)
-{
-	char *buf;
-	size_t len;
-
-	ck_assert_int_eq(aicm_read_file(path, &buf, &len), 0);
-	return buf;
-}
-
 /* A new result of this run, as the pass adds it. */
 static void
 add_fresh(TuneCache *c, const char *key, int bm)
@@ -270,7 +260,7 @@ START_TEST(test_tune_cache_merge_keeps_others)
 	    MM_KEY(5) " -> BM=64 BN=16 BK=16 warps=4 stages=3 score=1\n"
 	    MM_KEY(6) " -> BM=64 BN=16 BK=16 warps=4 stages=3 score=1\n");
 	ck_assert_int_eq(tune_cache_save(&c, d), 0);
-	txt = slurp(path);
+	txt = ck_slurp(path);
 	/* the other run's records and changes stay, in the file's order;
 	 * this run's refusal and its results win, after them */
 	ck_assert_str_eq(strchr(txt, '\n') + 1,
@@ -318,7 +308,7 @@ START_TEST(test_tune_cache_save_waits_for_lock)
 	close(fd);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	txt = slurp(path);
+	txt = ck_slurp(path);
 	ck_assert_ptr_nonnull(strstr(txt, MM_KEY(1) " -> BM=32 "));
 	ck_assert_ptr_nonnull(strstr(txt, MM_KEY(2) " -> BM=64 "));
 	free(txt);

@@ -69,3 +69,29 @@ ck_fill_sources(const Graph *g, Tensor *vals, uint64_t seed)
 			exec_fill_random(&vals[i], seed, g->nodes[i].name);
 		}
 }
+
+char *
+ck_slurp(const char *path)
+{
+	char *buf;
+	size_t len;
+
+	ck_assert_int_eq(aicm_read_file(path, &buf, &len), 0);
+	return buf;
+}
+
+void
+ck_tmpdir(char *dir, size_t size, const char *tag)
+{
+	ck_assert_int_lt(snprintf(dir, size, "/tmp/aicm-%s.XXXXXX", tag), (int)size);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+void
+ck_tmpdir_remove(const char *dir)
+{
+	char cmd[128];
+
+	ck_assert_int_lt(snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir), (int)sizeof cmd);
+	ck_assert_int_eq(system(cmd), 0);
+}
