@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hash.h"
+
 #define AICM_VERSION "0.1.0"
 
 enum {
@@ -53,7 +55,6 @@ void strbuf_grow(StrBuf *b, size_t more);      /* room for more bytes and a NUL 
 void strbuf_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_puts(StrBuf *b, const char *s);
 void strbuf_putc(StrBuf *b, char c);
-size_t ir_hash_str(const char *s);             /* the name tables' hash */
 
 /* ---- locations ------------------------------------------------------- */
 

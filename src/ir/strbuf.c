@@ -7,9 +7,6 @@
  * is empty and ready.  strbuf_printf formats straight into the free room
  * and calls vsnprintf a second time only when the piece did not fit, so
  * that the common short append costs one call.
- *
- * ir_hash_str is the one string hash that the IR's name tables and the
- * tile IR's name indexes share.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -66,19 +63,4 @@ strbuf_putc(StrBuf *b, char c)
 	strbuf_grow(b, 1);
 	b->s[b->n++] = c;
 	b->s[b->n] = '\0';
-}
-
-/* FNV-1a, then a multiply-shift finaliser: FNV's low bits depend only on
- * the low bits of the bytes, and the tables index by the low bits. */
-size_t
-ir_hash_str(const char *s)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	h ^= h >> 32;
-	h *= 0x9e3779b97f4a7c15u;
-	h ^= h >> 29;
-	return (size_t)h;
 }
