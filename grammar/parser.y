@@ -1127,6 +1127,7 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 			    "grid, init, BM, BN, BK, warps, stages or split", key);
 		}
 	}
+	f->dt = t.dt;
 	if (name_ok(c, name, nl)) {
 		int prev = ir_lookup(g, name.s);
 
@@ -1134,7 +1135,7 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 			diag_error(c->d, nl, "redefinition of '%%%s'", name.s);
 			diag_note(c->d, g->nodes[prev].loc, "previous definition is here");
 		} else {
-			idx = ir_add_node(g, (OpId)TILE_OP, name.s);
+			idx = ir_add_node(g, OP_TILED, name.s);
 			g->nodes[idx].loc = nl;
 			g->nodes[idx].oploc = kwl;
 			g->nodes[idx].typeloc = tl;
@@ -1155,52 +1156,93 @@ tiled_close(ParseCtx *c)
 	c->tname = NULL;
 }
 
-static const struct {
-	const char *name;
-	TileOpKind op;
-	int nin;                     /* -1: 1 or 2 (a reduction's accumulator) */
-	bool tile;                   /* makes a tile (needs a type) */
-} tops[] = {
-	{"program_id", TO_PROGRAM_ID, 0, false},
-	{"idiv", TO_IDIV, 1, false},
-	{"irem", TO_IREM, 1, false},
-	{"zeros", TO_ZEROS, 0, true},
-	{"full", TO_FULL, 0, true},
-	{"dot", TO_DOT, 3, true},
-	{"transpose", TO_TRANSPOSE, 1, true},
-};
+/* The number of operands an op takes, in words: "no", "2", "1 or 2". */
+static const char *
+nin_words(const TileOpInfo *t, char *buf, size_t n)
+{
+	if (t->nin != t->nmax)
+		snprintf(buf, n, "%d or %d", t->nin, t->nmax);
+	else if (t->nin == 0)
+		snprintf(buf, n, "no");
+	else
+		snprintf(buf, n, "%d", t->nin);
+	return buf;
+}
+
+/* Reads the attribute items of inst in (op k, written op) into its
+ * fields: the op's row says which it takes. */
+static void
+t_attrs(ParseCtx *c, TileInst *in, const char *op, Items *items)
+{
+	for (int j = 0; items && j < items->n; j++) {
+		const Item *it = &items->v[j];
+		const char *key = it->name.t.s;
+		int a = tile_attr_lookup(key);
+
+		if (a < 0 || !(tile_ops[in->op].attrs & (1u << a)) ||
+		    (a == TA_MASKED && it->kind != IV_BARE)) {
+			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op, key);
+			continue;
+		}
+		switch ((TileAttrId)a) {
+		case TA_AXIS:
+			if (item_int(c, it, &in->axis) && in->axis < 0 && in->op == TO_REDUCE)
+				diag_error(c->d, it->val.loc, "a tile reduction's axis is written "
+				    "non-negative, found %lld", (long long)in->axis);
+			break;
+		case TA_KEEPDIMS:
+			if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") ||
+			    !strcmp(it->val.t.s, "true")))
+				in->keepdims = true;
+			else if (!(it->kind == IV_WORD && (!strcmp(it->val.t.s, "False") ||
+			    !strcmp(it->val.t.s, "false"))))
+				diag_error(c->d, it->name.loc, "'keepdims' takes True or False");
+			break;
+		case TA_BY:
+			item_int(c, it, &in->by);
+			break;
+		case TA_VALUE:
+			item_double(c, it, &in->value);
+			break;
+		case TA_PERM:
+			item_ints(c, it, in->perm, &in->nperm);
+			break;
+		case TA_OTHER:
+			if (item_double(c, it, &in->other))
+				in->masked = true;
+			break;
+		case TA_MASKED:
+			in->masked = true;
+			break;
+		case TA_VIEW:
+			in->has_view = item_ints(c, it, in->view, &in->nview);
+			break;
+		case TA_COUNT:
+			break;
+		}
+	}
+}
 
 static void
 t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc tl,
     Items *items)
 {
 	TileFn *f = c->tf;
-	TileOpKind k = TO_COUNT;
+	int k = tile_op_lookup(op.s);
 	OpId gop = OP_INPUT;
-	int nin = ins ? ins->n : 0, want = 0, rank = -1, i;
-	bool tile = true;
+	int nin = ins ? ins->n : 0, rank = -1, i;
+	const TileOpInfo *t;
+	bool tile;
 	int64_t dim[IR_MAX_RANK] = {0};
+	char want[32];
 	TileInst *in;
 
-	for (size_t t = 0; t < sizeof tops / sizeof tops[0]; t++)
-		if (!strcmp(op.s, tops[t].name)) {
-			k = tops[t].op;
-			want = tops[t].nin;
-			tile = tops[t].tile;
-		}
-	if (k == TO_COUNT) {
+	if (k >= 0 && tile_ops[k].form != TF_CALL)
+		k = -1;                      /* load, for, ...: not written as calls */
+	if (k < 0) {
 		int g = ir_op_lookup(op.s);
 
-		if (g >= 0 && ir_ops[g].cls == OC_UNARY) {
-			k = TO_UNARY;
-			want = 1;
-		} else if (g >= 0 && ir_ops[g].cls == OC_BINARY) {
-			k = TO_BINARY;
-			want = 2;
-		} else if (g == OP_SUM || g == OP_MAX) {
-			k = TO_REDUCE;
-			want = -1;
-		} else {
+		if (g < 0 || (k = tile_op_of_gop((OpId)g)) == TO_COUNT) {
 			diag_error(c->d, ol, "unknown tile op '%s'; a tiled body takes program_id, "
 			    "idiv, irem, zeros, full, load, store, atomic_add, atomic_max, for, dot, "
 			    "transpose, sum, max and the elementwise ops", op.s);
@@ -1208,10 +1250,11 @@ t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc 
 		}
 		gop = (OpId)g;
 	}
-	if (want >= 0 ? nin != want : (nin != 1 && nin != 2)) {
+	t = &tile_ops[k];
+	tile = t->result != TR_SCALAR;
+	if (nin < t->nin || nin > t->nmax) {
 		diag_error(c->d, ol, "'%s' takes %s operand%s, found %d", op.s,
-		    want == 0 ? "no" : want == 1 ? "1" : want == 2 ? "2" : want == 3 ? "3" : "1 or 2",
-		    want == 1 ? "" : "s", nin);
+		    nin_words(t, want, sizeof want), t->nin == 1 && t->nmax == 1 ? "" : "s", nin);
 		goto out;
 	}
 	if (tile && !shape) {
@@ -1224,38 +1267,14 @@ t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc 
 	}
 	if (shape && !tile_shape(c, shape, tl, &rank, dim))
 		goto out;
-	i = tile_add_inst(c->g, f, k);
+	i = tile_add_inst(c->g, f, (TileOpKind)k);
 	in = &f->insts[i];
 	in->gop = gop;
 	in->loc = ol;
 	in->nin = nin;
 	for (int j = 0; j < nin; j++)
 		in->in[j] = t_use(c, ins->v[j].t, ins->v[j].loc);
-	for (int j = 0; items && j < items->n; j++) {
-		const Item *it = &items->v[j];
-		const char *key = it->name.t.s;
-
-		if (!strcmp(key, "axis") && (k == TO_PROGRAM_ID || k == TO_REDUCE)) {
-			if (item_int(c, it, &in->axis) && in->axis < 0 && k == TO_REDUCE)
-				diag_error(c->d, it->val.loc, "a tile reduction's axis is written "
-				    "non-negative, found %lld", (long long)in->axis);
-		} else if (!strcmp(key, "keepdims") && k == TO_REDUCE) {
-			if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") ||
-			    !strcmp(it->val.t.s, "true")))
-				in->keepdims = true;
-			else if (!(it->kind == IV_WORD && (!strcmp(it->val.t.s, "False") ||
-			    !strcmp(it->val.t.s, "false"))))
-				diag_error(c->d, it->name.loc, "'keepdims' takes True or False");
-		} else if (!strcmp(key, "by") && (k == TO_IDIV || k == TO_IREM)) {
-			item_int(c, it, &in->by);
-		} else if (!strcmp(key, "value") && k == TO_FULL) {
-			item_double(c, it, &in->value);
-		} else if (!strcmp(key, "perm") && k == TO_TRANSPOSE) {
-			item_ints(c, it, in->perm, &in->nperm);
-		} else {
-			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op.s, key);
-		}
-	}
+	t_attrs(c, in, op.s, items);
 	if (k == TO_PROGRAM_ID && in->axis < 0)
 		diag_error(c->d, ol, "'program_id' needs axis=0, 1 or 2");
 	in->res = t_def(c, name, nl, rank, dim);
@@ -1315,20 +1334,12 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
     Refs *shape, Loc tl, Tok val, Loc vl, Items *items)
 {
 	TileFn *f = c->tf;
-	TileOpKind k = TO_COUNT;
+	int k = tile_op_lookup(op.s);
 	int arg = -2, rank = 0, i;
 	int64_t dim[IR_MAX_RANK] = {0};
 	TileInst *in;
 
-	if (name.s && !strcmp(op.s, "load"))
-		k = TO_LOAD;
-	else if (!name.s && !strcmp(op.s, "store"))
-		k = TO_STORE;
-	else if (!name.s && !strcmp(op.s, "atomic_add"))
-		k = TO_ATOMIC_ADD;
-	else if (!name.s && !strcmp(op.s, "atomic_max"))
-		k = TO_ATOMIC_MAX;
-	if (k == TO_COUNT) {
+	if (k < 0 || tile_ops[k].form != (name.s ? TF_LOAD : TF_STORE)) {
 		diag_error(c->d, ol, name.s ? "expected 'load', found '%s'" :
 		    "expected 'store', 'atomic_add' or 'atomic_max', found '%s'", op.s);
 		goto out;
@@ -1341,38 +1352,24 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 		    target.s, f->name);
 		goto out;
 	}
-	if (k == TO_LOAD && !shape) {
-		diag_error(c->d, ol, "'load' needs a tile type, such as ': [32, 32]'");
+	if (name.s && !shape) {
+		diag_error(c->d, ol, "'%s' needs a tile type, such as ': [32, 32]'", op.s);
 		goto out;
 	}
 	if (shape && !tile_shape(c, shape, tl, &rank, dim))
 		goto out;
-	i = tile_add_inst(c->g, f, k);
+	i = tile_add_inst(c->g, f, (TileOpKind)k);
 	in = &f->insts[i];
 	in->loc = ol;
 	in->arg = arg;
 	if (!t_index(c, in, idx))
 		goto out;
-	if (k != TO_LOAD) {
+	if (!name.s) {
 		in->nin = 1;
 		in->in[0] = t_use(c, val, vl);
 	}
-	for (int j = 0; items && j < items->n; j++) {
-		const Item *it = &items->v[j];
-		const char *key = it->name.t.s;
-
-		if (!strcmp(key, "other") && k == TO_LOAD) {
-			if (item_double(c, it, &in->other))
-				in->masked = true;
-		} else if (!strcmp(key, "masked") && k != TO_LOAD && it->kind == IV_BARE) {
-			in->masked = true;
-		} else if (!strcmp(key, "view")) {
-			in->has_view = item_ints(c, it, in->view, &in->nview);
-		} else {
-			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op.s, key);
-		}
-	}
-	if (k == TO_LOAD) {
+	t_attrs(c, in, op.s, items);
+	if (name.s) {
 		in->res = t_def(c, name, nl, rank, dim);
 		f->vals[in->res].def = i;
 	}

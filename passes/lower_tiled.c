@@ -981,6 +981,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	Graph *ng = b->ng;
 
 	b->f = tile_fn_new(ng, arena_strndup(&ng->arena, name, strlen(name)), kind);
+	b->f->dt = rn->type.dt;
 	tile_fn_begin(b->f, &b->scratch);
 	b->f->args = arena_alloc(&ng->arena, sizeof(int) * (size_t)(2 * (b->last - b->first + 1) + 1));
 	b->from = b->first;
@@ -1088,7 +1089,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		const Node *nd = &g->nodes[i];
 		char kname[64];
 
-		if (nd->tile) {
+		if (nd->op == OP_TILED) {
 			diag_error(d, nd->loc, "lower-tiled: '%%%s' is already tiled", nd->name);
 			bad++;
 			stop = i;
@@ -1166,7 +1167,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 
 			if (b.map[i] < 0)
 				continue;
-			k.op = nd->tile ? (OpId)TILE_OP : nd->op;
+			k.op = nd->tile ? OP_TILED : nd->op;     /* tile: lowered just now */
 			k.name = nd->name;
 			k.type = nd->type;
 			k.loc = nd->loc;

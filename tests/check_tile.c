@@ -542,6 +542,75 @@ START_TEST(test_tile_name_index)
 }
 END_TEST
 
+/* ---- the tile-op table (tile_ops.def) --------------------------------- */
+
+/* Every named row is found by its name and prints under it; the rows that
+ * stand for graph ops have no name of their own and are not found. */
+START_TEST(test_tile_table_lookup)
+{
+	TileInst in = {0};
+	int named = 0;
+
+	for (int k = 0; k < TO_COUNT; k++) {
+		in.op = (TileOpKind)k;
+		in.gop = OP_RELU;
+		if (tile_ops[k].name) {
+			ck_assert_int_eq(tile_op_lookup(tile_ops[k].name), k);
+			ck_assert_str_eq(tile_op_name(&in), tile_ops[k].name);
+			ck_assert_int_lt(tile_ops[k].graph, 0);
+			named++;
+		} else {
+			ck_assert_str_eq(tile_op_name(&in), "relu");
+			ck_assert_int_ge(tile_ops[k].graph, 0);
+		}
+		ck_assert_int_le(tile_ops[k].nin, tile_ops[k].nmax);
+		ck_assert_int_le(tile_ops[k].nmax, 3);
+	}
+	ck_assert_int_eq(named, TO_COUNT - 3);
+	ck_assert_int_eq(tile_op_lookup("load"), TO_LOAD);
+	ck_assert_int_eq(tile_op_lookup("atomic_max"), TO_ATOMIC_MAX);
+	ck_assert_int_lt(tile_op_lookup("relu"), 0);
+	ck_assert_int_lt(tile_op_lookup("tiled"), 0);
+	ck_assert_int_lt(tile_op_lookup(""), 0);
+	in.op = TO_COUNT;
+	ck_assert_str_eq(tile_op_name(&in), "?");
+	ck_assert_int_eq(tile_op_of_gop(OP_EXP), TO_UNARY);
+	ck_assert_int_eq(tile_op_of_gop(OP_MAXIMUM), TO_BINARY);
+	ck_assert_int_eq(tile_op_of_gop(OP_SUM), TO_REDUCE);
+	ck_assert_int_eq(tile_op_of_gop(OP_MAX), TO_REDUCE);
+	ck_assert_int_eq(tile_op_of_gop(OP_MEAN), TO_COUNT);   /* lowered as sum and div */
+	ck_assert_int_eq(tile_op_of_gop(OP_MATMUL), TO_COUNT);
+	ck_assert_int_eq(tile_op_of_gop(OP_TILED), TO_COUNT);
+	for (int a = 0; a < TA_COUNT; a++)
+		ck_assert_int_eq(tile_attr_lookup(tile_attr_names[a]), a);
+	ck_assert_int_lt(tile_attr_lookup("shape"), 0);
+	ck_assert(tile_ops[TO_LOAD].attrs & TAB(OTHER));
+	ck_assert(!(tile_ops[TO_LOAD].attrs & TAB(MASKED)));
+	ck_assert(tile_ops[TO_REDUCE].attrs & TAB(KEEPDIMS));
+	ck_assert_int_eq(tile_ops[TO_PROGRAM_ID].result, TR_SCALAR);
+	ck_assert_int_eq(tile_ops[TO_STORE].form, TF_STORE);
+}
+END_TEST
+
+/* A tiled node is its own row of the graph op table: computed, never
+ * looked up or suggested as an op statement's name. */
+START_TEST(test_tile_graph_row)
+{
+	Graph *g = ck_parse("graph {\n  %x = input() : (4,)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (4,) grid=(1, 1) BM=1 BN=4 {\n"
+	    "    %t = load %x[0] : [4]\n    store %y[0], %t\n  }\n}\n", NULL);
+
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->nodes[1].op, OP_TILED);
+	ck_assert_ptr_nonnull(g->nodes[1].tile);
+	ck_assert_int_ne(ir_ops[OP_TILED].cls, OC_SOURCE);
+	ck_assert_str_eq(ir_ops[OP_TILED].name, "tiled");
+	ck_assert_int_lt(ir_op_lookup("tiled"), 0);
+	ck_assert_ptr_null(ir_op_suggest("tiles"));
+	ir_graph_free(g);
+}
+END_TEST
+
 Suite *
 make_tile_suite(void)
 {
@@ -560,6 +629,8 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_lower_long_kernel);
 	tcase_add_test(tc, test_tile_failure_leaves_graph);
 	tcase_add_test(tc, test_tile_name_index);
+	tcase_add_test(tc, test_tile_table_lookup);
+	tcase_add_test(tc, test_tile_graph_row);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -52,6 +52,8 @@ op_index_build(void)
 	for (int i = 0; i < OP_COUNT; i++) {
 		size_t k = ir_hash_str(ir_ops[i].name) & (OPIDX - 1);
 
+		if (ir_ops[i].cls == OC_TILED)
+			continue;       /* written 'tiled @k ...', never as an op statement */
 		while (op_index[k])
 			k = (k + 1) & (OPIDX - 1);
 		op_index[k] = (unsigned char)(i + 1);
@@ -131,7 +133,7 @@ ir_op_suggest(const char *name)
 	for (int i = 0; i < OP_COUNT; i++) {
 		int d = distance(name, ir_ops[i].name);
 
-		if (d < bd) {
+		if (d < bd && ir_ops[i].cls != OC_TILED) {
 			bd = d;
 			best = ir_ops[i].name;
 		}

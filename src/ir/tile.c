@@ -13,10 +13,82 @@
  * as many values as it has ops.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tile.h"
+
+/* ---- the tile-op table (tile_ops.def) --------------------------------- */
+
+/* The verify column names each op's check (the verifier's own table). */
+const TileOpInfo tile_ops[TO_COUNT] = {
+#define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) \
+	{name, form, graph, nin, nmax, attrs, result},
+#include "tile_ops.def"
+#undef TOP
+};
+
+const char *const tile_attr_names[TA_COUNT] = {
+#define X(id, name) name,
+	TILE_ATTRS(X)
+#undef X
+};
+
+/* The named rows by name (an op + 1 a slot, built once): the parser looks
+ * up the op of every statement of a body. */
+enum { TOPIDX = 64 };
+static HashSlot top_index[TOPIDX];
+static pthread_once_t top_index_once = PTHREAD_ONCE_INIT;
+
+static bool
+top_eq(const void *ctx, uint32_t item, const void *key)
+{
+	(void)ctx;
+	return !strcmp(tile_ops[item].name, key);
+}
+
+static void
+top_index_build(void)
+{
+	for (int i = 0; i < TO_COUNT; i++)
+		if (tile_ops[i].name) {
+			uint32_t h = (uint32_t)ir_hash_str(tile_ops[i].name);
+
+			top_index[hash_find(top_index, TOPIDX, h, top_eq, NULL, tile_ops[i].name)] =
+			    (HashSlot){(uint32_t)i + 1, h};
+		}
+}
+
+int
+tile_op_lookup(const char *name)
+{
+	pthread_once(&top_index_once, top_index_build);
+	return (int)top_index[hash_find(top_index, TOPIDX, (uint32_t)ir_hash_str(name), top_eq,
+	    NULL, name)].item - 1;
+}
+
+TileOpKind
+tile_op_of_gop(OpId gop)
+{
+	/* Of the reductions, those that an accumulator can carry: mean is
+	 * lowered as a sum and a division. */
+	if (ir_ops[gop].cls == OC_REDUCTION && gop != OP_SUM && gop != OP_MAX)
+		return TO_COUNT;
+	for (int i = 0; i < TO_COUNT; i++)
+		if (tile_ops[i].graph >= 0 && tile_ops[i].graph == (int)ir_ops[gop].cls)
+			return (TileOpKind)i;
+	return TO_COUNT;
+}
+
+int
+tile_attr_lookup(const char *name)
+{
+	for (int a = 0; a < TA_COUNT; a++)
+		if (!strcmp(tile_attr_names[a], name))
+			return a;
+	return -1;
+}
 
 /* ---- building -------------------------------------------------------- */
 
@@ -148,6 +220,7 @@ tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *sha
 	memset(v, 0, sizeof *v);
 	v->name = name;
 	v->rank = rank;
+	v->dt = f->dt;
 	for (int i = 0; i < rank; i++)
 		v->shape[i] = shape[i];
 	v->def = f->ninsts;
@@ -257,24 +330,9 @@ tile_lookup(const TileFn *f, const char *name)
 const char *
 tile_op_name(const TileInst *in)
 {
-	switch (in->op) {
-	case TO_PROGRAM_ID: return "program_id";
-	case TO_IDIV: return "idiv";
-	case TO_IREM: return "irem";
-	case TO_ZEROS: return "zeros";
-	case TO_FULL: return "full";
-	case TO_LOAD: return "load";
-	case TO_STORE: return "store";
-	case TO_ATOMIC_ADD: return "atomic_add";
-	case TO_ATOMIC_MAX: return "atomic_max";
-	case TO_FOR: return "for";
-	case TO_YIELD: return "yield";
-	case TO_DOT: return "dot";
-	case TO_TRANSPOSE: return "transpose";
-	case TO_UNARY: case TO_BINARY: case TO_REDUCE: return ir_ops[in->gop].name;
-	case TO_COUNT: break;
-	}
-	return "?";
+	if ((unsigned)in->op >= TO_COUNT)
+		return "?";
+	return tile_ops[in->op].name ? tile_ops[in->op].name : ir_ops[in->gop].name;
 }
 
 const Type *

@@ -29,26 +29,75 @@
 enum {
 	TILE_MAX_TERMS = 4,          /* terms of one index expression */
 	TILE_RESULT = -1,            /* TileInst.arg naming the kernel's result */
-	TILE_OP = OP_RELU,           /* a tiled node's Node.op: any computed op,
-	                              * so generic code counts it as computed;
-	                              * everything that matters is in Node.tile */
 };
 
+/* The attributes a tile op may take (tile_ops.def's attrs column), in
+ * printing order. */
+#define TILE_ATTRS(X)          \
+	X(AXIS, "axis")            \
+	X(KEEPDIMS, "keepdims")    \
+	X(BY, "by")                \
+	X(VALUE, "value")          \
+	X(PERM, "perm")            \
+	X(OTHER, "other")          \
+	X(MASKED, "masked")        \
+	X(VIEW, "view")
+
+typedef enum TileAttrId {
+#define X(id, name) TA_##id,
+	TILE_ATTRS(X)
+#undef X
+	TA_COUNT
+} TileAttrId;
+
+#define TAB(id) (1u << TA_##id)
+
+/* How a statement of the op is written (docs/tiled.md). */
+typedef enum TileForm {
+	TF_CALL,                     /* %r = name(operands) [: [shape]] attrs */
+	TF_LOAD,                     /* %r = name %x[idx] : [shape] attrs */
+	TF_STORE,                    /* name %y[idx], %v attrs */
+	TF_FOR,                      /* %r = for %k = .. iter(%c = %init) { .. */
+	TF_YIELD                     /* yield %v } */
+} TileForm;
+
+/* What an op's result is (tile_ops.def's result column). */
+typedef enum TileResult {
+	TR_NONE, TR_SCALAR, TR_GIVEN, TR_SAME, TR_BROADCAST, TR_DOT, TR_REDUCE,
+	TR_PERM, TR_ITER
+} TileResult;
+
+/* The tile ops, one per row of tile_ops.def:
+ *   TO_PROGRAM_ID        scalar: the program's index on grid axis
+ *   TO_IDIV, TO_IREM     scalar: in[0] / by, in[0] % by
+ *   TO_ZEROS, TO_FULL    tile filled with 0 or with value
+ *   TO_LOAD              tile of operand arg at idx[], masked if masked
+ *   TO_STORE, TO_ATOMIC_ADD, TO_ATOMIC_MAX   in[0] into the result at idx[]
+ *   TO_FOR               result = for var = lo to hi step st iter(it = in[0])
+ *   TO_YIELD             in[0]: the loop's next iter value
+ *   TO_DOT               in[0] @ in[1] + in[2] on the last two dims
+ *   TO_UNARY, TO_BINARY  gop on tiles, numpy broadcasting
+ *   TO_REDUCE            gop (sum/max) of in[0] along axis, into
+ *                        accumulator in[1] if nin == 2
+ *   TO_TRANSPOSE         permute in[0] by perm */
 typedef enum TileOpKind {
-	TO_PROGRAM_ID,               /* scalar: the program's index on grid axis */
-	TO_IDIV, TO_IREM,            /* scalar: in[0] / by, in[0] % by */
-	TO_ZEROS, TO_FULL,           /* tile filled with 0 or with value */
-	TO_LOAD,                     /* tile of operand arg at idx[], masked if masked */
-	TO_STORE, TO_ATOMIC_ADD, TO_ATOMIC_MAX, /* in[0] into the result at idx[] */
-	TO_FOR,                      /* result = for var = lo to hi step st iter(it = in[0]) */
-	TO_YIELD,                    /* in[0]: the loop's next iter value */
-	TO_DOT,                      /* in[0] @ in[1] + in[2] on the last two dims */
-	TO_UNARY, TO_BINARY,         /* gop on tiles, numpy broadcasting */
-	TO_REDUCE,                   /* gop (sum/max) of in[0] along axis, into
-	                              * accumulator in[1] if nin == 2 */
-	TO_TRANSPOSE,                /* permute in[0] by perm */
+#define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) TO_##id,
+#include "tile_ops.def"
+#undef TOP
 	TO_COUNT
 } TileOpKind;
+
+typedef struct TileOpInfo {
+	const char *name;            /* NULL: the graph op's (tile_op_name) */
+	TileForm form;
+	int graph;                   /* the OpClass it stands for, or -1 */
+	int nin, nmax;               /* operand counts */
+	unsigned attrs;              /* TAB() bits it accepts */
+	TileResult result;
+} TileOpInfo;
+
+extern const TileOpInfo tile_ops[TO_COUNT];
+extern const char *const tile_attr_names[TA_COUNT];
 
 /* An index expression: k + sum(coef[i] * value[i]); values are scalars. */
 typedef struct TileIdx {
@@ -62,6 +111,9 @@ typedef struct TileIdx {
 typedef struct TileVal {
 	const char *name;            /* without '%' */
 	int rank;                    /* -1: scalar */
+	DType dt;                    /* a tile's element type (the builder's rule,
+	                              * tile_build.c); a scalar is an int64 index
+	                              * whatever dt says, until integer types come */
 	int64_t shape[IR_MAX_RANK];
 	int def;                     /* the instruction that defines it */
 	Loc loc;
@@ -126,6 +178,7 @@ typedef struct TileScratch {
 typedef struct TileFn {
 	const char *name;            /* the kernel's name, without '@' */
 	KernelKind kind;
+	DType dt;                    /* its element type: its node's */
 	int nargs;
 	int *args;                   /* graph node indices of the operands */
 	Loc *argloc;
@@ -162,7 +215,16 @@ void tile_fn_end(Graph *g, TileFn *f);
 void tile_scratch_free(TileScratch *s);
 /* The first value named name, or -1; O(1) (the body's name index). */
 int tile_lookup(const TileFn *f, const char *name);
+/* The op's text: its row's name, or its graph op's (unary, binary,
+ * reduce). */
 const char *tile_op_name(const TileInst *in);
+/* The op of the row named name (the rows with a name), or -1. */
+int tile_op_lookup(const char *name);
+/* The row that stands for graph op gop in a body (TO_UNARY, TO_BINARY,
+ * TO_REDUCE for sum and max), or TO_COUNT. */
+TileOpKind tile_op_of_gop(OpId gop);
+/* TA_* of an attribute's name, or -1. */
+int tile_attr_lookup(const char *name);
 /* Checks one tiled node: SSA, shapes of every tile against its op, tile
  * dimensions against the block sizes, loads and stores inside their tensors
  * unless masked, the result stored by exactly one store.  Returns the

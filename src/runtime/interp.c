@@ -138,6 +138,14 @@ kern_INPUT(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
 }
 #define kern_CONST kern_INPUT
 
+/* exec_interp refuses a tiled node before it would get here. */
+static void
+kern_TILED(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+{
+	(void)a, (void)b, (void)o;
+	AICM_BUG("tiled '%%%s' reached the reference kernels", n->name);
+}
+
 /* ---- reductions ------------------------------------------------------ */
 
 enum { R_SUM, R_MAX, R_MEAN };
@@ -303,7 +311,7 @@ exec_interp(const Graph *g, Tensor *vals, Diag *d)
 			diag_error(d, n->loc, "'%%%s' has no type; run shape-infer first", n->name);
 			return -1;
 		}
-		if (n->tile) {
+		if (n->op == OP_TILED) {
 			diag_error(d, n->loc, "'%%%s' is a tiled kernel; the reference interpreter "
 			    "runs graph IR only", n->name);
 			return -1;
