@@ -1018,12 +1018,13 @@ targ_reset(ParseCtx *c, int n)
 	c->captarg = cap;
 }
 
-/* Defines a value of the open body, refusing names already taken. */
-static int
-t_def(ParseCtx *c, Tok name, Loc nl, int rank, const int64_t *shape)
+/* Reports a name that a new value of the open body may not take (the
+ * value is defined all the same, so that no use of it fails). */
+static void
+t_name(ParseCtx *c, Tok name, Loc nl)
 {
 	TileFn *f = c->tf;
-	int prev = tile_lookup(f, name.s), v;
+	int prev = tile_lookup(f, name.s);
 
 	if (prev >= 0) {
 		diag_error(c->d, nl, "redefinition of '%%%s'", name.s);
@@ -1035,9 +1036,17 @@ t_def(ParseCtx *c, Tok name, Loc nl, int rank, const int64_t *shape)
 		diag_error(c->d, nl, "'%%%s' is an operand of the kernel; a value inside "
 		    "it needs another name", name.s);
 	}
-	v = tile_add_val(c->g, f, name.s, rank, shape);
-	f->vals[v].loc = nl;
-	return v;
+}
+
+/* Defines the result of instruction i of the open body. */
+static void
+t_def(ParseCtx *c, int i, Tok name, Loc nl, int rank, const int64_t *shape)
+{
+	int v;
+
+	t_name(c, name, nl);
+	v = tile_build_def(c->g, c->tf, i, name.s, rank, shape);
+	c->tf->vals[v].loc = nl;
 }
 
 static int
@@ -1169,53 +1178,59 @@ nin_words(const TileOpInfo *t, char *buf, size_t n)
 	return buf;
 }
 
-/* Reads the attribute items of inst in (op k, written op) into its
- * fields: the op's row says which it takes. */
+/* Reads the attribute items of a statement of op k (written op) into at:
+ * the op's row says which it takes. */
 static void
-t_attrs(ParseCtx *c, TileInst *in, const char *op, Items *items)
+t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 {
 	for (int j = 0; items && j < items->n; j++) {
 		const Item *it = &items->v[j];
 		const char *key = it->name.t.s;
 		int a = tile_attr_lookup(key);
 
-		if (a < 0 || !(tile_ops[in->op].attrs & (1u << a)) ||
+		if (a < 0 || !(tile_ops[k].attrs & (1u << a)) ||
 		    (a == TA_MASKED && it->kind != IV_BARE)) {
 			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op, key);
 			continue;
 		}
 		switch ((TileAttrId)a) {
 		case TA_AXIS:
-			if (item_int(c, it, &in->axis) && in->axis < 0 && in->op == TO_REDUCE)
+			at->set |= TAB(AXIS);
+			if (item_int(c, it, &at->axis) && at->axis < 0 && k == TO_REDUCE)
 				diag_error(c->d, it->val.loc, "a tile reduction's axis is written "
-				    "non-negative, found %lld", (long long)in->axis);
+				    "non-negative, found %lld", (long long)at->axis);
 			break;
 		case TA_KEEPDIMS:
+			at->set |= TAB(KEEPDIMS);
 			if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") ||
 			    !strcmp(it->val.t.s, "true")))
-				in->keepdims = true;
+				at->keepdims = true;
 			else if (!(it->kind == IV_WORD && (!strcmp(it->val.t.s, "False") ||
 			    !strcmp(it->val.t.s, "false"))))
 				diag_error(c->d, it->name.loc, "'keepdims' takes True or False");
 			break;
 		case TA_BY:
-			item_int(c, it, &in->by);
+			at->set |= TAB(BY);
+			item_int(c, it, &at->by);
 			break;
 		case TA_VALUE:
-			item_double(c, it, &in->value);
+			at->set |= TAB(VALUE);
+			item_double(c, it, &at->value);
 			break;
 		case TA_PERM:
-			item_ints(c, it, in->perm, &in->nperm);
+			at->set |= TAB(PERM);
+			item_ints(c, it, at->perm, &at->nperm);
 			break;
 		case TA_OTHER:
-			if (item_double(c, it, &in->other))
-				in->masked = true;
+			if (item_double(c, it, &at->other))
+				at->set |= TAB(OTHER);
 			break;
 		case TA_MASKED:
-			in->masked = true;
+			at->set |= TAB(MASKED);
 			break;
 		case TA_VIEW:
-			in->has_view = item_ints(c, it, in->view, &in->nview);
+			if (item_ints(c, it, at->view, &at->nview))
+				at->set |= TAB(VIEW);
 			break;
 		case TA_COUNT:
 			break;
@@ -1230,12 +1245,12 @@ t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc 
 	TileFn *f = c->tf;
 	int k = tile_op_lookup(op.s);
 	OpId gop = OP_INPUT;
-	int nin = ins ? ins->n : 0, rank = -1, i;
+	int nin = ins ? ins->n : 0, rank = -1, in[3];
 	const TileOpInfo *t;
 	bool tile;
 	int64_t dim[IR_MAX_RANK] = {0};
 	char want[32];
-	TileInst *in;
+	TileAttrs at = {.axis = -1};
 
 	if (k >= 0 && tile_ops[k].form != TF_CALL)
 		k = -1;                      /* load, for, ...: not written as calls */
@@ -1267,61 +1282,55 @@ t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc 
 	}
 	if (shape && !tile_shape(c, shape, tl, &rank, dim))
 		goto out;
-	i = tile_add_inst(c->g, f, (TileOpKind)k);
-	in = &f->insts[i];
-	in->gop = gop;
-	in->loc = ol;
-	in->nin = nin;
 	for (int j = 0; j < nin; j++)
-		in->in[j] = t_use(c, ins->v[j].t, ins->v[j].loc);
-	t_attrs(c, in, op.s, items);
-	if (k == TO_PROGRAM_ID && in->axis < 0)
+		in[j] = t_use(c, ins->v[j].t, ins->v[j].loc);
+	t_attrs(c, (TileOpKind)k, &at, op.s, items);
+	if (k == TO_PROGRAM_ID && at.axis < 0)
 		diag_error(c->d, ol, "'program_id' needs axis=0, 1 or 2");
-	in->res = t_def(c, name, nl, rank, dim);
-	f->vals[in->res].def = i;
+	t_def(c, tile_build_op(c->g, f, (TileOpKind)k, gop, nin, in, &at, ol), name, nl, rank, dim);
 out:
 	refs_free(ins);
 	refs_free(shape);
 	items_free(items);
 }
 
+/* Reads the index expressions idx of an access into x[0..idx->n). */
 static bool
-t_index(ParseCtx *c, TileInst *in, Idxs *idx)
+t_index(ParseCtx *c, Idxs *idx, TileIdx *x)
 {
 	if (idx->n > IR_MAX_RANK) {
 		diag_error(c->d, idx->v[0]->loc, "%d indices; a tensor has at most %d dimensions",
 		    idx->n, IR_MAX_RANK);
 		return false;
 	}
-	tile_set_nidx(c->g, c->tf, (int)(in - c->tf->insts), idx->n);
 	for (int k = 0; k < idx->n; k++) {
-		Idx *x = idx->v[k];
-		TileIdx *t = &in->idx[k];
+		Idx *e = idx->v[k];
+		TileIdx *t = &x[k];
 
-		for (int j = 0; j < x->n; j++) {
+		for (int j = 0; j < e->n; j++) {
 			int64_t coef = 1;
 
-			if (x->v[j].c.t.s && !parse_int(c, x->v[j].c, &coef))
+			if (e->v[j].c.t.s && !parse_int(c, e->v[j].c, &coef))
 				return false;
-			if (!x->v[j].v.t.s) {
+			if (!e->v[j].v.t.s) {
 				int64_t sum;
 
 				/* Constant terms add up; near int64's edges the sum
 				 * would overflow (the verifier refuses far less).  The
 				 * access is still defined, so that no use of it fails. */
 				if (__builtin_add_overflow(t->k, coef, &sum))
-					diag_error(c->d, x->v[j].c.loc, "the constants of index %d add up "
+					diag_error(c->d, e->v[j].c.loc, "the constants of index %d add up "
 					    "beyond 64 bits; an index stays within +-2^50", k);
 				else
 					t->k = sum;
 				continue;
 			}
 			if (t->nterm == TILE_MAX_TERMS) {
-				diag_error(c->d, x->v[j].v.loc, "an index has at most %d value terms",
+				diag_error(c->d, e->v[j].v.loc, "an index has at most %d value terms",
 				    TILE_MAX_TERMS);
 				return false;
 			}
-			t->val[t->nterm] = t_use(c, x->v[j].v.t, x->v[j].v.loc);
+			t->val[t->nterm] = t_use(c, e->v[j].v.t, e->v[j].v.loc);
 			t->coef[t->nterm++] = coef;
 		}
 	}
@@ -1335,9 +1344,10 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 {
 	TileFn *f = c->tf;
 	int k = tile_op_lookup(op.s);
-	int arg = -2, rank = 0, i;
+	int arg = -2, rank = 0, v = -1, i;
 	int64_t dim[IR_MAX_RANK] = {0};
-	TileInst *in;
+	TileIdx x[IR_MAX_RANK] = {{0}};
+	TileAttrs at = {0};
 
 	if (k < 0 || tile_ops[k].form != (name.s ? TF_LOAD : TF_STORE)) {
 		diag_error(c->d, ol, name.s ? "expected 'load', found '%s'" :
@@ -1358,21 +1368,14 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 	}
 	if (shape && !tile_shape(c, shape, tl, &rank, dim))
 		goto out;
-	i = tile_add_inst(c->g, f, (TileOpKind)k);
-	in = &f->insts[i];
-	in->loc = ol;
-	in->arg = arg;
-	if (!t_index(c, in, idx))
+	if (!t_index(c, idx, x))
 		goto out;
-	if (!name.s) {
-		in->nin = 1;
-		in->in[0] = t_use(c, val, vl);
-	}
-	t_attrs(c, in, op.s, items);
-	if (name.s) {
-		in->res = t_def(c, name, nl, rank, dim);
-		f->vals[in->res].def = i;
-	}
+	if (!name.s)
+		v = t_use(c, val, vl);
+	t_attrs(c, (TileOpKind)k, &at, op.s, items);
+	i = tile_build_access(c->g, f, (TileOpKind)k, arg, idx->n, x, v, &at, ol);
+	if (name.s)
+		t_def(c, i, name, nl, rank, dim);
 out:
 	idxs_free(idx);
 	refs_free(shape);
@@ -1384,32 +1387,25 @@ t_for_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok var, Loc vl, Ref 
     Ref hi, Tok step, Ref st, Tok iter, Tok it, Loc itl, Tok init, Loc il)
 {
 	TileFn *f = c->tf;
-	int i = tile_add_inst(c->g, f, TO_FOR), v0, r0 = -1;
-	int64_t s0[IR_MAX_RANK] = {0};
-	TileInst *in = &f->insts[i];
+	int64_t b[3] = {0, 0, 0};    /* lo, hi, step */
+	int i, v0, v;
 
 	(void)name;                  /* the result is defined at the close */
 	(void)nl;
-	in->loc = kwl;
 	if (strcmp(kw.s, "for") || strcmp(to.s, "to") || strcmp(step.s, "step") ||
 	    strcmp(iter.s, "iter"))
 		diag_error(c->d, kwl, "expected 'for %%i = LO to HI step S iter(%%c = %%init)'");
-	parse_int(c, lo, &in->lo);
-	parse_int(c, hi, &in->hi);
-	parse_int(c, st, &in->step);
-	in->nin = 1;
-	in->in[0] = t_use(c, init, il);
-	v0 = in->in[0];
-	/* An undefined init (reported) may leave no value 0 to copy from. */
-	if (v0 < f->nvals) {
-		r0 = f->vals[v0].rank;
-		memcpy(s0, f->vals[v0].shape, sizeof s0);
-	}
-	in->var = t_def(c, var, vl, -1, NULL);
-	in = &f->insts[i];
-	in->iter = t_def(c, it, itl, r0, s0);
-	f->vals[f->insts[i].var].def = i;
-	f->vals[f->insts[i].iter].def = i;
+	parse_int(c, lo, &b[0]);
+	parse_int(c, hi, &b[1]);
+	parse_int(c, st, &b[2]);
+	v0 = t_use(c, init, il);
+	i = tile_build_for(c->g, f, b[0], b[1], b[2], v0, kwl);
+	t_name(c, var, vl);
+	v = tile_build_loop_var(c->g, f, i, var.s);
+	f->vals[v].loc = vl;
+	t_name(c, it, itl);
+	v = tile_build_loop_iter(c->g, f, i, it.s);
+	f->vals[v].loc = itl;
 	if (c->ntfor == c->captfor) {
 		c->captfor = c->captfor ? 2 * c->captfor : 4;
 		c->tfor = xrealloc(c->tfor, sizeof(int) * (size_t)c->captfor);
@@ -1421,20 +1417,16 @@ static void
 t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val, Loc vl)
 {
 	TileFn *f = c->tf;
-	int fo = c->tfor[--c->ntfor], y, init = f->insts[fo].in[0], r;
-	TileInst *in;
+	int fo = c->tfor[--c->ntfor], init = f->insts[fo].in[0], v, r;
+	int64_t s[IR_MAX_RANK];
 
 	if (strcmp(kw.s, "yield"))
 		diag_error(c->d, kwl, "expected 'yield' to end the loop, found '%s'", kw.s);
-	y = tile_add_inst(c->g, f, TO_YIELD);
-	in = &f->insts[y];
-	in->loc = kwl;
-	in->nin = 1;
-	in->in[0] = t_use(c, val, vl);
-	f->insts[fo].end = y;
-	r = t_def(c, name, nl, f->vals[init].rank, f->vals[init].shape);
-	f->vals[r].def = fo;
-	f->insts[fo].res = r;
+	v = t_use(c, val, vl);
+	tile_build_yield(c->g, f, fo, v, kwl);
+	r = f->vals[init].rank;
+	memcpy(s, f->vals[init].shape, sizeof s);
+	t_def(c, fo, name, nl, r, s);
 }
 
 /* Settles the names that were used before being defined, and the return

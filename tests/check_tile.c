@@ -611,6 +611,106 @@ START_TEST(test_tile_graph_row)
 }
 END_TEST
 
+/* ---- the builder (tile_build.c) ---------------------------------------- */
+
+/* A body built by hand: each builder adds one instruction with what its
+ * row takes; values get the element type of what they are made from. */
+START_TEST(test_tile_build_body)
+{
+	Graph *g = ck_parse("graph {\n  %x = input() : (4, 8) f32\n}\n", NULL);
+	TileFn *f = tile_fn_new(g, "k", KK_ELEMENTWISE);
+	TileAttrs at = {.set = TAB(AXIS), .axis = 0};
+	TileIdx idx[2] = {{0}};
+	int64_t s[2] = {4, 8};
+	int m, z, fo, l, r, y, st, arg = 0, in[2];
+
+	ck_assert_ptr_nonnull(g);
+	f->dt = DT_F32;
+	f->nargs = 1;
+	f->args = &arg;
+	m = tile_build_def(g, f, tile_build_op(g, f, TO_PROGRAM_ID, OP_INPUT, 0, NULL, &at, LOC_NONE),
+	    "m", -1, NULL);
+	ck_assert_int_eq(f->insts[0].axis, 0);
+	ck_assert_int_eq(f->vals[m].def, 0);
+	z = tile_build_def(g, f, tile_build_op(g, f, TO_ZEROS, OP_INPUT, 0, NULL, NULL, LOC_NONE),
+	    "z", 2, s);
+	ck_assert_int_eq(f->vals[z].dt, DT_F32);                   /* the kernel's */
+	fo = tile_build_for(g, f, 0, 8, 4, z, LOC_NONE);
+	ck_assert_int_eq(tile_build_loop_var(g, f, fo, "k"), f->insts[fo].var);
+	ck_assert_int_eq(tile_build_loop_iter(g, f, fo, "c"), f->insts[fo].iter);
+	ck_assert_int_eq(f->vals[f->insts[fo].iter].rank, 2);
+	ck_assert_int_eq(f->vals[f->insts[fo].iter].shape[1], 8);
+	idx[0] = (TileIdx){1, {m}, {4}, 0};
+	at = (TileAttrs){.set = TAB(OTHER), .other = -1.5};
+	l = tile_build_def(g, f, tile_build_access(g, f, TO_LOAD, 0, 2, idx, -1, &at, LOC_NONE),
+	    "t", 2, s);
+	ck_assert(f->insts[f->vals[l].def].masked);
+	ck_assert(f->insts[f->vals[l].def].other == -1.5);
+	ck_assert_int_eq(f->insts[f->vals[l].def].idx[0].coef[0], 4);
+	ck_assert_int_eq(f->vals[l].dt, DT_F32);                   /* %x's */
+	in[0] = l;
+	in[1] = f->insts[fo].iter;
+	r = tile_build_def(g, f, tile_build_op(g, f, TO_BINARY, OP_ADD, 2, in, NULL, LOC_NONE),
+	    "r", 2, s);
+	ck_assert_str_eq(tile_op_name(&f->insts[f->vals[r].def]), "add");
+	y = tile_build_yield(g, f, fo, r, LOC_NONE);
+	ck_assert_int_eq(f->insts[fo].end, y);
+	ck_assert_int_eq(tile_build_def(g, f, fo, "acc", 2, s), f->insts[fo].res);
+	at = (TileAttrs){.set = TAB(MASKED)};
+	st = tile_build_access(g, f, TO_STORE, TILE_RESULT, 2, NULL, f->insts[fo].res, &at,
+	    LOC_NONE);
+	ck_assert_int_eq(f->insts[st].nin, 1);
+	ck_assert(f->insts[st].masked);
+	ck_assert_int_eq(f->insts[st].idx[1].nterm, 0);
+	ck_assert_int_eq(f->ninsts, 7);
+	for (int v = 0; v < f->nvals; v++)
+		if (f->vals[v].rank >= 0)
+			ck_assert_int_eq(f->vals[v].dt, DT_F32);
+	ck_assert_int_eq(tile_lookup(f, "acc"), f->insts[fo].res);
+	ck_assert(tile_neutral(OP_MAX, DT_F32) < -1e308);
+	ck_assert(tile_neutral(OP_SUM, DT_F64) == 0);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* Lowered and parsed bodies give every tile its kernel's element type. */
+START_TEST(test_tile_value_types)
+{
+	static const char *const dts[] = {"f32", "f64"};
+
+	for (int k = 0; k < 2; k++) {
+		char src[512], *text;
+		Graph *g, *h;
+
+		snprintf(src, sizeof src, "graph {\n  %%a = input() : (40, 24) %s\n"
+		    "  %%b = input() : (24, 36) %s\n  %%c = matmul(%%a, %%b)\n"
+		    "  %%d = sum(%%c) axis=1\n  %%e = relu(%%d)\n}\n", dts[k], dts[k]);
+		g = ck_pipeline(src, "shape-infer,fuse,lower-tiled");
+		ck_assert_ptr_nonnull(g);
+		text = print_str(g);
+		h = ck_parse(text, NULL);
+		ck_assert_ptr_nonnull(h);
+		for (int pass = 0; pass < 2; pass++) {
+			const Graph *x = pass ? h : g;
+
+			for (int i = 0; i < x->nnodes; i++) {
+				const TileFn *f = x->nodes[i].tile;
+
+				if (x->nodes[i].op != OP_TILED)
+					continue;
+				ck_assert_int_eq(f->dt, k ? DT_F64 : DT_F32);
+				for (int v = 0; v < f->nvals; v++)
+					if (f->vals[v].rank >= 0)
+						ck_assert_int_eq(f->vals[v].dt, f->dt);
+			}
+		}
+		free(text);
+		ir_graph_free(g);
+		ir_graph_free(h);
+	}
+}
+END_TEST
+
 Suite *
 make_tile_suite(void)
 {
@@ -631,6 +731,8 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_name_index);
 	tcase_add_test(tc, test_tile_table_lookup);
 	tcase_add_test(tc, test_tile_graph_row);
+	tcase_add_test(tc, test_tile_build_body);
+	tcase_add_test(tc, test_tile_value_types);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -200,7 +200,22 @@ typedef struct TileFn {
 	Loc loc;
 } TileFn;
 
-/* tile.c */
+/* The attributes given to a builder: TAB() bits in set, each bit's value
+ * in its field (OTHER makes a load masked, MASKED a store).  A builder
+ * takes only the attributes that the op's row accepts. */
+typedef struct TileAttrs {
+	unsigned set;
+	int64_t axis;
+	int64_t by;
+	double value;
+	double other;
+	bool keepdims;
+	int nperm, nview;
+	int64_t perm[IR_MAX_RANK];
+	int64_t view[IR_MAX_RANK];
+} TileAttrs;
+
+/* tile_build.c */
 /* A new empty body; it and everything it holds live in g's arena and die
  * with the graph. */
 TileFn *tile_fn_new(Graph *g, const char *name, KernelKind kind);
@@ -215,6 +230,31 @@ void tile_fn_end(Graph *g, TileFn *f);
 void tile_scratch_free(TileScratch *s);
 /* The first value named name, or -1; O(1) (the body's name index). */
 int tile_lookup(const TileFn *f, const char *name);
+/* The builders return the instruction they add (tile_build_def and the
+ * loop's values: the value).  An instruction of form TF_CALL, with nin
+ * operands and the attributes at (NULL: none): */
+int tile_build_op(Graph *g, TileFn *f, TileOpKind op, OpId gop, int nin, const int *in,
+    const TileAttrs *at, Loc loc);
+/* A load (v unused) or a store or atomic of value v, of operand arg (or
+ * TILE_RESULT) at nidx index expressions idx (NULL: all 0). */
+int tile_build_access(Graph *g, TileFn *f, TileOpKind op, int arg, int nidx, const TileIdx *idx,
+    int v, const TileAttrs *at, Loc loc);
+/* A loop from lo to hi by step carrying value init; its counter, carried
+ * value, yield and result follow (tile_build_loop_var, _iter, _yield,
+ * tile_build_def of the loop). */
+int tile_build_for(Graph *g, TileFn *f, int64_t lo, int64_t hi, int64_t step, int init, Loc loc);
+int tile_build_loop_var(Graph *g, TileFn *f, int fo, const char *name);
+int tile_build_loop_iter(Graph *g, TileFn *f, int fo, const char *name);
+/* Ends loop fo: v is the carried value's next one. */
+int tile_build_yield(Graph *g, TileFn *f, int fo, int v, Loc loc);
+/* Defines the result of inst i, of the given shape (rank -1: a scalar); its
+ * element type follows from the op (tile_build.c). */
+int tile_build_def(Graph *g, TileFn *f, int i, const char *name, int rank, const int64_t *shape);
+/* The value a masked-off lane reads for a reduction red (sum, max) of
+ * element type dt: the reduction's identity. */
+double tile_neutral(OpId red, DType dt);
+
+/* tile.c */
 /* The op's text: its row's name, or its graph op's (unary, binary,
  * reduce). */
 const char *tile_op_name(const TileInst *in);
