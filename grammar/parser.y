@@ -81,8 +81,7 @@ struct ParseCtx {
 	const char *tname;           /* its result's name */
 	int *tfor;                   /* its open loops (instruction indices) */
 	int ntfor, captfor;
-	TileSlot *targ;              /* its operands by name (targ_find) */
-	int captarg;                 /* a power of two, or 0 */
+	HashMap targ;                /* its operands by name (targ_find) */
 };
 
 /* Past the error limit (diag.h) the scanner's next token is the end of the
@@ -970,52 +969,46 @@ item_ints(ParseCtx *c, const Item *it, int64_t *v, int *n)
 	return true;
 }
 
-/* The open body's operands by name (TileSlot.val an operand + 1), at
- * most half full, reused from body to body.  Each access and each
- * definition asks for an operand by name; a scan of the operands made a
- * fused kernel of 10k operands quadratic.  While the body opens, names
- * come from its operand list ins; later from the graph (an undefined
- * operand then matches nothing, as the scans skipped it). */
-static size_t
-targ_slot(const ParseCtx *c, const Refs *ins, const char *name, uint32_t h)
+/* The open body's operands by name (items: operand indices), reused from
+ * body to body.  Each access and each definition asks for an operand by
+ * name; a scan of the operands made a fused kernel of 10k operands
+ * quadratic.  While the body opens, names come from its operand list
+ * (TargCtx.ins); later from the graph (an undefined operand then matches
+ * nothing, as the scans skipped it). */
+typedef struct TargCtx {
+	const ParseCtx *c;
+	const Refs *ins;
+} TargCtx;
+
+static bool
+targ_eq(const void *ctx, uint32_t j, const void *name)
 {
-	size_t m = (size_t)c->captarg - 1, k;
+	const TargCtx *t = ctx;
+	int a = t->c->tf->args[j];
+	const char *s = t->ins ? t->ins->v[j].t.s : a >= 0 ? t->c->g->nodes[a].name : NULL;
 
-	for (k = h & m; c->targ[k].val; k = (k + 1) & m) {
-		int j = c->targ[k].val - 1, a = c->tf->args[j];
-		const char *s = ins ? ins->v[j].t.s : a >= 0 ? c->g->nodes[a].name : NULL;
-
-		if (c->targ[k].hash == h && s && !strcmp(s, name))
-			break;
-	}
-	return k;
+	return s && !strcmp(s, name);
 }
 
 /* The operand of the open body named name, or -1. */
 static int
 targ_find(const ParseCtx *c, const char *name)
 {
-	if (!c->captarg)
-		return -1;
-	return c->targ[targ_slot(c, NULL, name, (uint32_t)ir_hash_str(name))].val - 1;
+	TargCtx t = {c, NULL};
+
+	return (int)hashmap_find(&c->targ, (uint32_t)ir_hash_str(name), targ_eq, &t, name);
 }
 
 /* An empty index with room for n operands, cleared at a cost in proportion
- * to n (one much larger, left by a large body, is replaced). */
+ * to n (one much larger, left by a large body, is freed). */
 static void
 targ_reset(ParseCtx *c, int n)
 {
-	int cap = 16;
-
-	while (cap < 2 * n)
-		cap *= 2;
-	if (c->captarg >= cap && c->captarg <= 4 * cap) {
-		memset(c->targ, 0, sizeof *c->targ * (size_t)c->captarg);
-		return;
-	}
-	free(c->targ);
-	c->targ = xcalloc((size_t)cap, sizeof *c->targ);
-	c->captarg = cap;
+	if (c->targ.cap > 4 * hash_cap((size_t)n))
+		hashmap_free(&c->targ);
+	else
+		hashmap_clear(&c->targ);
+	hashmap_reserve(&c->targ, (size_t)n);
 }
 
 /* Reports a name that a new value of the open body may not take (the
@@ -1088,17 +1081,17 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 	f->argloc = arena_alloc(&g->arena, sizeof(Loc) * (size_t)(f->nargs + 1));
 	targ_reset(c, f->nargs);
 	for (int j = 0; j < f->nargs; j++) {
-		uint32_t h = (uint32_t)ir_hash_str(ins->v[j].t.s);
-		size_t k = targ_slot(c, ins, ins->v[j].t.s, h);
+		TargCtx tc = {c, ins};
 
 		f->args[j] = ir_lookup(g, ins->v[j].t.s);
 		f->argloc[j] = ins->v[j].loc;
 		if (f->args[j] < 0)
 			diag_error(c->d, ins->v[j].loc, "use of undefined value '%%%s'", ins->v[j].t.s);
-		if (c->targ[k].val)
+		/* Of equal names the first stays: the body is refused anyway. */
+		if (hashmap_put(&c->targ, (uint32_t)ir_hash_str(ins->v[j].t.s), (uint32_t)j, targ_eq,
+		    &tc, ins->v[j].t.s) >= 0)
 			diag_error(c->d, ins->v[j].loc, "'%%%s' is named twice among the operands",
 			    ins->v[j].t.s);
-		c->targ[k] = (TileSlot){j + 1, h};   /* the last of equal names, as the scans found */
 	}
 	for (int i = 0; items && i < items->n; i++) {
 		const Item *it = &items->v[i];
@@ -1186,10 +1179,13 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 	for (int j = 0; items && j < items->n; j++) {
 		const Item *it = &items->v[j];
 		const char *key = it->name.t.s;
-		int a = tile_attr_lookup(key);
+		int a = -1;
 
-		if (a < 0 || !(tile_ops[k].attrs & (1u << a)) ||
-		    (a == TA_MASKED && it->kind != IV_BARE)) {
+		/* only the op's own attributes are candidates: one or two */
+		for (unsigned set = tile_ops[k].attrs; set && a < 0; set &= set - 1)
+			if (!strcmp(tile_attr_names[__builtin_ctz(set)], key))
+				a = __builtin_ctz(set);
+		if (a < 0 || (a == TA_MASKED && it->kind != IV_BARE)) {
 			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op, key);
 			continue;
 		}
@@ -1494,7 +1490,7 @@ parse_graph(const char *text, size_t len, int line0, Diag *d)
 		finish(&c);
 	free(c.pend);
 	free(c.tfor);
-	free(c.targ);
+	hashmap_free(&c.targ);
 	refs_free(c.ret);
 	if (r != 0 || d->nerr > nerr0) {
 		ir_graph_free(c.g);

@@ -30,14 +30,11 @@ typedef struct Dim {
 	int level;                   /* loop depth that defines off (0: program) */
 } Dim;
 
+/* The names a body has taken: name[0..n) and a map of them (hash.h). */
 typedef struct Taken {
-	struct {
-		const char *name;
-		uint32_t hash;
-		uint32_t stamp;      /* taken in the body of this stamp */
-	} *slot;
-	size_t cap, n;               /* cap: a power of two */
-	uint32_t stamp;
+	const char **name;
+	size_t n, cap;
+	HashMap map;
 } Taken;
 
 typedef struct LB {
@@ -67,74 +64,40 @@ typedef struct LB {
 /* ---- the names a body has taken ---------------------------------------- */
 
 /* A body's value names must differ from each other, from its operands' and
- * from its result's: a hash set of the names taken so far in this body.
- * A slot belongs to the current body when its stamp is the body's, so a
- * new body starts empty without clearing (a lowering makes thousands). */
-static uint32_t
-name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h ^ h >> 15;
-}
-
+ * from its result's: a hash set of the names taken so far in this body. */
 static bool
-taken_find(const Taken *t, const char *s, uint32_t h, size_t *at)
+taken_eq(const void *t, uint32_t i, const void *s)
 {
-	size_t m = t->cap - 1, k;
-
-	for (k = h & m; t->slot[k].stamp == t->stamp; k = (k + 1) & m)
-		if (t->slot[k].hash == h && !strcmp(t->slot[k].name, s))
-			return true;
-	*at = k;
-	return false;
+	return !strcmp(((const Taken *)t)->name[i], s);
 }
 
-static void
-taken_add(Taken *t, const char *s)
+/* Takes s unless it is taken; whether it was free.  One probe does both
+ * (a body takes as many names as it has values). */
+static bool
+taken_put(Taken *t, const char *s)
 {
-	uint32_t h = name_hash(s);
-	size_t k;
-
-	if (2 * (t->n + 1) > t->cap) {
-		Taken old = *t;
-
+	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 64;
-		t->slot = xcalloc(t->cap, sizeof *t->slot);
-		t->stamp = 1;
-		t->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.slot[i].stamp == old.stamp)
-				taken_add(t, old.slot[i].name);
-		free(old.slot);
+		t->name = xrealloc(t->name, sizeof *t->name * t->cap);
 	}
-	if (!taken_find(t, s, h, &k)) {
-		t->slot[k].name = s;
-		t->slot[k].hash = h;
-		t->slot[k].stamp = t->stamp;
-		t->n++;
-	}
+	if (hashmap_put(&t->map, (uint32_t)ir_hash_str(s), (uint32_t)t->n, taken_eq, t, s) >= 0)
+		return false;
+	t->name[t->n++] = s;
+	return true;
 }
 
-/* Empties the set for the next body. */
+/* Empties the set for the next body, at a cost in proportion to the body
+ * just done: a map much larger than it (left by a large body before) is
+ * freed, or a thousand small bodies after one large one would clear it a
+ * thousand times. */
 static void
 taken_clear(Taken *t)
 {
+	if (t->map.cap > 4 * hash_cap(t->n))
+		hashmap_free(&t->map);
+	else
+		hashmap_clear(&t->map);
 	t->n = 0;
-	if (++t->stamp == 0) {       /* wrapped: old stamps could match again */
-		memset(t->slot, 0, t->cap * sizeof *t->slot);
-		t->stamp = 1;
-	}
-}
-
-static bool
-name_taken(LB *b, const char *s)
-{
-	size_t k;
-
-	return b->taken.cap && taken_find(&b->taken, s, name_hash(s), &k);
 }
 
 /* base, or base.1, base.2, ... whichever is free first; taken from then on. */
@@ -142,20 +105,20 @@ static const char *
 uniq(LB *b, const char *base)
 {
 	char buf[256];
-	const char *r;
+	const char *s;
 
-	if (strlen(base) < 200 && !name_taken(b, base)) {
-		r = arena_strndup(&b->ng->arena, base, strlen(base));
-	} else {
+	if (strlen(base) >= 200 || !taken_put(&b->taken, base))
 		for (int i = 1;; i++) {
 			snprintf(buf, sizeof buf, "%.200s.%d", base, i);
-			if (!name_taken(b, buf))
+			if (taken_put(&b->taken, buf))
 				break;
 		}
-		r = arena_strndup(&b->ng->arena, buf, strlen(buf));
-	}
-	taken_add(&b->taken, r);
-	return r;
+	/* The set holds base or buf, which need not outlive the call: it keeps
+	 * the arena copy that the body names its value with. */
+	s = b->taken.name[b->taken.n - 1];
+	s = arena_strndup(&b->ng->arena, s, strlen(s));
+	b->taken.name[b->taken.n - 1] = s;
+	return s;
 }
 
 /* ---- building the body (tile_build.c) ---------------------------------- */
@@ -187,7 +150,7 @@ res(LB *b, int i)
 static int
 scalar(LB *b, TileOpKind k, const char *name, int in0, int64_t n)
 {
-	TileAttrs at = {0};
+	TileAttrs at;                /* the builder reads the fields set names */
 
 	if (k == TO_PROGRAM_ID) {
 		at.set = TAB(AXIS);
@@ -213,8 +176,10 @@ idx_of(int v, int64_t coef)
 static int
 full(LB *b, const char *name, double value, int rank, const int64_t *shape)
 {
-	TileAttrs at = {.set = TAB(VALUE), .value = value};
+	TileAttrs at;
 
+	at.set = TAB(VALUE);
+	at.value = value;
 	return op_def(b, value == 0 ? TO_ZEROS : TO_FULL, OP_INPUT, 0, NULL, value == 0 ? NULL : &at,
 	    name, rank, shape);
 }
@@ -224,12 +189,10 @@ full(LB *b, const char *name, double value, int rank, const int64_t *shape)
 static int
 load(LB *b, int arg, int nidx, const TileIdx *idx, bool masked, double other)
 {
-	TileAttrs at = {0};
+	TileAttrs at;
 
-	if (masked) {
-		at.set = TAB(OTHER);
-		at.other = other;
-	}
+	at.set = masked ? TAB(OTHER) : 0;
+	at.other = other;
 	return tile_build_access(b->ng, b->f, TO_LOAD, arg, nidx, idx, -1, &at, LOC_NONE);
 }
 
@@ -260,7 +223,7 @@ load_ext(LB *b, int x, double other)
 	const Type *t = &b->g->nodes[x].type;
 	int it[IR_MAX_RANK];
 	int64_t shape[IR_MAX_RANK];
-	TileIdx idx[IR_MAX_RANK] = {{0}};
+	TileIdx idx[IR_MAX_RANK];
 	char nm[256];
 
 	for (int k = 0; k < t->rank; k++) {
@@ -268,8 +231,7 @@ load_ext(LB *b, int x, double other)
 
 		it[k] = (t->dim[k] == 1 && b->S[j] != 1) ? -1 : j;
 		shape[k] = it[k] < 0 ? 1 : b->dim[j].ext;
-		if (it[k] >= 0)
-			idx[k] = b->dim[it[k]].off;
+		idx[k] = it[k] >= 0 ? b->dim[it[k]].off : (TileIdx){0};
 	}
 	snprintf(nm, sizeof nm, "%.200s.tile", b->g->nodes[x].name);
 	return def(b, load(b, b->argof[x], t->rank, idx, ragged(b, t, it), other), nm, t->rank,
@@ -307,7 +269,7 @@ use_ext(LB *b, int x)
 		return;
 	b->argof[x] = b->f->nargs;
 	b->f->args[b->f->nargs++] = x;     /* ir_compact renumbers it */
-	taken_add(&b->taken, b->g->nodes[x].name);
+	taken_put(&b->taken, b->g->nodes[x].name);
 }
 
 /* The neutral value a masked lane of a load of x should read: -inf when a
@@ -411,8 +373,8 @@ store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
 	const Node *rn = &b->g->nodes[b->root];
 	const Type *t = &rn->type;
 	int it[IR_MAX_RANK], k = 0;
-	TileIdx idx[IR_MAX_RANK] = {{0}};
-	TileAttrs at = {0};
+	TileIdx idx[IR_MAX_RANK];
+	TileAttrs at;
 
 	/* Which iteration dim each result dim is: drop the reduced ones unless
 	 * kept as 1; then right-align as loads do. */
@@ -433,10 +395,8 @@ store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
 		}
 	}
 	for (k = 0; k < t->rank; k++)
-		if (it[k] >= 0)
-			idx[k] = b->dim[it[k]].off;
-	if (ragged(b, t, it))
-		at.set = TAB(MASKED);
+		idx[k] = it[k] >= 0 ? b->dim[it[k]].off : (TileIdx){0};
+	at.set = ragged(b, t, it) ? TAB(MASKED) : 0;
 	tile_build_access(b->ng, b->f, op, TILE_RESULT, t->rank, idx, v, &at, LOC_NONE);
 }
 
@@ -921,7 +881,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->f->args = arena_alloc(&ng->arena, sizeof(int) * (size_t)(2 * (b->last - b->first + 1) + 1));
 	b->from = b->first;
 	taken_clear(&b->taken);
-	taken_add(&b->taken, rn->name);
+	taken_put(&b->taken, rn->name);
 	for (int i = b->first; i <= b->last; i++)
 		if (b->g->nodes[i].nin && b->g->nodes[i].op == OP_MAX)
 			b->maxin[b->g->nodes[i].in[0]] = b->root;
@@ -1127,7 +1087,8 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	}
 	free(outs);
 	tile_scratch_free(&b.scratch);
-	free(b.taken.slot);
+	free(b.taken.name);
+	hashmap_free(&b.taken.map);
 	free(b.map);
 	return bad ? -1 : 0;
 }

@@ -155,13 +155,6 @@ typedef struct TileInst {
 	};
 } TileInst;
 
-/* A slot of a body's name index: a value + 1 (0: empty) and its name's
- * hash (ir_hash_str). */
-typedef struct TileSlot {
-	int val;
-	uint32_t hash;
-} TileSlot;
-
 /* A body under construction grows in scratch arrays that the builder
  * reuses from body to body; tile_fn_end moves it into the graph at its
  * exact size.  (Grown in the arena, each body would leave its outgrown
@@ -171,7 +164,7 @@ typedef struct TileScratch {
 	int capvals;
 	TileInst *insts;
 	int capinsts;
-	TileSlot *index;             /* all empty between bodies */
+	HashSlot *index;             /* all empty between bodies */
 	int capindex;
 } TileScratch;
 
@@ -192,7 +185,7 @@ typedef struct TileFn {
 	/* The values by name (tile_lookup): open addressing, at most half
 	 * full; a parsed body of 100k values scanned its list for every name
 	 * it read. */
-	TileSlot *index;
+	HashSlot *index;             /* hash.h's slots, items value + 1 */
 	int capindex;                /* a power of two, or 0 */
 	TileInst *insts;
 	int ninsts, capinsts;
@@ -263,8 +256,7 @@ int tile_op_lookup(const char *name);
 /* The row that stands for graph op gop in a body (TO_UNARY, TO_BINARY,
  * TO_REDUCE for sum and max), or TO_COUNT. */
 TileOpKind tile_op_of_gop(OpId gop);
-/* TA_* of an attribute's name, or -1. */
-int tile_attr_lookup(const char *name);
+
 /* Checks one tiled node: SSA, shapes of every tile against its op, tile
  * dimensions against the block sizes, loads and stores inside their tensors
  * unless masked, the result stored by exactly one store.  Returns the

@@ -61,29 +61,19 @@ grow(Graph *g, TileFn *f, void *p, int n, int *cap, size_t sz, void **sp, int *s
 	return q;
 }
 
-/* ---- the name index -------------------------------------------------- */
+/* ---- the name index (hash.h's slots, in the arena or the scratch) ---- */
 
-
-/* The slot of idx (cap a power of two, never full) that holds the value
- * named name (hash h), or the empty slot where it would go.  The hashes
- * are compared first, so a probe past other names touches neither their
- * values nor their text (in a large body, a cache miss each). */
-static size_t
-index_slot(const TileVal *vals, const TileSlot *idx, int cap, const char *name, uint32_t h)
+static bool
+name_eq(const void *vals, uint32_t v, const void *name)
 {
-	size_t m = (size_t)cap - 1, k;
-
-	for (k = h & m; idx[k].val; k = (k + 1) & m)
-		if (idx[k].hash == h && !strcmp(vals[idx[k].val - 1].name, name))
-			break;
-	return k;
+	return !strcmp(((const TileVal *)vals)[v].name, name);
 }
 
 /* Enters value v; a name already there keeps its first value, as a scan
  * from the front would find it (the parser reports the redefinition and
  * goes on with both). */
 static void
-index_put(const TileVal *vals, TileSlot *idx, int cap, int v)
+index_put(const TileVal *vals, HashSlot *idx, size_t cap, int v)
 {
 	uint32_t h;
 	size_t k;
@@ -91,54 +81,34 @@ index_put(const TileVal *vals, TileSlot *idx, int cap, int v)
 	if (!vals[v].name)
 		return;
 	h = (uint32_t)ir_hash_str(vals[v].name);
-	k = index_slot(vals, idx, cap, vals[v].name, h);
-	if (!idx[k].val)
-		idx[k] = (TileSlot){v + 1, h};
-}
-
-/* The smallest index capacity, from 8, that keeps n values at most half
- * full. */
-static int
-index_cap(int n, int from)
-{
-	int cap = from ? from : 8;
-
-	while (cap < 2 * n)
-		cap *= 2;
-	return cap;
+	k = hash_find(idx, cap, h, name_eq, vals, vals[v].name);
+	if (!idx[k].item)
+		idx[k] = (HashSlot){(uint32_t)v + 1, h};
 }
 
 /* A larger index for f, in the scratch (reused, on the heap) or in the
  * arena (the outgrown one stays there, as the value arrays' do; all of
  * them together are twice the last).  The old slots move with their
- * hashes: no name is read again, and no two of them hold equal names. */
+ * hashes: no name is read again. */
 static void
 index_grow(Graph *g, TileFn *f)
 {
 	TileScratch *s = f->scratch;
-	TileSlot *old = f->index, *idx;
-	int oldcap = f->capindex, cap = index_cap(f->nvals, 2 * f->capindex);
-	size_t m = (size_t)cap - 1;
+	HashSlot *idx;
+	size_t cap = hash_cap((size_t)f->nvals);
 
 	if (s)
-		idx = xcalloc((size_t)cap, sizeof *idx);
+		idx = xcalloc(cap, sizeof *idx);
 	else
-		idx = arena_alloc(&g->arena, sizeof *idx * (size_t)cap);
-	for (int i = 0; i < oldcap; i++)
-		if (old[i].val) {
-			size_t k;
-
-			for (k = old[i].hash & m; idx[k].val; k = (k + 1) & m)
-				;
-			idx[k] = old[i];
-		}
+		idx = arena_alloc(&g->arena, sizeof *idx * cap);
+	hash_move(f->index, (size_t)f->capindex, idx, cap);
 	if (s) {
 		free(s->index);
 		s->index = idx;
-		s->capindex = cap;
+		s->capindex = (int)cap;
 	}
 	f->index = idx;
-	f->capindex = cap;
+	f->capindex = (int)cap;
 }
 
 int
@@ -162,7 +132,7 @@ tile_add_val(Graph *g, TileFn *f, const char *name, int rank, const int64_t *sha
 	f->nvals++;
 	if (2 * f->nvals > f->capindex)
 		index_grow(g, f);
-	index_put(f->vals, f->index, f->capindex, f->nvals - 1);
+	index_put(f->vals, f->index, (size_t)f->capindex, f->nvals - 1);
 	return f->nvals - 1;
 }
 
@@ -215,15 +185,15 @@ tile_fn_end(Graph *g, TileFn *f)
 	TileVal *v = arena_alloc(&g->arena, sizeof *v * (size_t)(f->nvals ? f->nvals : 1));
 	TileInst *in = arena_alloc(&g->arena, sizeof *in * (size_t)(f->ninsts ? f->ninsts : 1));
 	TileScratch *s = f->scratch;
-	int cap = f->nvals ? index_cap(f->nvals, 0) : 0;
-	TileSlot *idx = cap ? arena_alloc(&g->arena, sizeof *idx * (size_t)cap) : NULL;
+	int cap = f->nvals ? (int)hash_cap((size_t)f->nvals) : 0;
+	HashSlot *idx = cap ? arena_alloc(&g->arena, sizeof *idx * (size_t)cap) : NULL;
 
 	if (f->nvals)                /* an empty array may be NULL, which memcpy refuses */
 		memcpy(v, f->vals, sizeof *v * (size_t)f->nvals);
 	if (f->ninsts)
 		memcpy(in, f->insts, sizeof *in * (size_t)f->ninsts);
 	for (int i = 0; i < f->nvals; i++)
-		index_put(v, idx, cap, i);
+		index_put(v, idx, (size_t)cap, i);
 	/* The scratch index is left zero for the next body at a cost in
 	 * proportion to this one: when it is much larger (a large body came
 	 * before), it is freed instead, or a thousand small bodies after one
@@ -258,8 +228,8 @@ tile_lookup(const TileFn *f, const char *name)
 {
 	if (!f->capindex)
 		return -1;
-	return f->index[index_slot(f->vals, f->index, f->capindex, name,
-	    (uint32_t)ir_hash_str(name))].val - 1;
+	return (int)f->index[hash_find(f->index, (size_t)f->capindex,
+	    (uint32_t)ir_hash_str(name), name_eq, f->vals, name)].item - 1;
 }
 
 /* ---- instructions ------------------------------------------------------ */
