@@ -8,7 +8,9 @@
  * attributes, their kinds) and report in words.  Names are resolved as they
  * come; a name not yet defined is kept pending and settled at the end, which
  * tells "used before it is defined" from "undefined".  The first syntax
- * error stops the parse; semantic errors are all reported.
+ * error stops the parse; semantic errors are all reported.  A tiled body's
+ * statements are read here and built by tile_build.c; which ops and
+ * attributes a body takes is tile_ops.def's.
  *
  * Lists (operands, tuples, attributes) are malloc'd and carry %destructors,
  * so that a syntax error leaks nothing; all other memory is the graph's

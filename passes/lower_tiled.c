@@ -15,6 +15,7 @@
  * offset 0), placed right after the innermost loop it depends on, so that
  * every program loads each element it needs exactly once.  The traffic that
  * results is the contract that autotune's cost model computes analytically.
+ * The bodies are built with tile_build.c, as the parser builds written ones.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -2,9 +2,10 @@
  * tile.h: the tile IR, the Triton-like form that lower-tiled produces and
  * the tile executor runs (DESIGN §6, docs/tiled.md).
  *
- * A lowered kernel is one graph node whose `tile` field points at a TileFn:
- * a grid, block sizes and a body of tile instructions that one program of
- * the grid runs.  The body is isolated from the graph: it names the
+ * A lowered kernel is one graph node of op OP_TILED (its own row of
+ * ops.def) whose `tile` field points at a TileFn: a grid, block sizes and a
+ * body of tile instructions that one program of the grid runs.  Each tile
+ * op is a row of tile_ops.def; tile_build.c builds bodies.  The body is isolated from the graph: it names the
  * kernel's operands (TileFn.args, graph node indices) and its own result by
  * position, and its values live in their own SSA table (TileFn.vals).
  * Instructions are a flat array; a `for` owns the run of instructions after
