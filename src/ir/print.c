@@ -303,12 +303,8 @@ indent(Out *o, int depth)
 static void
 print_tile_attrs(Out *o, const TileInst *in)
 {
-	unsigned set = tile_ops[in->op].attrs;
-
-	for (int a = 0; a < TA_COUNT; a++) {
-		if (!(set & (1u << a)))
-			continue;
-		switch ((TileAttrId)a) {
+	for (unsigned set = tile_ops[in->op].attrs; set; set &= set - 1) {
+		switch ((TileAttrId)__builtin_ctz(set)) {
 		case TA_AXIS:
 			/* program_id's is required; a reduction's -1 is all axes */
 			if (in->op == TO_PROGRAM_ID || in->axis >= 0) {

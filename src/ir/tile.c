@@ -67,26 +67,30 @@ tile_op_lookup(const char *name)
 	    NULL, name)].item - 1;
 }
 
+/* The row of each graph op class (TO_COUNT: none), built once: the parser
+ * and the lowering ask for every elementwise op. */
+static unsigned char top_of_class[OC_TILED + 1];
+static pthread_once_t top_of_class_once = PTHREAD_ONCE_INIT;
+
+static void
+top_of_class_build(void)
+{
+	for (int c = 0; c <= OC_TILED; c++)
+		top_of_class[c] = TO_COUNT;
+	for (int i = TO_COUNT - 1; i >= 0; i--)
+		if (tile_ops[i].graph >= 0)
+			top_of_class[tile_ops[i].graph] = (unsigned char)i;
+}
+
 TileOpKind
 tile_op_of_gop(OpId gop)
 {
+	pthread_once(&top_of_class_once, top_of_class_build);
 	/* Of the reductions, those that an accumulator can carry: mean is
 	 * lowered as a sum and a division. */
 	if (ir_ops[gop].cls == OC_REDUCTION && gop != OP_SUM && gop != OP_MAX)
 		return TO_COUNT;
-	for (int i = 0; i < TO_COUNT; i++)
-		if (tile_ops[i].graph >= 0 && tile_ops[i].graph == (int)ir_ops[gop].cls)
-			return (TileOpKind)i;
-	return TO_COUNT;
-}
-
-int
-tile_attr_lookup(const char *name)
-{
-	for (int a = 0; a < TA_COUNT; a++)
-		if (!strcmp(tile_attr_names[a], name))
-			return a;
-	return -1;
+	return (TileOpKind)top_of_class[ir_ops[gop].cls];
 }
 
 const char *
