@@ -163,6 +163,8 @@ void tile_scratch_free(TileScratch *s);
 /* The first value named name, or -1; O(1) (the body's name index). */
 int tile_lookup(const TileFn *f, const char *name);
 const char *tile_op_name(const TileInst *in);
+
+/* tile_verify.c */
 /* Checks one tiled node: SSA, shapes of every tile against its op, tile
  * dimensions against the block sizes, loads and stores inside their tensors
  * unless masked, the result stored by exactly one store.  Returns the
