@@ -61,6 +61,18 @@ hash_find(const HashSlot *slot, size_t cap, uint32_t h, HashEq eq, const void *c
 	return k;
 }
 
+/* The empty slot at the end of h's probe run in slot[0..cap-1]: where an
+ * item of hash h goes when no key is compared (after any equal ones). */
+static inline size_t
+hash_empty(const HashSlot *slot, size_t cap, uint32_t h)
+{
+	size_t m = cap - 1, k;
+
+	for (k = h & m; slot[k].item; k = (k + 1) & m)
+		;
+	return k;
+}
+
 /* The smallest capacity, a power of two from 8, that keeps n items at most
  * half full. */
 size_t hash_cap(size_t n);
