@@ -20,6 +20,14 @@ ir_hash_bytes(uint64_t h, const void *p, size_t n)
 }
 
 uint64_t
+ir_hash_words(uint64_t h, const int64_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint64_t)w[i]) * UINT64_C(1099511628211);
+	return h;
+}
+
+uint64_t
 ir_hash_mix(uint64_t h)
 {
 	h ^= h >> 32;
