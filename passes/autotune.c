@@ -134,13 +134,14 @@ target_desc(StrBuf *b, const Target *t)
 
 /* Numbers a kernel's operands from outside it by first use ($0, $1, ...),
  * through a small hash set (a kernel may have thousands): scratch reused
- * from kernel to kernel. */
+ * from kernel to kernel, so its slots are hash.h's slot array, of which a
+ * kernel clears and uses only as many as it needs. */
 typedef struct ExtNums {
 	int *v;                      /* by number: the node */
 	int n, cap;
-	int *slot;                   /* number + 1; 0: empty */
-	int nslot;
-	unsigned mask;
+	HashSlot *slot;              /* items: numbers */
+	size_t nslot;                /* allocated */
+	size_t used;                 /* this kernel's: a power of two */
 } ExtNums;
 
 static void
@@ -150,33 +151,39 @@ ext_reset(ExtNums *x, const Kernel *k)
 
 	while (want < 4 * (size_t)(k->last - k->first + 1))   /* 2 operands a node, half full */
 		want *= 2;
-	if (want > (size_t)x->nslot) {
+	if (want > x->nslot) {
 		free(x->slot);
 		x->slot = xmalloc(sizeof *x->slot * want);
-		x->nslot = (int)want;
+		x->nslot = want;
 	}
 	memset(x->slot, 0, sizeof *x->slot * want);
-	x->mask = (unsigned)want - 1;
+	x->used = want;
 	x->n = 0;
+}
+
+static bool
+ext_eq(const void *x, uint32_t e, const void *v)
+{
+	return ((const ExtNums *)x)->v[e] == *(const int *)v;
 }
 
 /* The number of external operand v, and whether this is its first use. */
 static int
 ext_num(ExtNums *x, int v, bool *first)
 {
-	unsigned h = (unsigned)v * 0x9e3779b1u;
+	uint32_t h = (uint32_t)ir_hash_mix((uint64_t)(uint32_t)v);
+	size_t k = hash_find(x->slot, x->used, h, ext_eq, x, &v);
 
-	for (h = (h ^ h >> 16) & x->mask; x->slot[h]; h = (h + 1) & x->mask)
-		if (x->v[x->slot[h] - 1] == v) {
-			*first = false;
-			return x->slot[h] - 1;
-		}
+	if (x->slot[k].item) {
+		*first = false;
+		return (int)x->slot[k].item - 1;
+	}
 	if (x->n == x->cap) {
 		x->cap = x->cap ? 2 * x->cap : 16;
 		x->v = xrealloc(x->v, sizeof *x->v * (size_t)x->cap);
 	}
 	x->v[x->n] = v;
-	x->slot[h] = x->n + 1;
+	x->slot[k] = (HashSlot){(uint32_t)x->n + 1, h};
 	*first = true;
 	return x->n++;
 }
