@@ -6,8 +6,9 @@
  * passes/<name>.c exports exactly one `const Pass pass_<name>`;
  * passes/registry.c lists them (passes.h: aicm_passes), above this layer,
  * and the functions here that look a pass up by name take that list, a
- * registry: a NULL-terminated array of passes.  Passes keep no mutable globals: options arrive in PassArgs, and
- * anything that must live across kernels lives in the pass's own locals.
+ * registry: a NULL-terminated array of passes.  Passes keep no mutable
+ * globals: options arrive in PassArgs, and anything that must live across
+ * kernels lives in the pass's own locals.
  */
 #ifndef AICM_PASS_H
 #define AICM_PASS_H
