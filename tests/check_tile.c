@@ -13,6 +13,7 @@
 
 #include "check_aicm.h"
 #include "../passes/cost.h"
+#include "../passes/passes.h"
 #include "exec.h"
 #include "pass.h"
 #include "tile.h"
@@ -450,7 +451,8 @@ START_TEST(test_tile_failure_leaves_graph)
 	ck_assert_ptr_nonnull(g);
 	before = print_str(g);
 	diag_init(&d, "t.aicm", src, strlen(src), sink);
-	ck_assert_int_eq(pass_parse_pipeline("lower-tiled{bm=1,bn=1}", &pl, sink, "check"), 0);
+	ck_assert_int_eq(pass_parse_pipeline(aicm_passes, "lower-tiled{bm=1,bn=1}", &pl, sink,
+	    "check"), 0);
 	ck_assert_int_eq(pass_run_pipeline(g, &pl, &run, &d), -1);
 	ck_assert_int_eq(d.nerr, 1);
 	after = print_str(g);

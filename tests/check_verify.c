@@ -13,6 +13,7 @@
 
 #include "check_aicm.h"
 #include "pass.h"
+#include "../passes/passes.h"
 
 static const char *base =
     "graph {\n"
@@ -386,7 +387,7 @@ END_TEST
 
 START_TEST(test_verify_after_shape_infer)
 {
-	const Pass *p = pass_lookup("shape-infer");
+	const Pass *p = pass_lookup(aicm_passes, "shape-infer");
 	PassVal vals[1] = {{0}};
 	PassArgs a = {p->opts, vals, NULL, false, NULL};
 	Diag d;

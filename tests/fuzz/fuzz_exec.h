@@ -67,7 +67,7 @@ fuzz_run_pipeline(Graph *g, const char *text, FILE *report, bool json, Diag *d)
 	Pipeline pl;
 	int r = 0;
 
-	if (pass_parse_pipeline(text, &pl, stderr, "fuzz") != 0)
+	if (pass_parse_pipeline(aicm_passes, text, &pl, stderr, "fuzz") != 0)
 		fuzz_fail("the harness's own pipeline does not parse", text, NULL);
 	for (int i = 0; i < pl.n && r == 0; i++) {
 		const PassInst *pi = &pl.p[i];
