@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scalar.h"
 #include "simd.h"
 #include "tile.h"
 #include "tile_exec.h"
@@ -166,20 +167,6 @@ typedef struct Uses {
 	                              * (INT64_MAX when that overflows) */
 } Uses;
 
-/* The trip count of loop fo, INT64_MAX when it overflows.  The verifier
- * keeps loop bounds within +-2^50, so this is a net. */
-static int64_t
-loop_trips(const TileInst *fo)
-{
-	int64_t span;
-
-	if (fo->step <= 0 || fo->hi <= fo->lo)
-		return 0;
-	if (__builtin_sub_overflow(fo->hi, fo->lo, &span))
-		return INT64_MAX;
-	return (span - 1) / fo->step + 1;
-}
-
 static void
 uses_build(const TileFn *f, Uses *u)
 {
@@ -217,7 +204,7 @@ uses_build(const TileFn *f, Uses *u)
 				u->notlhs[v] = true;
 		}
 		if (in->op == TO_FOR) {
-			int64_t t = loop_trips(in);
+			int64_t t = tile_trips(in);
 
 			loop[sp] = i;
 			if (u->trips[i] == INT64_MAX ||
@@ -743,12 +730,6 @@ do_load(Worker *w, int i)
 			}
 }
 
-static double
-max_combine(double acc, double v)
-{
-	return isnan(v) || v > acc ? v : acc;   /* NaN wins, as np.max */
-}
-
 static void
 atom_log(Worker *w, int64_t idx, double v, int op)
 {
@@ -769,7 +750,7 @@ atom_apply(Tensor *t, int64_t e, double v, int op)
 {
 	double cur = exec_get(t, e);
 
-	exec_set(t, e, op == TO_ATOMIC_MAX ? max_combine(cur, v) : cur + v);
+	exec_set(t, e, ir_scalar_combine(op == TO_ATOMIC_MAX ? OP_MAX : OP_SUM, cur, v));
 }
 
 static void
@@ -822,7 +803,32 @@ do_store(Worker *w, int i)
 		w->rd += n;
 }
 
-/* Elements lo..lo+n of a unary op's result (the whole tile: 0, t->n). */
+/* Runs unary op on n elements with its vector kernel (simd.h), or
+ * returns false when it has none. */
+static inline bool
+unary_vector(OpId op, bool f32, int64_t n, const void *x, void *o)
+{
+	switch (op) {
+	case OP_RELU:
+		if (f32)
+			simd_relu_f32(n, x, o);
+		else
+			simd_relu(n, x, o);
+		return true;
+	case OP_EXP:
+		if (f32)
+			simd_exp_f32(n, x, o);
+		else
+			simd_exp(n, x, o);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Elements lo..lo+n of a unary op's result (the whole tile: 0, t->n):
+ * its vector kernel, else its formula (scalar.h) element by element, in
+ * double.  One case per op, so that each loop has its formula inline. */
 static void
 unary_range(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 {
@@ -832,27 +838,13 @@ unary_range(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 	bool f32 = w->k->f32;
 
 	switch (in->gop) {
-#define U(ID, expr) case OP_##ID: \
-	for (int64_t i = 0; i < n; i++) { double v = tget(x, i, f32); tset(o, i, (expr), f32); } \
-	break;
-	case OP_RELU:
-		if (f32)
-			simd_relu_f32(n, x, o);
-		else
-			simd_relu(n, x, o);
+#define U(ID, formula)                                                         \
+	case OP_##ID:                                                          \
+		if (!unary_vector(OP_##ID, f32, n, x, o))                      \
+			for (int64_t i = 0; i < n; i++)                        \
+				tset(o, i, ir_scalar_unary(OP_##ID, tget(x, i, f32)), f32); \
 		break;
-	U(NEG, -v)
-	case OP_EXP:
-		if (f32)
-			simd_exp_f32(n, x, o);
-		else
-			simd_exp(n, x, o);
-		break;
-	U(LOG, log(v))
-	U(SQRT, sqrt(v))
-	U(TANH, tanh(v))
-	U(SIGMOID, 1.0 / (1.0 + exp(-v)))
-	U(ABS, fabs(v))
+	IR_SCALAR_UNARY(U)
 #undef U
 	default:
 		AICM_BUG("'%s' is not a unary op", ir_ops[in->gop].name);
@@ -955,11 +947,13 @@ do_binary(Worker *w, const TileInst *in)
 	}
 }
 
-/* One row of a reduction into *po, or accumulated elementwise into po[]
- * when the row's dim is kept (ost3 != 0). */
+/* One row of a reduction (sum or max) into *po, or accumulated
+ * elementwise into po[] when the row's dim is kept (ost3 != 0). */
 static void
-reduce_row(bool f32, bool mx, int64_t n, const void *row, void *po, bool lanes)
+reduce_row(bool f32, OpId op, int64_t n, const void *row, void *po, bool lanes)
 {
+	bool mx = op == OP_MAX;
+
 	if (lanes) {
 		if (f32)
 			(mx ? simd_acc_max_f32 : simd_acc_sum_f32)(n, row, po);
@@ -968,12 +962,12 @@ reduce_row(bool f32, bool mx, int64_t n, const void *row, void *po, bool lanes)
 	} else if (f32) {
 		float *p = po;
 
-		*p = mx ? (float)max_combine(*p, simd_max_f32(n, row)) :
-		    (float)(*p + simd_sum_f32(n, row));
+		*p = (float)ir_scalar_combine(op, *p, mx ? simd_max_f32(n, row) :
+		    simd_sum_f32(n, row));
 	} else {
 		double *p = po;
 
-		*p = mx ? max_combine(*p, simd_max(n, row)) : *p + simd_sum(n, row);
+		*p = ir_scalar_combine(op, *p, mx ? simd_max(n, row) : simd_sum(n, row));
 	}
 }
 
@@ -988,7 +982,7 @@ do_reduce(Worker *w, const TileInst *in)
 	const int64_t *sh = ti->sh, *vi = w->valid[in->in[0]];
 	int64_t *ov = w->valid[in->res], osh[4], ost[4], m = 1;
 	int ax = in->axis < 0 ? -1 : (int)in->axis + 4 - rin;
-	bool mx = in->gop == OP_MAX, f32 = w->k->f32;
+	bool f32 = w->k->f32;
 	const void *acc = in->nin == 2 ? w->p[in->in[1]] : NULL;
 	int64_t on = w->k->tile[in->res].n;
 	size_t es = w->k->es;
@@ -1003,12 +997,16 @@ do_reduce(Worker *w, const TileInst *in)
 		ost[d] = red ? 0 : m;
 		m *= osh[d];
 	}
-	for (int64_t i = 0; i < on; i++)
-		tset(o, i, mx ? -INFINITY : 0.0, f32);
+	{
+		double z = ir_scalar_neutral(in->gop, w->k->dt);
+
+		for (int64_t i = 0; i < on; i++)
+			tset(o, i, z, f32);
+	}
 	for (int64_t i0 = 0; i0 < vi[0]; i0++)
 		for (int64_t i1 = 0; i1 < vi[1]; i1++)
 			for (int64_t i2 = 0; i2 < vi[2]; i2++)
-				reduce_row(f32, mx, vi[3],
+				reduce_row(f32, in->gop, vi[3],
 				    at(x, ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3], es),
 				    at(o, i0 * ost[0] + i1 * ost[1] + i2 * ost[2], es), ost[3] != 0);
 	w->fl += box(vi);
@@ -1035,7 +1033,7 @@ do_reduce(Worker *w, const TileInst *in)
 		for (int64_t i = 0; i < on; i++) {
 			double c = tget(acc, i, f32), v = tget(o, i, f32);
 
-			tset(o, i, mx ? max_combine(c, v) : c + v, f32);
+			tset(o, i, ir_scalar_combine(in->gop, c, v), f32);
 		}
 		for (int d = 0; d < 4; d++)
 			if (av[d] < ov[d])
