@@ -144,8 +144,11 @@ reduce(const Node *n, const Tensor *a, Tensor *out, OpId op)
 		for (int64_t i = 0; i < inner; i++) {
 			double acc = ir_scalar_neutral(op, a->dt);
 
-			for (int64_t r = 0; r < len; r++)
-				acc = ir_scalar_combine(op, acc, exec_get(a, (o * len + r) * inner + i));
+			for (int64_t r = 0; r < len; r++) {
+				double v = exec_get(a, (o * len + r) * inner + i);
+
+				acc = ir_scalar_combine(op, acc, v);
+			}
 			if (op == OP_MEAN)
 				acc /= (double)len;
 			exec_set(out, o * inner + i, acc);

@@ -110,8 +110,10 @@ unary_range(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 #define U(ID, formula)                                                         \
 	case OP_##ID:                                                          \
 		if (!unary_vector(OP_##ID, f32, n, x, o))                      \
-			for (int64_t i = 0; i < n; i++)                        \
-				tset(o, i, ir_scalar_unary(OP_##ID, tget(x, i, f32)), f32); \
+			for (int64_t i = 0; i < n; i++) {                      \
+				double v = tget(x, i, f32);                    \
+				tset(o, i, ir_scalar_unary(OP_##ID, v), f32);  \
+			}                                                      \
 		break;
 	IR_SCALAR_UNARY(U)
 #undef U

@@ -161,9 +161,9 @@ alias_loop_carried(const TileFn *f, PKernel *k, const Uses *u)
 
 /* Strip runs.  A run of elementwise ops outside any loop, on tiles of one
  * size whose operands are that size too or a single element, is done
- * strip by strip: every op on STRIP elements before the next strip, and a
- * store of the run's result that goes whole to one contiguous place
- * copies each strip as it is made.  The strip's operands and temporaries
+ * strip by strip: every op on STRIP elements (tile_priv.h) before the
+ * next strip, and a store of the run's result that goes whole to one
+ * contiguous place copies each strip as it is made.  The strip's operands and temporaries
  * stay in L1, and the run's input streams and its output stream move
  * together instead of one phase each: W5 (maximum(x*y+z, 0), rows of
  * 4096) went from about 25 to about 22 ms on one core (a test program
