@@ -384,7 +384,7 @@ KN(acc_sum, avx512)(int64_t n, const T *x, T *o)
 		P512(storeu)(o + i, P512(add)(P512(loadu)(o + i), P512(loadu)(x + i)));
 	if (!K_F32)
 		for (; i < n; i++)
-			o[i] += x[i];
+			o[i] = KS(combine)(OP_SUM, o[i], x[i]);
 	else if (i < n) {
 		M512 m = KN(tail, avx512)(n, i);
 
@@ -597,7 +597,7 @@ KN(acc_sum, avx2)(int64_t n, const T *x, T *o)
 	for (; i + L256 <= n; i += L256)
 		P256(storeu)(o + i, P256(add)(P256(loadu)(o + i), P256(loadu)(x + i)));
 	for (; i < n; i++)
-		o[i] += x[i];
+		o[i] = KS(combine)(OP_SUM, o[i], x[i]);
 }
 
 A256 static void
@@ -689,7 +689,7 @@ KP(acc_sum)(int64_t n, const T *x, T *o)
 {
 	KPICK(acc_sum, n, x, o)
 	for (int64_t i = 0; i < n; i++)
-		o[i] += x[i];
+		o[i] = KS(combine)(OP_SUM, o[i], x[i]);
 }
 
 void
