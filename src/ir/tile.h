@@ -174,4 +174,10 @@ int tile_verify(const Graph *g, int node, Diag *d);
  * the operand or result). */
 const Type *tile_target_type(const Graph *g, const Node *n, const TileInst *in, Type *buf);
 
+/* tile_loop.c */
+/* The trips of loop for_inst: 0 when it runs none (step <= 0 or hi <= lo),
+ * INT64_MAX when hi - lo overflows (the verifier keeps bounds within
+ * +-2^50, so that is a net). */
+int64_t tile_trips(const TileInst *for_inst);
+
 #endif
