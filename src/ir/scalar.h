@@ -47,7 +47,10 @@
 	X(SQRT, sqrt(x))                                                       \
 	X(TANH, tanh(x))                                                       \
 	X(SIGMOID, 1.0 / (1.0 + exp(-x)))                                      \
-	X(ABS, fabs(x))
+	X(ABS, fabs(x))                                                        \
+	X(ERF, erf(x))                                                         \
+	X(RECIPROCAL, 1.0 / x)                                                 \
+	X(SIN, sin(x))
 
 /* X(ID, formula in a and b): every OC_BINARY op. */
 #define IR_SCALAR_BINARY(X)                                                    \
