@@ -145,6 +145,7 @@ DOCS_CHECKED = docs/tutorial.md docs/exercises.md docs/run.md
 check-docs: $(TOOLS)
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)
 	sh tests/mancheck.sh $(B)
+	sh tests/opnames.sh
 
 update-docs: $(TOOLS)
 	sh tests/doccheck.sh --update $(B) $(DOCS_CHECKED)

@@ -134,13 +134,14 @@ target_desc(StrBuf *b, const Target *t)
 
 /* Numbers a kernel's operands from outside it by first use ($0, $1, ...),
  * through a small hash set (a kernel may have thousands): scratch reused
- * from kernel to kernel. */
+ * from kernel to kernel, so its slots are hash.h's slot array, of which a
+ * kernel clears and uses only as many as it needs. */
 typedef struct ExtNums {
 	int *v;                      /* by number: the node */
 	int n, cap;
-	int *slot;                   /* number + 1; 0: empty */
-	int nslot;
-	unsigned mask;
+	HashSlot *slot;              /* items: numbers */
+	size_t nslot;                /* allocated */
+	size_t used;                 /* this kernel's: a power of two */
 } ExtNums;
 
 static void
@@ -150,33 +151,39 @@ ext_reset(ExtNums *x, const Kernel *k)
 
 	while (want < 4 * (size_t)(k->last - k->first + 1))   /* 2 operands a node, half full */
 		want *= 2;
-	if (want > (size_t)x->nslot) {
+	if (want > x->nslot) {
 		free(x->slot);
 		x->slot = xmalloc(sizeof *x->slot * want);
-		x->nslot = (int)want;
+		x->nslot = want;
 	}
 	memset(x->slot, 0, sizeof *x->slot * want);
-	x->mask = (unsigned)want - 1;
+	x->used = want;
 	x->n = 0;
+}
+
+static bool
+ext_eq(const void *x, uint32_t e, const void *v)
+{
+	return ((const ExtNums *)x)->v[e] == *(const int *)v;
 }
 
 /* The number of external operand v, and whether this is its first use. */
 static int
 ext_num(ExtNums *x, int v, bool *first)
 {
-	unsigned h = (unsigned)v * 0x9e3779b1u;
+	uint32_t h = (uint32_t)ir_hash_mix((uint64_t)(uint32_t)v);
+	size_t k = hash_find(x->slot, x->used, h, ext_eq, x, &v);
 
-	for (h = (h ^ h >> 16) & x->mask; x->slot[h]; h = (h + 1) & x->mask)
-		if (x->v[x->slot[h] - 1] == v) {
-			*first = false;
-			return x->slot[h] - 1;
-		}
+	if (x->slot[k].item) {
+		*first = false;
+		return (int)x->slot[k].item - 1;
+	}
 	if (x->n == x->cap) {
 		x->cap = x->cap ? 2 * x->cap : 16;
 		x->v = xrealloc(x->v, sizeof *x->v * (size_t)x->cap);
 	}
 	x->v[x->n] = v;
-	x->slot[h] = x->n + 1;
+	x->slot[k] = (HashSlot){(uint32_t)x->n + 1, h};
 	*first = true;
 	return x->n++;
 }
@@ -314,30 +321,11 @@ sig_words(Words *s, ExtNums *x, const Graph *g, const Kernel *k, DType dt)
 	}
 }
 
-static uint64_t
-words_hash(const Words *s)
-{
-	uint64_t h = 0x243f6a8885a308d3ull;
-
-	for (int i = 0; i < s->n; i++) {
-		h = (h << 5 | h >> 59) ^ (uint64_t)s->w[i];
-		h *= 0x9e3779b97f4a7c15ull;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
 /* ---- results and the cache ------------------------------------------- */
 
 typedef enum Source { SRC_SCORED, SRC_CACHE, SRC_REUSE, SRC_NONE } Source;
 
 typedef struct Result {
-	uint64_t hash;               /* of the signature's words */
-	int next;                    /* the reuse table's chain, or -1 */
 	TileConfig c;
 	double score;
 	double ms;                   /* measured: its time */
@@ -793,30 +781,42 @@ sizes_ok(const CostModel *m)
 }
 
 /* The kernels tuned so far in this run, one per signature (the first that
- * had it), chained by the hash of the signature's words. */
+ * had it), in a map by the hash of the signature's words. */
 typedef struct Reuse {
-	int *bucket;                 /* -1: empty */
-	uint64_t mask;               /* buckets - 1 */
+	HashMap map;                 /* items: kernel indices */
 	uint64_t hmask;              /* applied to every hash: all ones but in tests */
 	Words a, b;                  /* the kernel looked up, and one compared with */
 	ExtNums x;
 	int64_t compares;            /* full comparisons of words */
 } Reuse;
 
-/* The earlier kernel with k's signature (words in r->a), or -1. */
-static int
-reuse_find(Reuse *ru, const Graph *g, const Result *res, uint64_t h)
+/* A lookup's key, for the map's equality: the words sought are in ru->a;
+ * the kernels' words are built into ru->b, from g and their results. */
+typedef struct ReuseKey {
+	Reuse *ru;
+	const Graph *g;
+	const Result *res;
+} ReuseKey;
+
+static bool
+same_words(const void *ctx, uint32_t j, const void *key)
 {
-	for (int j = ru->bucket[h & ru->mask]; j >= 0; j = res[j].next) {
-		if (res[j].hash != h)
-			continue;
-		ru->compares++;
-		sig_words(&ru->b, &ru->x, g, &g->kernels[j], res[j].dt);
-		if (ru->b.n == ru->a.n && !memcmp(ru->a.w, ru->b.w, sizeof *ru->a.w *
-		    (size_t)ru->a.n))
-			return j;
-	}
-	return -1;
+	const ReuseKey *q = key;
+	Reuse *ru = q->ru;
+
+	(void)ctx;
+	ru->compares++;
+	sig_words(&ru->b, &ru->x, q->g, &q->g->kernels[j], q->res[j].dt);
+	return ru->b.n == ru->a.n && !memcmp(ru->a.w, ru->b.w, sizeof *ru->a.w * (size_t)ru->a.n);
+}
+
+/* The earlier kernel with the signature of words r->a (hash h), or -1. */
+static int
+reuse_find(Reuse *ru, const Graph *g, const Result *res, uint32_t h)
+{
+	ReuseKey q = {ru, g, res};
+
+	return (int)hashmap_find(&ru->map, h, same_words, NULL, &q);
 }
 
 /* requires: shapes, kernels (fuse or written); preserves: nodes, kernels,
@@ -834,7 +834,6 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 	int topk = (int)pass_int(a, "top-k"), rc = 0;
 	const char *cpath = pass_str(a, "cache");
 	bool meas = pass_bool(a, "measure");
-	size_t nb = 16;
 
 	if (meas && !a->measure) {
 		diag_error(d, LOC_NONE, "autotune: measure=true needs a measuring callback, and "
@@ -863,12 +862,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 	}
 	/* the target's constants go into each cache key: described once */
 	target_desc(&tdesc, &t);
-	while (nb < 2 * (size_t)g->nkernels)
-		nb *= 2;
-	ru.bucket = xmalloc(sizeof *ru.bucket * nb);
-	for (size_t i = 0; i < nb; i++)
-		ru.bucket[i] = -1;
-	ru.mask = nb - 1;
+	hashmap_reserve(&ru.map, (size_t)g->nkernels);
 	ru.hmask = hmask;
 	res = xcalloc((size_t)g->nkernels, sizeof *res);
 	tu = xmalloc(sizeof *tu);
@@ -880,6 +874,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 		const char *fromp = NULL;
 		Source src = SRC_SCORED;
 		TuneEntry *e;
+		uint32_t h;
 		int j;
 
 		if (!sizes_ok(m)) {
@@ -890,10 +885,10 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 			break;
 		}
 		r->dt = p->dt;
-		r->next = -1;
 		sig_words(&ru.a, &ru.x, g, kn, p->dt);
-		r->hash = words_hash(&ru.a) & ru.hmask;
-		if ((j = reuse_find(&ru, g, res, r->hash)) >= 0) {
+		h = (uint32_t)(ir_hash_mix(ir_hash_words(IR_HASH_SEED, ru.a.w, (size_t)ru.a.n)) &
+		    ru.hmask);
+		if ((j = reuse_find(&ru, g, res, h)) >= 0) {
 			src = SRC_REUSE;
 			r->found = res[j].found;
 			r->c = res[j].c;
@@ -902,8 +897,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 			r->ms = res[j].ms;
 			fromp = g->kernels[j].name;
 		} else {
-			r->next = ru.bucket[r->hash & ru.mask];
-			ru.bucket[r->hash & ru.mask] = k;
+			hashmap_add(&ru.map, h, (uint32_t)k);
 		}
 		if (src == SRC_SCORED && cache.path) {
 			key.n = 0;
@@ -991,7 +985,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 	if (compares)
 		*compares = ru.compares;
 	tune_cache_free(&cache);
-	free(ru.bucket);
+	hashmap_free(&ru.map);
 	free(ru.a.w);
 	free(ru.b.w);
 	free(ru.x.v);

@@ -783,35 +783,37 @@ cost_space(const Problem *p, TileConfig *out)
 	return n;
 }
 
+/* Each int as 4 little-endian bytes, then an axis separator 0xff: the
+ * bytes the space= of every cache record on disk was hashed from, so they
+ * must stay these whatever the host's byte order. */
 static uint64_t
-fnv(uint64_t h, const int *v, int n)
+hash_ints(uint64_t h, const int *v, int n)
 {
+	static const unsigned char sep = 0xff;
+
 	for (int i = 0; i < n; i++) {
 		uint32_t x = (uint32_t)v[i];
+		unsigned char b[4] = {x & 0xff, x >> 8 & 0xff, x >> 16 & 0xff, x >> 24};
 
-		for (int b = 0; b < 4; b++) {
-			h ^= (x >> (8 * b)) & 0xff;
-			h *= 1099511628211ull;
-		}
+		h = ir_hash_bytes(h, b, sizeof b);
 	}
-	h ^= 0xff;                   /* an axis separator */
-	h *= 1099511628211ull;
-	return h;
+	return ir_hash_bytes(h, &sep, 1);
 }
 
+/* The raw FNV-1a state, unmixed: the value written to disk. */
 uint64_t
 cost_space_hash(KernelKind kind)
 {
 	Space s = space_of(kind);
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = IR_HASH_SEED;
 	int k = (int)kind;
 
-	h = fnv(h, &k, 1);
-	h = fnv(h, s.bm, s.nbm);
-	h = fnv(h, s.bn, s.bn ? s.nbn : 0);
-	h = fnv(h, s.bk, s.bk ? s.nbk : 0);
-	h = fnv(h, warps_set, LEN(warps_set));
-	h = fnv(h, s.stages, s.stages ? s.nstages : 0);
+	h = hash_ints(h, &k, 1);
+	h = hash_ints(h, s.bm, s.nbm);
+	h = hash_ints(h, s.bn, s.bn ? s.nbn : 0);
+	h = hash_ints(h, s.bk, s.bk ? s.nbk : 0);
+	h = hash_ints(h, warps_set, LEN(warps_set));
+	h = hash_ints(h, s.stages, s.stages ? s.nstages : 0);
 	return h;
 }
 

@@ -7,9 +7,9 @@
  *
  * and '#' lines are comments.  The key is opaque here (autotune builds
  * it); only its part up to " space=" matters, as the unit a new result
- * supersedes.  Records live in an array in file order, chained in a hash
- * table by that prefix, so a lookup is one short chain however large the
- * file.  A record is never removed from the array, only marked dropped,
+ * supersedes.  Records live in an array in file order, entered in a hash
+ * map (hash.h) by that prefix, so a lookup is one short probe however
+ * large the file.  A record is never removed from the array, only marked dropped,
  * so that indices and line numbers stay valid while the pass runs.
  *
  * Runs that share one cache file may overlap (a build running several
@@ -38,27 +38,20 @@
 
 /* ---- the table ------------------------------------------------------- */
 
-static uint64_t
-prefix_hash(const char *key, size_t *pre)
+/* The length of key up to and including its " space=" (all of it
+ * without one): records with the same prefix are one kernel and target. */
+static size_t
+prefix_len(const char *key)
 {
 	const char *sp = strstr(key, " space=");
-	size_t n = sp ? (size_t)(sp - key) + 7 : strlen(key);
-	uint64_t h = 14695981039346656037ull;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
-	if (pre)
-		*pre = n;
-	return h;
+	return sp ? (size_t)(sp - key) + 7 : strlen(key);
 }
 
-static void
-cache_link(TuneCache *c, int i)
+static uint32_t
+prefix_hash(const char *key, size_t pre)
 {
-	size_t b = (size_t)(c->e[i].ph & (uint64_t)(c->nbucket - 1));
-
-	c->e[i].next = c->bucket[b];
-	c->bucket[b] = i;
+	return (uint32_t)ir_hash_mix(ir_hash_bytes(IR_HASH_SEED, key, pre));
 }
 
 void
@@ -68,48 +61,53 @@ tune_cache_add(TuneCache *c, TuneEntry e)
 		c->cap = c->cap ? 2 * c->cap : 16;
 		c->e = xrealloc(c->e, sizeof *c->e * (size_t)c->cap);
 	}
-	e.ph = prefix_hash(e.key, NULL);
-	c->e[c->n++] = e;
-	if (2 * c->n > c->nbucket) {
-		/* relinked in index order, so each chain stays newest first */
-		c->nbucket = c->nbucket ? 2 * c->nbucket : 64;
-		free(c->bucket);
-		c->bucket = xmalloc(sizeof *c->bucket * (size_t)c->nbucket);
-		for (int i = 0; i < c->nbucket; i++)
-			c->bucket[i] = -1;
-		for (int i = 0; i < c->n; i++)
-			cache_link(c, i);
-	} else {
-		cache_link(c, c->n - 1);
-	}
+	c->e[c->n] = e;
+	hashmap_add(&c->map, prefix_hash(e.key, prefix_len(e.key)), (uint32_t)c->n);
+	c->n++;
+}
+
+/* What the table's lookups compare a record with: a key, or its prefix
+ * of pre bytes. */
+typedef struct Probe {
+	const char *key;
+	size_t pre;
+} Probe;
+
+static bool
+live_key_eq(const void *c, uint32_t i, const void *key)
+{
+	const TuneEntry *e = &((const TuneCache *)c)->e[i];
+
+	return !e->drop && !strcmp(e->key, key);
+}
+
+static bool
+live_prefix_eq(const void *c, uint32_t i, const void *q)
+{
+	const TuneEntry *e = &((const TuneCache *)c)->e[i];
+	const Probe *p = q;
+
+	return !e->drop && !strncmp(e->key, p->key, p->pre) && prefix_len(e->key) == p->pre;
 }
 
 TuneEntry *
 tune_cache_find(TuneCache *c, const char *key)
 {
-	uint64_t ph;
+	int64_t i = hashmap_find(&c->map, prefix_hash(key, prefix_len(key)), live_key_eq, c, key);
 
-	if (!c->nbucket)
-		return NULL;
-	ph = prefix_hash(key, NULL);
-	for (int i = c->bucket[ph & (uint64_t)(c->nbucket - 1)]; i >= 0; i = c->e[i].next)
-		if (!c->e[i].drop && c->e[i].ph == ph && !strcmp(c->e[i].key, key))
-			return &c->e[i];
-	return NULL;
+	return i < 0 ? NULL : &c->e[i];
 }
 
 void
 tune_cache_supersede(TuneCache *c, const char *key)
 {
-	size_t pre;
-	uint64_t ph;
+	Probe q = {key, prefix_len(key)};
+	uint32_t h = prefix_hash(key, q.pre);
+	int64_t i;
 
-	if (!c->nbucket)
-		return;
-	ph = prefix_hash(key, &pre);
-	for (int i = c->bucket[ph & (uint64_t)(c->nbucket - 1)]; i >= 0; i = c->e[i].next)
-		if (!c->e[i].drop && c->e[i].ph == ph && !strncmp(c->e[i].key, key, pre))
-			c->e[i].drop = true;
+	/* a dropped record matches no more, so each search finds the next */
+	while ((i = hashmap_find(&c->map, h, live_prefix_eq, c, &q)) >= 0)
+		c->e[i].drop = true;
 }
 
 void
@@ -118,10 +116,9 @@ tune_cache_free(TuneCache *c)
 	for (int i = 0; i < c->n; i++)
 		free(c->e[i].key);
 	free(c->e);
-	free(c->bucket);
+	hashmap_free(&c->map);
 	c->e = NULL;
-	c->bucket = NULL;
-	c->n = c->cap = c->nbucket = 0;
+	c->n = c->cap = 0;
 }
 
 unsigned
@@ -467,17 +464,6 @@ lock_cache(const char *path, Diag *d)
 	return fd;
 }
 
-/* The length of key up to and including its " space=" (all of it
- * without one): records with the same prefix are one kernel and target. */
-static size_t
-prefix_len(const char *key)
-{
-	size_t n;
-
-	prefix_hash(key, &n);
-	return n;
-}
-
 static bool
 same_content(const TuneEntry *a, const TuneEntry *b)
 {
@@ -498,28 +484,27 @@ same_content(const TuneEntry *a, const TuneEntry *b)
  * that did not fit, or that a new result superseded).  Everything else in
  * now stays: another run's records, and what it changed in records this
  * run only read, which are not brought back as they were. */
+/* Whether run's record i replaces or refuses now's record f (key). */
+static bool
+beats(const void *run, uint32_t i, const void *f)
+{
+	const TuneEntry *r = &((const TuneCache *)run)->e[i], *fe = f;
+	size_t pre = prefix_len(fe->key);
+
+	return (r->fresh && !r->drop && prefix_len(r->key) == pre &&
+	    !strncmp(r->key, fe->key, pre)) ||
+	    (r->drop && !r->fresh && !strcmp(r->key, fe->key) && same_content(r, fe));
+}
+
 static void
 merge(TuneCache *now, const TuneCache *run)
 {
-	for (int i = 0; i < now->n && run->nbucket; i++) {
+	for (int i = 0; i < now->n && run->map.cap; i++) {
 		TuneEntry *f = &now->e[i];
-		size_t pre = prefix_len(f->key);
 
-		if (f->drop)
-			continue;
-		for (int j = run->bucket[f->ph & (uint64_t)(run->nbucket - 1)]; j >= 0;
-		    j = run->e[j].next) {
-			const TuneEntry *r = &run->e[j];
-
-			if (r->ph != f->ph)
-				continue;
-			if ((r->fresh && !r->drop && prefix_len(r->key) == pre &&
-			    !strncmp(r->key, f->key, pre)) ||
-			    (r->drop && !r->fresh && !strcmp(r->key, f->key) && same_content(r, f))) {
-				f->drop = true;
-				break;
-			}
-		}
+		if (!f->drop &&
+		    hashmap_find(&run->map, prefix_hash(f->key, prefix_len(f->key)), beats, run, f) >= 0)
+			f->drop = true;
 	}
 	for (int j = 0; j < run->n; j++)
 		if (run->e[j].fresh && !run->e[j].drop) {

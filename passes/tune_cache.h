@@ -33,19 +33,16 @@ typedef struct TuneEntry {
 	int line;
 	bool drop;                   /* invalid: re-tuned, not written back */
 	bool fresh;                  /* tuned in this run */
-	uint64_t ph;                 /* the hash of its key up to " space=" */
-	int next;                    /* the chain of its bucket, or -1 */
 } TuneEntry;
 
-/* The records, chained by a hash of the key up to its " space=" (all of it
+/* The records, in a multimap by the key up to its " space=" (all of it
  * without one): a lookup and the records a new result supersedes (the same
- * prefix, any space) are both one chain.  Zeroed is empty. */
+ * prefix, any space) are both one probe run.  Zeroed is empty. */
 typedef struct TuneCache {
 	const char *path;
 	TuneEntry *e;
 	int n, cap;
-	int *bucket;                 /* nbucket heads, -1: empty */
-	int nbucket;
+	HashMap map;                 /* items: indices into e */
 	bool dirty;
 } TuneCache;
 

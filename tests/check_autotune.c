@@ -16,6 +16,7 @@
 #include "check_aicm.h"
 #include "pass.h"
 #include "../passes/cost.h"
+#include "../passes/passes.h"
 
 static const char *seed =
     "graph {\n"
@@ -65,7 +66,7 @@ run_pipeline(Graph *g, const char *pipeline, char **report, int *rc)
 	Diag d;
 	PassRun run = {.verify_each = true, .report = rf};
 
-	ck_assert_int_eq(pass_parse_pipeline(pipeline, &pl, df, "check"), 0);
+	ck_assert_int_eq(pass_parse_pipeline(aicm_passes, pipeline, &pl, df, "check"), 0);
 	diag_init(&d, "t.aicm", "", 0, df);
 	*rc = pass_run_pipeline(g, &pl, &run, &d);
 	pass_free_pipeline(&pl);
@@ -498,7 +499,7 @@ run_measured(Graph *g, const char *pipeline, Fake *f, char **report, char **diag
 	Diag d;
 	int rc;
 
-	ck_assert_int_eq(pass_parse_pipeline(pipeline, &pl, df, "check"), 0);
+	ck_assert_int_eq(pass_parse_pipeline(aicm_passes, pipeline, &pl, df, "check"), 0);
 	diag_init(&d, "t.aicm", "", 0, df);
 	rc = pass_run_pipeline(g, &pl, &run, &d);
 	pass_free_pipeline(&pl);
@@ -668,7 +669,7 @@ run_hashmask(Graph *g, uint64_t hmask, int64_t *compares, char **report)
 	PassArgs a;
 	int rc;
 
-	ck_assert_int_eq(pass_parse_pipeline("autotune", &pl, df, "check"), 0);
+	ck_assert_int_eq(pass_parse_pipeline(aicm_passes, "autotune", &pl, df, "check"), 0);
 	a = (PassArgs){pl.p[0].pass->opts, pl.p[0].vals, rf, false, NULL};
 	diag_init(&d, "t.aicm", "", 0, df);
 	rc = autotune_run_hashmask(g, &a, &d, hmask, compares);

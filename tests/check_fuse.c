@@ -13,6 +13,7 @@
 #include "check_aicm.h"
 #include "parse.h"
 #include "pass.h"
+#include "../passes/passes.h"
 
 /* The result of one run: the graph (NULL if anything failed), what the
  * pass printed to the report stream, and the diagnostics, recorded. */
@@ -37,7 +38,7 @@ run_pipeline(Run *r, const char *src, const char *pipeline, bool json)
 	r->g = parse_graph(src, strlen(src), 1, &r->d);
 	ck_assert_ptr_nonnull(r->g);
 	ck_assert_int_eq(ir_verify(r->g, &r->d), 0);
-	ck_assert_int_eq(pass_parse_pipeline(pipeline, &pl, stderr, "check"), 0);
+	ck_assert_int_eq(pass_parse_pipeline(aicm_passes, pipeline, &pl, stderr, "check"), 0);
 	r->rc = pass_run_pipeline(r->g, &pl, &pr, &r->d);
 	pass_free_pipeline(&pl);
 	fclose(rep);

@@ -26,6 +26,20 @@ START_TEST(test_hash_fnv_vectors)
 }
 END_TEST
 
+/* The word form: FNV-1a's step on whole words, a running state too. */
+START_TEST(test_hash_words)
+{
+	static const int64_t w[] = {3, -1, 1 << 20, INT64_MAX};
+	uint64_t h = IR_HASH_SEED;
+
+	for (int i = 0; i < 4; i++)
+		h = (h ^ (uint64_t)w[i]) * UINT64_C(1099511628211);
+	ck_assert_uint_eq(ir_hash_words(IR_HASH_SEED, w, 4), h);
+	ck_assert_uint_eq(ir_hash_words(ir_hash_words(IR_HASH_SEED, w, 1), w + 1, 3), h);
+	ck_assert_uint_eq(ir_hash_words(IR_HASH_SEED, w, 0), IR_HASH_SEED);
+}
+END_TEST
+
 START_TEST(test_hash_str_is_mixed_fnv)
 {
 	ck_assert_uint_eq(ir_hash_str("foobar"),
@@ -121,6 +135,23 @@ START_TEST(test_hash_map_empty_and_add)
 }
 END_TEST
 
+/* hash_empty: the end of h's probe run, past items of other hashes that
+ * took the slots on the way, and round the end of the array. */
+START_TEST(test_hash_empty_ends_the_run)
+{
+	HashSlot slot[8] = {{0}};
+
+	ck_assert_uint_eq(hash_empty(slot, 8, 6), 6);
+	slot[6] = (HashSlot){1, 6};
+	slot[7] = (HashSlot){2, 7};
+	ck_assert_uint_eq(hash_empty(slot, 8, 6), 0);
+	ck_assert_uint_eq(hash_empty(slot, 8, 14), 0);  /* 14 & 7 == 6 */
+	ck_assert_uint_eq(hash_empty(slot, 8, 3), 3);
+	/* an equal key found by hash_find lies before the run's end */
+	ck_assert_uint_eq(hash_find(slot, 8, 6, NULL, NULL, NULL), 6);
+}
+END_TEST
+
 Suite *
 make_hash_suite(void)
 {
@@ -128,6 +159,8 @@ make_hash_suite(void)
 	TCase *tc = tcase_create("hash");
 
 	tcase_add_test(tc, test_hash_fnv_vectors);
+	tcase_add_test(tc, test_hash_words);
+	tcase_add_test(tc, test_hash_empty_ends_the_run);
 	tcase_add_test(tc, test_hash_str_is_mixed_fnv);
 	tcase_add_test(tc, test_hash_cap);
 	tcase_add_test(tc, test_hash_map_matches_scan);

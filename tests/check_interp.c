@@ -120,6 +120,25 @@ START_TEST(test_interp_unary)
 }
 END_TEST
 
+/* The ops that issue 15 added as one op-table row and one scalar.h row
+ * each: C's erf and sin, and 1 / x with IEEE's signed zeros. */
+START_TEST(test_interp_unary_table_rows)
+{
+	Run r = run("graph {\n  %x = input() : (6,)\n"
+	    "  %erf = erf(%x) : (6,)\n  %rec = reciprocal(%x) : (6,)\n  %sin = sin(%x) : (6,)\n"
+	    "  return %erf, %rec, %sin\n}\n",
+	    IN(V(-1, 0, 4, NAN, INFINITY, -0.0)));
+
+	expect(&r, "erf", 1, D(6), V(-0.8427007929497149, 0, 0.9999999845827421, NAN, 1, -0.0));
+	expect(&r, "rec", 1, D(6), V(-1, INFINITY, 0.25, NAN, 0, -INFINITY));
+	expect(&r, "sin", 1, D(6), V(-0.8414709848078965, 0, -0.7568024953079282, NAN, NAN, -0.0));
+	/* expect() takes -0 for 0: the signs of the zeros, by hand */
+	ck_assert(signbit(exec_get(val(&r, "erf"), 5)) && !signbit(exec_get(val(&r, "erf"), 1)));
+	ck_assert(signbit(exec_get(val(&r, "sin"), 5)) && !signbit(exec_get(val(&r, "sin"), 1)));
+	done(&r);
+}
+END_TEST
+
 START_TEST(test_interp_binary_same_shape)
 {
 	Run r = run("graph {\n  %a = input() : (2, 2)\n  %b = input() : (2, 2)\n"
@@ -607,6 +626,7 @@ make_interp_suite(void)
 	    *o = tcase_create("around");
 
 	tcase_add_test(k, test_interp_unary);
+	tcase_add_test(k, test_interp_unary_table_rows);
 	tcase_add_test(k, test_interp_binary_same_shape);
 	tcase_add_test(k, test_interp_broadcast_corners);
 	tcase_add_test(k, test_interp_maximum_nan);

@@ -18,6 +18,7 @@
 
 #include "check_aicm.h"
 #include "pass.h"
+#include "../passes/passes.h"
 
 /* Parses text; returns 0 or -1 and what the parser printed in *msg. */
 static int
@@ -28,7 +29,7 @@ parse(const char *text, Pipeline *pl, char **msg)
 	int rc;
 
 	ck_assert_ptr_nonnull(err);
-	rc = pass_parse_pipeline(text, pl, err, "t");
+	rc = pass_parse_pipeline(aicm_passes, text, pl, err, "t");
 	fclose(err);
 	return rc;
 }
@@ -88,8 +89,8 @@ expect_range_error(const char *text, const char *want)
 
 START_TEST(test_pass_defaults_in_range)
 {
-	for (int i = 0; pass_registry[i]; i++) {
-		const Pass *p = pass_registry[i];
+	for (int i = 0; aicm_passes[i]; i++) {
+		const Pass *p = aicm_passes[i];
 		Pipeline pl;
 		char *msg;
 		int k = 0;
@@ -117,8 +118,8 @@ START_TEST(test_pass_range_edges)
 {
 	int checked = 0;
 
-	for (int i = 0; pass_registry[i]; i++) {
-		const Pass *p = pass_registry[i];
+	for (int i = 0; aicm_passes[i]; i++) {
+		const Pass *p = aicm_passes[i];
 
 		for (const PassOpt *o = p->opts; o && o->key; o++) {
 			char t[256];
@@ -213,6 +214,42 @@ START_TEST(test_pass_print_reads_back)
 }
 END_TEST
 
+/* The parser, the lookup and the listing see only the registry handed to
+ * them, in its order: the pass manager knows no pass of its own. */
+START_TEST(test_pass_registry_given)
+{
+	const Pass *fuse = pass_lookup(aicm_passes, "fuse");
+	const Pass *infer = pass_lookup(aicm_passes, "shape-infer");
+	const Pass *const reg[] = {fuse, infer, NULL};
+	Pipeline pl;
+	char *msg;
+	size_t n;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(fuse);
+	ck_assert_ptr_nonnull(infer);
+	ck_assert_ptr_eq(pass_lookup(reg, "shape-infer"), infer);
+	ck_assert_ptr_null(pass_lookup(reg, "autotune"));
+	f = open_memstream(&msg, &n);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ne(pass_parse_pipeline(reg, "shape-infer,autotune", &pl, f, "t"), 0);
+	fclose(f);
+	ck_assert_str_eq(msg, "t: error: unknown pass 'autotune' in the pipeline\n"
+	    "  shape-infer,autotune\n              ^~~~~~~~\n"
+	    "note: the passes are: fuse, shape-infer\n");
+	free(msg);
+	f = open_memstream(&msg, &n);
+	ck_assert_ptr_nonnull(f);
+	pass_list(f, reg);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(msg, "Passes:\n  fuse "));
+	ck_assert_ptr_nonnull(strstr(msg, "\n  shape-infer "));
+	ck_assert_ptr_null(strstr(msg, "autotune"));
+	ck_assert(strstr(msg, "fuse") < strstr(msg, "shape-infer"));
+	free(msg);
+}
+END_TEST
+
 Suite *
 make_pass_suite(void)
 {
@@ -223,6 +260,7 @@ make_pass_suite(void)
 	tcase_add_test(tc, test_pass_range_edges);
 	tcase_add_test(tc, test_pass_range_messages);
 	tcase_add_test(tc, test_pass_print_reads_back);
+	tcase_add_test(tc, test_pass_registry_given);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,6 +17,7 @@
 
 #include "check_aicm.h"
 #include "pass.h"
+#include "../passes/passes.h"
 
 /* print(parse(src)); src must be valid. */
 static char *
@@ -192,7 +193,7 @@ START_TEST(test_print_fixed_point_after_shape_infer)
 	/* The output of a pass prints, reparses and prints the same. */
 	char *msgs;
 	Graph *g = ck_parse(rt[_i], &msgs);
-	const Pass *p = pass_lookup("shape-infer");
+	const Pass *p = pass_lookup(aicm_passes, "shape-infer");
 	PassVal vals[1] = {{0}};
 	PassArgs a = {p->opts, vals, NULL, false, NULL};
 	Diag d;

@@ -17,6 +17,7 @@
 
 #include "check_aicm.h"
 #include "pass.h"
+#include "../passes/passes.h"
 
 typedef struct Case {
 	const char *src;             /* statements; the last op is inferred */
@@ -300,7 +301,7 @@ infer_pass(const char *src, char **msgs, char **out)
 {
 	size_t n = 0;
 	FILE *f = open_memstream(msgs, &n);
-	const Pass *p = pass_lookup("shape-infer");
+	const Pass *p = pass_lookup(aicm_passes, "shape-infer");
 	PassVal vals[1] = {{0}};
 	PassArgs a = {p->opts, vals, NULL, false, NULL};
 	char *pm;

@@ -13,6 +13,7 @@
 
 #include "check_aicm.h"
 #include "../passes/cost.h"
+#include "../passes/passes.h"
 #include "exec.h"
 #include "pass.h"
 #include "tile.h"
@@ -450,7 +451,8 @@ START_TEST(test_tile_failure_leaves_graph)
 	ck_assert_ptr_nonnull(g);
 	before = print_str(g);
 	diag_init(&d, "t.aicm", src, strlen(src), sink);
-	ck_assert_int_eq(pass_parse_pipeline("lower-tiled{bm=1,bn=1}", &pl, sink, "check"), 0);
+	ck_assert_int_eq(pass_parse_pipeline(aicm_passes, "lower-tiled{bm=1,bn=1}", &pl, sink,
+	    "check"), 0);
 	ck_assert_int_eq(pass_run_pipeline(g, &pl, &run, &d), -1);
 	ck_assert_int_eq(d.nerr, 1);
 	after = print_str(g);
@@ -538,6 +540,268 @@ START_TEST(test_tile_name_index)
 		ck_assert_int_eq(tile_lookup(f[b], "v1"), 1);
 	}
 	tile_scratch_free(&s);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* ---- the verifier (tile_verify.c): one test per op check that no golden
+ * test reaches ---------------------------------------------------------- */
+
+/* Counts the errors in msgs and expects nerr of them, the first line being
+ * want (place and message). */
+static void
+expect_errors(char *msgs, int nerr, const char *want)
+{
+	char *nl;
+	int n = 0;
+
+	for (const char *p = msgs; (p = strstr(p, ": error: ")); p++)
+		n++;
+	ck_assert_msg(n == nerr, "expected %d errors, found %d:\n%s", nerr, n, msgs);
+	nl = strchr(msgs, '\n');
+	if (nl)
+		*nl = '\0';
+	ck_assert_str_eq(msgs, want);
+	free(msgs);
+}
+
+/* Parses src, which the verifier must refuse with nerr errors, want first. */
+static void
+expect_refused(const char *src, int nerr, const char *want)
+{
+	char *msgs = NULL;
+	Graph *g = ck_parse(src, &msgs);
+
+	ck_assert_ptr_null(g);
+	expect_errors(msgs, nerr, want);
+}
+
+/* Runs ir_verify on g (parsed from src, then broken by hand, as a buggy
+ * pass would) and expects nerr errors, want first. */
+static void
+expect_verify(const Graph *g, const char *src, int nerr, const char *want)
+{
+	char *msgs = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&msgs, &n);
+	Diag d;
+
+	diag_init(&d, "t.aicm", src, strlen(src), f);
+	ck_assert_int_eq(ir_verify(g, &d), nerr);
+	diag_free(&d);
+	fclose(f);
+	expect_errors(msgs, nerr, want);
+}
+
+/* A valid kernel that the tests below break by hand. */
+static const char *tile_loop =
+    "graph {\n"
+    "  %x = input() : (32, 32)\n"
+    "  %y = tiled @k [elementwise] (%x) : (32, 32) grid=(1, 1) BM=32 BN=32 {\n"
+    "    %z = zeros() : [32, 32]\n"
+    "    %r = for %i = 0 to 1 step 1 iter(%c = %z) {\n"
+    "      %t = load %x[0, 0] : [32, 32]\n"
+    "      %s = add(%c, %t) : [32, 32]\n"
+    "      yield %s\n"
+    "    }\n"
+    "    store %y[0, 0], %r\n"
+    "  }\n"
+    "}\n";
+
+/* idiv and irem take a scalar (the check common to all ops), with a
+ * positive by= of at most 2^50 (tv_idiv). */
+START_TEST(test_tile_verify_idiv)
+{
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 32)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (32, 32) grid=(1, 1) BM=32 BN=32 {\n"
+	    "    %t = load %x[0, 0] : [32, 32]\n"
+	    "    %q = idiv(%t) by=2\n"
+	    "    store %y[0, 0], %t\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:5:10: error: 'idiv' takes a scalar, but '%t' is a tile");
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 32)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (32, 32) grid=(1, 1) BM=32 BN=32 {\n"
+	    "    %m = program_id() axis=0\n"
+	    "    %q = irem(%m) by=0\n"
+	    "    %p = idiv(%m) by=1125899906842625\n"
+	    "    %t = load %x[0, 0] : [32, 32]\n"
+	    "    store %y[0, 0], %t\n"
+	    "  }\n"
+	    "}\n", 2, "t.aicm:5:10: error: 'irem' needs a positive by=, found 0");
+}
+END_TEST
+
+/* An index term is a scalar defined before it; an index stays within
+ * +-2^50 (check_access). */
+START_TEST(test_tile_verify_index)
+{
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 32)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (32, 32) grid=(1, 1) BM=32 BN=32 {\n"
+	    "    %t = load %x[0, 0] : [32, 32]\n"
+	    "    store %y[%t, 0], %t masked\n"
+	    "  }\n"
+	    "}\n", 2, "t.aicm:5:5: error: index 0 of 'store' uses '%t', which is not a scalar "
+	    "defined before it");
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (64, 32)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (64, 32) grid=(2, 1) BM=32 BN=32 {\n"
+	    "    %m = program_id() axis=0\n"
+	    "    %t = load %x[%m * 1125899906842625, 0] : [32, 32] other=0.0\n"
+	    "    store %y[%m * 32, 0], %t\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:5:10: error: 'load' of '%x' index 0 can exceed 1125899906842624 in "
+	    "magnitude");
+}
+END_TEST
+
+/* A kernel combines its result with one kind of atomic (tv_store). */
+START_TEST(test_tile_verify_atomics_mixed)
+{
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 32)\n"
+	    "  %y = tiled @k [reduction] (%x) : () grid=(1, 1) BM=32 BN=32 init=0.0 {\n"
+	    "    %t = load %x[0, 0] : [32, 32]\n"
+	    "    %s = sum(%t) : []\n"
+	    "    atomic_add %y[], %s\n"
+	    "    atomic_max %y[], %s\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:7:5: error: '%y' is combined with both atomic_add and atomic_max; "
+	    "a kernel uses one");
+}
+END_TEST
+
+/* A loop's result, iter value and initial value share one type (tv_for):
+ * the parser types all three from the initial value, so a pass's mistake
+ * is played here by retyping the result. */
+START_TEST(test_tile_verify_for_type)
+{
+	Graph *g = ck_parse(tile_loop, NULL);
+	TileFn *f;
+
+	ck_assert_ptr_nonnull(g);
+	f = g->nodes[ir_lookup(g, "y")].tile;
+	f->vals[tile_lookup(f, "r")].shape[1] = 1;
+	expect_verify(g, tile_loop, 1, "t.aicm:5:10: error: 'for' result, iter value and initial "
+	    "value must have one tile type");
+	ir_graph_free(g);
+}
+END_TEST
+
+/* dot: leading dimensions 1, and an accumulator of the operands' [M, N]
+ * (tv_dot). */
+START_TEST(test_tile_verify_dot)
+{
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (4, 32, 32)\n"
+	    "  %y = tiled @k [matmul] (%x) : (4, 32, 32) grid=(1, 1) BM=32 BN=32 BK=4 {\n"
+	    "    %a = load %x[0, 0, 0] : [4, 32, 32]\n"
+	    "    %z = zeros() : [4, 32, 32]\n"
+	    "    %d = dot(%a, %a, %z) : [4, 32, 32]\n"
+	    "    store %y[0, 0, 0], %d\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:6:10: error: 'dot' leading tile dimensions must be 1");
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 16)\n"
+	    "  %w = input() : (16, 32)\n"
+	    "  %y = tiled @k [matmul] (%x, %w) : (32, 16) grid=(1, 1) BM=32 BN=32 BK=16 {\n"
+	    "    %a = load %x[0, 0] : [32, 16]\n"
+	    "    %b = load %w[0, 0] : [16, 32]\n"
+	    "    %z = zeros() : [32, 16]\n"
+	    "    %d = dot(%a, %b, %z) : [32, 16]\n"
+	    "    store %y[0, 0], %d\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:8:10: error: 'dot' accumulator does not have the shape [.., M, N] "
+	    "of its operands");
+}
+END_TEST
+
+/* Elementwise ops: a unary op keeps its operand's shape, a binary op's
+ * operands broadcast (tv_unary, tv_binary). */
+START_TEST(test_tile_verify_elementwise)
+{
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 32)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (32, 32) grid=(1, 1) BM=32 BN=32 {\n"
+	    "    %t = load %x[0, 0] : [32, 32]\n"
+	    "    %e = exp(%t) : [32, 1]\n"
+	    "    store %y[0, 0], %e\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:5:10: error: 'exp' result '%e' is written [32, 1] but its operands "
+	    "make [32, 32]");
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 32)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (32, 32) grid=(1, 1) BM=32 BN=16 {\n"
+	    "    %t = load %x[0, 0] : [32, 32]\n"
+	    "    %u = load %x[0, 0] : [32, 16]\n"
+	    "    %s = add(%t, %u) : [32, 32]\n"
+	    "    store %y[0, 0], %s\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:6:10: error: 'add' cannot broadcast its tiles");
+}
+END_TEST
+
+/* A reduction's accumulator has the reduced shape (tv_reduce). */
+START_TEST(test_tile_verify_reduce_accumulator)
+{
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 32)\n"
+	    "  %y = tiled @k [reduction] (%x) : (32,) grid=(1, 1) BM=32 BN=32 {\n"
+	    "    %t = load %x[0, 0] : [32, 32]\n"
+	    "    %c = zeros() : [32, 1]\n"
+	    "    %s = sum(%t, %c) : [32] axis=1\n"
+	    "    store %y[0], %s\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:6:10: error: 'sum' accumulator '%c' does not have the reduced shape");
+}
+END_TEST
+
+/* transpose's perm has one entry per dimension (tv_transpose). */
+START_TEST(test_tile_verify_transpose_rank)
+{
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 32)\n"
+	    "  %y = tiled @k [opaque] (%x) : (32, 32) grid=(1, 1) BM=32 BN=32 {\n"
+	    "    %t = load %x[0, 0] : [32, 32]\n"
+	    "    %u = transpose(%t) : [32, 32] perm=(1, 0, 2)\n"
+	    "    store %y[0, 0], %u\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:5:10: error: 'transpose' perm has 3 entries for a tile of rank 2");
+}
+END_TEST
+
+/* The kernel around the body: at most 2^40 programs, a result type; the
+ * body is not looked at then (check_kernel). */
+START_TEST(test_tile_verify_kernel)
+{
+	Graph *g;
+
+	expect_refused(
+	    "graph {\n"
+	    "  %x = input() : (32, 32)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (32, 32) grid=(1048576, 1048576, 2) BM=32 "
+	    "BN=32 {\n"
+	    "    %t = load %x[0, 0] : [32, 32]\n"
+	    "    store %y[0, 0], %t\n"
+	    "  }\n"
+	    "}\n", 1, "t.aicm:3:3: error: tiled '%y' grid has more than 2^40 programs");
+	g = ck_parse(tile_loop, NULL);
+	ck_assert_ptr_nonnull(g);
+	g->nodes[ir_lookup(g, "y")].type.rank = -1;
+	expect_verify(g, tile_loop, 1, "t.aicm:3:3: error: tiled '%y' needs a result type");
 	ir_graph_free(g);
 }
 END_TEST
@@ -732,6 +996,17 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_graph_row);
 	tcase_add_test(tc, test_tile_build_body);
 	tcase_add_test(tc, test_tile_value_types);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("verify");
+	tcase_add_test(tc, test_tile_verify_idiv);
+	tcase_add_test(tc, test_tile_verify_index);
+	tcase_add_test(tc, test_tile_verify_atomics_mixed);
+	tcase_add_test(tc, test_tile_verify_for_type);
+	tcase_add_test(tc, test_tile_verify_dot);
+	tcase_add_test(tc, test_tile_verify_elementwise);
+	tcase_add_test(tc, test_tile_verify_reduce_accumulator);
+	tcase_add_test(tc, test_tile_verify_transpose_rank);
+	tcase_add_test(tc, test_tile_verify_kernel);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,7 @@
 #include "exec.h"
 #include "parse.h"
 #include "pass.h"
+#include "../passes/passes.h"
 
 Graph *
 ck_parse(const char *src, char **msgs)
@@ -50,7 +51,7 @@ ck_pipeline(const char *src, const char *pipeline)
 		return NULL;
 	}
 	diag_init(&d, "t.aicm", src, strlen(src), sink);
-	rc = pass_run_text(g, pipeline, &d, sink, "check");
+	rc = pass_run_text(aicm_passes, g, pipeline, &d, sink, "check");
 	diag_free(&d);
 	fclose(sink);
 	if (rc != 0) {

@@ -29,8 +29,8 @@ import sys
 import tempfile
 
 SIZES = [1, 7, 33, 97, 16]
-UNARY = ["relu", "neg", "exp", "tanh", "sigmoid", "abs"]
-GUARDED = ["log", "sqrt"]            # applied to add(abs(x), one)
+UNARY = ["relu", "neg", "exp", "tanh", "sigmoid", "abs", "erf", "sin"]
+GUARDED = ["log", "sqrt", "reciprocal"]   # applied to add(abs(x), one)
 BINARY = ["add", "sub", "mul", "maximum", "minimum"]
 
 

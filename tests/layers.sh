@@ -19,6 +19,9 @@
 # and belong to grammar/.  A name found nowhere is skipped: the compiler
 # will say so.  <...> includes are system headers.  tests/ and bench/ are
 # outside the check: a test may reach into any layer.
+# One more rule keeps the pass manager below the passes: no file of src/ir
+# names a concrete pass (a 'pass_<name>' that a passes/*.c defines); the
+# registry, passes/registry.c, is handed to it.
 # Prints 'layers: FILE includes "X" (FOLDER): ...' for each offence and
 # exits 1 if there was one; POSIX sh, grep and sed only.
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -90,8 +93,17 @@ for f in $files; do
 		fi
 	done
 done
+# The pass manager names no pass: each passes/<name>.c exports one
+# 'const Pass pass_<name>', and only the registry above the passes
+# (passes/registry.c) lists them; src/ir takes the list as an argument.
+for p in $(sed -n 's/^const Pass \(pass_[a-z0-9_]*\) =.*/\1/p' passes/*.c); do
+	for f in $(grep -lw "$p" $(find src/ir -type f \( -name '*.[ch]' -o -name '*.def' \))); do
+		echo "layers: $f names the pass '$p': src/ir takes the registry (passes/registry.c) as an argument" >&2
+		bad=1
+	done
+done
 if [ $bad -ne 0 ]; then
-	echo "layers: a lower layer includes a higher one (see the table in tests/layers.sh, DESIGN section 12)" >&2
+	echo "layers: a lower layer includes or names a higher one (see the table in tests/layers.sh, DESIGN section 12)" >&2
 	exit 1
 fi
 echo "layers: ok ($(printf '%s\n' "$files" | grep -c .) files)"

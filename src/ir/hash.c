@@ -20,6 +20,14 @@ ir_hash_bytes(uint64_t h, const void *p, size_t n)
 }
 
 uint64_t
+ir_hash_words(uint64_t h, const int64_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint64_t)w[i]) * UINT64_C(1099511628211);
+	return h;
+}
+
+uint64_t
 ir_hash_mix(uint64_t h)
 {
 	h ^= h >> 32;
@@ -53,20 +61,17 @@ hash_cap(size_t n)
 void
 hash_move(const HashSlot *old, size_t oldcap, HashSlot *slot, size_t cap)
 {
-	size_t m = cap - 1, e = 0;
+	size_t e = 0;
 
 	/* Walking from an empty slot takes each probe run from its start, so
 	 * equal hashes keep their order (a multimap's first stays first). */
 	while (e < oldcap && old[e].item)
 		e++;
 	for (size_t j = 1; j <= oldcap; j++) {
-		size_t i = (e + j) % oldcap, k;
+		size_t i = (e + j) & (oldcap - 1);
 
-		if (!old[i].item)
-			continue;
-		for (k = old[i].hash & m; slot[k].item; k = (k + 1) & m)
-			;
-		slot[k] = old[i];
+		if (old[i].item)
+			slot[hash_empty(slot, cap, old[i].hash)] = old[i];
 	}
 }
 
@@ -123,12 +128,7 @@ hashmap_put(HashMap *m, uint32_t h, uint32_t item, HashEq eq, const void *ctx, c
 void
 hashmap_add(HashMap *m, uint32_t h, uint32_t item)
 {
-	size_t mask, k;
-
 	grow(m, m->n + 1);
-	mask = m->cap - 1;
-	for (k = h & mask; m->slot[k].item; k = (k + 1) & mask)
-		;
-	m->slot[k] = (HashSlot){item + 1, h};
+	m->slot[hash_empty(m->slot, m->cap, h)] = (HashSlot){item + 1, h};
 	m->n++;
 }

@@ -2,11 +2,12 @@
  * hash.h: the compiler's one hash function and one hash map.
  *
  * The hash is FNV-1a over bytes (ir_hash_bytes, a running state, so that a
- * key made of pieces hashes without being assembled first), and, for the
- * tables, a multiply-shift finaliser on top (ir_hash_str): FNV's low bits
- * depend only on the low bits of the bytes, and tables index by the low
- * bits.  The raw FNV state is what persistent keys use (the tuning cache's
- * record keys and its space hash are written to disk and must not change).
+ * key made of pieces hashes without being assembled first) or, for rows of
+ * integers, over whole words (ir_hash_words), and, for the tables, a
+ * multiply-shift finaliser on top (ir_hash_mix, ir_hash_str): FNV's low
+ * bits depend only on the low bits of the input, and tables index by the
+ * low bits.  The raw FNV state is what a persistent value uses (the space
+ * hash in the tuning cache's keys is written to disk and must not change).
  *
  * The map is open addressing with linear probing, at most half full, over
  * slots of two 32-bit words: the item (an index into the caller's own
@@ -18,8 +19,9 @@
  * that a constant equality function inlines into its caller's loop.
  *
  * Two ways to own the slots: a HashMap holds them on the heap and grows
- * itself; a caller that keeps its slots elsewhere (in a graph's arena)
- * uses the slot-array functions (hash_find, hash_move) directly.
+ * itself; a caller that keeps its slots elsewhere (the graph's name table,
+ * on huge pages) uses the slot-array functions (hash_find, hash_empty,
+ * hash_move) directly.
  */
 #ifndef AICM_HASH_H
 #define AICM_HASH_H
@@ -33,6 +35,11 @@
 
 /* FNV-1a of n bytes at p, continuing from state h (IR_HASH_SEED at first). */
 uint64_t ir_hash_bytes(uint64_t h, const void *p, size_t n);
+/* FNV-1a taken a 64-bit word at a time over w[0..n), continuing from
+ * state h: for rows of integers (a signature), eight times fewer steps
+ * than their bytes.  A word's high bits reach only the state's high bits;
+ * a table hash mixes the result (ir_hash_mix), which folds them down. */
+uint64_t ir_hash_words(uint64_t h, const int64_t *w, size_t n);
 /* The finaliser: spreads every bit of h into the low ones. */
 uint64_t ir_hash_mix(uint64_t h);
 /* A NUL-terminated string's table hash: ir_hash_mix of its FNV-1a. */
@@ -58,6 +65,18 @@ hash_find(const HashSlot *slot, size_t cap, uint32_t h, HashEq eq, const void *c
 	for (k = h & m; slot[k].item; k = (k + 1) & m)
 		if (slot[k].hash == h && (!eq || eq(ctx, slot[k].item - 1, key)))
 			break;
+	return k;
+}
+
+/* The empty slot at the end of h's probe run in slot[0..cap-1]: where an
+ * item of hash h goes when no key is compared (after any equal ones). */
+static inline size_t
+hash_empty(const HashSlot *slot, size_t cap, uint32_t h)
+{
+	size_t m = cap - 1, k;
+
+	for (k = h & m; slot[k].item; k = (k + 1) & m)
+		;
 	return k;
 }
 

@@ -1,8 +1,8 @@
 /*
  * ir.c: the tables behind ir.h and the graph's bookkeeping.
  *
- * Names live in an open-addressing table of node indices (linear probing,
- * FNV-1a, grown at half load), so every lookup is O(1) and a graph of a
+ * Names live in an open-addressing table of node indices (hash.h's slots
+ * and probe, grown at half load), so every lookup is O(1) and a graph of a
  * million ops parses in linear time.  Consumers are not stored on nodes:
  * a pass that needs them builds the compressed Users table in one sweep.
  */
@@ -39,35 +39,37 @@ const char *const ir_kattr_names[KA_COUNT] = {
 #undef X
 };
 
-/* Op names by hash (an op + 1 a slot, 0 empty; built once): the parser
- * looks up every statement's op, and a scan of the table was a twentieth
- * of a large parse. */
+/* Op names by hash (built once): the parser looks up every statement's
+ * op, and a scan of the table was a twentieth of a large parse. */
 enum { OPIDX = 128 };
-static unsigned char op_index[OPIDX];
+static HashSlot op_index[OPIDX];
 static pthread_once_t op_index_once = PTHREAD_ONCE_INIT;
 
 static void
 op_index_build(void)
 {
 	for (int i = 0; i < OP_COUNT; i++) {
-		size_t k = ir_hash_str(ir_ops[i].name) & (OPIDX - 1);
+		uint32_t h = (uint32_t)ir_hash_str(ir_ops[i].name);
 
 		if (ir_ops[i].cls == OC_TILED)
 			continue;       /* written 'tiled @k ...', never as an op statement */
-		while (op_index[k])
-			k = (k + 1) & (OPIDX - 1);
-		op_index[k] = (unsigned char)(i + 1);
+		op_index[hash_empty(op_index, OPIDX, h)] = (HashSlot){(uint32_t)i + 1, h};
 	}
+}
+
+static bool
+op_eq(const void *ctx, uint32_t item, const void *name)
+{
+	(void)ctx;
+	return strcmp(ir_ops[item].name, name) == 0;
 }
 
 int
 ir_op_lookup(const char *name)
 {
 	pthread_once(&op_index_once, op_index_build);
-	for (size_t k = ir_hash_str(name) & (OPIDX - 1); op_index[k]; k = (k + 1) & (OPIDX - 1))
-		if (strcmp(ir_ops[op_index[k] - 1].name, name) == 0)
-			return op_index[k] - 1;
-	return -1;
+	return (int)op_index[hash_find(op_index, OPIDX, (uint32_t)ir_hash_str(name), op_eq, NULL,
+	    name)].item - 1;
 }
 
 int
@@ -210,21 +212,33 @@ ir_shape_str(const Type *t, char *buf)
 
 /* ---- the name table -------------------------------------------------- */
 
-/* Enters node i (whose name hashes to h) into a table with room. */
-static void
-names_put(Graph *g, NameTab *t, uint32_t h, int i, bool check)
-{
-	size_t m = t->cap - 1, k;
+/* The table is hash.h's slot array, kept here rather than in a HashMap so
+ * that its slots come from xmalloc_huge (a million names: huge pages) and
+ * a rebuild reuses them. */
 
-	/* An equal name has the same hash and so lies on this probe chain:
+static bool
+name_eq(const void *g, uint32_t item, const void *name)
+{
+	return strcmp(((const Graph *)g)->nodes[item].name, name) == 0;
+}
+
+/* Enters node i (whose name hashes to h) into the table, which has room. */
+static void
+names_put(Graph *g, uint32_t h, int i)
+{
+	NameTab *t = &g->names;
+	size_t k = hash_find(t->slot, t->cap, h, name_eq, g, g->nodes[i].name);
+
+	/* An equal name has the same hash and so lies on this probe run:
 	 * noting duplicates here costs nothing, and spares the verifier a
-	 * lookup per node. */
-	for (k = h & m; t->slot[k].node; k = (k + 1) & m)
-		if (check && !t->dup && t->slot[k].hash == h &&
-		    strcmp(g->nodes[t->slot[k].node - 1].name, g->nodes[i].name) == 0)
+	 * lookup per node.  The later one goes after it, so a lookup finds
+	 * the first. */
+	if (t->slot[k].item) {
+		if (!t->dup)
 			t->dup = i + 1;
-	t->slot[k].node = (uint32_t)i + 1;
-	t->slot[k].hash = h;
+		k = hash_empty(t->slot, t->cap, h);
+	}
+	t->slot[k] = (HashSlot){(uint32_t)i + 1, h};
 	t->n++;
 }
 
@@ -236,10 +250,7 @@ names_resize(Graph *g, size_t cap)
 	g->names.cap = cap;
 	g->names.slot = xmalloc_huge(cap * sizeof *g->names.slot);
 	memset(g->names.slot, 0, cap * sizeof *g->names.slot);
-	g->names.n = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slot[i].node)
-			names_put(g, &g->names, old.slot[i].hash, (int)old.slot[i].node - 1, false);
+	hash_move(old.slot, old.cap, g->names.slot, cap);
 	free(old.slot);
 }
 
@@ -248,16 +259,10 @@ names_resize(Graph *g, size_t cap)
 static int
 probe(const Graph *g, const char *name, uint32_t h, size_t *slot)
 {
-	size_t m = g->names.cap - 1, k;
+	size_t k = hash_find(g->names.slot, g->names.cap, h, name_eq, g, name);
 
-	for (k = h & m; g->names.slot[k].node; k = (k + 1) & m) {
-		int i = (int)g->names.slot[k].node - 1;
-
-		if (g->names.slot[k].hash == h && strcmp(g->nodes[i].name, name) == 0)
-			return i;
-	}
 	*slot = k;
-	return -1;
+	return (int)g->names.slot[k].item - 1;
 }
 
 Loc
@@ -310,7 +315,7 @@ names_rebuild(Graph *g)
 	g->names.n = 0;
 	g->names.dup = 0;
 	for (int i = 0; i < g->nnodes; i++)
-		names_put(g, &g->names, (uint32_t)ir_hash_str(g->nodes[i].name), i, true);
+		names_put(g, (uint32_t)ir_hash_str(g->nodes[i].name), i);
 }
 
 /* ---- graphs ---------------------------------------------------------- */
@@ -388,7 +393,7 @@ ir_add_node(Graph *g, OpId op, const char *name)
 	append_node(g, op, name);
 	if (2 * (g->names.n + 1) > g->names.cap)
 		names_resize(g, g->names.cap ? 2 * g->names.cap : 64);
-	names_put(g, &g->names, (uint32_t)ir_hash_str(name), g->nnodes, true);
+	names_put(g, (uint32_t)ir_hash_str(name), g->nnodes);
 	return g->nnodes++;
 }
 
@@ -402,8 +407,7 @@ ir_define(Graph *g, OpId op, const char *name, uint32_t h, int *prev)
 	if ((*prev = probe(g, name, h, &k)) >= 0)
 		return -1;
 	append_node(g, op, name);
-	g->names.slot[k].node = (uint32_t)g->nnodes + 1;
-	g->names.slot[k].hash = h;
+	g->names.slot[k] = (HashSlot){(uint32_t)g->nnodes + 1, h};
 	g->names.n++;
 	return g->nnodes++;
 }
@@ -454,8 +458,8 @@ names_remap(Graph *g, const int *inv)
 		return;
 	}
 	for (size_t k = 0; k < g->names.cap; k++)
-		if (g->names.slot[k].node)
-			g->names.slot[k].node = (uint32_t)inv[g->names.slot[k].node - 1] + 1;
+		if (g->names.slot[k].item)
+			g->names.slot[k].item = (uint32_t)inv[g->names.slot[k].item - 1] + 1;
 }
 
 void

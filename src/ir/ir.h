@@ -240,13 +240,9 @@ typedef struct Node {
 	struct TileFn *tile;         /* a lowered kernel (tile.h), or NULL */
 } Node;
 
-typedef struct NameSlot {
-	uint32_t node;               /* node index + 1; 0 = empty */
-	uint32_t hash;               /* compared first: most probes never touch a node */
-} NameSlot;
-
+/* Node names (ir.c), on hash.h's slots: an item is a node index. */
 typedef struct NameTab {
-	NameSlot *slot;
+	HashSlot *slot;
 	size_t cap;                  /* power of two */
 	size_t n;
 	int dup;                     /* a node whose name an earlier one has, + 1 */

@@ -1,5 +1,9 @@
 /*
- * pass.c: the registry of passes and the pipeline parser.
+ * pass.c: the pass manager: the pipeline parser, printer and runner.
+ *
+ * It names no pass.  The list of passes (the registry) is the caller's,
+ * handed in as a NULL-terminated array: the tools pass passes/registry.c's
+ * aicm_passes, so this layer stays below the passes it runs.
  *
  * The pipeline syntax is MLIR's: comma-separated pass names, each with an
  * optional brace block of key=value options separated by commas or spaces;
@@ -21,25 +25,12 @@
 
 #include "pass.h"
 
-extern const Pass pass_shape_infer;
-extern const Pass pass_fuse;
-extern const Pass pass_autotune;
-extern const Pass pass_lower_tiled;
-
-const Pass *const pass_registry[] = {
-	&pass_shape_infer,
-	&pass_fuse,
-	&pass_autotune,
-	&pass_lower_tiled,
-	NULL,
-};
-
 const Pass *
-pass_lookup(const char *name)
+pass_lookup(const Pass *const *reg, const char *name)
 {
-	for (int i = 0; pass_registry[i]; i++)
-		if (strcmp(pass_registry[i]->name, name) == 0)
-			return pass_registry[i];
+	for (int i = 0; reg[i]; i++)
+		if (strcmp(reg[i]->name, name) == 0)
+			return reg[i];
 	return NULL;
 }
 
@@ -69,11 +60,11 @@ range_str(char *buf, size_t n, const PassOpt *o)
 }
 
 void
-pass_list(FILE *f)
+pass_list(FILE *f, const Pass *const *reg)
 {
 	fprintf(f, "Passes:\n");
-	for (int i = 0; pass_registry[i]; i++) {
-		const Pass *p = pass_registry[i];
+	for (int i = 0; reg[i]; i++) {
+		const Pass *p = reg[i];
 
 		fprintf(f, "  %-14s %s\n", p->name, p->summary);
 		for (const PassOpt *o = p->opts; o && o->key; o++) {
@@ -180,7 +171,8 @@ nopts(const Pass *p)
 }
 
 int
-pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
+pass_parse_pipeline(const Pass *const *reg, const char *text, Pipeline *pl, FILE *err,
+    const char *tool)
 {
 	size_t i = 0, n = strlen(text);
 
@@ -207,13 +199,13 @@ pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool)
 		name = xmalloc(e - s + 1);
 		memcpy(name, text + s, e - s);
 		name[e - s] = '\0';
-		p = pass_lookup(name);
+		p = pass_lookup(reg, name);
 		if (!p) {
 			fprintf(err, "%s: error: unknown pass '%s' in the pipeline\n", tool, name);
 			caret(err, text, s, e - s);
 			fprintf(err, "note: the passes are:");
-			for (int k = 0; pass_registry[k]; k++)
-				fprintf(err, "%s %s", k ? "," : "", pass_registry[k]->name);
+			for (int k = 0; reg[k]; k++)
+				fprintf(err, "%s %s", k ? "," : "", reg[k]->name);
 			fputc('\n', err);
 			free(name);
 			goto fail;
@@ -502,13 +494,14 @@ pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d)
 }
 
 int
-pass_run_text(Graph *g, const char *text, Diag *d, FILE *err, const char *tool)
+pass_run_text(const Pass *const *reg, Graph *g, const char *text, Diag *d, FILE *err,
+    const char *tool)
 {
 	Pipeline pl;
 	PassRun run = {.verify_each = true};
 	int rc;
 
-	if (pass_parse_pipeline(text, &pl, err ? err : stderr, tool) != 0) {
+	if (pass_parse_pipeline(reg, text, &pl, err ? err : stderr, tool) != 0) {
 		if (!err)
 			AICM_BUG("cannot parse the built-in pipeline '%s'", text);
 		return -1;

@@ -1,11 +1,14 @@
 /*
- * pass.h: the pass interface, the registry and the pipeline.
+ * pass.h: the pass interface and the pipeline.
  *
  * A pass is a record, as in MLIR's Passes.td and QBE's target table: a name,
  * a one-line summary, its options with defaults, and one entry point.  Each
- * passes/<name>.c exports exactly one `const Pass pass_<name>`; pass.c lists
- * them.  Passes keep no mutable globals: options arrive in PassArgs, and
- * anything that must live across kernels lives in the pass's own locals.
+ * passes/<name>.c exports exactly one `const Pass pass_<name>`;
+ * passes/registry.c lists them (passes.h: aicm_passes), above this layer,
+ * and the functions here that look a pass up by name take that list, a
+ * registry: a NULL-terminated array of passes.  Passes keep no mutable
+ * globals: options arrive in PassArgs, and anything that must live across
+ * kernels lives in the pass's own locals.
  */
 #ifndef AICM_PASS_H
 #define AICM_PASS_H
@@ -108,12 +111,15 @@ typedef struct PassRun {
 } PassRun;
 
 /* pass.c */
-extern const Pass *const pass_registry[];
-const Pass *pass_lookup(const char *name);
-void pass_list(FILE *f);
-/* Parses "a,b{k=v,k2=v2}"; on error prints to err, with the text and a
- * caret under the bad spot, what exists, and returns -1. */
-int pass_parse_pipeline(const char *text, Pipeline *pl, FILE *err, const char *tool);
+/* The pass of registry reg named name, or NULL. */
+const Pass *pass_lookup(const Pass *const *reg, const char *name);
+/* --list-passes: reg's passes in its order, with their options. */
+void pass_list(FILE *f, const Pass *const *reg);
+/* Parses "a,b{k=v,k2=v2}", names looked up in reg; on error prints to err,
+ * with the text and a caret under the bad spot, what exists, and returns
+ * -1. */
+int pass_parse_pipeline(const Pass *const *reg, const char *text, Pipeline *pl, FILE *err,
+    const char *tool);
 void pass_free_pipeline(Pipeline *pl);
 void pass_print_pipeline(FILE *f, const Pipeline *pl);
 /* Runs the passes in order, verifying after each when asked; stops at the
@@ -124,7 +130,8 @@ int pass_run_pipeline(Graph *g, const Pipeline *pl, const PassRun *r, Diag *d);
  * pass, with no reports or hooks.  A text that does not parse is reported
  * to err under tool's name and returns -1; with err NULL the text is the
  * caller's own (a built-in pipeline), and one that does not parse is a bug. */
-int pass_run_text(Graph *g, const char *text, Diag *d, FILE *err, const char *tool);
+int pass_run_text(const Pass *const *reg, Graph *g, const char *text, Diag *d, FILE *err,
+    const char *tool);
 double pass_now_ms(void);
 /* An option's value; one with no default ("(...)") must be set. */
 bool pass_bool(const PassArgs *a, const char *key);

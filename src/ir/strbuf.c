@@ -1,6 +1,5 @@
 /*
- * strbuf.c: a growing, always NUL-terminated string, and the compiler's
- * string hash.
+ * strbuf.c: a growing, always NUL-terminated string.
  *
  * Reports, tuning-cache records and cache keys are built piece by piece
  * into one heap buffer that the caller frees (free(b.s)); a zeroed StrBuf

@@ -258,6 +258,7 @@ int tile_op_lookup(const char *name);
  * TO_REDUCE for sum and max), or TO_COUNT. */
 TileOpKind tile_op_of_gop(OpId gop);
 
+/* tile_verify.c */
 /* Checks one tiled node: SSA, shapes of every tile against its op, tile
  * dimensions against the block sizes, loads and stores inside their tensors
  * unless masked, the result stored by exactly one store.  Returns the
@@ -266,5 +267,11 @@ int tile_verify(const Graph *g, int node, Diag *d);
 /* The tensor shape a load or store at inst sees (its view, or the type of
  * the operand or result). */
 const Type *tile_target_type(const Graph *g, const Node *n, const TileInst *in, Type *buf);
+
+/* tile_loop.c */
+/* The trips of loop for_inst: 0 when it runs none (step <= 0 or hi <= lo),
+ * INT64_MAX when hi - lo overflows (the verifier keeps bounds within
+ * +-2^50, so that is a net). */
+int64_t tile_trips(const TileInst *for_inst);
 
 #endif

@@ -84,33 +84,27 @@ verify_node(const Graph *g, int i, Diag *d)
 
 /* dup[k]: an earlier kernel has k's name.  A hash set of the names seen,
  * not pairwise: after fuse a graph of n ops may have n kernels. */
+static bool
+kernel_name_eq(const void *g, uint32_t item, const void *name)
+{
+	return strcmp(((const Graph *)g)->kernels[item].name, name) == 0;
+}
+
 static char *
 duplicate_names(const Graph *g)
 {
-	size_t cap = 16, m;
-	int *slot, nk = g->nkernels;
+	HashMap seen = {0};
+	int nk = g->nkernels;
 	char *dup = xcalloc((size_t)nk + 1, 1);
 
-	while (cap < 2 * (size_t)nk + 2)
-		cap *= 2;
-	m = cap - 1;
-	slot = xmalloc(sizeof(int) * cap);
-	memset(slot, -1, sizeof(int) * cap);
+	hashmap_reserve(&seen, (size_t)nk);
 	for (int k = 0; k < nk; k++) {
-		uint32_t h = 2166136261u;
-		size_t i;
+		const char *name = g->kernels[k].name;
 
-		for (const char *c = g->kernels[k].name; *c; c++)
-			h = (h ^ (unsigned char)*c) * 16777619u;
-		for (i = (h ^ h >> 15) & m; slot[i] >= 0; i = (i + 1) & m)
-			if (!strcmp(g->kernels[slot[i]].name, g->kernels[k].name))
-				break;
-		if (slot[i] >= 0)
-			dup[k] = 1;
-		else
-			slot[i] = k;
+		dup[k] = hashmap_put(&seen, (uint32_t)ir_hash_str(name), (uint32_t)k, kernel_name_eq,
+		    g, name) >= 0;
 	}
-	free(slot);
+	hashmap_free(&seen);
 	return dup;
 }
 

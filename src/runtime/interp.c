@@ -11,13 +11,16 @@
  * is not the point; being obviously right is.
  *
  * The kernels are indexed by op id through an X-macro over ops.def, so an
- * op added to the table without a kernel here does not compile.
+ * op added to the table without a kernel here does not compile.  The
+ * elementwise ops and the reductions compute with their formulas in
+ * src/ir/scalar.h, shared with the tile executor; their kernels here are
+ * made from its rows.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec.h"
+#include "scalar.h"
 
 /* ---- iteration over an output with strided operands ------------------ */
 
@@ -80,52 +83,33 @@ binary(const Tensor *a, const Tensor *b, Tensor *o, double (*f)(double, double))
 	}
 }
 
-static double f_relu(double x) { return isnan(x) || x > 0 ? x : 0.0; }
-static double f_neg(double x) { return -x; }
-static double f_exp(double x) { return exp(x); }
-static double f_log(double x) { return log(x); }
-static double f_sqrt(double x) { return sqrt(x); }
-static double f_tanh(double x) { return tanh(x); }
-static double f_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
-static double f_abs(double x) { return fabs(x); }
-static double f_add(double x, double y) { return x + y; }
-static double f_sub(double x, double y) { return x - y; }
-static double f_mul(double x, double y) { return x * y; }
-static double f_div(double x, double y) { return x / y; }
-/* np.maximum / np.minimum: a NaN on either side wins */
-static double f_maximum(double x, double y) { return isnan(x) || x >= y ? x : y; }
-static double f_minimum(double x, double y) { return isnan(x) || x <= y ? x : y; }
-
-#define UNARY(ID, fn)                                                          \
+/* One kernel per unary and binary op, its formula scalar.h's: a row
+ * there is all an elementwise op needs here. */
+#define UNARY(ID, formula)                                                     \
+	static double f_##ID(double x) { return ir_scalar_unary(OP_##ID, x); } \
 	static void kern_##ID(const Node *n, const Tensor *a, const Tensor *b, \
 	    Tensor *o)                                                         \
 	{                                                                      \
 		(void)n;                                                       \
 		(void)b;                                                       \
-		unary(a, o, fn);                                               \
+		unary(a, o, f_##ID);                                           \
 	}
-#define BINARY(ID, fn)                                                         \
+#define BINARY(ID, formula)                                                    \
+	static double f_##ID(double x, double y)                               \
+	{                                                                      \
+		return ir_scalar_binary(OP_##ID, x, y);                        \
+	}                                                                      \
 	static void kern_##ID(const Node *n, const Tensor *a, const Tensor *b, \
 	    Tensor *o)                                                         \
 	{                                                                      \
 		(void)n;                                                       \
-		binary(a, b, o, fn);                                           \
+		binary(a, b, o, f_##ID);                                       \
 	}
 
-UNARY(RELU, f_relu)
-UNARY(NEG, f_neg)
-UNARY(EXP, f_exp)
-UNARY(LOG, f_log)
-UNARY(SQRT, f_sqrt)
-UNARY(TANH, f_tanh)
-UNARY(SIGMOID, f_sigmoid)
-UNARY(ABS, f_abs)
-BINARY(ADD, f_add)
-BINARY(SUB, f_sub)
-BINARY(MUL, f_mul)
-BINARY(DIV, f_div)
-BINARY(MAXIMUM, f_maximum)
-BINARY(MINIMUM, f_minimum)
+IR_SCALAR_UNARY(UNARY)
+IR_SCALAR_BINARY(BINARY)
+#undef UNARY
+#undef BINARY
 
 /* ---- sources --------------------------------------------------------- */
 
@@ -148,12 +132,11 @@ kern_TILED(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
 
 /* ---- reductions ------------------------------------------------------ */
 
-enum { R_SUM, R_MAX, R_MEAN };
-
 /* a viewed as (outer, len, inner) around the reduced axis (all axes: one
- * run of numel); out[o * inner + i] reduces a[o, :, i]. */
-static void
-reduce(const Node *n, const Tensor *a, Tensor *out, int kind)
+ * run of numel); out[o * inner + i] reduces a[o, :, i] by op's formula
+ * from its neutral element (mean: a sum, divided once). */
+static inline void
+reduce(const Node *n, const Tensor *a, Tensor *out, OpId op)
 {
 	int ax = ir_reduce_axis(n, a->rank);
 	int64_t outer = 1, len = a->numel, inner = 1;
@@ -167,43 +150,29 @@ reduce(const Node *n, const Tensor *a, Tensor *out, int kind)
 	}
 	for (int64_t o = 0; o < outer; o++) {
 		for (int64_t i = 0; i < inner; i++) {
-			double acc = kind == R_MAX ? -INFINITY : 0.0;
+			double acc = ir_scalar_neutral(op, a->dt);
 
 			for (int64_t r = 0; r < len; r++) {
 				double v = exec_get(a, (o * len + r) * inner + i);
 
-				if (kind != R_MAX)
-					acc += v;
-				else if (isnan(v) || v > acc)   /* a NaN stays: NaN > x is false */
-					acc = v;
+				acc = ir_scalar_combine(op, acc, v);
 			}
-			if (kind == R_MEAN)
+			if (op == OP_MEAN)
 				acc /= (double)len;
 			exec_set(out, o * inner + i, acc);
 		}
 	}
 }
 
-static void
-kern_SUM(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
-{
-	(void)b;
-	reduce(n, a, o, R_SUM);
-}
-
-static void
-kern_MAX(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
-{
-	(void)b;
-	reduce(n, a, o, R_MAX);
-}
-
-static void
-kern_MEAN(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
-{
-	(void)b;
-	reduce(n, a, o, R_MEAN);
-}
+#define REDUCE(ID, step, neutral)                                              \
+	static void kern_##ID(const Node *n, const Tensor *a, const Tensor *b, \
+	    Tensor *o)                                                         \
+	{                                                                      \
+		(void)b;                                                       \
+		reduce(n, a, o, OP_##ID);                                      \
+	}
+IR_SCALAR_REDUCE(REDUCE)
+#undef REDUCE
 
 /* ---- contraction ----------------------------------------------------- */
 

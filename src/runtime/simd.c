@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scalar.h"
 #include "simd.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -154,7 +155,7 @@ sum_tree(double *l)
 static float
 exp_f32_scalar(float x)
 {
-	return (float)exp((double)x);
+	return ir_scalar_unary_f32(OP_EXP, x);   /* (float)exp((double)x) */
 }
 
 #if SIMD_X86
@@ -227,6 +228,7 @@ tail4(int t)
 #define K_F32 0
 #define KN(name, sfx) name##_##sfx
 #define KP(name) simd_##name
+#define KS(name) ir_scalar_##name
 #if SIMD_X86
 #define V512 __m512d
 #define M512 __mmask8
@@ -247,6 +249,7 @@ tail4(int t)
 #define K_F32 1
 #define KN(name, sfx) name##_f32_##sfx
 #define KP(name) simd_##name##_f32
+#define KS(name) ir_scalar_##name##_f32
 #if SIMD_X86
 #define V512 __m512
 #define M512 __mmask16
@@ -459,7 +462,7 @@ simd_exp(int64_t n, const double *x, double *o)
 {
 	PICK(exp, n, x, o)
 	for (int64_t i = 0; i < n; i++)
-		o[i] = exp(x[i]);
+		o[i] = ir_scalar_unary(OP_EXP, x[i]);
 }
 
 void

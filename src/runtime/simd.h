@@ -2,7 +2,7 @@
  * simd.h: the tile executor's vector kernels (DESIGN §7).
  *
  * Tiles are contiguous row-major arrays in their kernel's element type
- * (tile_exec.c): an f64 kernel's tiles are doubles, an f32 kernel's are
+ * (tile_priv.h): an f64 kernel's tiles are doubles, an f32 kernel's are
  * floats, so that f32 work runs at the f32 rate (16 lanes in a zmm) and
  * moves half the bytes.  Each kernel therefore comes in both types (the
  * f32 ones in their own section below, with their rounding contract), and

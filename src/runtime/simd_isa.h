@@ -46,10 +46,10 @@ KI(exp)(int64_t n, const double *x, double *o)
 		bad = OUT_OF(v, EXP_LO, EXP_HI);
 		for (int q = 0; bad && q < W; q++)
 			if (bad & (1 << q))
-				o[i + q] = exp(x[i + q]);
+				o[i + q] = ir_scalar_unary(OP_EXP, x[i + q]);
 	}
 	for (; i < n; i++)
-		o[i] = exp(x[i]);
+		o[i] = ir_scalar_unary(OP_EXP, x[i]);
 }
 
 /* Whole 64-byte lines of dst by non-temporal stores (one or two vectors

@@ -16,6 +16,8 @@
  *                     tail; binary's loops; the max lanes' order
  *   KN(name, sfx)     a kernel's name: name_sfx, or name_f32_sfx for floats
  *   KP(name)          an entry point's name: simd_name, simd_name_f32
+ *   KS(name)          scalar.h's formula function of T: ir_scalar_name,
+ *                     ir_scalar_name_f32 (the scalar tails compute with it)
  *   V512, M512        the zmm vector and its mask type (__m512d/__mmask8...)
  *   ALL512            the M512 mask of every lane (0xff, 0xffff)
  *   P512(op)          the AVX-512 intrinsic of op for T (_mm512_op_pd/_ps)
@@ -58,7 +60,7 @@ KN(dot, portable)(int64_t M, int64_t N, int64_t K, const T *a, int64_t lda, cons
 static T
 KN(max, combine)(T acc, T v)
 {
-	return isnan(v) || v > acc ? v : acc;   /* NaN wins, as np.max */
+	return KS(combine)(OP_MAX, acc, v);   /* NaN wins, as np.max */
 }
 
 /* A float op is the rounded double op (a double holds the exact sum,
@@ -70,12 +72,12 @@ KN(binary, portable)(SimdOp op, int64_t n, const T *a, int as, const T *b, int b
 {
 #define L(expr) for (int64_t i = 0; i < n; i++) { T x = a[i * as], y = b[i * bs]; o[i] = (expr); } break;
 	switch (op) {
-	case SIMD_ADD: L(x + y)
-	case SIMD_SUB: L(x - y)
-	case SIMD_MUL: L(x * y)
-	case SIMD_DIV: L(x / y)
-	case SIMD_MAXIMUM: L(isnan(x) || x >= y ? x : y)
-	case SIMD_MINIMUM: L(isnan(x) || x <= y ? x : y)
+	case SIMD_ADD: L(KS(binary)(OP_ADD, x, y))
+	case SIMD_SUB: L(KS(binary)(OP_SUB, x, y))
+	case SIMD_MUL: L(KS(binary)(OP_MUL, x, y))
+	case SIMD_DIV: L(KS(binary)(OP_DIV, x, y))
+	case SIMD_MAXIMUM: L(KS(binary)(OP_MAXIMUM, x, y))
+	case SIMD_MINIMUM: L(KS(binary)(OP_MINIMUM, x, y))
 	case SIMD_OP_COUNT: break;
 	}
 #undef L
@@ -310,7 +312,7 @@ KN(relu, avx512)(int64_t n, const T *x, T *o)
 	}
 	if (!K_F32)
 		for (; i < n; i++)
-			o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : (T)0;
+			o[i] = KS(unary)(OP_RELU, x[i]);
 	else if (i < n) {
 		M512 m = KN(tail, avx512)(n, i);
 
@@ -382,7 +384,7 @@ KN(acc_sum, avx512)(int64_t n, const T *x, T *o)
 		P512(storeu)(o + i, P512(add)(P512(loadu)(o + i), P512(loadu)(x + i)));
 	if (!K_F32)
 		for (; i < n; i++)
-			o[i] += x[i];
+			o[i] = KS(combine)(OP_SUM, o[i], x[i]);
 	else if (i < n) {
 		M512 m = KN(tail, avx512)(n, i);
 
@@ -535,7 +537,7 @@ KN(relu, avx2)(int64_t n, const T *x, T *o)
 		P256(storeu)(o + i, P256(and)(P256(cmp)(v, z, _CMP_NLE_UQ), v));
 	}
 	for (; i < n; i++)
-		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : (T)0;
+		o[i] = KS(unary)(OP_RELU, x[i]);
 }
 
 /* sum_tree's order: four f64 vectors of 4 lanes. */
@@ -595,7 +597,7 @@ KN(acc_sum, avx2)(int64_t n, const T *x, T *o)
 	for (; i + L256 <= n; i += L256)
 		P256(storeu)(o + i, P256(add)(P256(loadu)(o + i), P256(loadu)(x + i)));
 	for (; i < n; i++)
-		o[i] += x[i];
+		o[i] = KS(combine)(OP_SUM, o[i], x[i]);
 }
 
 A256 static void
@@ -665,7 +667,7 @@ KP(relu)(int64_t n, const T *x, T *o)
 {
 	KPICK(relu, n, x, o)
 	for (int64_t i = 0; i < n; i++)
-		o[i] = isnan(x[i]) || x[i] > 0 ? x[i] : (T)0;
+		o[i] = KS(unary)(OP_RELU, x[i]);
 }
 
 double
@@ -687,7 +689,7 @@ KP(acc_sum)(int64_t n, const T *x, T *o)
 {
 	KPICK(acc_sum, n, x, o)
 	for (int64_t i = 0; i < n; i++)
-		o[i] += x[i];
+		o[i] = KS(combine)(OP_SUM, o[i], x[i]);
 }
 
 void
@@ -705,3 +707,4 @@ KP(acc_max)(int64_t n, const T *x, T *o)
 #undef K_F32
 #undef KN
 #undef KP
+#undef KS

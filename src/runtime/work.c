@@ -80,19 +80,6 @@ inst_work(const TileFn *f, const TileInst *in)
 	}
 }
 
-/* A loop's trips (tile_verify has made sure that lo <= hi and step > 0;
- * anything else runs no trip). */
-static double
-trips(const TileInst *in)
-{
-	uint64_t span;
-
-	if (in->step <= 0 || in->hi <= in->lo)
-		return 0;
-	span = (uint64_t)in->hi - (uint64_t)in->lo;      /* exact: hi > lo */
-	return (double)(span / (uint64_t)in->step + (span % (uint64_t)in->step != 0));
-}
-
 double
 exec_tile_work(const TileFn *f, double *per_program)
 {
@@ -117,7 +104,7 @@ exec_tile_work(const TileFn *f, double *per_program)
 				cap = cap ? 2 * cap : 8;
 				loops = xrealloc(loops, sizeof *loops * (size_t)cap);
 			}
-			loops[nopen++] = (struct Loop){in->end, mult * trips(in)};
+			loops[nopen++] = (struct Loop){in->end, mult * (double)tile_trips(in)};
 		}
 	}
 	free(loops);

@@ -33,6 +33,7 @@
 #include "measure.h"
 #include "parse.h"
 #include "pass.h"
+#include "../../passes/passes.h"
 
 const char *const cli_tool = "aicm-opt";
 
@@ -151,7 +152,7 @@ parse_args(int argc, char **argv, Opts *o)
 			printf("aicm-opt %s\n", AICM_VERSION);
 			exit(0);
 		} else if (!strcmp(a, "--list-passes")) {
-			pass_list(stdout);
+			pass_list(stdout, aicm_passes);
 			exit(0);
 		} else if ((v = cli_optval(argc, argv, &i, "--pass")) ||
 		    (v = cli_optval(argc, argv, &i, "--passes"))) {
@@ -218,10 +219,10 @@ parse_args(int argc, char **argv, Opts *o)
 	if (!o->input)
 		o->input = "-";
 	/* A misspelt pass name would otherwise print nothing, silently. */
-	if (o->print_before && !pass_lookup(o->print_before))
+	if (o->print_before && !pass_lookup(aicm_passes, o->print_before))
 		cli_usage_error("--print-ir-before: unknown pass '%s' (--list-passes lists them)",
 		    o->print_before);
-	if (o->print_after && !pass_lookup(o->print_after))
+	if (o->print_after && !pass_lookup(aicm_passes, o->print_after))
 		cli_usage_error("--print-ir-after: unknown pass '%s' (--list-passes lists them)",
 		    o->print_after);
 }
@@ -596,7 +597,7 @@ main(int argc, char **argv)
 	 * AICM_BUG flush it. */
 	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	parse_args(argc, argv, &o);
-	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, cli_tool) != 0)
+	if (o.pipeline && pass_parse_pipeline(aicm_passes, o.pipeline, &pl, stderr, cli_tool) != 0)
 		return 2;
 	/* autotune{measure=true} times candidates on the tile executor, all
 	 * cores, as aicm-run runs by default */

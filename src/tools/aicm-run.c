@@ -34,6 +34,7 @@
 #include "measure.h"
 #include "parse.h"
 #include "pass.h"
+#include "../../passes/passes.h"
 #include "tile.h"
 #include "tile_exec.h"
 
@@ -453,7 +454,7 @@ load_graph(const char *buf, size_t len, const Pipeline *pl, const PassMeasure *p
 	if (ir_verify(g, d) != 0)
 		goto fail;
 	if (untyped(g) && !(pl && pl->n > 0 && !strcmp(pl->p[0].pass->name, "shape-infer")) &&
-	    pass_run_text(g, "shape-infer", d, NULL, cli_tool) != 0)
+	    pass_run_text(aicm_passes, g, "shape-infer", d, NULL, cli_tool) != 0)
 		goto fail;
 	if (pl && (rc = pass_run_pipeline(g, pl, &run, d)) != 0) {
 		if (rc == PASS_IO)
@@ -695,7 +696,7 @@ main(int argc, char **argv)
 	 * AICM_BUG flush it. */
 	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	parse_args(argc, argv, &o);
-	if (o.pipeline && pass_parse_pipeline(o.pipeline, &pl, stderr, cli_tool) != 0) {
+	if (o.pipeline && pass_parse_pipeline(aicm_passes, o.pipeline, &pl, stderr, cli_tool) != 0) {
 		free_opts(&o);
 		return 2;
 	}
@@ -731,7 +732,8 @@ main(int argc, char **argv)
 		status = 2;
 		goto done;
 	}
-	if (o.engine == ENGINE_TILE && unlowered(g) && pass_run_text(g, "lower-tiled", &d, NULL, cli_tool) != 0) {
+	if (o.engine == ENGINE_TILE && unlowered(g) &&
+	    pass_run_text(aicm_passes, g, "lower-tiled", &d, NULL, cli_tool) != 0) {
 		status = 1;
 		goto done;
 	}

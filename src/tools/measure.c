@@ -27,6 +27,7 @@
 
 #include "measure.h"
 #include "tile_exec.h"
+#include "../../passes/passes.h"
 
 void
 measure_init(MeasureCtx *c, PassMeasure *pm, const char *tool, int threads)
@@ -103,7 +104,7 @@ check_work(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *c
 		char cfg[128];
 		size_t m = 0;
 
-		if (pass_run_text(lg, "lower-tiled", d, NULL, c->tool) != 0) {
+		if (pass_run_text(aicm_passes, lg, "lower-tiled", d, NULL, c->tool) != 0) {
 			ir_graph_free(lg);
 			return -1;
 		}
@@ -143,7 +144,7 @@ measure_one(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *
 	ExecErr e;
 
 	memset(out, 0, sizeof *out);
-	if (pass_run_text(lg, "lower-tiled", d, NULL, c->tool) != 0)
+	if (pass_run_text(aicm_passes, lg, "lower-tiled", d, NULL, c->tool) != 0)
 		goto done;
 	vals = xcalloc((size_t)lg->nnodes, sizeof *vals);
 	/* the sources are the reference's own tensors, shared (the tile

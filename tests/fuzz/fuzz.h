@@ -22,6 +22,7 @@
 #include "ir.h"
 #include "parse.h"
 #include "pass.h"
+#include "../../passes/passes.h"
 
 /* Inputs past this are cut: a longer text finds nothing a shorter one
  * cannot, and slow runs starve the search. */

@@ -17,7 +17,6 @@
 #ifndef AICM_FUZZ_EXEC_H
 #define AICM_FUZZ_EXEC_H
 
-#include <math.h>
 #include <stdint.h>
 
 #include "exec.h"
@@ -67,7 +66,7 @@ fuzz_run_pipeline(Graph *g, const char *text, FILE *report, bool json, Diag *d)
 	Pipeline pl;
 	int r = 0;
 
-	if (pass_parse_pipeline(text, &pl, stderr, "fuzz") != 0)
+	if (pass_parse_pipeline(aicm_passes, text, &pl, stderr, "fuzz") != 0)
 		fuzz_fail("the harness's own pipeline does not parse", text, NULL);
 	for (int i = 0; i < pl.n && r == 0; i++) {
 		const PassInst *pi = &pl.p[i];
@@ -92,7 +91,8 @@ fuzz_run_pipeline(Graph *g, const char *text, FILE *report, bool json, Diag *d)
 
 /* Element operations the plan would do: programs x loop trips x tile
  * elements (times K for a dot), summed over the instructions.  In doubles
- * throughout: the bounds of a written loop may be anything. */
+ * throughout: the bounds of a written loop may be anything (tile_trips
+ * saturates), and so may their product. */
 static inline double
 fuzz_tile_work(const Graph *g)
 {
@@ -121,10 +121,9 @@ fuzz_tile_work(const Graph *g)
 				elems *= (double)f->vals[in->in[0]].shape[f->vals[in->in[0]].rank - 1];
 			w += mult[depth] * elems;
 			if (in->op == TO_FOR && depth < IR_MAX_NEST) {
-				double trips = in->step > 0 ?
-				    ceil(((double)in->hi - (double)in->lo) / (double)in->step) : 1;
+				int64_t trips = tile_trips(in);
 
-				mult[depth + 1] = mult[depth] * (trips > 0 ? trips : 1);
+				mult[depth + 1] = mult[depth] * (trips > 0 ? (double)trips : 1);
 				end[++depth] = in->end;
 			}
 		}

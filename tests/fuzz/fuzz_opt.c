@@ -4,8 +4,9 @@
  * The input is a graph, optionally preceded by a first line
  * '//P: PIPELINE' that picks the passes and their options (so the pipeline
  * parser and every option value are fuzzed too); without it every pass in
- * pass_registry runs, in registry order, with its defaults, so a pass
- * registered later is fuzzed without touching this file.  A pass may
+ * aicm_passes (passes/registry.c) runs, in registry order, with its
+ * defaults, so a pass registered later is fuzzed without touching this
+ * file.  A pass may
  * refuse its input with a diagnostic; what it may not do is crash, leak,
  * or hand on IR that does not verify or does not survive the printer's
  * round trip.  Options that name files (a tuning cache) are refused, so
@@ -24,10 +25,10 @@ all_passes(Pipeline *pl)
 	size_t m = 0;
 
 	text[0] = '\0';
-	for (int i = 0; pass_registry[i]; i++)
+	for (int i = 0; aicm_passes[i]; i++)
 		m += (size_t)snprintf(text + m, sizeof text - m, "%s%s", i ? "," : "",
-		    pass_registry[i]->name);
-	return pass_parse_pipeline(text, pl, stderr, "fuzz");
+		    aicm_passes[i]->name);
+	return pass_parse_pipeline(aicm_passes, text, pl, stderr, "fuzz");
 }
 
 /* A pipeline from the input's first line, or -1 to skip the input. */
@@ -43,7 +44,7 @@ own_pipeline(const char *text, size_t len, Pipeline *pl)
 		free(s);
 		return -1;
 	}
-	r = pass_parse_pipeline(s, pl, fuzz_sink(), "fuzz");
+	r = pass_parse_pipeline(aicm_passes, s, pl, fuzz_sink(), "fuzz");
 	free(s);
 	return r;
 }

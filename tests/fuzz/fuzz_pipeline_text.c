@@ -80,12 +80,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = xmalloc(size + 1);
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (pass_parse_pipeline(text, &p1, fuzz_sink(), "fuzz") != 0) {
+	if (pass_parse_pipeline(aicm_passes, text, &p1, fuzz_sink(), "fuzz") != 0) {
 		free(text);
 		return 0;
 	}
 	t1 = print_str(&p1);
-	if (pass_parse_pipeline(t1, &p2, stderr, "fuzz") != 0)
+	if (pass_parse_pipeline(aicm_passes, t1, &p2, stderr, "fuzz") != 0)
 		fuzz_fail("the printed pipeline does not parse (above)", text, t1);
 	t2 = print_str(&p2);
 	if (strcmp(t1, t2) != 0)

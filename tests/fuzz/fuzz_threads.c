@@ -41,7 +41,7 @@ static const char *const sizes[16] = {
 static const char *
 constant_key(int i)
 {
-	const Pass *p = pass_lookup("autotune");
+	const Pass *p = pass_lookup(aicm_passes, "autotune");
 
 	for (const PassOpt *o = p->opts; o->key; o++)
 		if (o->def[0] == '(' && i-- == 0)

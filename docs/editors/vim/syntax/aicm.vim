@@ -31,9 +31,10 @@ syn keyword aicmKeyword      graph kernel tiled return for to step iter yield
 syn keyword aicmKeyword      load store atomic_add atomic_max masked other
 syn keyword aicmType         f32 f64
 
-" Graph ops (src/ir/ops.def) and tile ops (src/ir/tile.c).
+" Graph ops (src/ir/ops.def) and tile ops (src/ir/tile_ops.def); tests/opnames.sh
+" checks that every op of the tables is here.
 syn keyword aicmOp           input const
-syn keyword aicmOp           relu neg exp log sqrt tanh sigmoid abs
+syn keyword aicmOp           relu neg exp log sqrt tanh sigmoid abs erf reciprocal sin
 syn keyword aicmOp           add sub mul div maximum minimum
 syn keyword aicmOp           sum max mean matmul transpose reshape
 syn keyword aicmOp           program_id zeros full dot idiv irem

@@ -1,0 +1,194 @@
+/*
+ * tile_access.c: loads, stores and atomics, the only instructions that
+ * touch tensors (tile_priv.h has the executor's map).
+ *
+ * An access's indices give the tile's offset in its tensor and, clipped to
+ * the tensor's bounds, its valid box.  A load copies its tile into the
+ * worker's buffer, converting the element type if the tensor's differs,
+ * and fills masked-off lanes with its `other`; a load that the plan marked
+ * dense or a view reads the tensor in place instead, and one it memoised
+ * reuses the tile this thread packed for an earlier program.  A store
+ * writes its tile's valid box; one of long rows into a tensor larger than
+ * the caches streams past them.  An atomic reads and writes each element
+ * (an add or a max, scalar.h's combining step); on several threads it is
+ * logged per program and applied after the grid in program order
+ * (tile_run.c), so that the result is bitwise one thread's.
+ */
+#include <string.h>
+
+#include "simd.h"
+#include "tile_priv.h"
+
+static int64_t
+eval_idx(const Worker *w, const TileIdx *x)
+{
+	int64_t v = x->k;
+
+	for (int t = 0; t < x->nterm; t++)
+		v += x->coef[t] * w->sc[x->val[t]];
+	return v;
+}
+
+/* The tile coords' offset into the tensor and the valid box of an access
+ * of tile shape sh at the instruction's indices. */
+static int64_t
+access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t *sh,
+    int64_t *valid, int64_t *off)
+{
+	int64_t base = 0;
+
+	for (int d = 0; d < 4; d++) {
+		valid[d] = sh[d];
+		off[d] = 0;
+	}
+	for (int k = 0; k < a->rank; k++) {
+		int64_t o = eval_idx(w, &in->idx[k]), left = a->dim[k] - o;
+		int d = a->pad + k;
+
+		off[d] = o;
+		if (o < 0)
+			AICM_BUG("a negative tile offset survived the verifier");
+		if (left < sh[d]) {
+			if (!in->masked)
+				AICM_BUG("an unmasked access out of bounds survived the verifier");
+			valid[d] = left < 0 ? 0 : left;
+		}
+		base += o * a->tstr[d];
+	}
+	return base;
+}
+
+int
+tx_load(Worker *w, const TileInst *in, int i)
+{
+	const PKernel *k = w->k;
+	const PAccess *a = &k->acc[i];
+	const PTile *t = &k->tile[in->res];
+	int64_t *valid = w->valid[in->res], off[4];
+	int64_t base = access_box(w, in, a, t->sh, valid, off);
+	const Tensor *src = &w->vals[a->node];
+	const int64_t *sh = t->sh, *s = a->tstr;
+	size_t es = k->es;
+	void *o;
+
+	w->rd += box(valid) * (int64_t)es;
+	if ((a->dense || a->view) && box(valid) == t->n) {
+		w->p[in->res] = at(src->data, base, es);   /* read in place */
+		w->ld[in->res] = a->dense ? sh[3] : s[2];
+		return i + 1;
+	}
+	w->ld[in->res] = sh[3];
+	if (a->memo) {
+		int64_t slot = a->slot0 + w->mcnt[i]++ % a->memo;
+
+		o = w->p[in->res] = w->buf + a->memo_off +
+		    (size_t)(slot - a->slot0) * a->memo_bytes;
+		if (!memcmp(w->mkey[slot], off, sizeof off))
+			return i + 1;   /* packed by this thread for an earlier program */
+		memcpy(w->mkey[slot], off, sizeof off);
+	} else {
+		o = w->p[in->res] = w->buf + t->off * es;
+	}
+	for (int64_t i0 = 0; i0 < sh[0]; i0++)
+		for (int64_t i1 = 0; i1 < sh[1]; i1++)
+			for (int64_t i2 = 0; i2 < sh[2]; i2++) {
+				void *row = at(o, ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3], es);
+				bool in_box = i0 < valid[0] && i1 < valid[1] && i2 < valid[2];
+				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2], v3 = in_box ? valid[3] : 0;
+
+				if (s[3] == 1 && src->dt == k->dt)
+					memcpy(row, at(src->data, e, es), es * (size_t)v3);
+				else
+					for (int64_t i3 = 0; i3 < v3; i3++)
+						tset(row, i3, exec_get(src, e + i3 * s[3]), k->f32);
+				for (int64_t i3 = v3; i3 < sh[3]; i3++)
+					tset(row, i3, in->other, k->f32);
+			}
+	return i + 1;
+}
+
+static void
+atom_log(Worker *w, int64_t idx, double v, int op)
+{
+	AtomLog *l = &w->logs[w->prog];
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->idx = xrealloc(l->idx, sizeof *l->idx * (size_t)l->cap);
+		l->val = xrealloc(l->val, sizeof *l->val * (size_t)l->cap);
+	}
+	l->idx[l->n] = idx;
+	l->val[l->n++] = v;
+	l->op = op;
+}
+
+int
+tx_store(Worker *w, const TileInst *in, int i)
+{
+	const PKernel *k = w->k;
+	const PAccess *a = &k->acc[i];
+	int v = in->in[0];
+	const PTile *t = &k->tile[v];
+	int64_t valid[4], off[4], base = access_box(w, in, a, t->sh, valid, off);
+	Tensor *dst = &w->vals[a->node];
+	const void *src = w->p[v];
+	const int64_t *sh = t->sh, *s = a->tstr, *vv = w->valid[v];
+	size_t es = k->es;
+	int64_t n;
+
+	for (int d = 0; d < 4; d++)
+		if (vv[d] < valid[d])
+			valid[d] = vv[d];
+	for (int64_t i0 = 0; i0 < valid[0]; i0++)
+		for (int64_t i1 = 0; i1 < valid[1]; i1++)
+			for (int64_t i2 = 0; i2 < valid[2]; i2++) {
+				const void *row = at(src, ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3], es);
+				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2];
+
+				if (in->op == TO_STORE && s[3] == 1 && dst->dt == k->dt) {
+					if (a->stream)
+						simd_copy_stream(at(dst->data, e, es), row,
+						    es * (size_t)valid[3]);
+					else
+						memcpy(at(dst->data, e, es), row, es * (size_t)valid[3]);
+					continue;
+				}
+				for (int64_t i3 = 0; i3 < valid[3]; i3++) {
+					int64_t ei = e + i3 * s[3];
+					double x = tget(row, i3, k->f32);
+
+					if (in->op == TO_STORE)
+						exec_set(dst, ei, x);
+					else if (w->logs)
+						atom_log(w, ei, x, in->op);
+					else
+						atom_apply(dst, ei, x, in->op);
+				}
+			}
+	n = box(valid) * (int64_t)es;
+	w->wr += n;
+	if (in->op != TO_STORE)
+		w->rd += n;
+	return i + 1;
+}
+
+/* Where store i puts its whole tile as one contiguous run of the
+ * tensor's elements, or NULL if it does not (a ragged edge, strides, a
+ * conversion): then it is done the ordinary way. */
+char *
+tx_store_target(Worker *w, int i)
+{
+	const PKernel *k = w->k;
+	const TileInst *in = &k->f->insts[i];
+	const PAccess *a = &k->acc[i];
+	const PTile *t = &k->tile[in->in[0]];
+	int64_t valid[4], off[4], base = access_box(w, in, a, t->sh, valid, off);
+	Tensor *dst = &w->vals[a->node];
+
+	if (a->tstr[3] != 1 || dst->dt != k->dt || !whole(a->tstr, t->sh))
+		return NULL;
+	for (int d = 0; d < 4; d++)
+		if (valid[d] < t->sh[d] || w->valid[in->in[0]][d] < t->sh[d])
+			return NULL;
+	return at(dst->data, base, k->es);
+}

@@ -1,0 +1,208 @@
+/*
+ * tile_priv.h: the tile executor's own half of tile_exec.h, shared by the
+ * files that make it up.
+ *
+ * Every program of every grid really runs: loads fill tile buffers from the
+ * tensors (a masked-off lane reads the load's `other`), ops work on whole
+ * tiles, stores and atomics write back, and KernelStats count as they go.
+ * Tiles are held in the kernel's element type (an f32 kernel's work runs at
+ * the f32 rate and moves half the bytes), padded to rank 4 on the left, so
+ * that every op is one loop nest.  The valid box (tile.h) rides along with
+ * each tile; reductions and stores honour it, so that ragged tiles never
+ * change a result.
+ *
+ *   tile_plan.c    exec_tile_compile: a TilePlan of PKernels, every tile
+ *                  and access resolved, before anything runs
+ *   tile_access.c  loads, stores and atomics: tiles in and out of tensors
+ *   tile_ops.c     the compute ops, strip runs, and tx_ops, the table
+ *                  that dispatches an instruction by its op kind
+ *   tile_run.c     one program's instructions, a grid's programs on the
+ *                  crew of threads, exec_tile_run
+ *   tile_stats.c   KernelStats: the getter, totals, the table and JSON
+ *
+ * Names that cross those files start with tx_.  What runs per element
+ * (tget, tset, at, box) and the few helpers more than one file needs are
+ * static inline here, so that splitting the executor into files cost no
+ * inlining in its loops.
+ */
+#ifndef AICM_TILE_PRIV_H
+#define AICM_TILE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "exec.h"
+#include "scalar.h"
+#include "tile.h"
+#include "tile_exec.h"
+
+/* The elements a strip run does at a time (tile_plan.c's plan_strips). */
+enum { STRIP = 256 };            /* elements: 2 KiB of f64, 1 KiB of f32 */
+
+typedef struct PTile {
+	int64_t sh[4];
+	int64_t n;
+	size_t off;                  /* in the worker's buffer */
+} PTile;
+
+typedef struct PAccess {
+	int node;                    /* the tensor's graph node */
+	int rank;
+	int64_t dim[IR_MAX_RANK];
+	int64_t tstr[4];             /* tensor stride per padded tile dim */
+	int64_t tdim[4];             /* tensor extent per padded tile dim (1 if none) */
+	int pad;                     /* 4 - rank */
+	bool dense;                  /* a whole tile has the tensor's layout */
+	bool view;                   /* loads: a dot's a, read in place with its rows' stride */
+	bool stream;                 /* stores: non-temporal */
+	unsigned dep;                /* loads: the grid axes its indices use */
+	int memo;                    /* loads: packed tiles kept, one per trip (0: none) */
+	int slot0;                   /* its first memo slot */
+	size_t memo_off;             /* bytes into the worker's buffer */
+	size_t memo_bytes;           /* per slot */
+} PAccess;
+
+typedef struct PKernel {
+	int node;
+	const TileFn *f;
+	DType dt;
+	bool f32;
+	size_t es;
+	PTile *tile;                 /* per value (tiles only) */
+	PAccess *acc;                /* per instruction (loads, stores, atomics) */
+	size_t bufsize;              /* elements of the tiles */
+	size_t bytes;                /* the tiles' bytes, then the memo's */
+	int nvals;
+	int nslots;                  /* memo slots of all loads */
+	int *memoed;                 /* the loads that keep tiles */
+	int nmemoed;
+	bool axis0_fast;             /* programs in order with axis 0 fastest */
+	int *run_end;                /* per instruction: the end of the strip run
+	                              * that starts there (plan_strips), or 0 */
+	bool atomics;
+	KernelStats st;
+} PKernel;
+
+typedef struct Crew Crew;
+
+struct TilePlan {
+	const Graph *g;
+	PKernel *k;
+	int nk;
+	KernelStats *stats;
+	size_t maxbuf;               /* bytes of the largest kernel's tiles and memo */
+	int maxvals;
+	int maxslots;
+	int maxinsts;
+	Crew *crew;                  /* started at the first run with threads */
+};
+
+typedef struct AtomLog {
+	int64_t n, cap;
+	int64_t *idx;
+	double *val;
+	int op;
+} AtomLog;
+
+typedef struct Worker {
+	const PKernel *k;
+	Tensor *vals;
+	char *buf;
+	void **p;                    /* per value: its tile (buf or a tensor) */
+	int64_t *ld;                 /* per value: its rows' stride (elements) */
+	int64_t (*mkey)[4];
+	int64_t *mcnt;
+	int64_t *sc;                 /* scalar slots */
+	int64_t (*valid)[4];         /* per value */
+	int64_t rd, wr, fl;
+	int64_t pid[3];
+	AtomLog *logs;               /* per program, or NULL: apply at once */
+	int64_t prog;
+} Worker;
+
+/* Runs instruction i (in) of the current program and returns the next
+ * one to run: an entry of tx_ops. */
+typedef int TxOp(Worker *w, const TileInst *in, int i);
+
+/* tile_ops.c */
+/* The executor of each tile op, indexed by its kind. */
+extern TxOp *const tx_ops[TO_COUNT];
+/* Runs the strip run that starts at instruction i (and the store after
+ * it, when that can go strip by strip); returns the next instruction. */
+int tx_run_strips(Worker *w, int i);
+
+/* tile_access.c */
+int tx_load(Worker *w, const TileInst *in, int i);
+int tx_store(Worker *w, const TileInst *in, int i);   /* stores and atomics */
+/* Where store i puts its whole tile as one contiguous run of its tensor,
+ * or NULL (a strip run's store then goes the ordinary way). */
+char *tx_store_target(Worker *w, int i);
+
+/* tile_run.c */
+int tx_run_for(Worker *w, const TileInst *in, int i);
+void tx_crew_stop(Crew *c);
+
+/* Shape s of rank rank as 4 dims, padded with 1s on the left. */
+static inline void
+pad4(int rank, const int64_t *s, int64_t *out)
+{
+	for (int d = 0; d < 4; d++)
+		out[d] = d < 4 - rank ? 1 : s[d - (4 - rank)];
+}
+
+/* Whether strides s walk a tile of shape sh densely. */
+static inline bool
+whole(const int64_t *s, const int64_t *sh)
+{
+	int64_t st = 1;
+
+	for (int d = 3; d >= 0; d--) {
+		if (sh[d] > 1 && s[d] != st)
+			return false;
+		st *= sh[d];
+	}
+	return true;
+}
+
+/* Element i of a tile of the kernel's type, and its store. */
+static inline double
+tget(const void *p, int64_t i, bool f32)
+{
+	return f32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+static inline void
+tset(void *p, int64_t i, double v, bool f32)
+{
+	if (f32)
+		((float *)p)[i] = (float)v;
+	else
+		((double *)p)[i] = v;
+}
+
+/* Byte arithmetic on tiles of element size es. */
+static inline void *
+at(const void *p, int64_t i, size_t es)
+{
+	return (char *)(uintptr_t)p + i * (int64_t)es;
+}
+
+/* The elements of a valid box. */
+static inline int64_t
+box(const int64_t *v)
+{
+	return v[0] * v[1] * v[2] * v[3];
+}
+
+/* One element of an atomic (op TO_ATOMIC_ADD or TO_ATOMIC_MAX) into
+ * tensor element e: the sum's or the max's combining step (scalar.h). */
+static inline void
+atom_apply(Tensor *t, int64_t e, double v, int op)
+{
+	double cur = exec_get(t, e);
+
+	exec_set(t, e, ir_scalar_combine(op == TO_ATOMIC_MAX ? OP_MAX : OP_SUM, cur, v));
+}
+
+#endif
