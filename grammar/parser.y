@@ -8,7 +8,9 @@
  * attributes, their kinds) and report in words.  Names are resolved as they
  * come; a name not yet defined is kept pending and settled at the end, which
  * tells "used before it is defined" from "undefined".  The first syntax
- * error stops the parse; semantic errors are all reported.
+ * error stops the parse; semantic errors are all reported.  A tiled body's
+ * statements are read here and built by tile_build.c; which ops and
+ * attributes a body takes is tile_ops.def's.
  *
  * Lists (operands, tuples, attributes) are malloc'd and carry %destructors,
  * so that a syntax error leaks nothing; all other memory is the graph's
@@ -81,8 +83,7 @@ struct ParseCtx {
 	const char *tname;           /* its result's name */
 	int *tfor;                   /* its open loops (instruction indices) */
 	int ntfor, captfor;
-	TileSlot *targ;              /* its operands by name (targ_find) */
-	int captarg;                 /* a power of two, or 0 */
+	HashMap targ;                /* its operands by name (targ_find) */
 };
 
 /* Past the error limit (diag.h) the scanner's next token is the end of the
@@ -970,60 +971,55 @@ item_ints(ParseCtx *c, const Item *it, int64_t *v, int *n)
 	return true;
 }
 
-/* The open body's operands by name (TileSlot.val an operand + 1), at
- * most half full, reused from body to body.  Each access and each
- * definition asks for an operand by name; a scan of the operands made a
- * fused kernel of 10k operands quadratic.  While the body opens, names
- * come from its operand list ins; later from the graph (an undefined
- * operand then matches nothing, as the scans skipped it). */
-static size_t
-targ_slot(const ParseCtx *c, const Refs *ins, const char *name, uint32_t h)
+/* The open body's operands by name (items: operand indices), reused from
+ * body to body.  Each access and each definition asks for an operand by
+ * name; a scan of the operands made a fused kernel of 10k operands
+ * quadratic.  While the body opens, names come from its operand list
+ * (TargCtx.ins); later from the graph (an undefined operand then matches
+ * nothing, as the scans skipped it). */
+typedef struct TargCtx {
+	const ParseCtx *c;
+	const Refs *ins;
+} TargCtx;
+
+static bool
+targ_eq(const void *ctx, uint32_t j, const void *name)
 {
-	size_t m = (size_t)c->captarg - 1, k;
+	const TargCtx *t = ctx;
+	int a = t->c->tf->args[j];
+	const char *s = t->ins ? t->ins->v[j].t.s : a >= 0 ? t->c->g->nodes[a].name : NULL;
 
-	for (k = h & m; c->targ[k].val; k = (k + 1) & m) {
-		int j = c->targ[k].val - 1, a = c->tf->args[j];
-		const char *s = ins ? ins->v[j].t.s : a >= 0 ? c->g->nodes[a].name : NULL;
-
-		if (c->targ[k].hash == h && s && !strcmp(s, name))
-			break;
-	}
-	return k;
+	return s && !strcmp(s, name);
 }
 
 /* The operand of the open body named name, or -1. */
 static int
 targ_find(const ParseCtx *c, const char *name)
 {
-	if (!c->captarg)
-		return -1;
-	return c->targ[targ_slot(c, NULL, name, (uint32_t)ir_hash_str(name))].val - 1;
+	TargCtx t = {c, NULL};
+
+	return (int)hashmap_find(&c->targ, (uint32_t)ir_hash_str(name), targ_eq, &t, name);
 }
 
 /* An empty index with room for n operands, cleared at a cost in proportion
- * to n (one much larger, left by a large body, is replaced). */
+ * to n (one much larger, left by a large body, is freed). */
 static void
 targ_reset(ParseCtx *c, int n)
 {
-	int cap = 16;
-
-	while (cap < 2 * n)
-		cap *= 2;
-	if (c->captarg >= cap && c->captarg <= 4 * cap) {
-		memset(c->targ, 0, sizeof *c->targ * (size_t)c->captarg);
-		return;
-	}
-	free(c->targ);
-	c->targ = xcalloc((size_t)cap, sizeof *c->targ);
-	c->captarg = cap;
+	if (c->targ.cap > 4 * hash_cap((size_t)n))
+		hashmap_free(&c->targ);
+	else
+		hashmap_clear(&c->targ);
+	hashmap_reserve(&c->targ, (size_t)n);
 }
 
-/* Defines a value of the open body, refusing names already taken. */
-static int
-t_def(ParseCtx *c, Tok name, Loc nl, int rank, const int64_t *shape)
+/* Reports a name that a new value of the open body may not take (the
+ * value is defined all the same, so that no use of it fails). */
+static void
+t_name(ParseCtx *c, Tok name, Loc nl)
 {
 	TileFn *f = c->tf;
-	int prev = tile_lookup(f, name.s), v;
+	int prev = tile_lookup(f, name.s);
 
 	if (prev >= 0) {
 		diag_error(c->d, nl, "redefinition of '%%%s'", name.s);
@@ -1035,9 +1031,17 @@ t_def(ParseCtx *c, Tok name, Loc nl, int rank, const int64_t *shape)
 		diag_error(c->d, nl, "'%%%s' is an operand of the kernel; a value inside "
 		    "it needs another name", name.s);
 	}
-	v = tile_add_val(c->g, f, name.s, rank, shape);
-	f->vals[v].loc = nl;
-	return v;
+}
+
+/* Defines the result of instruction i of the open body. */
+static void
+t_def(ParseCtx *c, int i, Tok name, Loc nl, int rank, const int64_t *shape)
+{
+	int v;
+
+	t_name(c, name, nl);
+	v = tile_build_def(c->g, c->tf, i, name.s, rank, shape);
+	c->tf->vals[v].loc = nl;
 }
 
 static int
@@ -1079,17 +1083,17 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 	f->argloc = arena_alloc(&g->arena, sizeof(Loc) * (size_t)(f->nargs + 1));
 	targ_reset(c, f->nargs);
 	for (int j = 0; j < f->nargs; j++) {
-		uint32_t h = (uint32_t)ir_hash_str(ins->v[j].t.s);
-		size_t k = targ_slot(c, ins, ins->v[j].t.s, h);
+		TargCtx tc = {c, ins};
 
 		f->args[j] = ir_lookup(g, ins->v[j].t.s);
 		f->argloc[j] = ins->v[j].loc;
 		if (f->args[j] < 0)
 			diag_error(c->d, ins->v[j].loc, "use of undefined value '%%%s'", ins->v[j].t.s);
-		if (c->targ[k].val)
+		/* Of equal names the first stays: the body is refused anyway. */
+		if (hashmap_put(&c->targ, (uint32_t)ir_hash_str(ins->v[j].t.s), (uint32_t)j, targ_eq,
+		    &tc, ins->v[j].t.s) >= 0)
 			diag_error(c->d, ins->v[j].loc, "'%%%s' is named twice among the operands",
 			    ins->v[j].t.s);
-		c->targ[k] = (TileSlot){j + 1, h};   /* the last of equal names, as the scans found */
 	}
 	for (int i = 0; items && i < items->n; i++) {
 		const Item *it = &items->v[i];
@@ -1127,6 +1131,7 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 			    "grid, init, BM, BN, BK, warps, stages or split", key);
 		}
 	}
+	f->dt = t.dt;
 	if (name_ok(c, name, nl)) {
 		int prev = ir_lookup(g, name.s);
 
@@ -1134,7 +1139,7 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 			diag_error(c->d, nl, "redefinition of '%%%s'", name.s);
 			diag_note(c->d, g->nodes[prev].loc, "previous definition is here");
 		} else {
-			idx = ir_add_node(g, (OpId)TILE_OP, name.s);
+			idx = ir_add_node(g, OP_TILED, name.s);
 			g->nodes[idx].loc = nl;
 			g->nodes[idx].oploc = kwl;
 			g->nodes[idx].typeloc = tl;
@@ -1155,52 +1160,102 @@ tiled_close(ParseCtx *c)
 	c->tname = NULL;
 }
 
-static const struct {
-	const char *name;
-	TileOpKind op;
-	int nin;                     /* -1: 1 or 2 (a reduction's accumulator) */
-	bool tile;                   /* makes a tile (needs a type) */
-} tops[] = {
-	{"program_id", TO_PROGRAM_ID, 0, false},
-	{"idiv", TO_IDIV, 1, false},
-	{"irem", TO_IREM, 1, false},
-	{"zeros", TO_ZEROS, 0, true},
-	{"full", TO_FULL, 0, true},
-	{"dot", TO_DOT, 3, true},
-	{"transpose", TO_TRANSPOSE, 1, true},
-};
+/* The number of operands an op takes, in words: "no", "2", "1 or 2". */
+static const char *
+nin_words(const TileOpInfo *t, char *buf, size_t n)
+{
+	if (t->nin != t->nmax)
+		snprintf(buf, n, "%d or %d", t->nin, t->nmax);
+	else if (t->nin == 0)
+		snprintf(buf, n, "no");
+	else
+		snprintf(buf, n, "%d", t->nin);
+	return buf;
+}
+
+/* Reads the attribute items of a statement of op k (written op) into at:
+ * the op's row says which it takes. */
+static void
+t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
+{
+	for (int j = 0; items && j < items->n; j++) {
+		const Item *it = &items->v[j];
+		const char *key = it->name.t.s;
+		int a = -1;
+
+		/* only the op's own attributes are candidates: one or two */
+		for (unsigned set = tile_ops[k].attrs; set && a < 0; set &= set - 1)
+			if (!strcmp(tile_attr_names[__builtin_ctz(set)], key))
+				a = __builtin_ctz(set);
+		if (a < 0 || (a == TA_MASKED && it->kind != IV_BARE)) {
+			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op, key);
+			continue;
+		}
+		switch ((TileAttrId)a) {
+		case TA_AXIS:
+			at->set |= TAB(AXIS);
+			if (item_int(c, it, &at->axis) && at->axis < 0 && k == TO_REDUCE)
+				diag_error(c->d, it->val.loc, "a tile reduction's axis is written "
+				    "non-negative, found %lld", (long long)at->axis);
+			break;
+		case TA_KEEPDIMS:
+			at->set |= TAB(KEEPDIMS);
+			if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") ||
+			    !strcmp(it->val.t.s, "true")))
+				at->keepdims = true;
+			else if (!(it->kind == IV_WORD && (!strcmp(it->val.t.s, "False") ||
+			    !strcmp(it->val.t.s, "false"))))
+				diag_error(c->d, it->name.loc, "'keepdims' takes True or False");
+			break;
+		case TA_BY:
+			at->set |= TAB(BY);
+			item_int(c, it, &at->by);
+			break;
+		case TA_VALUE:
+			at->set |= TAB(VALUE);
+			item_double(c, it, &at->value);
+			break;
+		case TA_PERM:
+			at->set |= TAB(PERM);
+			item_ints(c, it, at->perm, &at->nperm);
+			break;
+		case TA_OTHER:
+			if (item_double(c, it, &at->other))
+				at->set |= TAB(OTHER);
+			break;
+		case TA_MASKED:
+			at->set |= TAB(MASKED);
+			break;
+		case TA_VIEW:
+			if (item_ints(c, it, at->view, &at->nview))
+				at->set |= TAB(VIEW);
+			break;
+		case TA_COUNT:
+			break;
+		}
+	}
+}
 
 static void
 t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc tl,
     Items *items)
 {
 	TileFn *f = c->tf;
-	TileOpKind k = TO_COUNT;
+	int k = tile_op_lookup(op.s);
 	OpId gop = OP_INPUT;
-	int nin = ins ? ins->n : 0, want = 0, rank = -1, i;
-	bool tile = true;
+	int nin = ins ? ins->n : 0, rank = -1, in[3];
+	const TileOpInfo *t;
+	bool tile;
 	int64_t dim[IR_MAX_RANK] = {0};
-	TileInst *in;
+	char want[32];
+	TileAttrs at = {.axis = -1};
 
-	for (size_t t = 0; t < sizeof tops / sizeof tops[0]; t++)
-		if (!strcmp(op.s, tops[t].name)) {
-			k = tops[t].op;
-			want = tops[t].nin;
-			tile = tops[t].tile;
-		}
-	if (k == TO_COUNT) {
+	if (k >= 0 && tile_ops[k].form != TF_CALL)
+		k = -1;                      /* load, for, ...: not written as calls */
+	if (k < 0) {
 		int g = ir_op_lookup(op.s);
 
-		if (g >= 0 && ir_ops[g].cls == OC_UNARY) {
-			k = TO_UNARY;
-			want = 1;
-		} else if (g >= 0 && ir_ops[g].cls == OC_BINARY) {
-			k = TO_BINARY;
-			want = 2;
-		} else if (g == OP_SUM || g == OP_MAX) {
-			k = TO_REDUCE;
-			want = -1;
-		} else {
+		if (g < 0 || (k = tile_op_of_gop((OpId)g)) == TO_COUNT) {
 			diag_error(c->d, ol, "unknown tile op '%s'; a tiled body takes program_id, "
 			    "idiv, irem, zeros, full, load, store, atomic_add, atomic_max, for, dot, "
 			    "transpose, sum, max and the elementwise ops", op.s);
@@ -1208,10 +1263,11 @@ t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc 
 		}
 		gop = (OpId)g;
 	}
-	if (want >= 0 ? nin != want : (nin != 1 && nin != 2)) {
+	t = &tile_ops[k];
+	tile = t->result != TR_SCALAR;
+	if (nin < t->nin || nin > t->nmax) {
 		diag_error(c->d, ol, "'%s' takes %s operand%s, found %d", op.s,
-		    want == 0 ? "no" : want == 1 ? "1" : want == 2 ? "2" : want == 3 ? "3" : "1 or 2",
-		    want == 1 ? "" : "s", nin);
+		    nin_words(t, want, sizeof want), t->nin == 1 && t->nmax == 1 ? "" : "s", nin);
 		goto out;
 	}
 	if (tile && !shape) {
@@ -1224,85 +1280,55 @@ t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc 
 	}
 	if (shape && !tile_shape(c, shape, tl, &rank, dim))
 		goto out;
-	i = tile_add_inst(c->g, f, k);
-	in = &f->insts[i];
-	in->gop = gop;
-	in->loc = ol;
-	in->nin = nin;
 	for (int j = 0; j < nin; j++)
-		in->in[j] = t_use(c, ins->v[j].t, ins->v[j].loc);
-	for (int j = 0; items && j < items->n; j++) {
-		const Item *it = &items->v[j];
-		const char *key = it->name.t.s;
-
-		if (!strcmp(key, "axis") && (k == TO_PROGRAM_ID || k == TO_REDUCE)) {
-			if (item_int(c, it, &in->axis) && in->axis < 0 && k == TO_REDUCE)
-				diag_error(c->d, it->val.loc, "a tile reduction's axis is written "
-				    "non-negative, found %lld", (long long)in->axis);
-		} else if (!strcmp(key, "keepdims") && k == TO_REDUCE) {
-			if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") ||
-			    !strcmp(it->val.t.s, "true")))
-				in->keepdims = true;
-			else if (!(it->kind == IV_WORD && (!strcmp(it->val.t.s, "False") ||
-			    !strcmp(it->val.t.s, "false"))))
-				diag_error(c->d, it->name.loc, "'keepdims' takes True or False");
-		} else if (!strcmp(key, "by") && (k == TO_IDIV || k == TO_IREM)) {
-			item_int(c, it, &in->by);
-		} else if (!strcmp(key, "value") && k == TO_FULL) {
-			item_double(c, it, &in->value);
-		} else if (!strcmp(key, "perm") && k == TO_TRANSPOSE) {
-			item_ints(c, it, in->perm, &in->nperm);
-		} else {
-			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op.s, key);
-		}
-	}
-	if (k == TO_PROGRAM_ID && in->axis < 0)
+		in[j] = t_use(c, ins->v[j].t, ins->v[j].loc);
+	t_attrs(c, (TileOpKind)k, &at, op.s, items);
+	if (k == TO_PROGRAM_ID && at.axis < 0)
 		diag_error(c->d, ol, "'program_id' needs axis=0, 1 or 2");
-	in->res = t_def(c, name, nl, rank, dim);
-	f->vals[in->res].def = i;
+	t_def(c, tile_build_op(c->g, f, (TileOpKind)k, gop, nin, in, &at, ol), name, nl, rank, dim);
 out:
 	refs_free(ins);
 	refs_free(shape);
 	items_free(items);
 }
 
+/* Reads the index expressions idx of an access into x[0..idx->n). */
 static bool
-t_index(ParseCtx *c, TileInst *in, Idxs *idx)
+t_index(ParseCtx *c, Idxs *idx, TileIdx *x)
 {
 	if (idx->n > IR_MAX_RANK) {
 		diag_error(c->d, idx->v[0]->loc, "%d indices; a tensor has at most %d dimensions",
 		    idx->n, IR_MAX_RANK);
 		return false;
 	}
-	tile_set_nidx(c->g, c->tf, (int)(in - c->tf->insts), idx->n);
 	for (int k = 0; k < idx->n; k++) {
-		Idx *x = idx->v[k];
-		TileIdx *t = &in->idx[k];
+		Idx *e = idx->v[k];
+		TileIdx *t = &x[k];
 
-		for (int j = 0; j < x->n; j++) {
+		for (int j = 0; j < e->n; j++) {
 			int64_t coef = 1;
 
-			if (x->v[j].c.t.s && !parse_int(c, x->v[j].c, &coef))
+			if (e->v[j].c.t.s && !parse_int(c, e->v[j].c, &coef))
 				return false;
-			if (!x->v[j].v.t.s) {
+			if (!e->v[j].v.t.s) {
 				int64_t sum;
 
 				/* Constant terms add up; near int64's edges the sum
 				 * would overflow (the verifier refuses far less).  The
 				 * access is still defined, so that no use of it fails. */
 				if (__builtin_add_overflow(t->k, coef, &sum))
-					diag_error(c->d, x->v[j].c.loc, "the constants of index %d add up "
+					diag_error(c->d, e->v[j].c.loc, "the constants of index %d add up "
 					    "beyond 64 bits; an index stays within +-2^50", k);
 				else
 					t->k = sum;
 				continue;
 			}
 			if (t->nterm == TILE_MAX_TERMS) {
-				diag_error(c->d, x->v[j].v.loc, "an index has at most %d value terms",
+				diag_error(c->d, e->v[j].v.loc, "an index has at most %d value terms",
 				    TILE_MAX_TERMS);
 				return false;
 			}
-			t->val[t->nterm] = t_use(c, x->v[j].v.t, x->v[j].v.loc);
+			t->val[t->nterm] = t_use(c, e->v[j].v.t, e->v[j].v.loc);
 			t->coef[t->nterm++] = coef;
 		}
 	}
@@ -1315,20 +1341,13 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
     Refs *shape, Loc tl, Tok val, Loc vl, Items *items)
 {
 	TileFn *f = c->tf;
-	TileOpKind k = TO_COUNT;
-	int arg = -2, rank = 0, i;
+	int k = tile_op_lookup(op.s);
+	int arg = -2, rank = 0, v = -1, i;
 	int64_t dim[IR_MAX_RANK] = {0};
-	TileInst *in;
+	TileIdx x[IR_MAX_RANK] = {{0}};
+	TileAttrs at = {0};
 
-	if (name.s && !strcmp(op.s, "load"))
-		k = TO_LOAD;
-	else if (!name.s && !strcmp(op.s, "store"))
-		k = TO_STORE;
-	else if (!name.s && !strcmp(op.s, "atomic_add"))
-		k = TO_ATOMIC_ADD;
-	else if (!name.s && !strcmp(op.s, "atomic_max"))
-		k = TO_ATOMIC_MAX;
-	if (k == TO_COUNT) {
+	if (k < 0 || tile_ops[k].form != (name.s ? TF_LOAD : TF_STORE)) {
 		diag_error(c->d, ol, name.s ? "expected 'load', found '%s'" :
 		    "expected 'store', 'atomic_add' or 'atomic_max', found '%s'", op.s);
 		goto out;
@@ -1341,41 +1360,20 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 		    target.s, f->name);
 		goto out;
 	}
-	if (k == TO_LOAD && !shape) {
-		diag_error(c->d, ol, "'load' needs a tile type, such as ': [32, 32]'");
+	if (name.s && !shape) {
+		diag_error(c->d, ol, "'%s' needs a tile type, such as ': [32, 32]'", op.s);
 		goto out;
 	}
 	if (shape && !tile_shape(c, shape, tl, &rank, dim))
 		goto out;
-	i = tile_add_inst(c->g, f, k);
-	in = &f->insts[i];
-	in->loc = ol;
-	in->arg = arg;
-	if (!t_index(c, in, idx))
+	if (!t_index(c, idx, x))
 		goto out;
-	if (k != TO_LOAD) {
-		in->nin = 1;
-		in->in[0] = t_use(c, val, vl);
-	}
-	for (int j = 0; items && j < items->n; j++) {
-		const Item *it = &items->v[j];
-		const char *key = it->name.t.s;
-
-		if (!strcmp(key, "other") && k == TO_LOAD) {
-			if (item_double(c, it, &in->other))
-				in->masked = true;
-		} else if (!strcmp(key, "masked") && k != TO_LOAD && it->kind == IV_BARE) {
-			in->masked = true;
-		} else if (!strcmp(key, "view")) {
-			in->has_view = item_ints(c, it, in->view, &in->nview);
-		} else {
-			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'", op.s, key);
-		}
-	}
-	if (k == TO_LOAD) {
-		in->res = t_def(c, name, nl, rank, dim);
-		f->vals[in->res].def = i;
-	}
+	if (!name.s)
+		v = t_use(c, val, vl);
+	t_attrs(c, (TileOpKind)k, &at, op.s, items);
+	i = tile_build_access(c->g, f, (TileOpKind)k, arg, idx->n, x, v, &at, ol);
+	if (name.s)
+		t_def(c, i, name, nl, rank, dim);
 out:
 	idxs_free(idx);
 	refs_free(shape);
@@ -1387,32 +1385,25 @@ t_for_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok var, Loc vl, Ref 
     Ref hi, Tok step, Ref st, Tok iter, Tok it, Loc itl, Tok init, Loc il)
 {
 	TileFn *f = c->tf;
-	int i = tile_add_inst(c->g, f, TO_FOR), v0, r0 = -1;
-	int64_t s0[IR_MAX_RANK] = {0};
-	TileInst *in = &f->insts[i];
+	int64_t b[3] = {0, 0, 0};    /* lo, hi, step */
+	int i, v0, v;
 
 	(void)name;                  /* the result is defined at the close */
 	(void)nl;
-	in->loc = kwl;
 	if (strcmp(kw.s, "for") || strcmp(to.s, "to") || strcmp(step.s, "step") ||
 	    strcmp(iter.s, "iter"))
 		diag_error(c->d, kwl, "expected 'for %%i = LO to HI step S iter(%%c = %%init)'");
-	parse_int(c, lo, &in->lo);
-	parse_int(c, hi, &in->hi);
-	parse_int(c, st, &in->step);
-	in->nin = 1;
-	in->in[0] = t_use(c, init, il);
-	v0 = in->in[0];
-	/* An undefined init (reported) may leave no value 0 to copy from. */
-	if (v0 < f->nvals) {
-		r0 = f->vals[v0].rank;
-		memcpy(s0, f->vals[v0].shape, sizeof s0);
-	}
-	in->var = t_def(c, var, vl, -1, NULL);
-	in = &f->insts[i];
-	in->iter = t_def(c, it, itl, r0, s0);
-	f->vals[f->insts[i].var].def = i;
-	f->vals[f->insts[i].iter].def = i;
+	parse_int(c, lo, &b[0]);
+	parse_int(c, hi, &b[1]);
+	parse_int(c, st, &b[2]);
+	v0 = t_use(c, init, il);
+	i = tile_build_for(c->g, f, b[0], b[1], b[2], v0, kwl);
+	t_name(c, var, vl);
+	v = tile_build_loop_var(c->g, f, i, var.s);
+	f->vals[v].loc = vl;
+	t_name(c, it, itl);
+	v = tile_build_loop_iter(c->g, f, i, it.s);
+	f->vals[v].loc = itl;
 	if (c->ntfor == c->captfor) {
 		c->captfor = c->captfor ? 2 * c->captfor : 4;
 		c->tfor = xrealloc(c->tfor, sizeof(int) * (size_t)c->captfor);
@@ -1424,20 +1415,16 @@ static void
 t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val, Loc vl)
 {
 	TileFn *f = c->tf;
-	int fo = c->tfor[--c->ntfor], y, init = f->insts[fo].in[0], r;
-	TileInst *in;
+	int fo = c->tfor[--c->ntfor], init = f->insts[fo].in[0], v, r;
+	int64_t s[IR_MAX_RANK];
 
 	if (strcmp(kw.s, "yield"))
 		diag_error(c->d, kwl, "expected 'yield' to end the loop, found '%s'", kw.s);
-	y = tile_add_inst(c->g, f, TO_YIELD);
-	in = &f->insts[y];
-	in->loc = kwl;
-	in->nin = 1;
-	in->in[0] = t_use(c, val, vl);
-	f->insts[fo].end = y;
-	r = t_def(c, name, nl, f->vals[init].rank, f->vals[init].shape);
-	f->vals[r].def = fo;
-	f->insts[fo].res = r;
+	v = t_use(c, val, vl);
+	tile_build_yield(c->g, f, fo, v, kwl);
+	r = f->vals[init].rank;
+	memcpy(s, f->vals[init].shape, sizeof s);
+	t_def(c, fo, name, nl, r, s);
 }
 
 /* Settles the names that were used before being defined, and the return
@@ -1505,7 +1492,7 @@ parse_graph(const char *text, size_t len, int line0, Diag *d)
 		finish(&c);
 	free(c.pend);
 	free(c.tfor);
-	free(c.targ);
+	hashmap_free(&c.targ);
 	refs_free(c.ret);
 	if (r != 0 || d->nerr > nerr0) {
 		ir_graph_free(c.g);

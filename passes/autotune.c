@@ -846,7 +846,7 @@ tune_all(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int64_t *compares
 	if (g->nkernels == 0) {
 		/* a graph of sources only has nothing to tune and nothing to fuse */
 		for (int i = 0; i < g->nnodes; i++)
-			if (ir_ops[g->nodes[i].op].cls != OC_SOURCE && !g->nodes[i].tile) {
+			if (ir_ops[g->nodes[i].op].cls != OC_SOURCE && g->nodes[i].op != OP_TILED) {
 				diag_remark(d, LOC_NONE, "autotune: no kernels to tune; run fuse "
 				    "first (--pass=shape-infer,fuse,autotune)");
 				break;

@@ -576,7 +576,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	if (pass_require_shapes(g, d, "fuse") != 0)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (g->nodes[i].tile) {
+		if (g->nodes[i].op == OP_TILED) {
 			diag_error(d, g->nodes[i].loc, "%%%s is already a tiled kernel; fuse runs "
 			    "before lower-tiled (--pass=shape-infer,fuse,lower-tiled)", g->nodes[i].name);
 			return -1;

@@ -15,8 +15,8 @@
  * offset 0), placed right after the innermost loop it depends on, so that
  * every program loads each element it needs exactly once.  The traffic that
  * results is the contract that autotune's cost model computes analytically.
+ * The bodies are built with tile_build.c, as the parser builds written ones.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,14 +31,11 @@ typedef struct Dim {
 	int level;                   /* loop depth that defines off (0: program) */
 } Dim;
 
+/* The names a body has taken: name[0..n) and a map of them (hash.h). */
 typedef struct Taken {
-	struct {
-		const char *name;
-		uint32_t hash;
-		uint32_t stamp;      /* taken in the body of this stamp */
-	} *slot;
-	size_t cap, n;               /* cap: a power of two */
-	uint32_t stamp;
+	const char **name;
+	size_t n, cap;
+	HashMap map;
 } Taken;
 
 typedef struct LB {
@@ -68,74 +65,40 @@ typedef struct LB {
 /* ---- the names a body has taken ---------------------------------------- */
 
 /* A body's value names must differ from each other, from its operands' and
- * from its result's: a hash set of the names taken so far in this body.
- * A slot belongs to the current body when its stamp is the body's, so a
- * new body starts empty without clearing (a lowering makes thousands). */
-static uint32_t
-name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h ^ h >> 15;
-}
-
+ * from its result's: a hash set of the names taken so far in this body. */
 static bool
-taken_find(const Taken *t, const char *s, uint32_t h, size_t *at)
+taken_eq(const void *t, uint32_t i, const void *s)
 {
-	size_t m = t->cap - 1, k;
-
-	for (k = h & m; t->slot[k].stamp == t->stamp; k = (k + 1) & m)
-		if (t->slot[k].hash == h && !strcmp(t->slot[k].name, s))
-			return true;
-	*at = k;
-	return false;
+	return !strcmp(((const Taken *)t)->name[i], s);
 }
 
-static void
-taken_add(Taken *t, const char *s)
+/* Takes s unless it is taken; whether it was free.  One probe does both
+ * (a body takes as many names as it has values). */
+static bool
+taken_put(Taken *t, const char *s)
 {
-	uint32_t h = name_hash(s);
-	size_t k;
-
-	if (2 * (t->n + 1) > t->cap) {
-		Taken old = *t;
-
+	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 64;
-		t->slot = xcalloc(t->cap, sizeof *t->slot);
-		t->stamp = 1;
-		t->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.slot[i].stamp == old.stamp)
-				taken_add(t, old.slot[i].name);
-		free(old.slot);
+		t->name = xrealloc(t->name, sizeof *t->name * t->cap);
 	}
-	if (!taken_find(t, s, h, &k)) {
-		t->slot[k].name = s;
-		t->slot[k].hash = h;
-		t->slot[k].stamp = t->stamp;
-		t->n++;
-	}
+	if (hashmap_put(&t->map, (uint32_t)ir_hash_str(s), (uint32_t)t->n, taken_eq, t, s) >= 0)
+		return false;
+	t->name[t->n++] = s;
+	return true;
 }
 
-/* Empties the set for the next body. */
+/* Empties the set for the next body, at a cost in proportion to the body
+ * just done: a map much larger than it (left by a large body before) is
+ * freed, or a thousand small bodies after one large one would clear it a
+ * thousand times. */
 static void
 taken_clear(Taken *t)
 {
+	if (t->map.cap > 4 * hash_cap(t->n))
+		hashmap_free(&t->map);
+	else
+		hashmap_clear(&t->map);
 	t->n = 0;
-	if (++t->stamp == 0) {       /* wrapped: old stamps could match again */
-		memset(t->slot, 0, t->cap * sizeof *t->slot);
-		t->stamp = 1;
-	}
-}
-
-static bool
-name_taken(LB *b, const char *s)
-{
-	size_t k;
-
-	return b->taken.cap && taken_find(&b->taken, s, name_hash(s), &k);
 }
 
 /* base, or base.1, base.2, ... whichever is free first; taken from then on. */
@@ -143,36 +106,39 @@ static const char *
 uniq(LB *b, const char *base)
 {
 	char buf[256];
-	const char *r;
+	const char *s;
 
-	if (strlen(base) < 200 && !name_taken(b, base)) {
-		r = arena_strndup(&b->ng->arena, base, strlen(base));
-	} else {
+	if (strlen(base) >= 200 || !taken_put(&b->taken, base))
 		for (int i = 1;; i++) {
 			snprintf(buf, sizeof buf, "%.200s.%d", base, i);
-			if (!name_taken(b, buf))
+			if (taken_put(&b->taken, buf))
 				break;
 		}
-		r = arena_strndup(&b->ng->arena, buf, strlen(buf));
-	}
-	taken_add(&b->taken, r);
-	return r;
+	/* The set holds base or buf, which need not outlive the call: it keeps
+	 * the arena copy that the body names its value with. */
+	s = b->taken.name[b->taken.n - 1];
+	s = arena_strndup(&b->ng->arena, s, strlen(s));
+	b->taken.name[b->taken.n - 1] = s;
+	return s;
 }
 
-/* ---- building the body ----------------------------------------------- */
+/* ---- building the body (tile_build.c) ---------------------------------- */
 
+/* Defines the result of inst i under a free name made from base. */
 static int
-inst(LB *b, TileOpKind op, const char *name, int rank, const int64_t *shape)
+def(LB *b, int i, const char *base, int rank, const int64_t *shape)
 {
-	int i = tile_add_inst(b->ng, b->f, op);
+	return tile_build_def(b->ng, b->f, i, uniq(b, base), rank, shape);
+}
 
-	if (name) {
-		int v = tile_add_val(b->ng, b->f, uniq(b, name), rank, shape);
-
-		b->f->vals[v].def = i;
-		b->f->insts[i].res = v;
-	}
-	return i;
+/* An op of nin operands (at: its attributes, or NULL) and its result,
+ * named from name; returns the result. */
+static int
+op_def(LB *b, TileOpKind k, OpId gop, int nin, const int *in, const TileAttrs *at,
+    const char *name, int rank, const int64_t *shape)
+{
+	return def(b, tile_build_op(b->ng, b->f, k, gop, nin, in, at, LOC_NONE), name, rank,
+	    shape);
 }
 
 static int
@@ -181,19 +147,20 @@ res(LB *b, int i)
 	return b->f->insts[i].res;
 }
 
+/* A program id on axis n (in0 unused), or idiv/irem of in0 by n. */
 static int
-scalar(LB *b, TileOpKind op, const char *name, int in0, int64_t n)
+scalar(LB *b, TileOpKind k, const char *name, int in0, int64_t n)
 {
-	int i = inst(b, op, name, -1, NULL);
+	TileAttrs at;                /* the builder reads the fields set names */
 
-	if (op == TO_PROGRAM_ID) {
-		b->f->insts[i].axis = n;
-	} else {
-		b->f->insts[i].nin = 1;
-		b->f->insts[i].in[0] = in0;
-		b->f->insts[i].by = n;
+	if (k == TO_PROGRAM_ID) {
+		at.set = TAB(AXIS);
+		at.axis = n;
+		return op_def(b, k, OP_INPUT, 0, NULL, &at, name, -1, NULL);
 	}
-	return res(b, i);
+	at.set = TAB(BY);
+	at.by = n;
+	return op_def(b, k, OP_INPUT, 1, &in0, &at, name, -1, NULL);
 }
 
 static TileIdx
@@ -210,10 +177,24 @@ idx_of(int v, int64_t coef)
 static int
 full(LB *b, const char *name, double value, int rank, const int64_t *shape)
 {
-	int i = inst(b, value == 0 ? TO_ZEROS : TO_FULL, name, rank, shape);
+	TileAttrs at;
 
-	b->f->insts[i].value = value;
-	return res(b, i);
+	at.set = TAB(VALUE);
+	at.value = value;
+	return op_def(b, value == 0 ? TO_ZEROS : TO_FULL, OP_INPUT, 0, NULL, value == 0 ? NULL : &at,
+	    name, rank, shape);
+}
+
+/* A load of operand arg at idx, masked (reading other off the tensor) if
+ * masked; returns the inst. */
+static int
+load(LB *b, int arg, int nidx, const TileIdx *idx, bool masked, double other)
+{
+	TileAttrs at;
+
+	at.set = masked ? TAB(OTHER) : 0;
+	at.other = other;
+	return tile_build_access(b->ng, b->f, TO_LOAD, arg, nidx, idx, -1, &at, LOC_NONE);
 }
 
 /* The iteration dimension that dimension k of a value of rank r aligns
@@ -243,8 +224,7 @@ load_ext(LB *b, int x, double other)
 	const Type *t = &b->g->nodes[x].type;
 	int it[IR_MAX_RANK];
 	int64_t shape[IR_MAX_RANK];
-	int i;
-	TileInst *in;
+	TileIdx idx[IR_MAX_RANK];
 	char nm[256];
 
 	for (int k = 0; k < t->rank; k++) {
@@ -252,20 +232,11 @@ load_ext(LB *b, int x, double other)
 
 		it[k] = (t->dim[k] == 1 && b->S[j] != 1) ? -1 : j;
 		shape[k] = it[k] < 0 ? 1 : b->dim[j].ext;
+		idx[k] = it[k] >= 0 ? b->dim[it[k]].off : (TileIdx){0};
 	}
 	snprintf(nm, sizeof nm, "%.200s.tile", b->g->nodes[x].name);
-	i = inst(b, TO_LOAD, nm, t->rank, shape);
-	in = &b->f->insts[i];
-	in->arg = b->argof[x];
-	tile_set_nidx(b->ng, b->f, i, t->rank);
-	for (int k = 0; k < t->rank; k++)
-		if (it[k] >= 0)
-			in->idx[k] = b->dim[it[k]].off;
-	if (ragged(b, t, it)) {
-		in->masked = true;
-		in->other = other;
-	}
-	return res(b, i);
+	return def(b, load(b, b->argof[x], t->rank, idx, ragged(b, t, it), other), nm, t->rank,
+	    shape);
 }
 
 /* The loop depth that a load of x depends on: the deepest level among the
@@ -299,7 +270,7 @@ use_ext(LB *b, int x)
 		return;
 	b->argof[x] = b->f->nargs;
 	b->f->args[b->f->nargs++] = x;     /* ir_compact renumbers it */
-	taken_add(&b->taken, b->g->nodes[x].name);
+	taken_put(&b->taken, b->g->nodes[x].name);
 }
 
 /* The neutral value a masked lane of a load of x should read: -inf when a
@@ -307,7 +278,7 @@ use_ext(LB *b, int x)
 static double
 neutral_for(const LB *b, int x)
 {
-	return b->maxin[x] == b->root ? -INFINITY : 0;
+	return tile_neutral(b->maxin[x] == b->root ? OP_MAX : OP_SUM, b->g->nodes[x].type.dt);
 }
 
 /* Loads the externals that belong at loop depth lv. */
@@ -347,10 +318,10 @@ emit_op(LB *b, int i)
 	const OpInfo *op = &ir_ops[n->op];
 	const TileVal *a = &b->f->vals[b->tv[n->in[0]]];
 	int64_t s[IR_MAX_RANK];
-	int r = 0, k;
-	TileInst *in;
+	int r = 0;
 
 	if (op->cls == OC_UNARY || op->cls == OC_BINARY) {
+		int in[2] = {b->tv[n->in[0]], op->arity == 2 ? b->tv[n->in[1]] : -1};
 		const TileVal *c = op->cls == OC_BINARY ? &b->f->vals[b->tv[n->in[1]]] : a;
 
 		r = a->rank > c->rank ? a->rank : c->rank;
@@ -363,45 +334,31 @@ emit_op(LB *b, int i)
 				    "value stretched along another axis)");
 			s[d] = da == 1 ? dc : da;
 		}
-		k = inst(b, op->cls == OC_UNARY ? TO_UNARY : TO_BINARY, n->name, r, s);
-		in = &b->f->insts[k];
-		in->gop = n->op;
-		in->nin = op->arity;
-		in->in[0] = b->tv[n->in[0]];
-		if (op->arity == 2)
-			in->in[1] = b->tv[n->in[1]];
-		b->tv[i] = res(b, k);
+		b->tv[i] = op_def(b, tile_op_of_gop(n->op), n->op, op->arity, in, NULL, n->name, r,
+		    s);
 		return 0;
 	}
 	if (op->cls == OC_REDUCTION) {
 		int ax = ir_reduce_axis(n, b->g->nodes[n->in[0]].type.rank);
 		int tax = ax < 0 ? -1 : ax - (b->g->nodes[n->in[0]].type.rank - a->rank);
-		int kk, div;
+		TileAttrs at = {.set = TAB(AXIS) | TAB(KEEPDIMS), .axis = tax,
+		    .keepdims = n->at.keepdims};
+		int x = b->tv[n->in[0]], in[2];
 
 		for (int d = 0; d < a->rank; d++)
 			if (tax >= 0 && d != tax)
 				s[r++] = a->shape[d];
 			else if (n->at.keepdims)
 				s[r++] = 1;
-		kk = inst(b, TO_REDUCE, n->op == OP_MEAN ? "part" : n->name, r, s);
-		in = &b->f->insts[kk];
-		in->gop = n->op == OP_MAX ? OP_MAX : OP_SUM;
-		in->nin = 1;
-		in->in[0] = b->tv[n->in[0]];
-		in->axis = tax;
-		in->keepdims = n->at.keepdims;
-		b->tv[i] = res(b, kk);
+		b->tv[i] = op_def(b, TO_REDUCE, n->op == OP_MAX ? OP_MAX : OP_SUM, 1, &x, &at,
+		    n->op == OP_MEAN ? "part" : n->name, r, s);
 		if (n->op == OP_MEAN) {
 			const Type *t = &b->g->nodes[n->in[0]].type;
 			int64_t cnt = ax < 0 ? ir_type_numel(t) : t->dim[ax];
 
-			div = full(b, "count", (double)cnt, 0, NULL);
-			kk = inst(b, TO_BINARY, n->name, r, s);
-			b->f->insts[kk].gop = OP_DIV;
-			b->f->insts[kk].nin = 2;
-			b->f->insts[kk].in[0] = b->tv[i];
-			b->f->insts[kk].in[1] = div;
-			b->tv[i] = res(b, kk);
+			in[0] = b->tv[i];
+			in[1] = full(b, "count", (double)cnt, 0, NULL);
+			b->tv[i] = op_def(b, TO_BINARY, OP_DIV, 2, in, NULL, n->name, r, s);
 		}
 		return 0;
 	}
@@ -417,8 +374,8 @@ store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
 	const Node *rn = &b->g->nodes[b->root];
 	const Type *t = &rn->type;
 	int it[IR_MAX_RANK], k = 0;
-	int i = inst(b, op, NULL, 0, NULL);
-	TileInst *in = &b->f->insts[i];
+	TileIdx idx[IR_MAX_RANK];
+	TileAttrs at;
 
 	/* Which iteration dim each result dim is: drop the reduced ones unless
 	 * kept as 1; then right-align as loads do. */
@@ -438,14 +395,10 @@ store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
 			it[k] = (t->dim[k] == 1 && b->S[j] != 1) ? -1 : j;
 		}
 	}
-	in->arg = TILE_RESULT;
-	in->nin = 1;
-	in->in[0] = v;
-	tile_set_nidx(b->ng, b->f, i, t->rank);
 	for (k = 0; k < t->rank; k++)
-		if (it[k] >= 0)
-			in->idx[k] = b->dim[it[k]].off;
-	in->masked = ragged(b, t, it);
+		idx[k] = it[k] >= 0 ? b->dim[it[k]].off : (TileIdx){0};
+	at.set = ragged(b, t, it) ? TAB(MASKED) : 0;
+	tile_build_access(b->ng, b->f, op, TILE_RESULT, t->rank, idx, v, &at, LOC_NONE);
 }
 
 /* The leading dims lead[0..nlead) share grid axis 2: the grid's extent is
@@ -591,9 +544,10 @@ lower_opaque(LB *b)
 	const Node *n = &b->g->nodes[b->first];
 	const Type *t = &n->type, *xt;
 	bool prog[IR_MAX_RANK];
-	int x = n->in[0], i;
+	int x = n->in[0], v;
 	int64_t shape[IR_MAX_RANK];
-	TileInst *in;
+	TileIdx idx[IR_MAX_RANK] = {{0}};
+	bool masked = false;
 
 	if (b->first != b->last || ir_ops[n->op].cls != OC_LAYOUT)
 		return fail(b, n, "an opaque kernel holds one layout op");
@@ -605,22 +559,26 @@ lower_opaque(LB *b)
 	program_dims(b, prog);
 	use_ext(b, x);
 	if (n->op == OP_RESHAPE) {
-		for (int j = 0; j < b->R; j++)
-			shape[j] = b->dim[j].ext;
-		i = inst(b, TO_LOAD, "tile", b->R, shape);
-		in = &b->f->insts[i];
-		in->arg = b->argof[x];
-		in->nview = b->R;
-		in->has_view = true;         /* also of rank 0: reshape to () */
-		tile_set_nidx(b->ng, b->f, i, b->R);
+		TileAttrs at = {.set = TAB(VIEW), .nview = b->R};   /* also of rank 0: reshape to () */
+
 		for (int j = 0; j < b->R; j++) {
-			in->view[j] = b->S[j];
-			in->idx[j] = b->dim[j].off;
+			shape[j] = b->dim[j].ext;
+			at.view[j] = b->S[j];
+			idx[j] = b->dim[j].off;
+			if (b->S[j] % b->dim[j].ext)
+				masked = true;
 		}
+		if (masked) {
+			at.set |= TAB(OTHER);
+			at.other = 0;
+		}
+		v = def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[x], b->R, idx, -1, &at,
+		    LOC_NONE), "tile", b->R, shape);
 		if (ir_type_numel(xt) != ir_type_numel(t))
 			return fail(b, n, "reshape changes the element count");
 	} else {
-		int64_t perm[IR_MAX_RANK];
+		TileAttrs at = {.set = TAB(PERM), .nperm = b->R};
+		int64_t *perm = at.perm;
 		int inv[IR_MAX_RANK];
 
 		for (int j = 0; j < b->R; j++)
@@ -637,36 +595,17 @@ lower_opaque(LB *b)
 			inv[perm[j]] = j;
 		for (int k = 0; k < b->R; k++)
 			shape[k] = b->dim[inv[k]].ext;
-		i = inst(b, TO_LOAD, "tile", b->R, shape);
-		in = &b->f->insts[i];
-		in->arg = b->argof[x];
-		tile_set_nidx(b->ng, b->f, i, b->R);
-		for (int k = 0; k < b->R; k++)
-			in->idx[k] = b->dim[inv[k]].off;
-		in->masked = false;
-		for (int k = 0; k < b->R; k++)
+		for (int k = 0; k < b->R; k++) {
+			idx[k] = b->dim[inv[k]].off;
 			if (xt->dim[k] % shape[k] != 0)
-				in->masked = true;
-		{
-			int l = res(b, i), tr;
-
-			for (int j = 0; j < b->R; j++)
-				shape[j] = b->dim[j].ext;
-			tr = inst(b, TO_TRANSPOSE, "t", b->R, shape);
-			b->f->insts[tr].nin = 1;
-			b->f->insts[tr].in[0] = l;
-			b->f->insts[tr].nperm = b->R;
-			memcpy(b->f->insts[tr].perm, perm, sizeof perm);
-			i = tr;
+				masked = true;
 		}
-	}
-	if (n->op == OP_RESHAPE) {
-		in = &b->f->insts[i];
+		v = def(b, load(b, b->argof[x], b->R, idx, masked, 0), "tile", b->R, shape);
 		for (int j = 0; j < b->R; j++)
-			if (b->S[j] % b->dim[j].ext)
-				in->masked = true;
+			shape[j] = b->dim[j].ext;
+		v = op_def(b, TO_TRANSPOSE, OP_INPUT, 1, &v, &at, "t", b->R, shape);
 	}
-	b->tv[b->root] = res(b, i);
+	b->tv[b->root] = v;
 	store_root(b, b->tv[b->root], TO_STORE, -1, false);
 	return 0;
 }
@@ -677,22 +616,14 @@ static int
 open_loop(LB *b, int j, int64_t span, int pidv, int64_t base, int init, int level,
     const char *name)
 {
-	int i = inst(b, TO_FOR, "acc", b->f->vals[init].rank, b->f->vals[init].shape);
-	TileInst *in = &b->f->insts[i];
-	int var, it;
+	int r = b->f->vals[init].rank, i, var;
+	int64_t s[IR_MAX_RANK];
 
-	in->lo = 0;
-	in->hi = span;
-	in->step = b->dim[j].ext;
-	in->nin = 1;
-	in->in[0] = init;
-	var = tile_add_val(b->ng, b->f, uniq(b, name), -1, NULL);
-	b->f->vals[var].def = i;
-	it = tile_add_val(b->ng, b->f, uniq(b, "c"), b->f->vals[init].rank,
-	    b->f->vals[init].shape);
-	b->f->vals[it].def = i;
-	b->f->insts[i].var = var;
-	b->f->insts[i].iter = it;
+	memcpy(s, b->f->vals[init].shape, sizeof s);
+	i = tile_build_for(b->ng, b->f, 0, span, b->dim[j].ext, init, LOC_NONE);
+	def(b, i, "acc", r, s);
+	var = tile_build_loop_var(b->ng, b->f, i, uniq(b, name));
+	tile_build_loop_iter(b->ng, b->f, i, uniq(b, "c"));
 	b->dim[j].off = idx_of(var, 1);
 	if (pidv >= 0) {
 		b->dim[j].off.nterm = 2;
@@ -706,11 +637,7 @@ open_loop(LB *b, int j, int64_t span, int pidv, int64_t base, int init, int leve
 static void
 close_loop(LB *b, int fo, int v)
 {
-	int y = tile_add_inst(b->ng, b->f, TO_YIELD);
-
-	b->f->insts[y].nin = 1;
-	b->f->insts[y].in[0] = v;
-	b->f->insts[fo].end = y;
+	tile_build_yield(b->ng, b->f, fo, v, LOC_NONE);
 }
 
 /* A chain of elementwise ops ending in the root reduction: the reduced
@@ -722,11 +649,11 @@ lower_reduction(LB *b)
 {
 	const Node *rn = &b->g->nodes[b->root];
 	const Type *xt = &b->g->nodes[rn->in[0]].type;
-	int ax, loops[IR_MAX_RANK], nl = 0, fo[IR_MAX_RANK], acc, r, part;
+	int ax, loops[IR_MAX_RANK], nl = 0, fo[IR_MAX_RANK], acc, r;
 	bool prog[IR_MAX_RANK];
 	int64_t s[IR_MAX_RANK], split = 1, chunk = 0;
-	int rr = 0, pid = -1, bmdim = -1;
-	TileInst *in;
+	int rr = 0, pid = -1, bmdim = -1, in[2];
+	TileAttrs at = {.set = TAB(AXIS) | TAB(KEEPDIMS), .keepdims = rn->at.keepdims};
 	OpId red = rn->op == OP_MAX ? OP_MAX : OP_SUM;
 	bool atomic;
 
@@ -807,7 +734,7 @@ lower_reduction(LB *b)
 			s[rr++] = b->dim[j].ext;
 		else if (rn->at.keepdims)
 			s[rr++] = 1;
-	acc = full(b, "init", red == OP_MAX ? -INFINITY : 0, rr, s);
+	acc = full(b, "init", tile_neutral(red, rn->type.dt), rr, s);
 	for (int l = 0; l < nl; l++)
 		b->dim[loops[l]].level = l + 1;
 	load_level(b, 0);
@@ -824,34 +751,24 @@ lower_reduction(LB *b)
 			return -1;
 	/* The tile value of the reduction's operand: an op of the chain, or
 	 * the loaded external itself. */
-	part = inst(b, TO_REDUCE, "part", rr, s);
-	in = &b->f->insts[part];
-	in->gop = red;
-	in->nin = 2;
-	in->in[0] = b->tv[rn->in[0]];
-	in->in[1] = acc;
-	in->axis = ax < 0 ? -1 : ax;
-	in->keepdims = rn->at.keepdims;
-	r = res(b, part);
+	in[0] = b->tv[rn->in[0]];
+	in[1] = acc;
+	at.axis = ax < 0 ? -1 : ax;
+	r = op_def(b, TO_REDUCE, red, 2, in, &at, "part", rr, s);
 	for (int l = nl - 1; l >= 0; l--) {
 		close_loop(b, fo[l], r);
 		r = res(b, fo[l]);
 	}
 	if (rn->op == OP_MEAN) {
 		int64_t cnt = ax < 0 ? ir_type_numel(xt) : xt->dim[ax];
-		int dv = full(b, "count", (double)cnt, 0, NULL), k;
-
-		k = inst(b, TO_BINARY, "mean", rr, s);
-		b->f->insts[k].gop = OP_DIV;
-		b->f->insts[k].nin = 2;
-		b->f->insts[k].in[0] = r;
-		b->f->insts[k].in[1] = dv;
-		r = res(b, k);
+		in[0] = r;
+		in[1] = full(b, "count", (double)cnt, 0, NULL);
+		r = op_def(b, TO_BINARY, OP_DIV, 2, in, NULL, "mean", rr, s);
 	}
 	atomic = split > 1;
 	if (atomic) {
 		b->f->has_init = true;
-		b->f->init = red == OP_MAX ? -INFINITY : 0;
+		b->f->init = tile_neutral(red, rn->type.dt);
 	}
 	store_root(b, r, !atomic ? TO_STORE : red == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD,
 	    ax, true);
@@ -864,11 +781,10 @@ static int
 lower_matmul(LB *b)
 {
 	const Node *mm = &b->g->nodes[b->first], *rn = &b->g->nodes[b->root];
-	int A = mm->in[0], B = mm->in[1], z, fo, ta, tb, d, v;
+	int A = mm->in[0], B = mm->in[1], z, fo, d, v;
 	bool prog[IR_MAX_RANK] = {0}, reduce = ir_ops[rn->op].cls == OC_REDUCTION;
 	int64_t s[IR_MAX_RANK], K;
 	int R, ax = -1;
-	TileInst *in;
 
 	if (mm->op != OP_MATMUL)
 		return fail(b, mm, "a matmul kernel starts with its matmul");
@@ -894,53 +810,33 @@ lower_matmul(LB *b)
 	z = full(b, "zero", 0, R, s);
 	use_ext(b, A);
 	use_ext(b, B);
-	fo = inst(b, TO_FOR, "acc", R, s);
+	fo = tile_build_for(b->ng, b->f, 0, K, b->bk, z, LOC_NONE);
+	def(b, fo, "acc", R, s);
 	{
-		int var = tile_add_val(b->ng, b->f, uniq(b, "k"), -1, NULL);
-		int it = tile_add_val(b->ng, b->f, uniq(b, "c"), R, s);
+		int var = tile_build_loop_var(b->ng, b->f, fo, uniq(b, "k"));
+		int it = tile_build_loop_iter(b->ng, b->f, fo, uniq(b, "c"));
 		int64_t as[IR_MAX_RANK], bs[IR_MAX_RANK];
-		bool am, bmk;
+		TileIdx ia[IR_MAX_RANK], ib[IR_MAX_RANK];
+		int in[3];
 
-		b->f->vals[var].def = fo;
-		b->f->vals[it].def = fo;
-		in = &b->f->insts[fo];
-		in->lo = 0;
-		in->hi = K;
-		in->step = b->bk;
-		in->nin = 1;
-		in->in[0] = z;
-		in->var = var;
-		in->iter = it;
 		memcpy(as, s, sizeof as);
 		memcpy(bs, s, sizeof bs);
 		as[R - 1] = b->bk;
 		bs[R - 2] = b->bk;
-		ta = inst(b, TO_LOAD, "a", R, as);
-		in = &b->f->insts[ta];
-		in->arg = b->argof[A];
-		tile_set_nidx(b->ng, b->f, ta, R);
 		for (int j = 0; j < R - 1; j++)
-			in->idx[j] = b->dim[j].off;
-		in->idx[R - 1] = idx_of(var, 1);
-		am = b->S[R - 2] % b->bm || K % b->bk;
-		in->masked = am;
-		tb = inst(b, TO_LOAD, "b", R, bs);
-		in = &b->f->insts[tb];
-		in->arg = b->argof[B];
-		tile_set_nidx(b->ng, b->f, tb, R);
+			ia[j] = b->dim[j].off;
+		ia[R - 1] = idx_of(var, 1);
+		in[0] = def(b, load(b, b->argof[A], R, ia, b->S[R - 2] % b->bm || K % b->bk, 0), "a",
+		    R, as);
 		for (int j = 0; j < R - 2; j++)
-			in->idx[j] = b->dim[j].off;
-		in->idx[R - 2] = idx_of(var, 1);
-		in->idx[R - 1] = b->dim[R - 1].off;
-		bmk = b->S[R - 1] % b->bn || K % b->bk;
-		in->masked = bmk;
-		d = inst(b, TO_DOT, "d", R, s);
-		in = &b->f->insts[d];
-		in->nin = 3;
-		in->in[0] = res(b, ta);
-		in->in[1] = res(b, tb);
-		in->in[2] = it;
-		close_loop(b, fo, res(b, d));
+			ib[j] = b->dim[j].off;
+		ib[R - 2] = idx_of(var, 1);
+		ib[R - 1] = b->dim[R - 1].off;
+		in[1] = def(b, load(b, b->argof[B], R, ib, b->S[R - 1] % b->bn || K % b->bk, 0), "b",
+		    R, bs);
+		in[2] = it;
+		d = op_def(b, TO_DOT, OP_INPUT, 3, in, NULL, "d", R, s);
+		close_loop(b, fo, d);
 	}
 	b->tv[b->first] = res(b, fo);
 	/* The epilogue's externals are loaded once per program. */
@@ -959,7 +855,7 @@ lower_matmul(LB *b)
 				progs *= (b->S[j] + b->dim[j].ext - 1) / b->dim[j].ext;
 		if (progs > 1) {
 			b->f->has_init = true;
-			b->f->init = rn->op == OP_MAX ? -INFINITY : 0;
+			b->f->init = tile_neutral(rn->op, rn->type.dt);
 			store_root(b, v, rn->op == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD, ax, true);
 			return 0;
 		}
@@ -981,11 +877,12 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	Graph *ng = b->ng;
 
 	b->f = tile_fn_new(ng, arena_strndup(&ng->arena, name, strlen(name)), kind);
+	b->f->dt = rn->type.dt;
 	tile_fn_begin(b->f, &b->scratch);
 	b->f->args = arena_alloc(&ng->arena, sizeof(int) * (size_t)(2 * (b->last - b->first + 1) + 1));
 	b->from = b->first;
 	taken_clear(&b->taken);
-	taken_add(&b->taken, rn->name);
+	taken_put(&b->taken, rn->name);
 	for (int i = b->first; i <= b->last; i++)
 		if (b->g->nodes[i].nin && b->g->nodes[i].op == OP_MAX)
 			b->maxin[b->g->nodes[i].in[0]] = b->root;
@@ -1088,7 +985,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		const Node *nd = &g->nodes[i];
 		char kname[64];
 
-		if (nd->tile) {
+		if (nd->op == OP_TILED) {
 			diag_error(d, nd->loc, "lower-tiled: '%%%s' is already tiled", nd->name);
 			bad++;
 			stop = i;
@@ -1166,7 +1063,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 
 			if (b.map[i] < 0)
 				continue;
-			k.op = nd->tile ? (OpId)TILE_OP : nd->op;
+			k.op = nd->tile ? OP_TILED : nd->op;     /* tile: lowered just now */
 			k.name = nd->name;
 			k.type = nd->type;
 			k.loc = nd->loc;
@@ -1191,7 +1088,8 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	}
 	free(outs);
 	tile_scratch_free(&b.scratch);
-	free(b.taken.slot);
+	free(b.taken.name);
+	hashmap_free(&b.taken.map);
 	free(b.map);
 	return bad ? -1 : 0;
 }

@@ -22,7 +22,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		Type t;
 		bool known = true;
 
-		if (ir_ops[n->op].cls == OC_SOURCE || n->tile)
+		if (ir_ops[n->op].cls == OC_SOURCE || n->op == OP_TILED)
 			continue;               /* a tiled kernel carries its own types */
 		for (int j = 0; j < n->nin; j++)
 			known = known && g->nodes[n->in[j]].type.rank >= 0;

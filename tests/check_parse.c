@@ -402,11 +402,15 @@ START_TEST(test_parse_every_op)
 	char src[4096];
 	size_t m = 0;
 	Graph *g;
+	int want[OP_COUNT], n = 0;
 
 	m += (size_t)snprintf(src + m, sizeof src - m, "graph {\n");
 	for (int op = 0; op < OP_COUNT; op++) {
 		const OpInfo *o = &ir_ops[op];
 
+		if (o->cls == OC_TILED)
+			continue;       /* written 'tiled @k ...' (tests/check_tile.c) */
+		want[n++] = op;
 		if (o->cls == OC_SOURCE)
 			m += (size_t)snprintf(src + m, sizeof src - m, "  %%v%d = %s() : (2, 2)\n", op,
 			    o->name);
@@ -419,10 +423,10 @@ START_TEST(test_parse_every_op)
 	}
 	snprintf(src + m, sizeof src - m, "}\n");
 	g = parse_ok(src);
-	ck_assert_int_eq(g->nnodes, OP_COUNT);
-	for (int op = 0; op < OP_COUNT; op++) {
-		ck_assert_int_eq(g->nodes[op].op, op);
-		ck_assert_int_eq(g->nodes[op].nin, ir_ops[op].arity);
+	ck_assert_int_eq(g->nnodes, n);
+	for (int k = 0; k < n; k++) {
+		ck_assert_int_eq(g->nodes[k].op, want[k]);
+		ck_assert_int_eq(g->nodes[k].nin, ir_ops[want[k]].arity);
 	}
 	ir_graph_free(g);
 }

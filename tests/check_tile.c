@@ -806,6 +806,174 @@ START_TEST(test_tile_verify_kernel)
 }
 END_TEST
 
+/* ---- the tile-op table (tile_ops.def) --------------------------------- */
+
+/* Every named row is found by its name and prints under it; the rows that
+ * stand for graph ops have no name of their own and are not found. */
+START_TEST(test_tile_table_lookup)
+{
+	TileInst in = {0};
+	int named = 0;
+
+	for (int k = 0; k < TO_COUNT; k++) {
+		in.op = (TileOpKind)k;
+		in.gop = OP_RELU;
+		if (tile_ops[k].name) {
+			ck_assert_int_eq(tile_op_lookup(tile_ops[k].name), k);
+			ck_assert_str_eq(tile_op_name(&in), tile_ops[k].name);
+			ck_assert_int_lt(tile_ops[k].graph, 0);
+			named++;
+		} else {
+			ck_assert_str_eq(tile_op_name(&in), "relu");
+			ck_assert_int_ge(tile_ops[k].graph, 0);
+		}
+		ck_assert_int_le(tile_ops[k].nin, tile_ops[k].nmax);
+		ck_assert_int_le(tile_ops[k].nmax, 3);
+	}
+	ck_assert_int_eq(named, TO_COUNT - 3);
+	ck_assert_int_eq(tile_op_lookup("load"), TO_LOAD);
+	ck_assert_int_eq(tile_op_lookup("atomic_max"), TO_ATOMIC_MAX);
+	ck_assert_int_lt(tile_op_lookup("relu"), 0);
+	ck_assert_int_lt(tile_op_lookup("tiled"), 0);
+	ck_assert_int_lt(tile_op_lookup(""), 0);
+	in.op = TO_COUNT;
+	ck_assert_str_eq(tile_op_name(&in), "?");
+	ck_assert_int_eq(tile_op_of_gop(OP_EXP), TO_UNARY);
+	ck_assert_int_eq(tile_op_of_gop(OP_MAXIMUM), TO_BINARY);
+	ck_assert_int_eq(tile_op_of_gop(OP_SUM), TO_REDUCE);
+	ck_assert_int_eq(tile_op_of_gop(OP_MAX), TO_REDUCE);
+	ck_assert_int_eq(tile_op_of_gop(OP_MEAN), TO_COUNT);   /* lowered as sum and div */
+	ck_assert_int_eq(tile_op_of_gop(OP_MATMUL), TO_COUNT);
+	ck_assert_int_eq(tile_op_of_gop(OP_TILED), TO_COUNT);
+	ck_assert_str_eq(tile_attr_names[TA_AXIS], "axis");
+	ck_assert_str_eq(tile_attr_names[TA_VIEW], "view");
+	ck_assert(tile_ops[TO_LOAD].attrs & TAB(OTHER));
+	ck_assert(!(tile_ops[TO_LOAD].attrs & TAB(MASKED)));
+	ck_assert(tile_ops[TO_REDUCE].attrs & TAB(KEEPDIMS));
+	ck_assert_int_eq(tile_ops[TO_PROGRAM_ID].result, TR_SCALAR);
+	ck_assert_int_eq(tile_ops[TO_STORE].form, TF_STORE);
+}
+END_TEST
+
+/* A tiled node is its own row of the graph op table: computed, never
+ * looked up or suggested as an op statement's name. */
+START_TEST(test_tile_graph_row)
+{
+	Graph *g = ck_parse("graph {\n  %x = input() : (4,)\n"
+	    "  %y = tiled @k [elementwise] (%x) : (4,) grid=(1, 1) BM=1 BN=4 {\n"
+	    "    %t = load %x[0] : [4]\n    store %y[0], %t\n  }\n}\n", NULL);
+
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->nodes[1].op, OP_TILED);
+	ck_assert_ptr_nonnull(g->nodes[1].tile);
+	ck_assert_int_ne(ir_ops[OP_TILED].cls, OC_SOURCE);
+	ck_assert_str_eq(ir_ops[OP_TILED].name, "tiled");
+	ck_assert_int_lt(ir_op_lookup("tiled"), 0);
+	ck_assert_ptr_null(ir_op_suggest("tiles"));
+	ir_graph_free(g);
+}
+END_TEST
+
+/* ---- the builder (tile_build.c) ---------------------------------------- */
+
+/* A body built by hand: each builder adds one instruction with what its
+ * row takes; values get the element type of what they are made from. */
+START_TEST(test_tile_build_body)
+{
+	Graph *g = ck_parse("graph {\n  %x = input() : (4, 8) f32\n}\n", NULL);
+	TileFn *f = tile_fn_new(g, "k", KK_ELEMENTWISE);
+	TileAttrs at = {.set = TAB(AXIS), .axis = 0};
+	TileIdx idx[2] = {{0}};
+	int64_t s[2] = {4, 8};
+	int m, z, fo, l, r, y, st, arg = 0, in[2];
+
+	ck_assert_ptr_nonnull(g);
+	f->dt = DT_F32;
+	f->nargs = 1;
+	f->args = &arg;
+	m = tile_build_def(g, f, tile_build_op(g, f, TO_PROGRAM_ID, OP_INPUT, 0, NULL, &at, LOC_NONE),
+	    "m", -1, NULL);
+	ck_assert_int_eq(f->insts[0].axis, 0);
+	ck_assert_int_eq(f->vals[m].def, 0);
+	z = tile_build_def(g, f, tile_build_op(g, f, TO_ZEROS, OP_INPUT, 0, NULL, NULL, LOC_NONE),
+	    "z", 2, s);
+	ck_assert_int_eq(f->vals[z].dt, DT_F32);                   /* the kernel's */
+	fo = tile_build_for(g, f, 0, 8, 4, z, LOC_NONE);
+	ck_assert_int_eq(tile_build_loop_var(g, f, fo, "k"), f->insts[fo].var);
+	ck_assert_int_eq(tile_build_loop_iter(g, f, fo, "c"), f->insts[fo].iter);
+	ck_assert_int_eq(f->vals[f->insts[fo].iter].rank, 2);
+	ck_assert_int_eq(f->vals[f->insts[fo].iter].shape[1], 8);
+	idx[0] = (TileIdx){1, {m}, {4}, 0};
+	at = (TileAttrs){.set = TAB(OTHER), .other = -1.5};
+	l = tile_build_def(g, f, tile_build_access(g, f, TO_LOAD, 0, 2, idx, -1, &at, LOC_NONE),
+	    "t", 2, s);
+	ck_assert(f->insts[f->vals[l].def].masked);
+	ck_assert(f->insts[f->vals[l].def].other == -1.5);
+	ck_assert_int_eq(f->insts[f->vals[l].def].idx[0].coef[0], 4);
+	ck_assert_int_eq(f->vals[l].dt, DT_F32);                   /* %x's */
+	in[0] = l;
+	in[1] = f->insts[fo].iter;
+	r = tile_build_def(g, f, tile_build_op(g, f, TO_BINARY, OP_ADD, 2, in, NULL, LOC_NONE),
+	    "r", 2, s);
+	ck_assert_str_eq(tile_op_name(&f->insts[f->vals[r].def]), "add");
+	y = tile_build_yield(g, f, fo, r, LOC_NONE);
+	ck_assert_int_eq(f->insts[fo].end, y);
+	ck_assert_int_eq(tile_build_def(g, f, fo, "acc", 2, s), f->insts[fo].res);
+	at = (TileAttrs){.set = TAB(MASKED)};
+	st = tile_build_access(g, f, TO_STORE, TILE_RESULT, 2, NULL, f->insts[fo].res, &at,
+	    LOC_NONE);
+	ck_assert_int_eq(f->insts[st].nin, 1);
+	ck_assert(f->insts[st].masked);
+	ck_assert_int_eq(f->insts[st].idx[1].nterm, 0);
+	ck_assert_int_eq(f->ninsts, 7);
+	for (int v = 0; v < f->nvals; v++)
+		if (f->vals[v].rank >= 0)
+			ck_assert_int_eq(f->vals[v].dt, DT_F32);
+	ck_assert_int_eq(tile_lookup(f, "acc"), f->insts[fo].res);
+	ck_assert(tile_neutral(OP_MAX, DT_F32) < -1e308);
+	ck_assert(tile_neutral(OP_SUM, DT_F64) == 0);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* Lowered and parsed bodies give every tile its kernel's element type. */
+START_TEST(test_tile_value_types)
+{
+	static const char *const dts[] = {"f32", "f64"};
+
+	for (int k = 0; k < 2; k++) {
+		char src[512], *text;
+		Graph *g, *h;
+
+		snprintf(src, sizeof src, "graph {\n  %%a = input() : (40, 24) %s\n"
+		    "  %%b = input() : (24, 36) %s\n  %%c = matmul(%%a, %%b)\n"
+		    "  %%d = sum(%%c) axis=1\n  %%e = relu(%%d)\n}\n", dts[k], dts[k]);
+		g = ck_pipeline(src, "shape-infer,fuse,lower-tiled");
+		ck_assert_ptr_nonnull(g);
+		text = print_str(g);
+		h = ck_parse(text, NULL);
+		ck_assert_ptr_nonnull(h);
+		for (int pass = 0; pass < 2; pass++) {
+			const Graph *x = pass ? h : g;
+
+			for (int i = 0; i < x->nnodes; i++) {
+				const TileFn *f = x->nodes[i].tile;
+
+				if (x->nodes[i].op != OP_TILED)
+					continue;
+				ck_assert_int_eq(f->dt, k ? DT_F64 : DT_F32);
+				for (int v = 0; v < f->nvals; v++)
+					if (f->vals[v].rank >= 0)
+						ck_assert_int_eq(f->vals[v].dt, f->dt);
+			}
+		}
+		free(text);
+		ir_graph_free(g);
+		ir_graph_free(h);
+	}
+}
+END_TEST
+
 Suite *
 make_tile_suite(void)
 {
@@ -824,6 +992,10 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_lower_long_kernel);
 	tcase_add_test(tc, test_tile_failure_leaves_graph);
 	tcase_add_test(tc, test_tile_name_index);
+	tcase_add_test(tc, test_tile_table_lookup);
+	tcase_add_test(tc, test_tile_graph_row);
+	tcase_add_test(tc, test_tile_build_body);
+	tcase_add_test(tc, test_tile_value_types);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("verify");
 	tcase_add_test(tc, test_tile_verify_idiv);

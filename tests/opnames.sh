@@ -22,7 +22,7 @@ ops=$(sed -n 's/^OP([A-Z_0-9]*, *"\([a-z_0-9]*\)", *\(OC_[A-Z]*\).*/\1 \2/p' src
 [ -n "$ops" ] || { echo "opnames: no ops read from src/ir/ops.def" >&2; exit 2; }
 tops=""
 [ -f src/ir/tile_ops.def ] &&
-    tops=$(sed -n 's/^TILE_OP([A-Z_0-9]*, *"\([a-z_0-9]*\)".*/\1/p' src/ir/tile_ops.def)
+    tops=$(sed -n 's/^TOP([A-Z_0-9]*, *"\([a-z_0-9]*\)".*/\1/p' src/ir/tile_ops.def)
 
 vimops=" $(sed -n 's/^syn keyword aicm\(Op\|Keyword\) *//p' "$vim" | tr '\n' ' ') "
 codeops="|$(sed -n 's/.*"match": "\\\\b(\([a-z_|0-9]*\)).*/\1/p' "$code" | tr '\n' '|')|"

@@ -74,14 +74,14 @@ node(FILE *f, const Graph *g, int i, const char *indent)
 	bool root = n->kernel >= 0 && g->kernels[n->kernel].last == i;
 
 	fprintf(f, "%sn%d [label=\"%%%s = ", indent, i, n->name);
-	if (n->tile)
+	if (n->op == OP_TILED)
 		fprintf(f, "tiled @%s [%s]", n->tile->name, ir_kernel_kinds[n->tile->kind]);
 	else
 		fprintf(f, "%s", ir_ops[n->op].name);
 	attrs(f, n);
 	fprintf(f, "\\n%s%s\"", n->type.rank >= 0 ? ir_shape_str(&n->type, s) : "?",
 	    n->type.rank >= 0 && n->type.dt == DT_F32 ? " f32" : "");
-	if (ir_ops[n->op].cls == OC_SOURCE && !n->tile)
+	if (ir_ops[n->op].cls == OC_SOURCE)
 		fprintf(f, ", style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#888888\"");
 	else
 		fprintf(f, ", style=filled, fillcolor=\"#ffffff\"%s", root ? ", penwidth=2" : "");
@@ -94,7 +94,7 @@ edge(FILE *f, const Graph *g, int p, int c)
 	const Node *P = &g->nodes[p], *C = &g->nodes[c];
 	char b[32];
 
-	if (ir_ops[P->op].cls == OC_SOURCE && !P->tile) {
+	if (ir_ops[P->op].cls == OC_SOURCE) {
 		fprintf(f, "  n%d -> n%d [color=\"#888888\"];\n", p, c);
 	} else if (P->kernel >= 0 && P->kernel == C->kernel) {
 		fprintf(f, "  n%d -> n%d;\n", p, c);
@@ -110,7 +110,7 @@ ir_print_dot(FILE *f, const Graph *g)
 	int ncomp = 0;
 
 	for (int i = 0; i < g->nnodes; i++)
-		ncomp += ir_ops[g->nodes[i].op].cls != OC_SOURCE || g->nodes[i].tile != NULL;
+		ncomp += ir_ops[g->nodes[i].op].cls != OC_SOURCE;
 	fprintf(f, "digraph \"%s\" {\n", g->name ? g->name : "graph");
 	fprintf(f, "  label=\"%s%s%s%d compute node%s, %d kernel%s; dashed edges go through "
 	    "memory\";\n", g->name ? "@" : "", g->name ? g->name : "", g->name ? ": " : "",
@@ -143,7 +143,7 @@ ir_print_dot(FILE *f, const Graph *g)
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
-		if (n->tile)
+		if (n->op == OP_TILED)
 			for (int j = 0; j < n->tile->nargs; j++)
 				edge(f, g, n->tile->args[j], i);
 		else

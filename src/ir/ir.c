@@ -51,6 +51,8 @@ op_index_build(void)
 	for (int i = 0; i < OP_COUNT; i++) {
 		uint32_t h = (uint32_t)ir_hash_str(ir_ops[i].name);
 
+		if (ir_ops[i].cls == OC_TILED)
+			continue;       /* written 'tiled @k ...', never as an op statement */
 		op_index[hash_empty(op_index, OPIDX, h)] = (HashSlot){(uint32_t)i + 1, h};
 	}
 }
@@ -133,7 +135,7 @@ ir_op_suggest(const char *name)
 	for (int i = 0; i < OP_COUNT; i++) {
 		int d = distance(name, ir_ops[i].name);
 
-		if (d < bd) {
+		if (d < bd && ir_ops[i].cls != OC_TILED) {
 			bd = d;
 			best = ir_ops[i].name;
 		}

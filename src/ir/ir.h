@@ -136,7 +136,7 @@ typedef struct Attrs {
 /* ---- ops ------------------------------------------------------------- */
 
 typedef enum OpClass {
-	OC_SOURCE, OC_UNARY, OC_BINARY, OC_REDUCTION, OC_CONTRACTION, OC_LAYOUT
+	OC_SOURCE, OC_UNARY, OC_BINARY, OC_REDUCTION, OC_CONTRACTION, OC_LAYOUT, OC_TILED
 } OpClass;
 
 typedef enum ShapeRule {

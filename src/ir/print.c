@@ -298,6 +298,58 @@ indent(Out *o, int depth)
 		put(o, "  ", 2);
 }
 
+/* The attributes of inst in that its row takes, in TA order, defaults
+ * left out. */
+static void
+print_tile_attrs(Out *o, const TileInst *in)
+{
+	for (unsigned set = tile_ops[in->op].attrs; set; set &= set - 1) {
+		switch ((TileAttrId)__builtin_ctz(set)) {
+		case TA_AXIS:
+			/* program_id's is required; a reduction's -1 is all axes */
+			if (in->op == TO_PROGRAM_ID || in->axis >= 0) {
+				puts_(o, " axis=");
+				put_int(o, in->axis);
+			}
+			break;
+		case TA_KEEPDIMS:
+			if (in->keepdims)
+				puts_(o, " keepdims=True");
+			break;
+		case TA_BY:
+			puts_(o, " by=");
+			put_int(o, in->by);
+			break;
+		case TA_VALUE:
+			puts_(o, " value=");
+			put_double(o, in->value);
+			break;
+		case TA_PERM:
+			puts_(o, " perm=");
+			print_list(o, '(', in->perm, in->nperm, ')', true);
+			break;
+		case TA_OTHER:
+			if (in->masked) {
+				puts_(o, " other=");
+				put_double(o, in->other);
+			}
+			break;
+		case TA_MASKED:
+			if (in->masked)
+				puts_(o, " masked");
+			break;
+		case TA_VIEW:
+			if (in->has_view) {
+				puts_(o, " view=");
+				print_list(o, '(', in->view, in->nview, ')', true);
+			}
+			break;
+		case TA_COUNT:
+			break;
+		}
+	}
+}
+
 /* Prints insts i..end-1 of n's body at the given depth; returns end. */
 static int
 print_insts(Out *o, const Graph *g, const Node *n, int i, int end, int depth)
@@ -313,8 +365,8 @@ print_insts(Out *o, const Graph *g, const Node *n, int i, int end, int depth)
 			put_val(o, f, in->res);
 			put(o, " = ", 3);
 		}
-		switch (in->op) {
-		case TO_FOR:
+		switch (tile_ops[in->op].form) {
+		case TF_FOR:
 			puts_(o, "for ");
 			put_val(o, f, in->var);
 			put(o, " = ", 3);
@@ -337,29 +389,22 @@ print_insts(Out *o, const Graph *g, const Node *n, int i, int end, int depth)
 			puts_(o, "}\n");
 			i = in->end + 1;
 			continue;
-		case TO_YIELD:
+		case TF_YIELD:
 			AICM_BUG("a yield outside its loop");
-		case TO_LOAD:
-			puts_(o, "load ");
+		case TF_LOAD:
+			puts_(o, tile_op_name(in));
+			put(o, " ", 1);
 			print_access(o, g, n, in);
 			print_tile_type(o, r);
-			if (in->masked) {
-				puts_(o, " other=");
-				put_double(o, in->other);
-			}
 			break;
-		case TO_STORE:
-		case TO_ATOMIC_ADD:
-		case TO_ATOMIC_MAX:
+		case TF_STORE:
 			puts_(o, tile_op_name(in));
 			put(o, " ", 1);
 			print_access(o, g, n, in);
 			put(o, ", ", 2);
 			put_val(o, f, in->in[0]);
-			if (in->masked)
-				puts_(o, " masked");
 			break;
-		default:
+		case TF_CALL:
 			puts_(o, tile_op_name(in));
 			put(o, "(", 1);
 			for (int j = 0; j < in->nin; j++) {
@@ -369,35 +414,9 @@ print_insts(Out *o, const Graph *g, const Node *n, int i, int end, int depth)
 			}
 			put(o, ")", 1);
 			print_tile_type(o, r);
-			if (in->op == TO_PROGRAM_ID) {
-				puts_(o, " axis=");
-				put_int(o, in->axis);
-			}
-			if (in->op == TO_IDIV || in->op == TO_IREM) {
-				puts_(o, " by=");
-				put_int(o, in->by);
-			}
-			if (in->op == TO_FULL) {
-				puts_(o, " value=");
-				put_double(o, in->value);
-			}
-			if (in->op == TO_REDUCE && in->axis >= 0) {
-				puts_(o, " axis=");
-				put_int(o, in->axis);
-			}
-			if (in->op == TO_REDUCE && in->keepdims)
-				puts_(o, " keepdims=True");
-			if (in->op == TO_TRANSPOSE) {
-				puts_(o, " perm=");
-				print_list(o, '(', in->perm, in->nperm, ')', true);
-			}
 			break;
 		}
-		if ((in->op == TO_LOAD || in->op == TO_STORE || in->op == TO_ATOMIC_ADD ||
-		    in->op == TO_ATOMIC_MAX) && in->has_view) {
-			puts_(o, " view=");
-			print_list(o, '(', in->view, in->nview, ')', true);
-		}
+		print_tile_attrs(o, in);
 		put(o, "\n", 1);
 		i++;
 	}
@@ -463,7 +482,7 @@ ir_print(FILE *f, const Graph *g)
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
-		if (n->tile) {
+		if (n->op == OP_TILED) {
 			print_tiled(o, g, n);
 			continue;
 		}

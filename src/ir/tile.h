@@ -2,9 +2,10 @@
  * tile.h: the tile IR, the Triton-like form that lower-tiled produces and
  * the tile executor runs (DESIGN §6, docs/tiled.md).
  *
- * A lowered kernel is one graph node whose `tile` field points at a TileFn:
- * a grid, block sizes and a body of tile instructions that one program of
- * the grid runs.  The body is isolated from the graph: it names the
+ * A lowered kernel is one graph node of op OP_TILED (its own row of
+ * ops.def) whose `tile` field points at a TileFn: a grid, block sizes and a
+ * body of tile instructions that one program of the grid runs.  Each tile
+ * op is a row of tile_ops.def; tile_build.c builds bodies.  The body is isolated from the graph: it names the
  * kernel's operands (TileFn.args, graph node indices) and its own result by
  * position, and its values live in their own SSA table (TileFn.vals).
  * Instructions are a flat array; a `for` owns the run of instructions after
@@ -29,26 +30,75 @@
 enum {
 	TILE_MAX_TERMS = 4,          /* terms of one index expression */
 	TILE_RESULT = -1,            /* TileInst.arg naming the kernel's result */
-	TILE_OP = OP_RELU,           /* a tiled node's Node.op: any computed op,
-	                              * so generic code counts it as computed;
-	                              * everything that matters is in Node.tile */
 };
 
+/* The attributes a tile op may take (tile_ops.def's attrs column), in
+ * printing order. */
+#define TILE_ATTRS(X)          \
+	X(AXIS, "axis")            \
+	X(KEEPDIMS, "keepdims")    \
+	X(BY, "by")                \
+	X(VALUE, "value")          \
+	X(PERM, "perm")            \
+	X(OTHER, "other")          \
+	X(MASKED, "masked")        \
+	X(VIEW, "view")
+
+typedef enum TileAttrId {
+#define X(id, name) TA_##id,
+	TILE_ATTRS(X)
+#undef X
+	TA_COUNT
+} TileAttrId;
+
+#define TAB(id) (1u << TA_##id)
+
+/* How a statement of the op is written (docs/tiled.md). */
+typedef enum TileForm {
+	TF_CALL,                     /* %r = name(operands) [: [shape]] attrs */
+	TF_LOAD,                     /* %r = name %x[idx] : [shape] attrs */
+	TF_STORE,                    /* name %y[idx], %v attrs */
+	TF_FOR,                      /* %r = for %k = .. iter(%c = %init) { .. */
+	TF_YIELD                     /* yield %v } */
+} TileForm;
+
+/* What an op's result is (tile_ops.def's result column). */
+typedef enum TileResult {
+	TR_NONE, TR_SCALAR, TR_GIVEN, TR_SAME, TR_BROADCAST, TR_DOT, TR_REDUCE,
+	TR_PERM, TR_ITER
+} TileResult;
+
+/* The tile ops, one per row of tile_ops.def:
+ *   TO_PROGRAM_ID        scalar: the program's index on grid axis
+ *   TO_IDIV, TO_IREM     scalar: in[0] / by, in[0] % by
+ *   TO_ZEROS, TO_FULL    tile filled with 0 or with value
+ *   TO_LOAD              tile of operand arg at idx[], masked if masked
+ *   TO_STORE, TO_ATOMIC_ADD, TO_ATOMIC_MAX   in[0] into the result at idx[]
+ *   TO_FOR               result = for var = lo to hi step st iter(it = in[0])
+ *   TO_YIELD             in[0]: the loop's next iter value
+ *   TO_DOT               in[0] @ in[1] + in[2] on the last two dims
+ *   TO_UNARY, TO_BINARY  gop on tiles, numpy broadcasting
+ *   TO_REDUCE            gop (sum/max) of in[0] along axis, into
+ *                        accumulator in[1] if nin == 2
+ *   TO_TRANSPOSE         permute in[0] by perm */
 typedef enum TileOpKind {
-	TO_PROGRAM_ID,               /* scalar: the program's index on grid axis */
-	TO_IDIV, TO_IREM,            /* scalar: in[0] / by, in[0] % by */
-	TO_ZEROS, TO_FULL,           /* tile filled with 0 or with value */
-	TO_LOAD,                     /* tile of operand arg at idx[], masked if masked */
-	TO_STORE, TO_ATOMIC_ADD, TO_ATOMIC_MAX, /* in[0] into the result at idx[] */
-	TO_FOR,                      /* result = for var = lo to hi step st iter(it = in[0]) */
-	TO_YIELD,                    /* in[0]: the loop's next iter value */
-	TO_DOT,                      /* in[0] @ in[1] + in[2] on the last two dims */
-	TO_UNARY, TO_BINARY,         /* gop on tiles, numpy broadcasting */
-	TO_REDUCE,                   /* gop (sum/max) of in[0] along axis, into
-	                              * accumulator in[1] if nin == 2 */
-	TO_TRANSPOSE,                /* permute in[0] by perm */
+#define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) TO_##id,
+#include "tile_ops.def"
+#undef TOP
 	TO_COUNT
 } TileOpKind;
+
+typedef struct TileOpInfo {
+	const char *name;            /* NULL: the graph op's (tile_op_name) */
+	TileForm form;
+	int graph;                   /* the OpClass it stands for, or -1 */
+	int nin, nmax;               /* operand counts */
+	unsigned attrs;              /* TAB() bits it accepts */
+	TileResult result;
+} TileOpInfo;
+
+extern const TileOpInfo tile_ops[TO_COUNT];
+extern const char *const tile_attr_names[TA_COUNT];
 
 /* An index expression: k + sum(coef[i] * value[i]); values are scalars. */
 typedef struct TileIdx {
@@ -62,6 +112,9 @@ typedef struct TileIdx {
 typedef struct TileVal {
 	const char *name;            /* without '%' */
 	int rank;                    /* -1: scalar */
+	DType dt;                    /* a tile's element type (the builder's rule,
+	                              * tile_build.c); a scalar is an int64 index
+	                              * whatever dt says, until integer types come */
 	int64_t shape[IR_MAX_RANK];
 	int def;                     /* the instruction that defines it */
 	Loc loc;
@@ -103,13 +156,6 @@ typedef struct TileInst {
 	};
 } TileInst;
 
-/* A slot of a body's name index: a value + 1 (0: empty) and its name's
- * hash (ir_hash_str). */
-typedef struct TileSlot {
-	int val;
-	uint32_t hash;
-} TileSlot;
-
 /* A body under construction grows in scratch arrays that the builder
  * reuses from body to body; tile_fn_end moves it into the graph at its
  * exact size.  (Grown in the arena, each body would leave its outgrown
@@ -119,13 +165,14 @@ typedef struct TileScratch {
 	int capvals;
 	TileInst *insts;
 	int capinsts;
-	TileSlot *index;             /* all empty between bodies */
+	HashSlot *index;             /* all empty between bodies */
 	int capindex;
 } TileScratch;
 
 typedef struct TileFn {
 	const char *name;            /* the kernel's name, without '@' */
 	KernelKind kind;
+	DType dt;                    /* its element type: its node's */
 	int nargs;
 	int *args;                   /* graph node indices of the operands */
 	Loc *argloc;
@@ -139,7 +186,7 @@ typedef struct TileFn {
 	/* The values by name (tile_lookup): open addressing, at most half
 	 * full; a parsed body of 100k values scanned its list for every name
 	 * it read. */
-	TileSlot *index;
+	HashSlot *index;             /* hash.h's slots, items value + 1 */
 	int capindex;                /* a power of two, or 0 */
 	TileInst *insts;
 	int ninsts, capinsts;
@@ -147,7 +194,22 @@ typedef struct TileFn {
 	Loc loc;
 } TileFn;
 
-/* tile.c */
+/* The attributes given to a builder: TAB() bits in set, each bit's value
+ * in its field (OTHER makes a load masked, MASKED a store).  A builder
+ * takes only the attributes that the op's row accepts. */
+typedef struct TileAttrs {
+	unsigned set;
+	int64_t axis;
+	int64_t by;
+	double value;
+	double other;
+	bool keepdims;
+	int nperm, nview;
+	int64_t perm[IR_MAX_RANK];
+	int64_t view[IR_MAX_RANK];
+} TileAttrs;
+
+/* tile_build.c */
 /* A new empty body; it and everything it holds live in g's arena and die
  * with the graph. */
 TileFn *tile_fn_new(Graph *g, const char *name, KernelKind kind);
@@ -162,7 +224,39 @@ void tile_fn_end(Graph *g, TileFn *f);
 void tile_scratch_free(TileScratch *s);
 /* The first value named name, or -1; O(1) (the body's name index). */
 int tile_lookup(const TileFn *f, const char *name);
+/* The builders return the instruction they add (tile_build_def and the
+ * loop's values: the value).  An instruction of form TF_CALL, with nin
+ * operands and the attributes at (NULL: none): */
+int tile_build_op(Graph *g, TileFn *f, TileOpKind op, OpId gop, int nin, const int *in,
+    const TileAttrs *at, Loc loc);
+/* A load (v unused) or a store or atomic of value v, of operand arg (or
+ * TILE_RESULT) at nidx index expressions idx (NULL: all 0). */
+int tile_build_access(Graph *g, TileFn *f, TileOpKind op, int arg, int nidx, const TileIdx *idx,
+    int v, const TileAttrs *at, Loc loc);
+/* A loop from lo to hi by step carrying value init; its counter, carried
+ * value, yield and result follow (tile_build_loop_var, _iter, _yield,
+ * tile_build_def of the loop). */
+int tile_build_for(Graph *g, TileFn *f, int64_t lo, int64_t hi, int64_t step, int init, Loc loc);
+int tile_build_loop_var(Graph *g, TileFn *f, int fo, const char *name);
+int tile_build_loop_iter(Graph *g, TileFn *f, int fo, const char *name);
+/* Ends loop fo: v is the carried value's next one. */
+int tile_build_yield(Graph *g, TileFn *f, int fo, int v, Loc loc);
+/* Defines the result of inst i, of the given shape (rank -1: a scalar); its
+ * element type follows from the op (tile_build.c). */
+int tile_build_def(Graph *g, TileFn *f, int i, const char *name, int rank, const int64_t *shape);
+/* The value a masked-off lane reads for a reduction red (sum, max) of
+ * element type dt: the reduction's identity. */
+double tile_neutral(OpId red, DType dt);
+
+/* tile.c */
+/* The op's text: its row's name, or its graph op's (unary, binary,
+ * reduce). */
 const char *tile_op_name(const TileInst *in);
+/* The op of the row named name (the rows with a name), or -1. */
+int tile_op_lookup(const char *name);
+/* The row that stands for graph op gop in a body (TO_UNARY, TO_BINARY,
+ * TO_REDUCE for sum and max), or TO_COUNT. */
+TileOpKind tile_op_of_gop(OpId gop);
 
 /* tile_verify.c */
 /* Checks one tiled node: SSA, shapes of every tile against its op, tile

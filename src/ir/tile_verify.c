@@ -528,24 +528,12 @@ tv_transpose(VCtx *c, int i)
 	return want_shape(c, in, s, a->rank);
 }
 
-/* Each op's own check, run after check_inst's common ones. */
+/* Each op's own check (tile_ops.def's verify column), run after
+ * check_inst's common ones. */
 static int (*const tile_check[TO_COUNT])(VCtx *c, int i) = {
-	[TO_PROGRAM_ID] = tv_program_id,
-	[TO_IDIV] = tv_idiv,
-	[TO_IREM] = tv_idiv,
-	[TO_ZEROS] = tv_full,
-	[TO_FULL] = tv_full,
-	[TO_LOAD] = tv_load,
-	[TO_STORE] = tv_store,
-	[TO_ATOMIC_ADD] = tv_store,
-	[TO_ATOMIC_MAX] = tv_store,
-	[TO_FOR] = tv_for,
-	[TO_YIELD] = tv_yield,
-	[TO_DOT] = tv_dot,
-	[TO_UNARY] = tv_unary,
-	[TO_BINARY] = tv_binary,
-	[TO_REDUCE] = tv_reduce,
-	[TO_TRANSPOSE] = tv_transpose,
+#define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) [TO_##id] = verify,
+#include "tile_ops.def"
+#undef TOP
 };
 
 /* ---- the checks common to all ops ------------------------------------ */

@@ -27,7 +27,12 @@ verify_node(const Graph *g, int i, Diag *d)
 	const OpInfo *op;
 	int bad = 0;
 
-	if (n->tile)
+	if ((n->op == OP_TILED) != (n->tile != NULL)) {
+		diag_error(d, where(n), n->tile ? "'%%%s' has a tiled body but is not a tiled node" :
+		    "tiled '%%%s' has no body", n->name);
+		return 1;
+	}
+	if (n->op == OP_TILED)
 		return tile_verify(g, i, d);
 	if ((unsigned)n->op >= OP_COUNT) {
 		diag_error(d, where(n), "'%%%s' has an invalid op id %d", n->name, (int)n->op);

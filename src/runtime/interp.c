@@ -122,6 +122,14 @@ kern_INPUT(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
 }
 #define kern_CONST kern_INPUT
 
+/* exec_interp refuses a tiled node before it would get here. */
+static void
+kern_TILED(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+{
+	(void)a, (void)b, (void)o;
+	AICM_BUG("tiled '%%%s' reached the reference kernels", n->name);
+}
+
 /* ---- reductions ------------------------------------------------------ */
 
 /* a viewed as (outer, len, inner) around the reduced axis (all axes: one
@@ -272,7 +280,7 @@ exec_interp(const Graph *g, Tensor *vals, Diag *d)
 			diag_error(d, n->loc, "'%%%s' has no type; run shape-infer first", n->name);
 			return -1;
 		}
-		if (n->tile) {
+		if (n->op == OP_TILED) {
 			diag_error(d, n->loc, "'%%%s' is a tiled kernel; the reference interpreter "
 			    "runs graph IR only", n->name);
 			return -1;

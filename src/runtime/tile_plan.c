@@ -411,7 +411,7 @@ exec_tile_compile(const Graph *g, Diag *d)
 
 	p->g = g;
 	for (int i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].tile)
+		if (g->nodes[i].op == OP_TILED)
 			p->nk++;
 	p->k = xcalloc((size_t)p->nk + 1, sizeof *p->k);
 	p->stats = xcalloc((size_t)p->nk + 1, sizeof *p->stats);
@@ -419,7 +419,7 @@ exec_tile_compile(const Graph *g, Diag *d)
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
-		if (n->tile) {
+		if (n->op == OP_TILED) {
 			PKernel *k = &p->k[p->nk++];
 			int rc = compile_kernel(g, i, k);
 

@@ -358,7 +358,7 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
-		if (ir_ops[n->op].cls == OC_SOURCE && !n->tile &&
+		if (ir_ops[n->op].cls == OC_SOURCE &&
 		    !exec_tensor_has_type(&vals[i], &n->type)) {
 			diag_error(d, n->loc, "'%%%s' has no value of its type to run on", n->name);
 			return -1;

@@ -119,7 +119,7 @@ exec_node_work(const Graph *g, int i)
 	const Node *n = &g->nodes[i];
 	double f, e;
 
-	if (n->tile)
+	if (n->op == OP_TILED)
 		return exec_tile_work(n->tile, NULL);
 	if (ir_ops[n->op].cls == OC_SOURCE || n->type.rank < 0)
 		return 0;
@@ -186,7 +186,7 @@ exec_check_work(const Graph *const *gs, const int *runs, int ngraphs, int64_t ma
 
 		if (runs[bigk] > 1)
 			snprintf(again, sizeof again, ", run %d times", runs[bigk]);
-		if (n->tile) {
+		if (n->op == OP_TILED) {
 			const TileFn *f = n->tile;
 			double per;
 

@@ -409,7 +409,7 @@ static bool
 has_tiled(const Graph *g)
 {
 	for (int i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].tile)
+		if (g->nodes[i].op == OP_TILED)
 			return true;
 	return false;
 }
@@ -419,7 +419,7 @@ static bool
 unlowered(const Graph *g)
 {
 	for (int i = 0; i < g->nnodes; i++)
-		if (!g->nodes[i].tile && ir_ops[g->nodes[i].op].cls != OC_SOURCE)
+		if (ir_ops[g->nodes[i].op].cls != OC_SOURCE && g->nodes[i].op != OP_TILED)
 			return true;
 	return false;
 }
