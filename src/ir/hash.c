@@ -78,11 +78,12 @@ hash_move(const HashSlot *old, size_t oldcap, HashSlot *slot, size_t cap)
 static void
 grow(HashMap *m, size_t n)
 {
-	size_t cap = hash_cap(n);
+	size_t cap;
 	HashSlot *slot;
 
-	if (cap <= m->cap)
+	if (2 * n <= m->cap)         /* the common case: room, nothing to compute */
 		return;
+	cap = hash_cap(n);
 	slot = xcalloc(cap, sizeof *slot);
 	hash_move(m->slot, m->cap, slot, cap);
 	free(m->slot);
