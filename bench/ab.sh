@@ -6,8 +6,9 @@
 #
 # DESIGN §16's rule for a "no slower than" claim between two builds: the
 # two alternate, A then B, for ROUNDS rounds on each workload, dtype and
-# thread count, and are compared on the median CPU time (user + sys, from
-# /usr/bin/time) of the whole `aicm-run --bench=REPS` process: the same
+# thread count, and are compared on the median CPU time (user + sys, the
+# kernel's exact figures from getrusage, not time(1)'s 10 ms ticks) of the
+# whole `aicm-run --bench=REPS` process: the same
 # lowered pipeline and inputs as bench/run.sh, without numpy.  CPU time
 # rather than wall time, since a shared machine's other tenants steal
 # wall time from either side at random.  Prints, per row, A's and B's
@@ -47,7 +48,7 @@ for w in $workloads; do
 				for side in a b; do
 					eval "bin=\$$side"
 					# shellcheck disable=SC2086
-					/usr/bin/time -f '%U %S' -a -o "$d/ab-$side.txt" "$bin/aicm-run" --pass="$pipe" \
+					$py "$here/cputime.py" "$d/ab-$side.txt" "$bin/aicm-run" --pass="$pipe" \
 					    --threads="$t" --bench="$reps" $ins "$here/w/$w-$dt.aicm" >/dev/null 2>"$d/ab.err" ||
 					    { echo "$w $dt: $bin/aicm-run failed:"; tail -3 "$d/ab.err"; exit 1; }
 				done
@@ -55,7 +56,7 @@ for w in $workloads; do
 			med() { awk '{ print $1 + $2 }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 			ma=$(med "$d/ab-a.txt"); mb=$(med "$d/ab-b.txt")
 			awk -v w="$w" -v dt="$dt" -v t="$t" -v ma="$ma" -v mb="$mb" 'BEGIN {
-				printf "%-4s %-4s %3s %9.3f %9.3f %7.3f\n", w, dt, t, ma, mb, mb / ma
+				printf "%-4s %-4s %3s %9.4f %9.4f %7.3f\n", w, dt, t, ma, mb, mb / ma
 				printf "%s %s %s %.4f\n", w, dt, t, mb / ma >>"/dev/stderr" }' 2>>"$data/ab.txt"
 		done
 	done

@@ -152,6 +152,33 @@ START_TEST(test_hash_empty_ends_the_run)
 }
 END_TEST
 
+static const char *const table_names[] = {"relu", NULL, "sum", "max", NULL, "matmul"};
+
+static const char *
+table_name(uint32_t row)
+{
+	return table_names[row];
+}
+
+START_TEST(test_hash_names_table)
+{
+	HashSlot slot[16] = {{0, 0}};
+
+	hash_names_build(slot, 16, 6, table_name);
+	ck_assert_int_eq(hash_names_find(slot, 16, table_name, "relu"), 0);
+	ck_assert_int_eq(hash_names_find(slot, 16, table_name, "sum"), 2);
+	ck_assert_int_eq(hash_names_find(slot, 16, table_name, "matmul"), 5);
+	ck_assert_int_eq(hash_names_find(slot, 16, table_name, "mat"), -1);
+	ck_assert_int_eq(hash_names_find(slot, 16, table_name, ""), -1);
+	/* the NULL rows take no slot */
+	int used = 0;
+
+	for (int i = 0; i < 16; i++)
+		used += slot[i].item != 0;
+	ck_assert_int_eq(used, 4);
+}
+END_TEST
+
 Suite *
 make_hash_suite(void)
 {
@@ -166,6 +193,7 @@ make_hash_suite(void)
 	tcase_add_test(tc, test_hash_map_matches_scan);
 	tcase_add_test(tc, test_hash_map_all_collide);
 	tcase_add_test(tc, test_hash_map_empty_and_add);
+	tcase_add_test(tc, test_hash_names_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -75,6 +75,33 @@ hash_move(const HashSlot *old, size_t oldcap, HashSlot *slot, size_t cap)
 	}
 }
 
+static bool
+name_eq(const void *ctx, uint32_t row, const void *key)
+{
+	return strcmp((*(const HashName *)ctx)(row), key) == 0;
+}
+
+void
+hash_names_build(HashSlot *slot, size_t cap, int nrows, HashName name)
+{
+	for (int i = 0; i < nrows; i++) {
+		const char *s = name((uint32_t)i);
+		uint32_t h;
+
+		if (!s)
+			continue;
+		h = (uint32_t)ir_hash_str(s);
+		slot[hash_empty(slot, cap, h)] = (HashSlot){(uint32_t)i + 1, h};
+	}
+}
+
+int
+hash_names_find(const HashSlot *slot, size_t cap, HashName name, const char *key)
+{
+	return (int)slot[hash_find(slot, cap, (uint32_t)ir_hash_str(key), name_eq,
+	    &name, key)].item - 1;
+}
+
 static void
 grow(HashMap *m, size_t n)
 {

@@ -88,6 +88,14 @@ size_t hash_cap(size_t n);
  * hash keep their order. */
 void hash_move(const HashSlot *old, size_t oldcap, HashSlot *slot, size_t cap);
 
+/* A fixed table's names by hash, in cap static slots: the op tables' names,
+ * looked up for every statement a parser reads.  name(i) is row i's name,
+ * or NULL for a row that is never looked up by name.  Built once (the
+ * caller's pthread_once); a lookup gives the row, or -1. */
+typedef const char *(*HashName)(uint32_t row);
+void hash_names_build(HashSlot *slot, size_t cap, int nrows, HashName name);
+int hash_names_find(const HashSlot *slot, size_t cap, HashName name, const char *key);
+
 /* A map that owns its slots; zeroed is empty (cap 0: hashmap_find gives
  * -1, hashmap_put allocates). */
 typedef struct HashMap {

@@ -45,31 +45,25 @@ enum { OPIDX = 128 };
 static HashSlot op_index[OPIDX];
 static pthread_once_t op_index_once = PTHREAD_ONCE_INIT;
 
+/* An op's name, unless it is never written as an op statement: a tiled
+ * node is written 'tiled @k ...'. */
+static const char *
+op_name(uint32_t op)
+{
+	return ir_ops[op].cls == OC_TILED ? NULL : ir_ops[op].name;
+}
+
 static void
 op_index_build(void)
 {
-	for (int i = 0; i < OP_COUNT; i++) {
-		uint32_t h = (uint32_t)ir_hash_str(ir_ops[i].name);
-
-		if (ir_ops[i].cls == OC_TILED)
-			continue;       /* written 'tiled @k ...', never as an op statement */
-		op_index[hash_empty(op_index, OPIDX, h)] = (HashSlot){(uint32_t)i + 1, h};
-	}
-}
-
-static bool
-op_eq(const void *ctx, uint32_t item, const void *name)
-{
-	(void)ctx;
-	return strcmp(ir_ops[item].name, name) == 0;
+	hash_names_build(op_index, OPIDX, OP_COUNT, op_name);
 }
 
 int
 ir_op_lookup(const char *name)
 {
 	pthread_once(&op_index_once, op_index_build);
-	return (int)op_index[hash_find(op_index, OPIDX, (uint32_t)ir_hash_str(name), op_eq, NULL,
-	    name)].item - 1;
+	return hash_names_find(op_index, OPIDX, op_name, name);
 }
 
 int

@@ -31,31 +31,24 @@ enum { TOPIDX = 64 };
 static HashSlot top_index[TOPIDX];
 static pthread_once_t top_index_once = PTHREAD_ONCE_INIT;
 
-static bool
-top_eq(const void *ctx, uint32_t item, const void *key)
+/* A row's name; NULL for the rows that stand for graph ops. */
+static const char *
+top_name(uint32_t op)
 {
-	(void)ctx;
-	return !strcmp(tile_ops[item].name, key);
+	return tile_ops[op].name;
 }
 
 static void
 top_index_build(void)
 {
-	for (int i = 0; i < TO_COUNT; i++)
-		if (tile_ops[i].name) {
-			uint32_t h = (uint32_t)ir_hash_str(tile_ops[i].name);
-
-			top_index[hash_find(top_index, TOPIDX, h, top_eq, NULL, tile_ops[i].name)] =
-			    (HashSlot){(uint32_t)i + 1, h};
-		}
+	hash_names_build(top_index, TOPIDX, TO_COUNT, top_name);
 }
 
 int
 tile_op_lookup(const char *name)
 {
 	pthread_once(&top_index_once, top_index_build);
-	return (int)top_index[hash_find(top_index, TOPIDX, (uint32_t)ir_hash_str(name), top_eq,
-	    NULL, name)].item - 1;
+	return hash_names_find(top_index, TOPIDX, top_name, name);
 }
 
 /* The row of each graph op class (TO_COUNT: none), built once: the parser
