@@ -12,7 +12,11 @@
 # lowered pipeline and inputs as bench/run.sh, without numpy.  CPU time
 # rather than wall time, since a shared machine's other tenants steal
 # wall time from either side at random.  Prints, per row, A's and B's
-# median CPU seconds and B/A (above 1: B is slower), and the worst row.
+# median CPU seconds and B/A (above 1: B is slower), and the same for user
+# time alone: the system time of a run that faults in hundreds of MB
+# swings with the kernel's page compaction (w5: 0.2 to 2 s, whichever
+# build runs), and the user column shows what the code itself did.  The
+# worst row closes the table.
 set -u
 [ $# -eq 2 ] || { echo "usage: sh bench/ab.sh BUILD_A BUILD_B" >&2; exit 2; }
 a=$1 b=$2
@@ -30,7 +34,7 @@ for x in "$a" "$b"; do
 done
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 echo "A: $a  B: $b  rounds: $rounds, --bench=$reps, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-4s %-4s %3s %9s %9s %7s\n' wl dt thr A-cpu-s B-cpu-s B/A
+printf '%-4s %-4s %3s %9s %9s %7s %9s %9s %7s\n' wl dt thr A-cpu-s B-cpu-s B/A A-user-s B-user-s B/A
 mkdir -p "$data" && : >"$data/ab.txt" || exit 2
 for w in $workloads; do
 	for dt in $dtypes; do
@@ -53,10 +57,12 @@ for w in $workloads; do
 					    { echo "$w $dt: $bin/aicm-run failed:"; tail -3 "$d/ab.err"; exit 1; }
 				done
 			done
-			med() { awk '{ print $1 + $2 }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-			ma=$(med "$d/ab-a.txt"); mb=$(med "$d/ab-b.txt")
-			awk -v w="$w" -v dt="$dt" -v t="$t" -v ma="$ma" -v mb="$mb" 'BEGIN {
-				printf "%-4s %-4s %3s %9.4f %9.4f %7.3f\n", w, dt, t, ma, mb, mb / ma
+			# med FILE SYS: the median of user + SYS * sys
+			med() { awk -v s="$2" '{ print $1 + s * $2 }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+			ma=$(med "$d/ab-a.txt" 1); mb=$(med "$d/ab-b.txt" 1)
+			ua=$(med "$d/ab-a.txt" 0); ub=$(med "$d/ab-b.txt" 0)
+			awk -v w="$w" -v dt="$dt" -v t="$t" -v ma="$ma" -v mb="$mb" -v ua="$ua" -v ub="$ub" 'BEGIN {
+				printf "%-4s %-4s %3s %9.4f %9.4f %7.3f %9.4f %9.4f %7.3f\n", w, dt, t, ma, mb, mb / ma, ua, ub, ub / ua
 				printf "%s %s %s %.4f\n", w, dt, t, mb / ma >>"/dev/stderr" }' 2>>"$data/ab.txt"
 		done
 	done

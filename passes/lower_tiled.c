@@ -909,7 +909,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 		rc = lower_pointwise(b, false);
 	if (rc != 0)
 		return -1;
-	/* The verifier's bound on programs (src/ir/tile.c): say so here, as
+	/* The verifier's bound on programs (src/ir/tile_verify.c): say so here, as
 	 * this pass's error, rather than hand on IR that does not verify. */
 	for (int a = 0; a < 3; a++)
 		if (b->f->grid[a] > IR_MAX_DIM)
