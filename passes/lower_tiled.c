@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "pass.h"
+#include "scalar.h"
 #include "tile.h"
 
 enum { DEF_BLOCK = 32 };
@@ -278,7 +279,7 @@ use_ext(LB *b, int x)
 static double
 neutral_for(const LB *b, int x)
 {
-	return tile_neutral(b->maxin[x] == b->root ? OP_MAX : OP_SUM, b->g->nodes[x].type.dt);
+	return ir_scalar_neutral(b->maxin[x] == b->root ? OP_MAX : OP_SUM, b->g->nodes[x].type.dt);
 }
 
 /* Loads the externals that belong at loop depth lv. */
@@ -734,7 +735,7 @@ lower_reduction(LB *b)
 			s[rr++] = b->dim[j].ext;
 		else if (rn->at.keepdims)
 			s[rr++] = 1;
-	acc = full(b, "init", tile_neutral(red, rn->type.dt), rr, s);
+	acc = full(b, "init", ir_scalar_neutral(red, rn->type.dt), rr, s);
 	for (int l = 0; l < nl; l++)
 		b->dim[loops[l]].level = l + 1;
 	load_level(b, 0);
@@ -768,7 +769,7 @@ lower_reduction(LB *b)
 	atomic = split > 1;
 	if (atomic) {
 		b->f->has_init = true;
-		b->f->init = tile_neutral(red, rn->type.dt);
+		b->f->init = ir_scalar_neutral(red, rn->type.dt);
 	}
 	store_root(b, r, !atomic ? TO_STORE : red == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD,
 	    ax, true);
@@ -855,7 +856,7 @@ lower_matmul(LB *b)
 				progs *= (b->S[j] + b->dim[j].ext - 1) / b->dim[j].ext;
 		if (progs > 1) {
 			b->f->has_init = true;
-			b->f->init = tile_neutral(rn->op, rn->type.dt);
+			b->f->init = ir_scalar_neutral(rn->op, rn->type.dt);
 			store_root(b, v, rn->op == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD, ax, true);
 			return 0;
 		}

@@ -193,6 +193,88 @@ read_err(const char *path, const Type *ty, char *err)
 #define HDR(descr, fortran, shape) \
 	"{'descr': '" descr "', 'fortran_order': " fortran ", 'shape': " shape ", }"
 
+/* A file of header hdr and the given data bytes. */
+static char *
+make_data(const char *name, const char *hdr, const void *data, size_t n)
+{
+	char *p = make_file(name, 1, hdr, 0);
+	FILE *f = fopen(p, "ab");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+	fclose(f);
+	return p;
+}
+
+/* Big-endian and Fortran-ordered files are converted, as np.load does:
+ * each against the C-order array numpy would give. */
+START_TEST(test_npy_convert)
+{
+	Type t23 = {.rank = 2, .dt = DT_F64, .dim = {2, 3}};
+	Type t234 = {.rank = 3, .dt = DT_F32, .dim = {2, 3, 4}};
+	char err[EXEC_ERR_MAX], *p;
+	unsigned char be[48];
+	double col[6] = {1, 2, 3, 4, 5, 6};
+	float f3[24];
+	Tensor t;
+
+	/* (2, 3) in Fortran order: columns [1 2], [3 4], [5 6] */
+	p = make_data("fortran.npy", HDR("<f8", "True", "(2, 3)"), col, sizeof col);
+	ck_assert_int_eq(exec_npy_read(p, &t23, "'%x' in the IR", 0, &t, err), 0);
+	static const double want[6] = {1, 3, 5, 2, 4, 6};
+
+	for (int i = 0; i < 6; i++)
+		ck_assert(exec_get(&t, i) == want[i]);
+	exec_tensor_free(&t);
+
+	/* rank 3: element (i, j, l) lies at i + 2 j + 6 l */
+	for (int k = 0; k < 24; k++)
+		f3[k] = (float)k;
+	p = make_data("fortran3.npy", HDR("<f4", "True", "(2, 3, 4)"), f3, sizeof f3);
+	ck_assert_int_eq(exec_npy_read(p, &t234, NULL, 0, &t, err), 0);
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++)
+			for (int l = 0; l < 4; l++)
+				ck_assert(exec_get(&t, (i * 3 + j) * 4 + l) == i + 2 * j + 6 * l);
+	exec_tensor_free(&t);
+
+	/* big-endian f8, C order */
+	for (int i = 0; i < 6; i++)
+		for (int b = 0; b < 8; b++)
+			be[8 * i + b] = ((unsigned char *)&col[i])[7 - b];
+	p = make_data("big.npy", HDR(">f8", "False", "(2, 3)"), be, sizeof be);
+	ck_assert_int_eq(exec_npy_read(p, &t23, NULL, 0, &t, err), 0);
+	for (int i = 0; i < 6; i++)
+		ck_assert(exec_get(&t, i) == col[i]);
+	exec_tensor_free(&t);
+
+	/* big-endian and Fortran order at once, f4 */
+	{
+		unsigned char b4[96];
+
+		for (int k = 0; k < 24; k++) {
+			float v = (float)k;
+
+			for (int b = 0; b < 4; b++)
+				b4[4 * k + b] = ((unsigned char *)&v)[3 - b];
+		}
+		p = make_data("bigf.npy", HDR(">f4", "True", "(2, 3, 4)"), b4, sizeof b4);
+	}
+	ck_assert_int_eq(exec_npy_read(p, &t234, NULL, 0, &t, err), 0);
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++)
+			for (int l = 0; l < 4; l++)
+				ck_assert(exec_get(&t, (i * 3 + j) * 4 + l) == i + 2 * j + 6 * l);
+	exec_tensor_free(&t);
+
+	/* rank 1 and 0 in "Fortran order" are C order too */
+	p = make_data("f1.npy", HDR("<f8", "True", "(6,)"), col, sizeof col);
+	ck_assert_int_eq(exec_npy_read(p, NULL, NULL, 0, &t, err), 0);
+	ck_assert(exec_get(&t, 5) == 6);
+	exec_tensor_free(&t);
+}
+END_TEST
+
 START_TEST(test_npy_errors)
 {
 	Type t23 = {.rank = 2, .dt = DT_F64, .dim = {2, 3}};
@@ -205,18 +287,14 @@ START_TEST(test_npy_errors)
 	p = make_file("ok3.npy", 3, HDR("<f4", "False", "(2, 3)"), 24);
 	ck_assert_int_eq(read_err(p, &t23f, err), 0);
 
-	p = make_file("fortran.npy", 1, HDR("<f8", "True", "(2, 3)"), 48);
-	ck_assert_int_eq(read_err(p, &t23, err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "fortran.npy' holds (2, 3) f64 in Fortran order"));
-
 	p = make_file("int.npy", 1, HDR("<i8", "False", "(2, 3)"), 48);
 	ck_assert_int_eq(read_err(p, &t23, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "int.npy' holds unsupported elements ('<i8'); aicm "
-	    "reads little-endian '<f4' (f32) and '<f8' (f64)"));
+	    "reads 'f4' (f32) and 'f8' (f64), either byte order"));
 
-	p = make_file("big.npy", 1, HDR(">f8", "False", "(2, 3)"), 48);
+	p = make_file("half.npy", 1, HDR(">f2", "False", "(2, 3)"), 12);
 	ck_assert_int_eq(read_err(p, &t23, err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "big.npy' holds big-endian elements ('>f8')"));
+	ck_assert_ptr_nonnull(strstr(err, "half.npy' holds unsupported elements ('>f2')"));
 
 	p = make_file("short.npy", 1, HDR("<f8", "False", "(2, 3)"), 40);
 	ck_assert_int_eq(read_err(p, &t23, err), -1);
@@ -327,6 +405,7 @@ make_npy_suite(void)
 	tcase_add_test(f, test_npy_roundtrip);
 	tcase_add_test(f, test_npy_write_header);
 	tcase_add_test(f, test_npy_errors);
+	tcase_add_test(f, test_npy_convert);
 	tcase_add_test(f, test_npy_read_limit);
 	tcase_add_test(f, test_npy_write_error);
 	suite_add_tcase(s, h);

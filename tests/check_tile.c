@@ -14,6 +14,7 @@
 #include "check_aicm.h"
 #include "../passes/cost.h"
 #include "../passes/passes.h"
+#include "scalar.h"
 #include "exec.h"
 #include "pass.h"
 #include "tile.h"
@@ -930,8 +931,8 @@ START_TEST(test_tile_build_body)
 		if (f->vals[v].rank >= 0)
 			ck_assert_int_eq(f->vals[v].dt, DT_F32);
 	ck_assert_int_eq(tile_lookup(f, "acc"), f->insts[fo].res);
-	ck_assert(tile_neutral(OP_MAX, DT_F32) < -1e308);
-	ck_assert(tile_neutral(OP_SUM, DT_F64) == 0);
+	ck_assert(ir_scalar_neutral(OP_MAX, DT_F32) < -1e308);
+	ck_assert(ir_scalar_neutral(OP_SUM, DT_F64) == 0);
 	ir_graph_free(g);
 }
 END_TEST

@@ -5,9 +5,10 @@
 
 Writes the files byte by byte (the format of numpy/lib/format.py), so the
 golden cases need no numpy: ok.npy (2, 3) <f8 = 1..6 with a 1.0 header,
-v2.npy and v3.npy the same with 2.0 and 3.0 headers, then one file per
-error aicm-run must name: Fortran order, an integer dtype, big-endian
-floats, truncated data, trailing data, another shape, f32 where f64 is
+v2.npy and v3.npy the same with 2.0 and 3.0 headers, fortran.npy and
+big.npy the same array in Fortran order and big-endian (converted as
+np.load does), then one file per error aicm-run must name: an integer
+dtype, truncated data, trailing data, another shape, f32 where f64 is
 wanted, a file that is not .npy, an unknown version, a cut header.
 """
 import os
@@ -35,7 +36,9 @@ def main():
     npy(os.path.join(d, "ok.npy"), "<f8", (2, 3), six)
     npy(os.path.join(d, "v2.npy"), "<f8", (2, 3), six, major=2)
     npy(os.path.join(d, "v3.npy"), "<f8", (2, 3), six, major=3)
-    npy(os.path.join(d, "fortran.npy"), "<f8", (2, 3), six, fortran=True)
+    # [[1, 2, 3], [4, 5, 6]] column by column
+    npy(os.path.join(d, "fortran.npy"), "<f8", (2, 3), struct.pack("<6d", 1, 4, 2, 5, 3, 6),
+        fortran=True)
     npy(os.path.join(d, "int.npy"), "<i4", (2, 3), struct.pack("<6i", 1, 2, 3, 4, 5, 6))
     npy(os.path.join(d, "big.npy"), ">f8", (2, 3), struct.pack(">6d", 1, 2, 3, 4, 5, 6))
     npy(os.path.join(d, "short.npy"), "<f8", (2, 3), six[:40])

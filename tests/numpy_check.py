@@ -174,8 +174,14 @@ def run_graph(tool, tmp, g, extra=(), verbose=False):
     with open(path, "w") as f:
         f.write(g.text())
     cmd = [tool, path, "--output-dir", os.path.join(gdir, "out")] + list(extra)
-    for name, v in g.inputs.items():
+    for i, (name, v) in enumerate(g.inputs.items()):
         p = os.path.join(gdir, name + ".npy")
+        # every second input in Fortran order, every third big-endian: aicm
+        # converts what np.load would (same values, other bytes on disk)
+        if i % 2 == 1 and v.ndim >= 2:
+            v = np.asfortranarray(v)
+        if i % 3 == 2:
+            v = v.astype(v.dtype.newbyteorder(">"))
         np.save(p, v)
         cmd += ["--input", "%s=%s" % (name, p)]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -244,9 +244,6 @@ int tile_build_yield(Graph *g, TileFn *f, int fo, int v, Loc loc);
 /* Defines the result of inst i, of the given shape (rank -1: a scalar); its
  * element type follows from the op (tile_build.c). */
 int tile_build_def(Graph *g, TileFn *f, int i, const char *name, int rank, const int64_t *shape);
-/* The value a masked-off lane reads for a reduction red (sum, max) of
- * element type dt: the reduction's identity. */
-double tile_neutral(OpId red, DType dt);
 
 /* tile.c */
 /* The op's text: its row's name, or its graph op's (unary, binary,

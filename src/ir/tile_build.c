@@ -19,7 +19,6 @@
  * bodies that lowering makes grow in scratch arrays reused from body to
  * body (TileScratch) and move into the graph's arena at their exact size.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,11 +393,4 @@ tile_build_def(Graph *g, TileFn *f, int i, const char *name, int rank, const int
 
 	f->insts[i].res = v;
 	return v;
-}
-
-double
-tile_neutral(OpId red, DType dt)
-{
-	(void)dt;                    /* every type so far is a float */
-	return red == OP_MAX ? -INFINITY : 0;
 }

@@ -146,8 +146,9 @@ typedef struct NpyHeader {
 	int major, minor;
 	size_t data_off;             /* where the data starts */
 	char descr[16];              /* as written: "<f8" */
-	bool fortran;
-	bool dt_ok;                  /* descr is '<f4' or '<f8' */
+	bool fortran;                /* the data is in Fortran (column-major) order */
+	bool swap;                   /* the data is big-endian ('>f4', '>f8') */
+	bool dt_ok;                  /* descr is '<f4', '<f8', '>f4' or '>f8' */
 	DType dt;
 	int rank;
 	int64_t dim[IR_MAX_RANK];

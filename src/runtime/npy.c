@@ -6,10 +6,14 @@
  * 1.0, 4 bytes in 2.0 and 3.0), then an ASCII (3.0: UTF-8) Python dict
  * literal {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }
  * padded with spaces and a newline, then the data.  aicm reads versions 1.0
- * to 3.0 with '<f4' or '<f8' elements in C order; everything else is an
- * error that names the file, what it holds and what was wanted, found
- * before anything is allocated: the shape is compared with the IR's and
- * the file's length with the header's before the data is read.  Files are
+ * to 3.0 with f4 or f8 elements; everything else is an error that names the
+ * file, what it holds and what was wanted, found before anything is
+ * allocated: the shape is compared with the IR's and the file's length
+ * with the header's before the data is read.  What numpy itself would load
+ * is converted, not refused, as np.load does: a big-endian file ('>f8',
+ * written on such a host or with astype('>f8')) is byte-swapped, and a
+ * Fortran-ordered one (np.save of a transposed view or an np.asfortranarray)
+ * is copied into C order through a second buffer of its size.  Files are
  * written with version 1.0 headers, which every numpy reads, padded so the
  * data starts on a 64-byte boundary as numpy does, through io.c's one
  * writer (all or nothing for a regular file, direct for a FIFO or device).
@@ -18,7 +22,8 @@
  * sparse file or a lying header allocates nothing, and a FIFO is refused
  * without waiting for a writer.
  *
- * The data is copied as it lies, so the host must be little-endian.
+ * Little-endian data is copied as it lies, so the host must be
+ * little-endian.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -175,13 +180,12 @@ parse_dict(const char *text, size_t len, NpyHeader *h, char *err)
 	if (!seen[0] || !seen[1] || !seen[2])
 		return ERR("the header lacks '%s'", !seen[0] ? "descr" : !seen[1] ?
 		    "fortran_order" : "shape");
-	h->dt_ok = true;
-	if (!strcmp(h->descr, "<f8"))
-		h->dt = DT_F64;
-	else if (!strcmp(h->descr, "<f4"))
-		h->dt = DT_F32;
-	else
-		h->dt_ok = false;
+	/* '<' little-endian, '>' big-endian; numpy writes one of the two for
+	 * every multi-byte type ('=' and '|' are for native or single bytes) */
+	h->dt_ok = (h->descr[0] == '<' || h->descr[0] == '>') &&
+	    (!strcmp(h->descr + 1, "f8") || !strcmp(h->descr + 1, "f4"));
+	h->dt = h->descr[2] == '4' ? DT_F32 : DT_F64;
+	h->swap = h->dt_ok && h->descr[0] == '>';
 	return 0;
 }
 
@@ -231,11 +235,52 @@ held_str(const NpyHeader *h, char *buf)
 	    h->dt_ok ? ir_dtype_name(h->dt) : h->descr);
 }
 
+/* Copies a Fortran-ordered array src (first index fastest) of shape dim
+ * into dst in C order (last index fastest), elements of es bytes: dst is
+ * walked in order with a counter per dimension, src at the matching
+ * column-major offset. */
+static void
+from_fortran(unsigned char *dst, const unsigned char *src, int rank, const int64_t *dim,
+    size_t es)
+{
+	int64_t idx[IR_MAX_RANK] = {0}, fstride[IR_MAX_RANK], off = 0, n = 1;
+
+	for (int k = 0; k < rank; k++) {
+		fstride[k] = n;
+		n *= dim[k];
+	}
+	for (int64_t i = 0; i < n; i++) {
+		memcpy(dst + (size_t)i * es, src + (size_t)off * es, es);
+		for (int k = rank - 1; k >= 0; k--) {
+			off += fstride[k];
+			if (++idx[k] < dim[k])
+				break;
+			off -= fstride[k] * dim[k];
+			idx[k] = 0;
+		}
+	}
+}
+
+/* Reverses the bytes of each of n elements of es bytes (4 or 8). */
+static void
+swap_bytes(void *data, int64_t n, size_t es)
+{
+	unsigned char *p = data;
+
+	for (int64_t i = 0; i < n; i++, p += es)
+		for (size_t a = 0, b = es - 1; a < b; a++, b--) {
+			unsigned char c = p[a];
+
+			p[a] = p[b];
+			p[b] = c;
+		}
+}
+
 int
 exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t max_bytes,
     Tensor *t, char *err)
 {
-	unsigned char pre[12], *buf = NULL;
+	unsigned char pre[12], *buf = NULL, *fdata = NULL;
 	NpyHeader h;
 	struct stat st;
 	size_t hlen, got;
@@ -297,19 +342,9 @@ exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t 
 		goto out;
 	}
 	held_str(&h, held);
-	if (h.fortran) {
-		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s in Fortran order (fortran_order: "
-		    "True); aicm reads C order only (np.ascontiguousarray before np.save)",
-		    path, held);
-		goto out;
-	}
 	if (!h.dt_ok) {
-		bool big = h.descr[0] == '>' && (!strcmp(h.descr + 1, "f4") ||
-		    !strcmp(h.descr + 1, "f8"));
-
-		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s elements ('%s'); aicm reads "
-		    "little-endian '<f4' (f32) and '<f8' (f64)", path,
-		    big ? "big-endian" : "unsupported", h.descr);
+		snprintf(err, EXEC_ERR_MAX, "'%s' holds unsupported elements ('%s'); aicm reads "
+		    "'f4' (f32) and 'f8' (f64), either byte order", path, h.descr);
 		goto out;
 	}
 	ty.rank = h.rank;
@@ -351,16 +386,29 @@ exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t 
 		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s, too large to allocate", path, held);
 		goto out;
 	}
+	if (h.fortran && h.rank > 1)
+		fdata = malloc(bytes ? (size_t)bytes : 1);
+	if (h.fortran && h.rank > 1 && !fdata) {
+		snprintf(err, EXEC_ERR_MAX, "'%s' holds %s in Fortran order, too large to "
+		    "reorder (twice its size)", path, held);
+		exec_tensor_free(t);
+		goto out;
+	}
 	if (fseeko(f, (off_t)h.data_off, SEEK_SET) != 0 ||
-	    fread(t->data, 1, (size_t)bytes, f) != (size_t)bytes) {
+	    fread(fdata ? fdata : t->data, 1, (size_t)bytes, f) != (size_t)bytes) {
 		snprintf(err, EXEC_ERR_MAX, "cannot read '%s': %s", path,
 		    ferror(f) ? strerror(errno) : "the file shrank while being read");
 		exec_tensor_free(t);
 		rc = -2;
 		goto out;
 	}
+	if (fdata)
+		from_fortran(t->data, fdata, h.rank, h.dim, ir_dtype_size(h.dt));
+	if (h.swap)
+		swap_bytes(t->data, numel, ir_dtype_size(h.dt));
 	rc = 0;
 out:
+	free(fdata);
 	free(buf);
 	fclose(f);
 	return rc;
