@@ -132,7 +132,7 @@ static void t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val,
 }
 
 %token <tok> VALUE "value name" SYMBOL "'@name'" IDENT "identifier"
-%token <tok> INT "integer" FLOAT "number"
+%token <tok> INT "integer" FLOAT "number" STRING "string"
 %token GRAPH "'graph'" KERNEL "'kernel'" RETURN "'return'"
 /* Words that start a statement of a tiled body: keywords, because an
  * attribute list (items) may end in any identifier. */
@@ -310,7 +310,7 @@ ints:
 	| ints ',' INT          { $$ = refs_add($1, $3, L(@3)); }
 	;
 
-/* item = word | name "=" (int | float | word | tuple), each added to the
+/* item = word | name "=" (int | float | word | tuple | string), each added to the
  * list as it is read: an Item on bison's value stack made every semantic
  * value 80 bytes, and the copies of them were a fifth of a large parse. */
 items:
@@ -320,6 +320,7 @@ items:
 	| items IDENT '=' FLOAT { $$ = items_add($1, (Item){{$2, L(@2)}, IV_FLOAT, {$4, L(@4)}, NULL}); }
 	| items IDENT '=' IDENT { $$ = items_add($1, (Item){{$2, L(@2)}, IV_WORD, {$4, L(@4)}, NULL}); }
 	| items IDENT '=' tuple { $$ = items_add($1, (Item){{$2, L(@2)}, IV_TUPLE, {{0}, L(@4)}, $4}); }
+	| items IDENT '=' STRING { $$ = items_add($1, (Item){{$2, L(@2)}, IV_STRING, {$4, L(@4)}, NULL}); }
 	;
 
 %%
@@ -356,6 +357,90 @@ parse_bad_char(ParseCtx *ctx, const YYLTYPE *loc, unsigned char c)
 		diag_error(ctx->d, L(*loc), "unexpected character '%c'", c);
 	else
 		diag_error(ctx->d, L(*loc), "unexpected byte 0x%02x", c);
+}
+
+static Loc
+at_byte(const YYLTYPE *loc, size_t off, size_t n)
+{
+	Loc r = {loc->first_line, loc->first_column + (int)off, (int)n};
+
+	return r;
+}
+
+void
+parse_unterminated(ParseCtx *ctx, const YYLTYPE *loc)
+{
+	Loc r = {loc->first_line, loc->first_column, 1};
+
+	diag_error(ctx->d, r, "unterminated string: found the end of the line, expected '\"'");
+}
+
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool
+parse_string(ParseCtx *ctx, const YYLTYPE *loc, const char *text, size_t n, Tok *out)
+{
+	char *buf = parse_strndup(ctx, text + 1, n - 2), *w = buf;
+
+	for (size_t i = 1; i + 1 < n; i++) {
+		unsigned char c = (unsigned char)text[i];
+		int hi, lo;
+
+		if (c == '\0') {
+			diag_error(ctx->d, at_byte(loc, i, 1), "a string cannot hold a NUL byte");
+			return false;
+		}
+		if (c != '\\') {
+			*w++ = (char)c;
+			continue;
+		}
+		c = (unsigned char)text[++i];
+		switch (c) {
+		case '"': *w++ = '"'; break;
+		case '\\': *w++ = '\\'; break;
+		case 'n': *w++ = '\n'; break;
+		case 't': *w++ = '\t'; break;
+		case 'x':
+			hi = i + 2 < n ? hexval((unsigned char)text[i + 1]) : -1;
+			lo = hi >= 0 && i + 3 < n ? hexval((unsigned char)text[i + 2]) : -1;
+			if (lo < 0) {
+				diag_error(ctx->d, at_byte(loc, i - 1, 2), "bad escape '\\x' in a string: "
+				    "expected two hex digits after it");
+				return false;
+			}
+			if (hi == 0 && lo == 0) {
+				diag_error(ctx->d, at_byte(loc, i - 1, 4), "a string cannot hold a NUL "
+				    "byte ('\\x00')");
+				return false;
+			}
+			*w++ = (char)(hi * 16 + lo);
+			i += 2;
+			break;
+		default:
+			if (c >= 0x20 && c < 0x7f)
+				diag_error(ctx->d, at_byte(loc, i - 1, 2), "bad escape '\\%c' in a string: "
+				    "expected \\\", \\\\, \\n, \\t or \\xHH", c);
+			else
+				diag_error(ctx->d, at_byte(loc, i - 1, 2), "bad escape '\\' then byte "
+				    "0x%02x in a string: expected \\\", \\\\, \\n, \\t or \\xHH", c);
+			return false;
+		}
+	}
+	*w = '\0';
+	out->s = buf;
+	out->len = (int)(w - buf);
+	out->hash = 0;
+	return true;
 }
 
 static void
@@ -400,6 +485,15 @@ yyreport_syntax_error(const yypcontext_t *yc, yyscan_t scanner, ParseCtx *ctx)
 		else
 			snprintf(found, sizeof found, "'%.*s'", tl, line + off);
 	}
+	/* A string is only ever a file name (const's file=): offering it
+	 * wherever a value may follow '=' would be noise. */
+	for (int i = 0; i < n; i++)
+		if (exp[i] == YYSYMBOL_STRING) {
+			memmove(&exp[i], &exp[i + 1], sizeof exp[0] * (size_t)(n - i - 1));
+			n--;
+			total--;
+			break;
+		}
 	buf[0] = '\0';
 	if (total > MAXEXP)
 		n = MAXEXP - 1;
@@ -538,7 +632,20 @@ attr_names(unsigned set, char *buf, size_t n)
 static const char *
 item_text(const Item *it)
 {
-	return it->kind == IV_TUPLE ? "a tuple" : it->val.t.s;
+	return it->kind == IV_TUPLE ? "a tuple" : it->kind == IV_STRING ? "a string" :
+	    it->val.t.s;
+}
+
+/* A file= path must stay inside the data directory: relative, no '..'
+ * component, not empty (symbolic links are checked when it is read). */
+static bool
+file_ok(ParseCtx *c, const Item *it)
+{
+	const char *why = ir_data_path_error(it->val.t.s);
+
+	if (why)
+		diag_error(c->d, it->val.loc, "'file' %s", why);
+	return !why;
 }
 
 static void
@@ -563,6 +670,11 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 	}
 	if (n->at.set & (1u << a)) {
 		diag_error(c->d, it->name.loc, "attribute '%s' is given twice", it->name.t.s);
+		return;
+	}
+	if ((a == ATTR_FILE && (n->at.set & AB(VALUE))) ||
+	    (a == ATTR_VALUE && (n->at.set & AB(FILE)))) {
+		diag_error(c->d, it->name.loc, "'%s' takes 'value' or 'file', not both", op->name);
 		return;
 	}
 	switch (ir_attrs[a].kind) {
@@ -599,6 +711,16 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 			    it->name.t.s, item_text(it));
 			return;
 		}
+		break;
+	case AK_STRING:
+		if (it->kind != IV_STRING) {
+			diag_error(c->d, it->val.loc, "'%s' takes a string such as \"w.npy\", found %s",
+			    it->name.t.s, it->kind == IV_BARE ? "nothing" : item_text(it));
+			return;
+		}
+		if (!file_ok(c, it))
+			return;
+		n->at.file = it->val.t.s;
 		break;
 	case AK_INTS: {
 		int64_t *dst = a == ATTR_PERM ? n->at.perm : n->at.shape;

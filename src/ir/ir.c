@@ -573,8 +573,11 @@ ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand)
 			    copy_name(sg, src->name));
 			sg->nodes[s].type = src->type;
 			sg->nodes[s].loc = src->loc;
-			if (src->op == OP_CONST)
+			if (src->op == OP_CONST) {
 				sg->nodes[s].at = src->at;
+				if (src->at.set & AB(FILE))
+					sg->nodes[s].at.file = copy_name(sg, src->at.file);
+			}
 			map[v] = s;
 		}
 	kn = ir_add_kernel(sg, copy_name(sg, cand->name), cand->kind);
@@ -712,4 +715,23 @@ ir_node_flops(const Graph *g, int i)
 	}
 	}
 	return 0;
+}
+
+const char *
+ir_data_path_error(const char *path)
+{
+	if (!path[0])
+		return "is empty; expected a .npy path relative to the data directory";
+	if (path[0] == '/')
+		return "is an absolute path; expected a path relative to the data directory";
+	for (const char *p = path; *p; ) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return "has a '..' component; expected a path inside the data directory";
+		p += n;
+		if (*p)
+			p++;
+	}
+	return NULL;
 }
