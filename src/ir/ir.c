@@ -575,6 +575,7 @@ ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand)
 			sg->nodes[s].loc = src->loc;
 			if (src->op == OP_CONST) {
 				sg->nodes[s].at = src->at;
+				sg->nodes[s].attrloc = src->attrloc;   /* in g's arena */
 				if (src->at.set & AB(FILE))
 					sg->nodes[s].at.file = copy_name(sg, src->at.file);
 			}

@@ -457,8 +457,7 @@ exec_npy_write(const char *path, const Tensor *t, char *err)
 }
 
 /* Contract in exec.h.  realpath() resolves both ends, so a link inside
- * the directory that points out of it is caught; the resolved path is the
- * one read. */
+ * the directory that points out of it is caught. */
 int
 exec_const_read(const char *datadir, const Node *n, int64_t max_bytes, Tensor *t, char *err)
 {
@@ -497,7 +496,8 @@ exec_const_read(const char *datadir, const Node *n, int64_t max_bytes, Tensor *t
 		goto out;
 	}
 	snprintf(who, sizeof who, "'%%%.200s' in the IR", n->name);
-	rc = exec_npy_read(rfile, &n->type, who, max_bytes, t, err);
+	/* the path as written in the messages, not the machine's */
+	rc = exec_npy_read(joined, &n->type, who, max_bytes, t, err);
 out:
 	free(joined);
 	free(rdir);
