@@ -163,6 +163,80 @@ START_TEST(test_lex_bad_byte)
 }
 END_TEST
 
+/* A string's escapes decode to the bytes they name. */
+START_TEST(test_lex_string_escapes)
+{
+	static const char src[] = "graph { %w = const() : (2,) file=\"a\\\"b\\\\c\\n\\t\\x41\\xfF"
+	    "\xc3\xa9\" }";
+	Graph *g = parse_ok(src);
+
+	ck_assert_str_eq(node(g, "w")->at.file, "a\"b\\c\n\tA\xff\xc3\xa9");
+	ck_assert(node(g, "w")->at.set & AB(FILE));
+	ir_graph_free(g);
+}
+END_TEST
+
+/* Each bad string: one located message naming what was found and what was
+ * expected, and no second one from the grammar. */
+START_TEST(test_lex_string_errors)
+{
+	static const struct {
+		const char *src, *msg;
+	} bad[] = {
+		{"graph { %w = const() : (2,) file=\"ab\n}", "t.aicm:1:34: error: unterminated string: "
+		    "found the end of the line, expected '\"'\n"},
+		{"graph { %w = const() : (2,) file=\"ab", "t.aicm:1:34: error: unterminated string"},
+		{"graph { %w = const() : (2,) file=\"ab\\", "t.aicm:1:34: error: unterminated string"},
+		{"graph { %w = const() : (2,) file=\"a\\qb\" }", "t.aicm:1:36: error: bad escape '\\q' "
+		    "in a string: expected \\\", \\\\, \\n, \\t or \\xHH\n"},
+		{"graph { %w = const() : (2,) file=\"a\\\x01\" }", "t.aicm:1:36: error: bad escape '\\' "
+		    "then byte 0x01"},
+		{"graph { %w = const() : (2,) file=\"a\\xg0\" }", "t.aicm:1:36: error: bad escape '\\x' "
+		    "in a string: expected two hex digits after it\n"},
+		{"graph { %w = const() : (2,) file=\"a\\x0\" }", "expected two hex digits"},
+		{"graph { %w = const() : (2,) file=\"a\\x00\" }", "t.aicm:1:36: error: a string cannot "
+		    "hold a NUL byte ('\\x00')\n"},
+		{"graph { %w = const() : (2,) file=\"/w.npy\" }", "t.aicm:1:34: error: 'file' is an "
+		    "absolute path; expected a path relative to the data directory\n"},
+		{"graph { %w = const() : (2,) file=\"a/../../w.npy\" }", "t.aicm:1:34: error: 'file' has "
+		    "a '..' component"},
+		{"graph { %w = const() : (2,) file=\"..\" }", "'..' component"},
+		{"graph { %w = const() : (2,) value=1 file=\"w\" }", "t.aicm:1:37: error: 'const' takes "
+		    "'value' or 'file', not both\n"},
+		{"graph { %w = const() : (2,) file=(1, 2) }", "'file' takes a string such as \"w.npy\", "
+		    "found a tuple\n"},
+		{"graph { %w = input() : (2,) file=\"w\" }", "'input' has no attribute 'file'"},
+	};
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *msgs;
+		Graph *g = parse(bad[i].src, &msgs);
+
+		ck_assert_msg(g == NULL, "accepted: %s", bad[i].src);
+		ck_assert_msg(strstr(msgs, bad[i].msg) != NULL, "for %s\nwanted %s\ngot %s",
+		    bad[i].src, bad[i].msg, msgs);
+		ck_assert_msg(!strstr(msgs + 1, "t.aicm:1") || !strstr(strstr(msgs + 1, "t.aicm:1") + 1,
+		    "t.aicm:1"), "more than one message: %s", msgs);
+		free(msgs);
+	}
+	/* A NUL byte in the text inside a string */
+	{
+		static const char src[] = "graph { %w = const() : (2,) file=\"a\0b\" }";
+		char *buf = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&buf, &n);
+		Diag d;
+
+		diag_init(&d, "t.aicm", src, sizeof src - 1, f);
+		ck_assert_ptr_null(parse_graph(src, sizeof src - 1, 1, &d));
+		diag_free(&d);
+		fclose(f);
+		ck_assert_ptr_nonnull(strstr(buf, "t.aicm:1:36: error: a string cannot hold a NUL byte"));
+		free(buf);
+	}
+}
+END_TEST
+
 /* ---- graph, braces, comments ------------------------------------------ */
 
 START_TEST(test_parse_angle_braces)
@@ -868,6 +942,8 @@ make_parse_suite(void)
 	tcase_add_test(tc, test_lex_numbers);
 	tcase_add_test(tc, test_lex_bad_character);
 	tcase_add_test(tc, test_lex_bad_byte);
+	tcase_add_test(tc, test_lex_string_escapes);
+	tcase_add_test(tc, test_lex_string_errors);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("graph");
