@@ -139,9 +139,9 @@ static void t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val,
 %token <tok> STORE "'store'" ATOMIC_ADD "'atomic_add'" ATOMIC_MAX "'atomic_max'"
 %token <tok> YIELD "'yield'"
 
-%type <refs> operands operands_opt tuple ints type_opt
+%type <refs> operands operands_opt tuple ints type_opt atuple elems
 %type <items> items
-%type <tok> storekw
+%type <tok> storekw elem
 %type <idx> idx
 %type <idxs> idxs idxs_opt
 %type <refs> ttype_opt ttype
@@ -310,6 +310,26 @@ ints:
 	| ints ',' INT          { $$ = refs_add($1, $3, L(@3)); }
 	;
 
+/* An attribute's tuple also holds numbers and words (values=(1.5, inf));
+ * the attribute says which it takes.
+ * atuple = "(" ")" | "(" elem ("," elem)* ","? ")";  elem = int | float | word */
+atuple:
+	  '(' ')'               { $$ = refs_add(NULL, (Tok){0}, L(@1)); $$->n = 0; }
+	| '(' elems ')'         { $$ = $2; }
+	| '(' elems ',' ')'     { $$ = $2; }
+	;
+
+elems:
+	  elem                  { $$ = refs_add(NULL, $1, L(@1)); }
+	| elems ',' elem        { $$ = refs_add($1, $3, L(@3)); }
+	;
+
+elem:
+	  INT
+	| FLOAT
+	| IDENT
+	;
+
 /* item = word | name "=" (int | float | word | tuple | string), each added to the
  * list as it is read: an Item on bison's value stack made every semantic
  * value 80 bytes, and the copies of them were a fifth of a large parse. */
@@ -319,7 +339,7 @@ items:
 	| items IDENT '=' INT   { $$ = items_add($1, (Item){{$2, L(@2)}, IV_INT, {$4, L(@4)}, NULL}); }
 	| items IDENT '=' FLOAT { $$ = items_add($1, (Item){{$2, L(@2)}, IV_FLOAT, {$4, L(@4)}, NULL}); }
 	| items IDENT '=' IDENT { $$ = items_add($1, (Item){{$2, L(@2)}, IV_WORD, {$4, L(@4)}, NULL}); }
-	| items IDENT '=' tuple { $$ = items_add($1, (Item){{$2, L(@2)}, IV_TUPLE, {{0}, L(@4)}, $4}); }
+	| items IDENT '=' atuple { $$ = items_add($1, (Item){{$2, L(@2)}, IV_TUPLE, {{0}, L(@4)}, $4}); }
 	| items IDENT '=' STRING { $$ = items_add($1, (Item){{$2, L(@2)}, IV_STRING, {$4, L(@4)}, NULL}); }
 	;
 
@@ -487,13 +507,26 @@ yyreport_syntax_error(const yypcontext_t *yc, yyscan_t scanner, ParseCtx *ctx)
 	}
 	/* A string is only ever a file name (const's file=): offering it
 	 * wherever a value may follow '=' would be noise. */
-	for (int i = 0; i < n; i++)
-		if (exp[i] == YYSYMBOL_STRING) {
-			memmove(&exp[i], &exp[i + 1], sizeof exp[0] * (size_t)(n - i - 1));
-			n--;
-			total--;
-			break;
+	/* Likewise an attribute tuple's numbers and words serve values= alone:
+	 * inside a tuple (an integer or ')' may follow) the hint is integers. */
+	{
+		bool tup = false, in_int = false;
+
+		for (int i = 0; i < n; i++) {
+			in_int = in_int || exp[i] == YYSYMBOL_INT;
+			tup = tup || !strcmp(yysymbol_name(exp[i]), "')'");
 		}
+		for (int i = 0; i < n; ) {
+			if (exp[i] == YYSYMBOL_STRING || (tup && in_int && (exp[i] == YYSYMBOL_FLOAT ||
+			    exp[i] == YYSYMBOL_IDENT))) {
+				memmove(&exp[i], &exp[i + 1], sizeof exp[0] * (size_t)(n - i - 1));
+				n--;
+				total--;
+			} else {
+				i++;
+			}
+		}
+	}
 	buf[0] = '\0';
 	if (total > MAXEXP)
 		n = MAXEXP - 1;
@@ -573,7 +606,12 @@ parse_int(ParseCtx *c, Ref r, int64_t *v)
 
 	errno = 0;
 	*v = strtoll(r.t.s, &end, 10);
-	if (errno == ERANGE || *end) {
+	if (*end) {
+		diag_error(c->d, r.loc, "expected an integer, found '%.40s%s'", r.t.s,
+		    r.t.len > 40 ? "..." : "");
+		return false;
+	}
+	if (errno == ERANGE) {
 		diag_error(c->d, r.loc, "integer '%.40s%s' is out of range", r.t.s,
 		    r.t.len > 40 ? "..." : "");
 		return false;
@@ -672,10 +710,16 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 		diag_error(c->d, it->name.loc, "attribute '%s' is given twice", it->name.t.s);
 		return;
 	}
-	if ((a == ATTR_FILE && (n->at.set & AB(VALUE))) ||
-	    (a == ATTR_VALUE && (n->at.set & AB(FILE)))) {
-		diag_error(c->d, it->name.loc, "'%s' takes 'value' or 'file', not both", op->name);
-		return;
+	{
+		/* value=, file= and values= each give a const its data: one at most */
+		unsigned data = AB(VALUE) | AB(FILE) | AB(VALUES), had = n->at.set & data;
+
+		if ((data & (1u << a)) && had) {
+			diag_error(c->d, it->name.loc, "'%s' takes one of 'value', 'file' and "
+			    "'values'; '%s' is given already", op->name,
+			    ir_attrs[__builtin_ctz(had)].name);
+			return;
+		}
 	}
 	switch (ir_attrs[a].kind) {
 	case AK_FLOAT:
@@ -722,6 +766,36 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 			return;
 		n->at.file = it->val.t.s;
 		break;
+	case AK_FLOATS: {
+		double *vs;
+
+		if (it->kind != IV_TUPLE) {
+			diag_error(c->d, it->val.loc, "'%s' takes a tuple of numbers such as (1.5, -2), "
+			    "found %s", it->name.t.s, it->kind == IV_BARE ? "nothing" : item_text(it));
+			return;
+		}
+		if (it->tuple->n == 0 || it->tuple->n > IR_MAX_VALUES) {
+			diag_error(c->d, it->val.loc, "'%s' has %d elements; it holds 1 to %d (larger "
+			    "data goes in a file=)", it->name.t.s, it->tuple->n, IR_MAX_VALUES);
+			return;
+		}
+		vs = arena_alloc(&c->g->arena, sizeof(double) * (size_t)it->tuple->n);
+		for (int i = 0; i < it->tuple->n; i++) {
+			const Ref *r = &it->tuple->v[i];
+			char *end;
+
+			if (strcmp(r->t.s, "inf") && strcmp(r->t.s, "nan") &&
+			    !(r->t.s[0] == '-' || r->t.s[0] == '.' || (r->t.s[0] >= '0' && r->t.s[0] <= '9'))) {
+				diag_error(c->d, r->loc, "'%s' takes numbers, found '%.40s'", it->name.t.s,
+				    r->t.s);
+				return;
+			}
+			vs[i] = strtod(r->t.s, &end);
+		}
+		n->at.values = vs;
+		n->at.nvalues = it->tuple->n;
+		break;
+	}
 	case AK_INTS: {
 		int64_t *dst = a == ATTR_PERM ? n->at.perm : n->at.shape;
 		int *cnt = a == ATTR_PERM ? &n->at.nperm : &n->at.nshape;
@@ -887,6 +961,14 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 	}
 	if (ir_ops[n->op].cls == OC_SOURCE && !shape)
 		diag_error(c->d, ol, "'%s' needs a type, such as ': (64, 48)'", op.s);
+	if ((n->at.set & AB(VALUES)) && n->type.rank >= 0 &&
+	    ir_type_numel(&n->type) != n->at.nvalues) {
+		char buf[IR_TYPE_STR];
+
+		diag_error(c->d, n->attrloc[ATTR_VALUES], "'values' has %d element%s, but the type "
+		    "%s has %lld", n->at.nvalues, n->at.nvalues == 1 ? "" : "s",
+		    ir_shape_str(&n->type, buf), (long long)ir_type_numel(&n->type));
+	}
 	for (int a = 0; a < ATTR_COUNT; a++)
 		if ((ir_ops[n->op].required & (1u << a)) && !(named & (1u << a)))
 			diag_error(c->d, ol, "'%s' needs attribute '%s'", op.s, ir_attrs[a].name);

@@ -373,6 +373,22 @@ START_TEST(test_print_string_escapes)
 }
 END_TEST
 
+/* values= prints each element as the shortest text that reads back the
+ * same double, one element as '(x,)'; the printed form is a fixed point. */
+START_TEST(test_print_values)
+{
+	char *once = reprint("graph {\n  %c = const() : (2, 3) values=(0.1, -2e-3, 1e300, inf, "
+	    "-inf, nan)\n  %s = const() : () f32 values=(5)\n}\n"), *twice;
+
+	ck_assert_ptr_nonnull(strstr(once, "values=(0.1, -0.002, 1e+300, inf, -inf, nan)\n"));
+	ck_assert_ptr_nonnull(strstr(once, "f32 values=(5.0,)\n"));
+	twice = reprint(once);
+	ck_assert_str_eq(once, twice);
+	free(once);
+	free(twice);
+}
+END_TEST
+
 Suite *
 make_print_suite(void)
 {
@@ -398,6 +414,7 @@ make_print_suite(void)
 	tcase_add_test(tc, test_print_float_shortest_random);
 	tcase_add_test(tc, test_print_float_attr_round_trip);
 	tcase_add_test(tc, test_print_string_escapes);
+	tcase_add_test(tc, test_print_values);
 	suite_add_tcase(s, tc);
 	return s;
 }

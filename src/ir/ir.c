@@ -578,6 +578,13 @@ ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand)
 				sg->nodes[s].attrloc = src->attrloc;   /* in g's arena */
 				if (src->at.set & AB(FILE))
 					sg->nodes[s].at.file = copy_name(sg, src->at.file);
+				if (src->at.set & AB(VALUES)) {
+					size_t b = sizeof(double) * (size_t)src->at.nvalues;
+					double *vs = arena_alloc(&sg->arena, b);
+
+					memcpy(vs, src->at.values, b);
+					sg->nodes[s].at.values = vs;
+				}
 			}
 			map[v] = s;
 		}

@@ -182,6 +182,16 @@ print_attrs(Out *o, const Graph *g, const Node *n)
 			puts_(o, " value=");
 			puts_(o, num);
 			break;
+		case ATTR_VALUES:
+			puts_(o, " values=(");
+			for (int i = 0; i < n->at.nvalues; i++) {
+				if (i)
+					puts_(o, ", ");
+				ir_fmt_double(num, sizeof num, n->at.values[i]);
+				puts_(o, num);
+			}
+			puts_(o, n->at.nvalues == 1 ? ",)" : ")");
+			break;
 		case ATTR_FILE:
 			puts_(o, " file=");
 			put_string(o, n->at.file);

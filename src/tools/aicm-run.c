@@ -533,6 +533,9 @@ fill_sources(const Graph *g, Tensor *vals, const Opts *o, Diag *d)
 				exec_set(&vals[i], e, in->v[in->nv == 1 ? 0 : e]);
 		} else if (n->op == OP_CONST && (n->at.set & AB(VALUE))) {
 			exec_fill_splat(&vals[i], n->at.value);
+		} else if (n->op == OP_CONST && (n->at.set & AB(VALUES))) {
+			for (int64_t e = 0; e < vals[i].numel && e < n->at.nvalues; e++)
+				exec_set(&vals[i], e, n->at.values[e]);
 		} else {
 			exec_fill_random(&vals[i], o->seed, n->name);
 		}

@@ -68,10 +68,14 @@ fill_sources(const MeasureCtx *c, const Graph *sg, Tensor *vals, Diag *d)
 				    n->loc, "autotune: %s", err);
 				return -1;
 			}
-		} else if (n->op == OP_CONST && (n->at.set & AB(VALUE)))
+		} else if (n->op == OP_CONST && (n->at.set & AB(VALUE))) {
 			exec_fill_splat(&vals[i], n->at.value);
-		else
+		} else if (n->op == OP_CONST && (n->at.set & AB(VALUES))) {
+			for (int64_t e = 0; e < vals[i].numel && e < n->at.nvalues; e++)
+				exec_set(&vals[i], e, n->at.values[e]);
+		} else {
 			exec_fill_random(&vals[i], c->seed, n->name);
+		}
 	}
 	return 0;
 }
