@@ -38,13 +38,13 @@ typedef struct Refs {
 	Ref *v;
 } Refs;
 
-enum { IV_BARE, IV_INT, IV_FLOAT, IV_WORD, IV_TUPLE };
+enum { IV_BARE, IV_INT, IV_FLOAT, IV_WORD, IV_TUPLE, IV_STRING };
 
 /* One 'name=value' (or a bare word, such as an element type). */
 typedef struct Item {
 	Ref name;
 	int kind;                    /* IV_* */
-	Ref val;                     /* INT, FLOAT or IDENT */
+	Ref val;                     /* INT, FLOAT, IDENT or STRING (decoded) */
 	Refs *tuple;                 /* IV_TUPLE */
 } Item;
 
@@ -80,5 +80,12 @@ char *parse_strndup(ParseCtx *ctx, const char *s, size_t n);
  * the way into the cache by the time the statement is reduced. */
 Tok parse_value(ParseCtx *ctx, const char *s, size_t n);
 void parse_bad_char(ParseCtx *ctx, const struct YYLTYPE *loc, unsigned char c);
+/* A string token text[0..n) with its quotes: decodes its escapes into
+ * *out (in the graph's arena, NUL-terminated); false after reporting a bad
+ * escape or a NUL byte at its place. */
+bool parse_string(ParseCtx *ctx, const struct YYLTYPE *loc, const char *text, size_t n,
+    Tok *out);
+/* Reports a string that its line or the file ends before it is closed. */
+void parse_unterminated(ParseCtx *ctx, const struct YYLTYPE *loc);
 
 #endif

@@ -132,16 +132,16 @@ static void t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val,
 }
 
 %token <tok> VALUE "value name" SYMBOL "'@name'" IDENT "identifier"
-%token <tok> INT "integer" FLOAT "number"
+%token <tok> INT "integer" FLOAT "number" STRING "string"
 %token GRAPH "'graph'" KERNEL "'kernel'" RETURN "'return'"
 /* Words that start a statement of a tiled body: keywords, because an
  * attribute list (items) may end in any identifier. */
 %token <tok> STORE "'store'" ATOMIC_ADD "'atomic_add'" ATOMIC_MAX "'atomic_max'"
 %token <tok> YIELD "'yield'"
 
-%type <refs> operands operands_opt tuple ints type_opt
+%type <refs> operands operands_opt tuple ints type_opt atuple elems
 %type <items> items
-%type <tok> storekw
+%type <tok> storekw elem
 %type <idx> idx
 %type <idxs> idxs idxs_opt
 %type <refs> ttype_opt ttype
@@ -310,7 +310,27 @@ ints:
 	| ints ',' INT          { $$ = refs_add($1, $3, L(@3)); }
 	;
 
-/* item = word | name "=" (int | float | word | tuple), each added to the
+/* An attribute's tuple also holds numbers and words (values=(1.5, inf));
+ * the attribute says which it takes.
+ * atuple = "(" ")" | "(" elem ("," elem)* ","? ")";  elem = int | float | word */
+atuple:
+	  '(' ')'               { $$ = refs_add(NULL, (Tok){0}, L(@1)); $$->n = 0; }
+	| '(' elems ')'         { $$ = $2; }
+	| '(' elems ',' ')'     { $$ = $2; }
+	;
+
+elems:
+	  elem                  { $$ = refs_add(NULL, $1, L(@1)); }
+	| elems ',' elem        { $$ = refs_add($1, $3, L(@3)); }
+	;
+
+elem:
+	  INT
+	| FLOAT
+	| IDENT
+	;
+
+/* item = word | name "=" (int | float | word | tuple | string), each added to the
  * list as it is read: an Item on bison's value stack made every semantic
  * value 80 bytes, and the copies of them were a fifth of a large parse. */
 items:
@@ -319,7 +339,8 @@ items:
 	| items IDENT '=' INT   { $$ = items_add($1, (Item){{$2, L(@2)}, IV_INT, {$4, L(@4)}, NULL}); }
 	| items IDENT '=' FLOAT { $$ = items_add($1, (Item){{$2, L(@2)}, IV_FLOAT, {$4, L(@4)}, NULL}); }
 	| items IDENT '=' IDENT { $$ = items_add($1, (Item){{$2, L(@2)}, IV_WORD, {$4, L(@4)}, NULL}); }
-	| items IDENT '=' tuple { $$ = items_add($1, (Item){{$2, L(@2)}, IV_TUPLE, {{0}, L(@4)}, $4}); }
+	| items IDENT '=' atuple { $$ = items_add($1, (Item){{$2, L(@2)}, IV_TUPLE, {{0}, L(@4)}, $4}); }
+	| items IDENT '=' STRING { $$ = items_add($1, (Item){{$2, L(@2)}, IV_STRING, {$4, L(@4)}, NULL}); }
 	;
 
 %%
@@ -356,6 +377,90 @@ parse_bad_char(ParseCtx *ctx, const YYLTYPE *loc, unsigned char c)
 		diag_error(ctx->d, L(*loc), "unexpected character '%c'", c);
 	else
 		diag_error(ctx->d, L(*loc), "unexpected byte 0x%02x", c);
+}
+
+static Loc
+at_byte(const YYLTYPE *loc, size_t off, size_t n)
+{
+	Loc r = {loc->first_line, loc->first_column + (int)off, (int)n};
+
+	return r;
+}
+
+void
+parse_unterminated(ParseCtx *ctx, const YYLTYPE *loc)
+{
+	Loc r = {loc->first_line, loc->first_column, 1};
+
+	diag_error(ctx->d, r, "unterminated string: found the end of the line, expected '\"'");
+}
+
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool
+parse_string(ParseCtx *ctx, const YYLTYPE *loc, const char *text, size_t n, Tok *out)
+{
+	char *buf = parse_strndup(ctx, text + 1, n - 2), *w = buf;
+
+	for (size_t i = 1; i + 1 < n; i++) {
+		unsigned char c = (unsigned char)text[i];
+		int hi, lo;
+
+		if (c == '\0') {
+			diag_error(ctx->d, at_byte(loc, i, 1), "a string cannot hold a NUL byte");
+			return false;
+		}
+		if (c != '\\') {
+			*w++ = (char)c;
+			continue;
+		}
+		c = (unsigned char)text[++i];
+		switch (c) {
+		case '"': *w++ = '"'; break;
+		case '\\': *w++ = '\\'; break;
+		case 'n': *w++ = '\n'; break;
+		case 't': *w++ = '\t'; break;
+		case 'x':
+			hi = i + 2 < n ? hexval((unsigned char)text[i + 1]) : -1;
+			lo = hi >= 0 && i + 3 < n ? hexval((unsigned char)text[i + 2]) : -1;
+			if (lo < 0) {
+				diag_error(ctx->d, at_byte(loc, i - 1, 2), "bad escape '\\x' in a string: "
+				    "expected two hex digits after it");
+				return false;
+			}
+			if (hi == 0 && lo == 0) {
+				diag_error(ctx->d, at_byte(loc, i - 1, 4), "a string cannot hold a NUL "
+				    "byte ('\\x00')");
+				return false;
+			}
+			*w++ = (char)(hi * 16 + lo);
+			i += 2;
+			break;
+		default:
+			if (c >= 0x20 && c < 0x7f)
+				diag_error(ctx->d, at_byte(loc, i - 1, 2), "bad escape '\\%c' in a string: "
+				    "expected \\\", \\\\, \\n, \\t or \\xHH", c);
+			else
+				diag_error(ctx->d, at_byte(loc, i - 1, 2), "bad escape '\\' then byte "
+				    "0x%02x in a string: expected \\\", \\\\, \\n, \\t or \\xHH", c);
+			return false;
+		}
+	}
+	*w = '\0';
+	out->s = buf;
+	out->len = (int)(w - buf);
+	out->hash = 0;
+	return true;
 }
 
 static void
@@ -399,6 +504,28 @@ yyreport_syntax_error(const yypcontext_t *yc, yyscan_t scanner, ParseCtx *ctx)
 			snprintf(found, sizeof found, "'%.40s...'", line + off);
 		else
 			snprintf(found, sizeof found, "'%.*s'", tl, line + off);
+	}
+	/* A string is only ever a file name (const's file=): offering it
+	 * wherever a value may follow '=' would be noise. */
+	/* Likewise an attribute tuple's numbers and words serve values= alone:
+	 * inside a tuple (an integer or ')' may follow) the hint is integers. */
+	{
+		bool tup = false, in_int = false;
+
+		for (int i = 0; i < n; i++) {
+			in_int = in_int || exp[i] == YYSYMBOL_INT;
+			tup = tup || !strcmp(yysymbol_name(exp[i]), "')'");
+		}
+		for (int i = 0; i < n; ) {
+			if (exp[i] == YYSYMBOL_STRING || (tup && in_int && (exp[i] == YYSYMBOL_FLOAT ||
+			    exp[i] == YYSYMBOL_IDENT))) {
+				memmove(&exp[i], &exp[i + 1], sizeof exp[0] * (size_t)(n - i - 1));
+				n--;
+				total--;
+			} else {
+				i++;
+			}
+		}
 	}
 	buf[0] = '\0';
 	if (total > MAXEXP)
@@ -479,7 +606,12 @@ parse_int(ParseCtx *c, Ref r, int64_t *v)
 
 	errno = 0;
 	*v = strtoll(r.t.s, &end, 10);
-	if (errno == ERANGE || *end) {
+	if (*end) {
+		diag_error(c->d, r.loc, "expected an integer, found '%.40s%s'", r.t.s,
+		    r.t.len > 40 ? "..." : "");
+		return false;
+	}
+	if (errno == ERANGE) {
 		diag_error(c->d, r.loc, "integer '%.40s%s' is out of range", r.t.s,
 		    r.t.len > 40 ? "..." : "");
 		return false;
@@ -538,7 +670,20 @@ attr_names(unsigned set, char *buf, size_t n)
 static const char *
 item_text(const Item *it)
 {
-	return it->kind == IV_TUPLE ? "a tuple" : it->val.t.s;
+	return it->kind == IV_TUPLE ? "a tuple" : it->kind == IV_STRING ? "a string" :
+	    it->val.t.s;
+}
+
+/* A file= path must stay inside the data directory: relative, no '..'
+ * component, not empty (symbolic links are checked when it is read). */
+static bool
+file_ok(ParseCtx *c, const Item *it)
+{
+	const char *why = ir_data_path_error(it->val.t.s);
+
+	if (why)
+		diag_error(c->d, it->val.loc, "'file' %s", why);
+	return !why;
 }
 
 static void
@@ -564,6 +709,17 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 	if (n->at.set & (1u << a)) {
 		diag_error(c->d, it->name.loc, "attribute '%s' is given twice", it->name.t.s);
 		return;
+	}
+	{
+		/* value=, file= and values= each give a const its data: one at most */
+		unsigned data = AB(VALUE) | AB(FILE) | AB(VALUES), had = n->at.set & data;
+
+		if ((data & (1u << a)) && had) {
+			diag_error(c->d, it->name.loc, "'%s' takes one of 'value', 'file' and "
+			    "'values'; '%s' is given already", op->name,
+			    ir_attrs[__builtin_ctz(had)].name);
+			return;
+		}
 	}
 	switch (ir_attrs[a].kind) {
 	case AK_FLOAT:
@@ -600,6 +756,46 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 			return;
 		}
 		break;
+	case AK_STRING:
+		if (it->kind != IV_STRING) {
+			diag_error(c->d, it->val.loc, "'%s' takes a string such as \"w.npy\", found %s",
+			    it->name.t.s, it->kind == IV_BARE ? "nothing" : item_text(it));
+			return;
+		}
+		if (!file_ok(c, it))
+			return;
+		n->at.file = it->val.t.s;
+		break;
+	case AK_FLOATS: {
+		double *vs;
+
+		if (it->kind != IV_TUPLE) {
+			diag_error(c->d, it->val.loc, "'%s' takes a tuple of numbers such as (1.5, -2), "
+			    "found %s", it->name.t.s, it->kind == IV_BARE ? "nothing" : item_text(it));
+			return;
+		}
+		if (it->tuple->n == 0 || it->tuple->n > IR_MAX_VALUES) {
+			diag_error(c->d, it->val.loc, "'%s' has %d elements; it holds 1 to %d (larger "
+			    "data goes in a file=)", it->name.t.s, it->tuple->n, IR_MAX_VALUES);
+			return;
+		}
+		vs = arena_alloc(&c->g->arena, sizeof(double) * (size_t)it->tuple->n);
+		for (int i = 0; i < it->tuple->n; i++) {
+			const Ref *r = &it->tuple->v[i];
+			char *end;
+
+			if (strcmp(r->t.s, "inf") && strcmp(r->t.s, "nan") &&
+			    !(r->t.s[0] == '-' || r->t.s[0] == '.' || (r->t.s[0] >= '0' && r->t.s[0] <= '9'))) {
+				diag_error(c->d, r->loc, "'%s' takes numbers, found '%.40s'", it->name.t.s,
+				    r->t.s);
+				return;
+			}
+			vs[i] = strtod(r->t.s, &end);
+		}
+		n->at.values = vs;
+		n->at.nvalues = it->tuple->n;
+		break;
+	}
 	case AK_INTS: {
 		int64_t *dst = a == ATTR_PERM ? n->at.perm : n->at.shape;
 		int *cnt = a == ATTR_PERM ? &n->at.nperm : &n->at.nshape;
@@ -765,6 +961,14 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 	}
 	if (ir_ops[n->op].cls == OC_SOURCE && !shape)
 		diag_error(c->d, ol, "'%s' needs a type, such as ': (64, 48)'", op.s);
+	if ((n->at.set & AB(VALUES)) && n->type.rank >= 0 &&
+	    ir_type_numel(&n->type) != n->at.nvalues) {
+		char buf[IR_TYPE_STR];
+
+		diag_error(c->d, n->attrloc[ATTR_VALUES], "'values' has %d element%s, but the type "
+		    "%s has %lld", n->at.nvalues, n->at.nvalues == 1 ? "" : "s",
+		    ir_shape_str(&n->type, buf), (long long)ir_type_numel(&n->type));
+	}
 	for (int a = 0; a < ATTR_COUNT; a++)
 		if ((ir_ops[n->op].required & (1u << a)) && !(named & (1u << a)))
 			diag_error(c->d, ol, "'%s' needs attribute '%s'", op.s, ir_attrs[a].name);

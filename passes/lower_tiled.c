@@ -1070,8 +1070,10 @@ run(Graph *g, const PassArgs *args, Diag *d)
 			k.loc = nd->loc;
 			k.kernel = -1;
 			k.tile = nd->tile;
-			if (!nd->tile)
+			if (!nd->tile) {
 				k.at = nd->at;
+				k.attrloc = nd->attrloc;   /* a file= error points at it */
+			}
 			g->nodes[i] = k;
 		}
 		free(g->kernels);

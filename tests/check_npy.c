@@ -1,10 +1,12 @@
 /*
  * check_npy.c: .npy files: header versions 1.0, 2.0 and 3.0, the writer's
  * bytes, round trips of every rank and both element types, and each error
- * with the message it must give (the file, what it holds, what is wanted).
+ * with the message it must give (the file, what it holds, what is wanted);
+ * a const's file= confined to its data directory.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_aicm.h"
@@ -393,6 +395,71 @@ START_TEST(test_npy_write_error)
 }
 END_TEST
 
+/* A const's file= (exec_const_read): read relative to the data directory,
+ * which it must stay inside: absolute, '..' and a symbolic link that leads
+ * out are refused (-1), a missing file cannot be read (-2). */
+static int
+const_read(const char *datadir, const char *file, Tensor *t, char *err)
+{
+	Node n = {.op = OP_CONST, .name = "W", .type = {.rank = 1, .dt = DT_F64, .dim = {2}}};
+
+	n.at.set = AB(FILE);
+	n.at.file = file;
+	return exec_const_read(datadir, &n, 0, t, err);
+}
+
+START_TEST(test_npy_const_confined)
+{
+	char in[128], path[256], err[EXEC_ERR_MAX];
+	Tensor t;
+
+	make_file("out.npy", 1, HDR("<f8", "False", "(2,)"), 16);
+	snprintf(in, sizeof in, "%s/in", dir);
+	ck_assert_int_eq(mkdir(in, 0700), 0);
+	snprintf(path, sizeof path, "%s/sub", in);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	make_file("in/sub/w.npy", 1, HDR("<f8", "False", "(2,)"), 16);
+	make_file("in/f32.npy", 1, HDR("<f4", "False", "(2,)"), 8);
+
+	ck_assert_int_eq(const_read(in, "sub/w.npy", &t, err), 0);
+	ck_assert_int_eq(t.numel, 2);
+	exec_tensor_free(&t);
+	ck_assert_int_eq(const_read(in, "./sub//w.npy", &t, err), 0);
+	exec_tensor_free(&t);
+
+	ck_assert_int_eq(const_read(in, "f32.npy", &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "holds (2,) f32, but '%W' in the IR is (2,) f64"));
+	ck_assert_int_eq(const_read(in, "../out.npy", &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "'file' has a '..' component"));
+	ck_assert_int_eq(const_read(in, "sub/../../out.npy", &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "'..' component"));
+	snprintf(path, sizeof path, "%s/out.npy", dir);
+	ck_assert_int_eq(const_read(in, path, &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "'file' is an absolute path"));
+
+	/* a link inside that leads out, directly or through a folder */
+	snprintf(path, sizeof path, "%s/link.npy", in);
+	ck_assert_int_eq(symlink("../out.npy", path), 0);
+	ck_assert_int_eq(const_read(in, "link.npy", &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "leads outside the data directory"));
+	snprintf(path, sizeof path, "%s/up", in);
+	ck_assert_int_eq(symlink("..", path), 0);
+	ck_assert_int_eq(const_read(in, "up/out.npy", &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "leads outside the data directory"));
+	/* a link that stays inside is fine */
+	snprintf(path, sizeof path, "%s/inner.npy", in);
+	ck_assert_int_eq(symlink("sub/w.npy", path), 0);
+	ck_assert_int_eq(const_read(in, "inner.npy", &t, err), 0);
+	exec_tensor_free(&t);
+
+	ck_assert_int_eq(const_read(in, "none.npy", &t, err), -2);
+	ck_assert_ptr_nonnull(strstr(err, "cannot read"));
+	ck_assert_ptr_nonnull(strstr(err, "none.npy"));
+	ck_assert_int_eq(const_read("/nonexistent-dir", "w.npy", &t, err), -2);
+	ck_assert_ptr_nonnull(strstr(err, "cannot read the data directory"));
+}
+END_TEST
+
 Suite *
 make_npy_suite(void)
 {
@@ -408,6 +475,7 @@ make_npy_suite(void)
 	tcase_add_test(f, test_npy_convert);
 	tcase_add_test(f, test_npy_read_limit);
 	tcase_add_test(f, test_npy_write_error);
+	tcase_add_test(f, test_npy_const_confined);
 	suite_add_tcase(s, h);
 	suite_add_tcase(s, f);
 	return s;

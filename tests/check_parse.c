@@ -163,6 +163,134 @@ START_TEST(test_lex_bad_byte)
 }
 END_TEST
 
+/* A string's escapes decode to the bytes they name. */
+START_TEST(test_lex_string_escapes)
+{
+	static const char src[] = "graph { %w = const() : (2,) file=\"a\\\"b\\\\c\\n\\t\\x41\\xfF"
+	    "\xc3\xa9\" }";
+	Graph *g = parse_ok(src);
+
+	ck_assert_str_eq(node(g, "w")->at.file, "a\"b\\c\n\tA\xff\xc3\xa9");
+	ck_assert(node(g, "w")->at.set & AB(FILE));
+	ir_graph_free(g);
+}
+END_TEST
+
+/* Each bad string: one located message naming what was found and what was
+ * expected, and no second one from the grammar. */
+START_TEST(test_lex_string_errors)
+{
+	static const struct {
+		const char *src, *msg;
+	} bad[] = {
+		{"graph { %w = const() : (2,) file=\"ab\n}", "t.aicm:1:34: error: unterminated string: "
+		    "found the end of the line, expected '\"'\n"},
+		{"graph { %w = const() : (2,) file=\"ab", "t.aicm:1:34: error: unterminated string"},
+		{"graph { %w = const() : (2,) file=\"ab\\", "t.aicm:1:34: error: unterminated string"},
+		{"graph { %w = const() : (2,) file=\"a\\qb\" }", "t.aicm:1:36: error: bad escape '\\q' "
+		    "in a string: expected \\\", \\\\, \\n, \\t or \\xHH\n"},
+		{"graph { %w = const() : (2,) file=\"a\\\x01\" }", "t.aicm:1:36: error: bad escape '\\' "
+		    "then byte 0x01"},
+		{"graph { %w = const() : (2,) file=\"a\\xg0\" }", "t.aicm:1:36: error: bad escape '\\x' "
+		    "in a string: expected two hex digits after it\n"},
+		{"graph { %w = const() : (2,) file=\"a\\x0\" }", "expected two hex digits"},
+		{"graph { %w = const() : (2,) file=\"a\\x00\" }", "t.aicm:1:36: error: a string cannot "
+		    "hold a NUL byte ('\\x00')\n"},
+		{"graph { %w = const() : (2,) file=\"/w.npy\" }", "t.aicm:1:34: error: 'file' is an "
+		    "absolute path; expected a path relative to the data directory\n"},
+		{"graph { %w = const() : (2,) file=\"a/../../w.npy\" }", "t.aicm:1:34: error: 'file' has "
+		    "a '..' component"},
+		{"graph { %w = const() : (2,) file=\"..\" }", "'..' component"},
+		{"graph { %w = const() : (2,) value=1 file=\"w\" }", "t.aicm:1:37: error: 'const' takes "
+		    "one of 'value', 'file' and 'values'; 'value' is given already\n"},
+		{"graph { %w = const() : (2,) file=(1, 2) }", "'file' takes a string such as \"w.npy\", "
+		    "found a tuple\n"},
+		{"graph { %w = input() : (2,) file=\"w\" }", "'input' has no attribute 'file'"},
+	};
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *msgs;
+		Graph *g = parse(bad[i].src, &msgs);
+
+		ck_assert_msg(g == NULL, "accepted: %s", bad[i].src);
+		ck_assert_msg(strstr(msgs, bad[i].msg) != NULL, "for %s\nwanted %s\ngot %s",
+		    bad[i].src, bad[i].msg, msgs);
+		ck_assert_msg(!strstr(msgs + 1, "t.aicm:1") || !strstr(strstr(msgs + 1, "t.aicm:1") + 1,
+		    "t.aicm:1"), "more than one message: %s", msgs);
+		free(msgs);
+	}
+	/* A NUL byte in the text inside a string */
+	{
+		static const char src[] = "graph { %w = const() : (2,) file=\"a\0b\" }";
+		char *buf = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&buf, &n);
+		Diag d;
+
+		diag_init(&d, "t.aicm", src, sizeof src - 1, f);
+		ck_assert_ptr_null(parse_graph(src, sizeof src - 1, 1, &d));
+		diag_free(&d);
+		fclose(f);
+		ck_assert_ptr_nonnull(strstr(buf, "t.aicm:1:36: error: a string cannot hold a NUL byte"));
+		free(buf);
+	}
+}
+END_TEST
+
+/* values=: exactly the type's element count, 1 to 64, numbers only, and
+ * not beside value= or file=; '(5)' is one element. */
+START_TEST(test_parse_values)
+{
+	static const struct {
+		const char *src, *msg;
+	} bad[] = {
+		{"graph { %c = const() : (2,) values=(1, 2, 3) }", "t.aicm:1:29: error: 'values' has 3 "
+		    "elements, but the type (2,) has 2\n"},
+		{"graph { %c = const() : () values=(1, 2) }", "'values' has 2 elements, but the type () "
+		    "has 1\n"},
+		{"graph { %c = const() : (2,) values=() }", "'values' has 0 elements; it holds 1 to 64"},
+		{"graph { %c = const() : (2,) values=(1, x) }", "t.aicm:1:40: error: 'values' takes "
+		    "numbers, found 'x'\n"},
+		{"graph { %c = const() : (2,) values=(1, 2) value=1 }", "'const' takes one of 'value', "
+		    "'file' and 'values'; 'values' is given already\n"},
+		{"graph { %c = const() : (2,) file=\"w\" values=(1, 2) }", "'file' is given already"},
+		{"graph { %c = const() : (2,) values=1 }", "'values' takes a tuple of numbers"},
+		{"graph { %x = input() : (2, 3) %y = transpose(%x) perm=(1.5, 0) }", "expected an "
+		    "integer, found '1.5'"},
+	};
+	char src[800];
+	size_t m = 0;
+	char *msgs;
+	Graph *g;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		g = parse(bad[i].src, &msgs);
+		ck_assert_msg(g == NULL, "accepted: %s", bad[i].src);
+		ck_assert_msg(strstr(msgs, bad[i].msg) != NULL, "for %s\nwanted %s\ngot %s",
+		    bad[i].src, bad[i].msg, msgs);
+		free(msgs);
+	}
+	m += (size_t)snprintf(src + m, sizeof src - m, "graph { %%c = const() : (65,) values=(");
+	for (int i = 0; i < 65; i++)
+		m += (size_t)snprintf(src + m, sizeof src - m, "%s%d", i ? ", " : "", i);
+	snprintf(src + m, sizeof src - m, ") }");
+	g = parse(src, &msgs);
+	ck_assert_ptr_null(g);
+	ck_assert_ptr_nonnull(strstr(msgs, "'values' has 65 elements; it holds 1 to 64"));
+	free(msgs);
+
+	g = parse_ok("graph { %c = const() : (2, 2) f32 values=(1.5, -2e-3, inf, -inf)\n"
+	    "%s = const() : () values=(5) %t = const() : (1,) values=(nan,) }");
+	ck_assert_int_eq(node(g, "c")->at.nvalues, 4);
+	ck_assert(node(g, "c")->at.values[0] == 1.5);
+	ck_assert(node(g, "c")->at.values[1] == -2e-3);
+	ck_assert(node(g, "c")->at.values[3] < -1e308);
+	ck_assert(node(g, "s")->at.values[0] == 5);
+	ck_assert(node(g, "t")->at.values[0] != node(g, "t")->at.values[0]);
+	ir_graph_free(g);
+}
+END_TEST
+
 /* ---- graph, braces, comments ------------------------------------------ */
 
 START_TEST(test_parse_angle_braces)
@@ -868,6 +996,9 @@ make_parse_suite(void)
 	tcase_add_test(tc, test_lex_numbers);
 	tcase_add_test(tc, test_lex_bad_character);
 	tcase_add_test(tc, test_lex_bad_byte);
+	tcase_add_test(tc, test_lex_string_escapes);
+	tcase_add_test(tc, test_lex_string_errors);
+	tcase_add_test(tc, test_parse_values);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("graph");

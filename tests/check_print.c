@@ -348,6 +348,47 @@ START_TEST(test_print_float_attr_round_trip)
 }
 END_TEST
 
+/* Every byte but NUL through file=: the printer escapes '"', '\\' and the
+ * bytes outside printable ASCII, and what it prints reads back the same. */
+START_TEST(test_print_string_escapes)
+{
+	char src[1200], *once, *twice;
+	size_t m = 0;
+
+	m += (size_t)snprintf(src + m, sizeof src - m, "graph {\n  %%w = const() : (2,) file=\"");
+	for (int c = 1; c < 256; c++)
+		m += (size_t)snprintf(src + m, sizeof src - m, "\\x%02x", c);
+	snprintf(src + m, sizeof src - m, "\"\n}\n");
+	once = reprint(src);
+	ck_assert_ptr_nonnull(strstr(once, "file=\"\\x01\\x02"));
+	ck_assert_ptr_nonnull(strstr(once, "\\x08\\t\\n\\x0b"));
+	ck_assert_ptr_nonnull(strstr(once, "\\x1f !\\\"#"));
+	ck_assert_ptr_nonnull(strstr(once, "[\\\\]"));
+	ck_assert_ptr_nonnull(strstr(once, "}~\\x7f\\x80"));
+	ck_assert_ptr_nonnull(strstr(once, "\\xfe\\xff\"\n"));
+	twice = reprint(once);
+	ck_assert_str_eq(once, twice);
+	free(once);
+	free(twice);
+}
+END_TEST
+
+/* values= prints each element as the shortest text that reads back the
+ * same double, one element as '(x,)'; the printed form is a fixed point. */
+START_TEST(test_print_values)
+{
+	char *once = reprint("graph {\n  %c = const() : (2, 3) values=(0.1, -2e-3, 1e300, inf, "
+	    "-inf, nan)\n  %s = const() : () f32 values=(5)\n}\n"), *twice;
+
+	ck_assert_ptr_nonnull(strstr(once, "values=(0.1, -0.002, 1e+300, inf, -inf, nan)\n"));
+	ck_assert_ptr_nonnull(strstr(once, "f32 values=(5.0,)\n"));
+	twice = reprint(once);
+	ck_assert_str_eq(once, twice);
+	free(once);
+	free(twice);
+}
+END_TEST
+
 Suite *
 make_print_suite(void)
 {
@@ -372,6 +413,8 @@ make_print_suite(void)
 	tcase_add_test(tc, test_print_float_specials);
 	tcase_add_test(tc, test_print_float_shortest_random);
 	tcase_add_test(tc, test_print_float_attr_round_trip);
+	tcase_add_test(tc, test_print_string_escapes);
+	tcase_add_test(tc, test_print_values);
 	suite_add_tcase(s, tc);
 	return s;
 }

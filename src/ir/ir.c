@@ -573,8 +573,19 @@ ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand)
 			    copy_name(sg, src->name));
 			sg->nodes[s].type = src->type;
 			sg->nodes[s].loc = src->loc;
-			if (src->op == OP_CONST)
+			if (src->op == OP_CONST) {
 				sg->nodes[s].at = src->at;
+				sg->nodes[s].attrloc = src->attrloc;   /* in g's arena */
+				if (src->at.set & AB(FILE))
+					sg->nodes[s].at.file = copy_name(sg, src->at.file);
+				if (src->at.set & AB(VALUES)) {
+					size_t b = sizeof(double) * (size_t)src->at.nvalues;
+					double *vs = arena_alloc(&sg->arena, b);
+
+					memcpy(vs, src->at.values, b);
+					sg->nodes[s].at.values = vs;
+				}
+			}
 			map[v] = s;
 		}
 	kn = ir_add_kernel(sg, copy_name(sg, cand->name), cand->kind);
@@ -712,4 +723,23 @@ ir_node_flops(const Graph *g, int i)
 	}
 	}
 	return 0;
+}
+
+const char *
+ir_data_path_error(const char *path)
+{
+	if (!path[0])
+		return "is empty; expected a .npy path relative to the data directory";
+	if (path[0] == '/')
+		return "is an absolute path; expected a path relative to the data directory";
+	for (const char *p = path; *p; ) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return "has a '..' component; expected a path inside the data directory";
+		p += n;
+		if (*p)
+			p++;
+	}
+	return NULL;
 }

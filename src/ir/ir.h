@@ -86,11 +86,13 @@ char *ir_shape_str(const Type *t, char *buf);
 
 /* ---- attributes ------------------------------------------------------ */
 
-typedef enum AttrKind { AK_INT, AK_FLOAT, AK_BOOL, AK_INTS } AttrKind;
+typedef enum AttrKind { AK_INT, AK_FLOAT, AK_BOOL, AK_INTS, AK_STRING, AK_FLOATS } AttrKind;
 
 /* ATTR(id, name, kind): declared order is printing order. */
 #define IR_ATTRS(X)                   \
 	X(VALUE, "value", AK_FLOAT)        \
+	X(FILE, "file", AK_STRING)         \
+	X(VALUES, "values", AK_FLOATS)     \
 	X(AXIS, "axis", AK_INT)            \
 	X(KEEPDIMS, "keepdims", AK_BOOL)   \
 	X(PERM, "perm", AK_INTS)           \
@@ -112,11 +114,21 @@ typedef struct AttrInfo {
 
 extern const AttrInfo ir_attrs[ATTR_COUNT];
 int ir_attr_lookup(const char *name);          /* -1 if unknown */
+/* Why a file= path cannot name a file inside the data directory (empty,
+ * absolute, or with a '..' component), as words to follow "'file' "; NULL
+ * when it is fine as text. */
+const char *ir_data_path_error(const char *path);
+
+/* The most elements a values= holds: larger data goes in a file=. */
+enum { IR_MAX_VALUES = 64 };
 
 /* The values of one node's attributes; set has a bit per written one. */
 typedef struct Attrs {
 	unsigned set;
 	double value;
+	/* file=: a .npy path relative to the data directory, as written (no
+	 * NUL inside); in the graph's arena. */
+	const char *file;
 	int64_t axis;
 	bool keepdims;
 	/* No op takes both perm and shape: they share their storage (a node
@@ -129,6 +141,11 @@ typedef struct Attrs {
 		struct {
 			int nshape;
 			int64_t shape[IR_MAX_RANK];
+		};
+		/* values=: a const's elements, row-major, in the graph's arena */
+		struct {
+			int nvalues;             /* 1..IR_MAX_VALUES */
+			const double *values;
 		};
 	};
 } Attrs;

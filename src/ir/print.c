@@ -136,6 +136,38 @@ default_perm(const Attrs *at, int rank)
 	return true;
 }
 
+/* A string in the text format's syntax: '"', '\\' and the bytes outside
+ * printable ASCII are escaped, so that it reads back the same. */
+static void
+put_string(Out *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	put(o, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		char e[4] = {'\\', 0, 0, 0};
+		size_t n = 2;
+
+		if (*p == '"' || *p == '\\') {
+			e[1] = (char)*p;
+		} else if (*p == '\n') {
+			e[1] = 'n';
+		} else if (*p == '\t') {
+			e[1] = 't';
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			e[1] = 'x';
+			e[2] = hex[*p >> 4];
+			e[3] = hex[*p & 15];
+			n = 4;
+		} else {
+			put(o, (const char *)p, 1);
+			continue;
+		}
+		put(o, e, n);
+	}
+	put(o, "\"", 1);
+}
+
 static void
 print_attrs(Out *o, const Graph *g, const Node *n)
 {
@@ -149,6 +181,20 @@ print_attrs(Out *o, const Graph *g, const Node *n)
 			ir_fmt_double(num, sizeof num, n->at.value);
 			puts_(o, " value=");
 			puts_(o, num);
+			break;
+		case ATTR_VALUES:
+			puts_(o, " values=(");
+			for (int i = 0; i < n->at.nvalues; i++) {
+				if (i)
+					puts_(o, ", ");
+				ir_fmt_double(num, sizeof num, n->at.values[i]);
+				puts_(o, num);
+			}
+			puts_(o, n->at.nvalues == 1 ? ",)" : ")");
+			break;
+		case ATTR_FILE:
+			puts_(o, " file=");
+			put_string(o, n->at.file);
 			break;
 		case ATTR_AXIS:
 			puts_(o, " axis=");

@@ -168,6 +168,13 @@ int exec_npy_parse_header(const unsigned char *buf, size_t len, NpyHeader *h, ch
  * be read (exit 2); err names the file, what it holds and what is wanted. */
 int exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t max_bytes,
     Tensor *t, char *err);
+/* Reads the data of const n, written file="PATH": PATH is taken relative
+ * to datadir (NULL: the current directory) and must resolve, symbolic
+ * links followed, to a file inside it.  Otherwise as exec_npy_read, the
+ * file checked against n's type: 0, -1 (a path that leads outside, or
+ * wrong content: exit 1) or -2 (cannot be read: exit 2). */
+int exec_const_read(const char *datadir, const Node *n, int64_t max_bytes, Tensor *t,
+    char *err);
 /* Writes t as a version 1.0 .npy file, whole or not at all.  Returns 0 or
  * -1 with the message in err. */
 int exec_npy_write(const char *path, const Tensor *t, char *err);

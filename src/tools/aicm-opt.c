@@ -56,6 +56,7 @@ typedef struct Opts {
 	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
 	int errlimit;                /* --error-limit */
 	int64_t max_work;            /* --max-work: autotune{measure=true}'s runs */
+	const char *datadir;         /* --data-dir */
 } Opts;
 
 /* --dump-dir: one output per stage, by stage index, kept open across
@@ -122,6 +123,10 @@ usage(FILE *f)
 	    "                           tiling's runs (and for its reference run), checked\n"
 	    "                           before measuring (default 1T = 1e12; 0: no limit;\n"
 	    "                           k/M/G/T/P are powers of 1000)\n"
+	    "  --data-dir=DIR           folder that const file= paths are relative to, and\n"
+	    "                           must stay inside, when autotune{measure=true} reads\n"
+	    "                           them (default: the input's folder; for stdin, the\n"
+	    "                           current directory); file= is printed as written\n"
 	    "  --reproducer=FILE        when a pass fails, write the IR it was given and a\n"
 	    "                           // RUN: line that reproduces the failure to FILE\n"
 	    "                           (internal errors always write one, by default to\n"
@@ -200,6 +205,8 @@ parse_args(int argc, char **argv, Opts *o)
 			o->verify_diags = true;
 		} else if ((v = cli_optval(argc, argv, &i, "--error-limit"))) {
 			o->errlimit = (int)cli_parse_int("--error-limit", v, 0, INT_MAX);
+		} else if ((v = cli_optval(argc, argv, &i, "--data-dir"))) {
+			o->datadir = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--max-work"))) {
 			o->max_work = cli_parse_flops("--max-work", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--reproducer"))) {
@@ -582,7 +589,7 @@ main(int argc, char **argv)
 {
 	Opts o;
 	Pipeline pl = {0};
-	char *buf, *out = NULL;
+	char *buf, *out = NULL, *datadir;
 	size_t len, outlen = 0;
 	FILE *os;
 	Diag d;
@@ -614,6 +621,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	diag_init(&d, strcmp(o.input, "-") ? o.input : "<stdin>", buf, len, stderr);
+	datadir = cli_data_dir(o.datadir, o.input);
+	mc.datadir = datadir;
 	d.collect = o.verify_diags;
 	/* Under --verify-diagnostics the limit bounds the mismatches printed;
 	 * what is collected to match is never cut short. */
@@ -714,6 +723,7 @@ main(int argc, char **argv)
 	free(ch);
 	diag_free(&d);
 	free(buf);
+	free(datadir);
 	pass_free_pipeline(&pl);
 	return status;
 }

@@ -75,6 +75,8 @@ typedef struct Opts {
 	bool stats, stats_json;      /* --stats[=json] */
 	int errlimit;                /* --error-limit */
 	int64_t max_work;            /* --max-work */
+	const char *datadir_opt;     /* --data-dir */
+	char *datadir;               /* of const file=: --data-dir or FILE's folder */
 } Opts;
 
 static void
@@ -99,6 +101,9 @@ usage(FILE *f)
 	    "  --input NAME=2x3xf32=1,2,3,4,5,6\n"
 	    "                           the same, inline (IREE's form; 'f64=2.5' for a scalar,\n"
 	    "                           one value to splat)\n"
+	    "  --data-dir=DIR           folder that const file= paths are relative to, and\n"
+	    "                           must stay inside (default: FILE's folder; for\n"
+	    "                           stdin, the current directory)\n"
 	    "  --output-dir=DIR         write every output as DIR/NAME.npy (default: none)\n"
 	    "  --expected-output NAME=F.npy\n"
 	    "                           compare output NAME with a file; exit 1 on mismatch\n"
@@ -319,6 +324,8 @@ parse_args(int argc, char **argv, Opts *o)
 			o->stats = o->stats_json = true;
 		} else if (!strncmp(a, "--stats=", 8)) {
 			cli_usage_error("--stats takes json (or nothing), not '%s'", a + 8);
+		} else if ((v = cli_optval(argc, argv, &i, "--data-dir"))) {
+			o->datadir_opt = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--threads"))) {
 			o->threads = (int)parse_count("--threads", v, 1, 1024);
 		} else if ((v = cli_optval(argc, argv, &i, "--seed"))) {
@@ -375,6 +382,7 @@ parse_args(int argc, char **argv, Opts *o)
 static void
 free_opts(Opts *o)
 {
+	free(o->datadir);
 	for (int k = 0; k < o->nin; k++) {
 		free(o->in[k].name);
 		free(o->in[k].v);
@@ -470,10 +478,10 @@ fail:
 
 /* ---- sources --------------------------------------------------------- */
 
-/* Fills every source of g: --input, else a const's value=, else random.
- * 0, or the exit status of the failure (message printed). */
+/* Fills every source of g: --input, else a const's file= or value=, else
+ * random.  0, or the exit status of the failure (message printed). */
 static int
-fill_sources(const Graph *g, Tensor *vals, const Opts *o)
+fill_sources(const Graph *g, Tensor *vals, const Opts *o, Diag *d)
 {
 	char err[EXEC_ERR_MAX], s1[IR_TYPE_STR], s2[IR_TYPE_STR], who[256];
 
@@ -504,6 +512,16 @@ fill_sources(const Graph *g, Tensor *vals, const Opts *o)
 			    ir_dtype_name(n->type.dt));
 			return 1;
 		}
+		if (!in && n->op == OP_CONST && (n->at.set & AB(FILE))) {
+			int rc = exec_const_read(o->datadir, n, o->lim.max_bytes, &vals[i], err);
+
+			if (rc != 0) {
+				diag_error(d, ir_attr_loc(n, ATTR_FILE).line ? ir_attr_loc(n, ATTR_FILE) :
+				    n->loc, "%s", err);
+				return rc == -2 ? 2 : 1;
+			}
+			continue;
+		}
 		if (exec_tensor_alloc(&vals[i], &n->type, 0) != 0) {
 			fprintf(stderr, "%s: error: '%%%s' %s %s: cannot allocate %lld bytes\n", cli_tool,
 			    n->name, ir_shape_str(&n->type, s1), ir_dtype_name(n->type.dt),
@@ -515,6 +533,9 @@ fill_sources(const Graph *g, Tensor *vals, const Opts *o)
 				exec_set(&vals[i], e, in->v[in->nv == 1 ? 0 : e]);
 		} else if (n->op == OP_CONST && (n->at.set & AB(VALUE))) {
 			exec_fill_splat(&vals[i], n->at.value);
+		} else if (n->op == OP_CONST && (n->at.set & AB(VALUES))) {
+			for (int64_t e = 0; e < vals[i].numel && e < n->at.nvalues; e++)
+				exec_set(&vals[i], e, n->at.values[e]);
 		} else {
 			exec_fill_random(&vals[i], o->seed, n->name);
 		}
@@ -715,6 +736,8 @@ main(int argc, char **argv)
 	mc.seed = o.seed;
 	mc.lim = o.lim;
 	mc.max_work = o.max_work;
+	o.datadir = cli_data_dir(o.datadir_opt, o.file);
+	mc.datadir = o.datadir;
 	g = load_graph(buf, len, &pl, &pm, &d, &status);
 	if (g && o.check)
 		ref = load_graph(buf, len, NULL, NULL, &d, &status);
@@ -752,7 +775,7 @@ main(int argc, char **argv)
 		}
 	}
 	vals = xcalloc((size_t)g->nnodes, sizeof *vals);
-	if ((status = fill_sources(g, vals, &o)) != 0)
+	if ((status = fill_sources(g, vals, &o, &d)) != 0)
 		goto done;
 	if (o.bench > 0) {
 		double *ms = xmalloc(sizeof(double) * (size_t)o.bench), med;
@@ -798,7 +821,7 @@ main(int argc, char **argv)
 	}
 	if (ref) {
 		rvals = xcalloc((size_t)ref->nnodes, sizeof *rvals);
-		if ((status = fill_sources(ref, rvals, &o)) != 0)
+		if ((status = fill_sources(ref, rvals, &o, &d)) != 0)
 			goto done;
 		if (exec_interp(ref, rvals, &d) != 0) {
 			status = 1;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "diag.h"
 
 _Noreturn void
 cli_usage_error(const char *fmt, ...)
@@ -100,4 +101,21 @@ cli_flush_stdout(void)
 		return 0;
 	fprintf(stderr, "%s: error: cannot write the output: %s\n", cli_tool, strerror(errno));
 	return 2;
+}
+
+char *
+cli_data_dir(const char *dir, const char *input)
+{
+	const char *slash;
+	char *r;
+
+	if (dir)
+		return xstrdup(dir);
+	if (!strcmp(input, "-") || !(slash = strrchr(input, '/')))
+		return xstrdup(".");
+	if (slash == input)
+		return xstrdup("/");
+	r = xstrdup(input);
+	r[slash - input] = '\0';
+	return r;
 }

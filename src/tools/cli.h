@@ -32,6 +32,10 @@ long long cli_parse_int(const char *opt, const char *s, long long lo, long long 
  * count below 2^63; anything else is a usage error naming opt. */
 long long cli_parse_flops(const char *opt, const char *s);
 
+/* The data directory of const file= paths: dir (--data-dir) when given,
+ * else the folder of input ("." for "-", stdin).  Malloc'd. */
+char *cli_data_dir(const char *dir, const char *input);
+
 /* Flushes stdout; 0, or 2 after "TOOL: error: cannot write the output:
  * REASON" (a full disk, a closed pipe). */
 int cli_flush_stdout(void);

@@ -59,10 +59,23 @@ fill_sources(const MeasureCtx *c, const Graph *sg, Tensor *vals, Diag *d)
 			    (long long)exec_type_bytes(&n->type));
 			return -1;
 		}
-		if (n->op == OP_CONST && (n->at.set & AB(VALUE)))
+		if (n->op == OP_CONST && (n->at.set & AB(FILE))) {
+			char err[EXEC_ERR_MAX];
+
+			exec_tensor_free(&vals[i]);
+			if (exec_const_read(c->datadir, n, c->lim.max_bytes, &vals[i], err) != 0) {
+				diag_error(d, ir_attr_loc(n, ATTR_FILE).line ? ir_attr_loc(n, ATTR_FILE) :
+				    n->loc, "autotune: %s", err);
+				return -1;
+			}
+		} else if (n->op == OP_CONST && (n->at.set & AB(VALUE))) {
 			exec_fill_splat(&vals[i], n->at.value);
-		else
+		} else if (n->op == OP_CONST && (n->at.set & AB(VALUES))) {
+			for (int64_t e = 0; e < vals[i].numel && e < n->at.nvalues; e++)
+				exec_set(&vals[i], e, n->at.values[e]);
+		} else {
 			exec_fill_random(&vals[i], c->seed, n->name);
+		}
 	}
 	return 0;
 }

@@ -24,6 +24,7 @@ typedef struct MeasureCtx {
 	int64_t max_work;            /* flops of the reference run, and of each
 	                              * candidate's runs (--max-work; <= 0: none) */
 	const char *tool;            /* for messages */
+	const char *datadir;         /* of const file= (exec_const_read) */
 } MeasureCtx;
 
 /* A context with the defaults (3 timed runs, seed 0, the default limits)
