@@ -208,6 +208,18 @@ make_data(const char *name, const char *hdr, const void *data, size_t n)
 	return p;
 }
 
+/* Checks and frees a (2, 3, 4) tensor read from the Fortran-ordered ramp
+ * 0..23: element (i, j, l) lies at i + 2 j + 6 l. */
+static void
+expect_ramp234(Tensor *t)
+{
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++)
+			for (int l = 0; l < 4; l++)
+				ck_assert(exec_get(t, (i * 3 + j) * 4 + l) == i + 2 * j + 6 * l);
+	exec_tensor_free(t);
+}
+
 /* Big-endian and Fortran-ordered files are converted, as np.load does:
  * each against the C-order array numpy would give. */
 START_TEST(test_npy_convert)
@@ -229,16 +241,12 @@ START_TEST(test_npy_convert)
 		ck_assert(exec_get(&t, i) == want[i]);
 	exec_tensor_free(&t);
 
-	/* rank 3: element (i, j, l) lies at i + 2 j + 6 l */
+	/* rank 3 */
 	for (int k = 0; k < 24; k++)
 		f3[k] = (float)k;
 	p = make_data("fortran3.npy", HDR("<f4", "True", "(2, 3, 4)"), f3, sizeof f3);
 	ck_assert_int_eq(exec_npy_read(p, &t234, NULL, 0, &t, err), 0);
-	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 3; j++)
-			for (int l = 0; l < 4; l++)
-				ck_assert(exec_get(&t, (i * 3 + j) * 4 + l) == i + 2 * j + 6 * l);
-	exec_tensor_free(&t);
+	expect_ramp234(&t);
 
 	/* big-endian f8, C order */
 	for (int i = 0; i < 6; i++)
@@ -263,13 +271,9 @@ START_TEST(test_npy_convert)
 		p = make_data("bigf.npy", HDR(">f4", "True", "(2, 3, 4)"), b4, sizeof b4);
 	}
 	ck_assert_int_eq(exec_npy_read(p, &t234, NULL, 0, &t, err), 0);
-	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 3; j++)
-			for (int l = 0; l < 4; l++)
-				ck_assert(exec_get(&t, (i * 3 + j) * 4 + l) == i + 2 * j + 6 * l);
-	exec_tensor_free(&t);
+	expect_ramp234(&t);
 
-	/* rank 1 and 0 in "Fortran order" are C order too */
+	/* rank 1 in "Fortran order" is C order too */
 	p = make_data("f1.npy", HDR("<f8", "True", "(6,)"), col, sizeof col);
 	ck_assert_int_eq(exec_npy_read(p, NULL, NULL, 0, &t, err), 0);
 	ck_assert(exec_get(&t, 5) == 6);
