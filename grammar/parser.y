@@ -686,6 +686,65 @@ file_ok(ParseCtx *c, const Item *it)
 	return !why;
 }
 
+/* The integers of a tuple attribute, at most max of them. */
+static bool
+int_tuple(ParseCtx *c, const Item *it, int max, int64_t *t, int *cnt)
+{
+	if (it->tuple->n > max) {
+		diag_error(c->d, it->val.loc, "'%s' has %d entries; it holds at most %d",
+		    it->name.t.s, it->tuple->n, max);
+		return false;
+	}
+	for (int i = 0; i < it->tuple->n; i++)
+		if (!parse_int(c, it->tuple->v[i], &t[i]))
+			return false;
+	*cnt = it->tuple->n;
+	return true;
+}
+
+/* One number of value= or values=: an integer (exact in *iv, *isint), a
+ * float, inf or nan (as strtod reads it), or True or False (1 and 0, as
+ * integers).  r is the token, NULL when the item is not a number at all
+ * (found says what it is). */
+static bool
+number(ParseCtx *c, const char *attr, const Ref *r, const char *found, Loc at, double *v,
+    int64_t *iv, bool *isint)
+{
+	const char *s = r ? r->t.s : "";
+	char *end;
+
+	*isint = false;
+	if (r && (!strcmp(s, "True") || !strcmp(s, "False"))) {
+		*isint = true;
+		*iv = s[0] == 'T';
+		*v = (double)*iv;
+		return true;
+	}
+	if (r && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) {
+		errno = 0;
+		*iv = strtoll(s, &end, 10);
+		if (!*end) {
+			if (errno == ERANGE) {
+				diag_error(c->d, at, "integer '%.40s' is out of range", s);
+				return false;
+			}
+			*isint = true;
+			*v = (double)*iv;
+			return true;
+		}
+	}
+	if (r && (!strcmp(s, "inf") || !strcmp(s, "nan") || s[0] == '-' || s[0] == '.' ||
+	    (s[0] >= '0' && s[0] <= '9'))) {
+		*v = strtod(s, &end);
+		*iv = 0;
+		if (!*end)
+			return true;
+	}
+	diag_error(c->d, at, "'%s' takes %s, found %s%.40s%s", attr,
+	    found ? "a number" : "numbers", found ? "" : "'", found ? found : s, found ? "" : "'");
+	return false;
+}
+
 static void
 set_attr(ParseCtx *c, Node *n, const Item *it)
 {
@@ -723,16 +782,10 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 	}
 	switch (ir_attrs[a].kind) {
 	case AK_FLOAT:
-		if (it->kind == IV_INT || it->kind == IV_FLOAT) {
-			n->at.value = strtod(it->val.t.s, NULL);
-		} else if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "inf") ||
-		    !strcmp(it->val.t.s, "nan"))) {
-			n->at.value = strtod(it->val.t.s, NULL);
-		} else {
-			diag_error(c->d, it->val.loc, "'%s' takes a number, found %s",
-			    it->name.t.s, item_text(it));
+		if (!number(c, it->name.t.s, it->kind == IV_WORD || it->kind == IV_INT ||
+		    it->kind == IV_FLOAT ? &it->val : NULL, item_text(it), it->val.loc,
+		    &n->at.value, &n->at.ivalue, &n->at.value_int))
 			return;
-		}
 		break;
 	case AK_INT:
 		if (it->kind != IV_INT) {
@@ -742,20 +795,67 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 		}
 		if (!parse_int(c, it->val, &v))
 			return;
+		n->at.groups = v;
+		break;
+	case AK_AXIS:
+		if (it->kind == IV_TUPLE) {
+			int64_t t[IR_MAX_TUPLE];
+			int cnt;
+
+			if (ir_ops[n->op].cls != OC_REDUCTION) {
+				diag_error(c->d, it->val.loc, "'%s' takes one axis, axis=<int>; only "
+				    "a reduction takes a tuple", op->name);
+				return;
+			}
+			if (!int_tuple(c, it, IR_MAX_RANK, t, &cnt))
+				return;
+			if (cnt == 0) {
+				diag_error(c->d, it->val.loc, "'axis' is an empty tuple; leave it out "
+				    "to reduce over all axes");
+				return;
+			}
+			ir_attr_set_ints(c->g, &n->at, ATTR_AXIS, t, cnt);
+			break;
+		}
+		if (it->kind != IV_INT) {
+			diag_error(c->d, it->val.loc, "'%s' takes an integer%s, found %s",
+			    it->name.t.s, ir_ops[n->op].cls == OC_REDUCTION ? " or a tuple of them" : "",
+			    item_text(it));
+			return;
+		}
+		if (!parse_int(c, it->val, &v))
+			return;
 		n->at.axis = v;
 		break;
-	case AK_BOOL:
+	case AK_TYPE: {
+		int dt = it->kind == IV_WORD ? ir_dtype_lookup(it->val.t.s) : -1;
+
+		if (dt < 0) {
+			diag_error(c->d, it->val.loc, "'%s' takes an element type (f32, f64, i32, i64 "
+			    "or bool), found %s", it->name.t.s, it->kind == IV_BARE ? "nothing" :
+			    item_text(it));
+			return;
+		}
+		n->at.to = (DType)dt;
+		break;
+	}
+	case AK_BOOL: {
+		bool b;
+
 		if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") || !strcmp(it->val.t.s, "true")))
-			n->at.keepdims = true;
+			b = true;
 		else if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "False") ||
 		    !strcmp(it->val.t.s, "false")))
-			n->at.keepdims = false;
+			b = false;
 		else {
 			diag_error(c->d, it->val.loc, "'%s' takes True or False, found %s",
 			    it->name.t.s, item_text(it));
 			return;
 		}
+		*(a == ATTR_KEEPDIMS ? &n->at.keepdims : a == ATTR_LAST ? &n->at.last :
+		    a == ATTR_CEIL_MODE ? &n->at.ceil_mode : &n->at.count_include_pad) = b;
 		break;
+	}
 	case AK_STRING:
 		if (it->kind != IV_STRING) {
 			diag_error(c->d, it->val.loc, "'%s' takes a string such as \"w.npy\", found %s",
@@ -768,6 +868,8 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 		break;
 	case AK_FLOATS: {
 		double *vs;
+		int64_t *is;
+		bool isint;
 
 		if (it->kind != IV_TUPLE) {
 			diag_error(c->d, it->val.loc, "'%s' takes a tuple of numbers such as (1.5, -2), "
@@ -780,40 +882,32 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 			return;
 		}
 		vs = arena_alloc(&c->g->arena, sizeof(double) * (size_t)it->tuple->n);
+		is = arena_alloc(&c->g->arena, sizeof(int64_t) * (size_t)it->tuple->n);
 		for (int i = 0; i < it->tuple->n; i++) {
 			const Ref *r = &it->tuple->v[i];
-			char *end;
 
-			if (strcmp(r->t.s, "inf") && strcmp(r->t.s, "nan") &&
-			    !(r->t.s[0] == '-' || r->t.s[0] == '.' || (r->t.s[0] >= '0' && r->t.s[0] <= '9'))) {
-				diag_error(c->d, r->loc, "'%s' takes numbers, found '%.40s'", it->name.t.s,
-				    r->t.s);
+			if (!number(c, it->name.t.s, r, NULL, r->loc, &vs[i], &is[i], &isint))
 				return;
-			}
-			vs[i] = strtod(r->t.s, &end);
+			if (!isint)
+				n->at.values_float |= (uint64_t)1 << i;
 		}
 		n->at.values = vs;
+		n->at.ivalues = is;
 		n->at.nvalues = it->tuple->n;
 		break;
 	}
 	case AK_INTS: {
-		int64_t *dst = a == ATTR_PERM ? n->at.perm : n->at.shape;
-		int *cnt = a == ATTR_PERM ? &n->at.nperm : &n->at.nshape;
+		int64_t t[IR_MAX_TUPLE];
+		int cnt;
 
 		if (it->kind != IV_TUPLE) {
 			diag_error(c->d, it->val.loc, "'%s' takes a tuple such as (1, 0), found %s",
 			    it->name.t.s, item_text(it));
 			return;
 		}
-		if (it->tuple->n > IR_MAX_RANK) {
-			diag_error(c->d, it->val.loc, "'%s' has %d entries; the maximum rank is %d",
-			    it->name.t.s, it->tuple->n, IR_MAX_RANK);
+		if (!int_tuple(c, it, a == ATTR_PADS ? IR_MAX_TUPLE : IR_MAX_RANK, t, &cnt))
 			return;
-		}
-		for (int i = 0; i < it->tuple->n; i++)
-			if (!parse_int(c, it->tuple->v[i], &dst[i]))
-				return;
-		*cnt = it->tuple->n;
+		ir_attr_set_ints(c->g, &n->at, (AttrId)a, t, cnt);
 		break;
 	}
 	}
@@ -878,6 +972,33 @@ nest_ok(ParseCtx *c, Loc kwl)
 	return false;
 }
 
+/* A const's value= and values= in its element type: integers for an
+ * integer type (exact), 0 or 1 (True, False) for bool. */
+static void
+data_fits(ParseCtx *c, Node *n)
+{
+	DType dt = n->type.dt;
+
+	if (n->op != OP_CONST || n->type.rank < 0 || ir_dtype_is_float(dt))
+		return;
+	if ((n->at.set & AB(VALUE)) && (!n->at.value_int ||
+	    (dt == DT_BOOL && (n->at.ivalue < 0 || n->at.ivalue > 1)) ||
+	    (dt == DT_I32 && (n->at.ivalue < INT32_MIN || n->at.ivalue > INT32_MAX))))
+		diag_error(c->d, n->attrloc[ATTR_VALUE], "'value' does not fit the element type %s",
+		    ir_dtype_name(dt));
+	if (n->at.set & AB(VALUES))
+		for (int i = 0; i < n->at.nvalues; i++) {
+			int64_t v = n->at.ivalues[i];
+
+			if (((n->at.values_float >> i) & 1) || (dt == DT_BOOL && (v < 0 || v > 1)) ||
+			    (dt == DT_I32 && (v < INT32_MIN || v > INT32_MAX))) {
+				diag_error(c->d, n->attrloc[ATTR_VALUES], "'values' element %d does not "
+				    "fit the element type %s", i, ir_dtype_name(dt));
+				break;
+			}
+		}
+}
+
 static void
 op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc tl,
     Items *items)
@@ -909,9 +1030,19 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 		else
 			diag_error(c->d, ol, "unknown op '%s'", op.s);
 		poison = true;
-	} else if (nin != ir_ops[opid].arity) {
-		diag_error(c->d, ol, "'%s' takes %d operand%s, found %d", op.s,
-		    ir_ops[opid].arity, ir_ops[opid].arity == 1 ? "" : "s", nin);
+	} else if (nin < ir_ops[opid].nmin ||
+	    (ir_ops[opid].nmax != IR_VARIADIC && nin > ir_ops[opid].nmax)) {
+		const OpInfo *oi = &ir_ops[opid];
+
+		if (oi->nmax == IR_VARIADIC)
+			diag_error(c->d, ol, "'%s' takes %d or more operands, found %d", op.s,
+			    oi->nmin, nin);
+		else if (oi->nmax > oi->nmin)
+			diag_error(c->d, ol, "'%s' takes %d or %d operands, found %d", op.s,
+			    oi->nmin, oi->nmax, nin);
+		else
+			diag_error(c->d, ol, "'%s' takes %d operand%s, found %d", op.s,
+			    oi->nmin, oi->nmin == 1 ? "" : "s", nin);
 		poison = true;
 	}
 	n = &g->nodes[idx];
@@ -922,7 +1053,8 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 	n->kernel = c->kernel;
 	if (poison)
 		goto out;
-	n->nin = nin;
+	ir_set_nin(g, idx, nin);
+	n = &g->nodes[idx];
 	for (int j = 0; j < nin; j++) {
 		int k = ir_lookup_hashed(g, ins->v[j].t.s, ins->v[j].t.hash);
 
@@ -947,13 +1079,13 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 				named |= 1u << a;
 			set_attr(c, n, it);
 		} else if (i == 0 && shape) {
-			if (!strcmp(it->name.t.s, "f32"))
-				n->type.dt = DT_F32;
-			else if (!strcmp(it->name.t.s, "f64"))
-				n->type.dt = DT_F64;
+			int dt = ir_dtype_lookup(it->name.t.s);
+
+			if (dt >= 0)
+				n->type.dt = (DType)dt;
 			else
-				diag_error(c->d, it->name.loc,
-				    "unknown element type '%s'; expected f32 or f64", it->name.t.s);
+				diag_error(c->d, it->name.loc, "unknown element type '%s'; expected f32, "
+				    "f64, i32, i64 or bool", it->name.t.s);
 		} else {
 			diag_error(c->d, it->name.loc, "expected an attribute 'name=value', found '%s'",
 			    it->name.t.s);
@@ -969,6 +1101,7 @@ op_stmt(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, L
 		    "%s has %lld", n->at.nvalues, n->at.nvalues == 1 ? "" : "s",
 		    ir_shape_str(&n->type, buf), (long long)ir_type_numel(&n->type));
 	}
+	data_fits(c, n);
 	for (int a = 0; a < ATTR_COUNT; a++)
 		if ((ir_ops[n->op].required & (1u << a)) && !(named & (1u << a)))
 			diag_error(c->d, ol, "'%s' needs attribute '%s'", op.s, ir_attrs[a].name);

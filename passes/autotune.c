@@ -188,6 +188,67 @@ ext_num(ExtNums *x, int v, bool *first)
 	return x->n++;
 }
 
+/* The same signature as words, the element type first. */
+typedef struct Words {
+	int64_t *w;
+	int n, cap;
+} Words;
+
+static void
+wput(Words *s, int64_t v)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->w = xrealloc(s->w, sizeof *s->w * (size_t)s->cap);
+	}
+	s->w[s->n++] = v;
+}
+
+/* Every attribute but axis and keepdims (which the signature spells out
+ * by name, as v1 did; perm and shape too unless perm_shape), as words: for each one set, its id, then its
+ * values (a tuple: its length first). */
+static void
+attr_words(Words *s, const Node *n, bool perm_shape)
+{
+	for (int a = 0; a < ATTR_COUNT; a++) {
+		IntTuple t;
+
+		if (!(n->at.set & (1u << a)) || ((a == ATTR_AXIS && !ir_axis_is_tuple(&n->at)) ||
+		    a == ATTR_KEEPDIMS) || (!perm_shape && (a == ATTR_PERM || a == ATTR_SHAPE)))
+			continue;
+		wput(s, a);
+		switch (ir_attrs[a].kind) {
+		case AK_AXIS:
+		case AK_INTS:
+			t = ir_attr_ints(&n->at, (AttrId)a);
+			wput(s, t.n);
+			for (int j = 0; j < t.n; j++)
+				wput(s, t.v[j]);
+			break;
+		case AK_INT:
+			wput(s, n->at.groups);
+			break;
+		case AK_TYPE:
+			wput(s, n->at.to);
+			break;
+		case AK_BOOL:
+			wput(s, a == ATTR_LAST ? n->at.last : a == ATTR_CEIL_MODE ? n->at.ceil_mode :
+			    n->at.count_include_pad);
+			break;
+		case AK_FLOAT: {
+			union { double d; int64_t i; } u = {.d = n->at.value};
+
+			wput(s, u.i);
+			wput(s, n->at.ivalue);
+			break;
+		}
+		case AK_STRING:
+		case AK_FLOATS:
+			break;               /* a const's data: consts are not in kernels */
+		}
+	}
+}
+
 /* Kind, ops, attributes, operand structure and shapes of a kernel, in one
  * token without spaces: equal signatures tune alike. */
 static void
@@ -237,31 +298,26 @@ signature(StrBuf *b, ExtNums *x, const Graph *g, const Kernel *k)
 			strbuf_puts(b, ",keepdims=");
 			bint(b, n->at.keepdims);
 		}
-		for (int j = 0; (n->at.set & AB(PERM)) && j < n->at.nperm; j++) {
+		for (int j = 0; j < ir_attr_ints(&n->at, ATTR_PERM).n; j++) {
 			strbuf_puts(b, j ? "," : ",perm=");
-			bint(b, n->at.perm[j]);
+			bint(b, ir_attr_ints(&n->at, ATTR_PERM).v[j]);
 		}
-		for (int j = 0; (n->at.set & AB(SHAPE)) && j < n->at.nshape; j++) {
+		for (int j = 0; j < ir_attr_ints(&n->at, ATTR_SHAPE).n; j++) {
 			strbuf_puts(b, j ? "," : ",shape=");
-			bint(b, n->at.shape[j]);
+			bint(b, ir_attr_ints(&n->at, ATTR_SHAPE).v[j]);
+		}
+		/* the attributes v2 added, as attr_words lists them */
+		{
+			Words w = {0};
+
+			attr_words(&w, n, false);
+			for (int j = 0; j < w.n; j++) {
+				strbuf_putc(b, ',');
+				bint(b, w.w[j]);
+			}
+			free(w.w);
 		}
 	}
-}
-
-/* The same signature as words, the element type first. */
-typedef struct Words {
-	int64_t *w;
-	int n, cap;
-} Words;
-
-static void
-wput(Words *s, int64_t v)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->w = xrealloc(s->w, sizeof *s->w * (size_t)s->cap);
-	}
-	s->w[s->n++] = v;
 }
 
 static void
@@ -285,8 +341,6 @@ sig_words(Words *s, ExtNums *x, const Graph *g, const Kernel *k, DType dt)
 	wput(s, k->last - k->first + 1);
 	for (int i = k->first; i <= k->last; i++) {
 		const Node *n = &g->nodes[i];
-		int np = (n->at.set & AB(PERM)) ? n->at.nperm : 0;
-		int ns = (n->at.set & AB(SHAPE)) ? n->at.nshape : 0;
 
 		wput(s, n->op);
 		wput(s, n->nin);
@@ -312,12 +366,7 @@ sig_words(Words *s, ExtNums *x, const Graph *g, const Kernel *k, DType dt)
 		wput(s, (n->at.set & AB(KEEPDIMS)) ? 1 : 0);
 		if (n->at.set & AB(KEEPDIMS))
 			wput(s, n->at.keepdims);
-		wput(s, np < 0 ? 0 : np);
-		for (int j = 0; j < np; j++)
-			wput(s, n->at.perm[j]);
-		wput(s, ns < 0 ? 0 : ns);
-		for (int j = 0; j < ns; j++)
-			wput(s, n->at.shape[j]);
+		attr_words(s, n, true);
 	}
 }
 

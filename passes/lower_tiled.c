@@ -322,7 +322,7 @@ emit_op(LB *b, int i)
 	int r = 0;
 
 	if (op->cls == OC_UNARY || op->cls == OC_BINARY) {
-		int in[2] = {b->tv[n->in[0]], op->arity == 2 ? b->tv[n->in[1]] : -1};
+		int in[2] = {b->tv[n->in[0]], op->nmin == 2 ? b->tv[n->in[1]] : -1};
 		const TileVal *c = op->cls == OC_BINARY ? &b->f->vals[b->tv[n->in[1]]] : a;
 
 		r = a->rank > c->rank ? a->rank : c->rank;
@@ -335,7 +335,7 @@ emit_op(LB *b, int i)
 				    "value stretched along another axis)");
 			s[d] = da == 1 ? dc : da;
 		}
-		b->tv[i] = op_def(b, tile_op_of_gop(n->op), n->op, op->arity, in, NULL, n->name, r,
+		b->tv[i] = op_def(b, tile_op_of_gop(n->op), n->op, op->nmin, in, NULL, n->name, r,
 		    s);
 		return 0;
 	}
@@ -583,7 +583,7 @@ lower_opaque(LB *b)
 		int inv[IR_MAX_RANK];
 
 		for (int j = 0; j < b->R; j++)
-			perm[j] = (n->at.set & AB(PERM)) ? n->at.perm[j] :
+			perm[j] = (n->at.set & AB(PERM)) ? ir_attr_ints(&n->at, ATTR_PERM).v[j] :
 			    b->R >= 2 && j == b->R - 2 ? b->R - 1 : b->R >= 2 && j == b->R - 1 ?
 			    b->R - 2 : j;
 		for (int j = 0; j < b->R; j++)     /* a written perm may count from the end */

@@ -124,7 +124,7 @@ START_TEST(test_verify_defined_twice)
 {
 	int i = ir_add_node(g, OP_NEG, "y");
 
-	g->nodes[i].nin = 1;
+	ir_set_nin(g, i, 1);
 	g->nodes[i].in[0] = 0;
 	expect(1, "t.aicm: error: the name '%y' is defined twice");
 }
@@ -225,7 +225,7 @@ START_TEST(test_verify_no_place)
 	/* A node made by a pass has no place: the message still names it. */
 	int i = ir_add_node(g, OP_EXP, ir_fresh_name(g, "y"));
 
-	g->nodes[i].nin = 1;
+	ir_set_nin(g, i, 1);
 	g->nodes[i].in[0] = i;
 	expect(1, "t.aicm: error: operand 0 of '%y.0' is not defined before it");
 }

@@ -45,24 +45,51 @@ fmt_bytes(char *buf, size_t n, const Type *t)
 		snprintf(buf, n, "%.1f GB", b / 1e9);
 }
 
+/* The attributes that shape the op (not a const's data), compactly:
+ * "axis=1 keepdims perm=(1,0)". */
 static void
 attrs(FILE *f, const Node *n)
 {
-	if (n->at.set & AB(AXIS))
-		fprintf(f, " axis=%lld", (long long)n->at.axis);
-	if ((n->at.set & AB(KEEPDIMS)) && n->at.keepdims)
-		fprintf(f, " keepdims");
-	if (n->at.set & AB(PERM)) {
-		fprintf(f, " perm=(");
-		for (int i = 0; i < n->at.nperm; i++)
-			fprintf(f, "%s%lld", i ? "," : "", (long long)n->at.perm[i]);
-		fprintf(f, ")");
-	}
-	if (n->at.set & AB(SHAPE)) {
-		fprintf(f, " shape=(");
-		for (int i = 0; i < n->at.nshape; i++)
-			fprintf(f, "%s%lld", i ? "," : "", (long long)n->at.shape[i]);
-		fprintf(f, ")");
+	for (int a = 0; a < ATTR_COUNT; a++) {
+		IntTuple t;
+
+		if (!(n->at.set & (1u << a)) || a == ATTR_VALUES || a == ATTR_FILE ||
+		    (a == ATTR_VALUE && n->op == OP_CONST))
+			continue;
+		switch (ir_attrs[a].kind) {
+		case AK_AXIS:
+			if (!ir_axis_is_tuple(&n->at)) {
+				fprintf(f, " axis=%lld", (long long)n->at.axis);
+				break;
+			}
+			/* fall through */
+		case AK_INTS:
+			t = ir_attr_ints(&n->at, (AttrId)a);
+			fprintf(f, " %s=(", ir_attrs[a].name);
+			for (int i = 0; i < t.n; i++)
+				fprintf(f, "%s%lld", i ? "," : "", (long long)t.v[i]);
+			fprintf(f, ")");
+			break;
+		case AK_BOOL: {
+			bool v = a == ATTR_KEEPDIMS ? n->at.keepdims : a == ATTR_LAST ? n->at.last :
+			    a == ATTR_CEIL_MODE ? n->at.ceil_mode : n->at.count_include_pad;
+
+			if (v)
+				fprintf(f, " %s", ir_attrs[a].name);
+			break;
+		}
+		case AK_INT:
+			fprintf(f, " %s=%lld", ir_attrs[a].name, (long long)n->at.groups);
+			break;
+		case AK_TYPE:
+			fprintf(f, " to=%s", ir_dtype_name(n->at.to));
+			break;
+		case AK_FLOAT:
+			fprintf(f, " value=%g", n->at.value);
+			break;
+		default:
+			break;
+		}
 	}
 }
 
@@ -79,8 +106,9 @@ node(FILE *f, const Graph *g, int i, const char *indent)
 	else
 		fprintf(f, "%s", ir_ops[n->op].name);
 	attrs(f, n);
-	fprintf(f, "\\n%s%s\"", n->type.rank >= 0 ? ir_shape_str(&n->type, s) : "?",
-	    n->type.rank >= 0 && n->type.dt == DT_F32 ? " f32" : "");
+	fprintf(f, "\\n%s%s%s\"", n->type.rank >= 0 ? ir_shape_str(&n->type, s) : "?",
+	    n->type.rank >= 0 && n->type.dt != DT_F64 ? " " : "",
+	    n->type.rank >= 0 && n->type.dt != DT_F64 ? ir_dtype_name(n->type.dt) : "");
 	if (ir_ops[n->op].cls == OC_SOURCE)
 		fprintf(f, ", style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#888888\"");
 	else

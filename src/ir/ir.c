@@ -15,8 +15,8 @@
 #include "tile.h"
 
 const OpInfo ir_ops[OP_COUNT] = {
-#define OP(id, name, cls, arity, attrs, req, shape, flops) \
-	{name, cls, arity, attrs, req, shape, flops},
+#define OP(id, name, cls, nmin, nmax, types, result, attrs, req, shape, flops) \
+	{name, cls, nmin, nmax, types, result, attrs, req, shape, flops},
 #include "ops.def"
 #undef OP
 };
@@ -140,19 +140,101 @@ ir_op_suggest(const char *name)
 bool
 ir_is_elementwise(OpId op)
 {
-	return ir_ops[op].cls == OC_UNARY || ir_ops[op].cls == OC_BINARY;
+	OpClass c = ir_ops[op].cls;
+
+	return c == OC_UNARY || c == OC_BINARY || c == OC_WHERE;
 }
+
+bool
+ir_types_take(TypeSet ts, DType dt)
+{
+	switch (ts) {
+	case TY_ANY:
+		return true;
+	case TY_NUM:
+		return dt != DT_BOOL;
+	case TY_FLOAT:
+		return ir_dtype_is_float(dt);
+	case TY_BOOL:
+		return dt == DT_BOOL;
+	}
+	return false;
+}
+
+static const struct {
+	const char *name;
+	size_t bytes;
+} dtypes[DT_COUNT] = {
+#define X(id, name, bytes) {name, bytes},
+	IR_DTYPES(X)
+#undef X
+};
 
 const char *
 ir_dtype_name(DType dt)
 {
-	return dt == DT_F32 ? "f32" : "f64";
+	return (unsigned)dt < DT_COUNT ? dtypes[dt].name : "?";
 }
 
 size_t
 ir_dtype_size(DType dt)
 {
-	return dt == DT_F32 ? 4 : 8;
+	return dtypes[dt].bytes;
+}
+
+int
+ir_dtype_lookup(const char *name)
+{
+	for (int i = 0; i < DT_COUNT; i++)
+		if (!strcmp(dtypes[i].name, name))
+			return i;
+	return -1;
+}
+
+void
+ir_attr_set_ints(Graph *g, Attrs *at, AttrId a, const int64_t *v, int n)
+{
+	int64_t *c = arena_alloc(&g->arena, sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+
+	if (!at->tup)
+		at->tup = arena_alloc(&g->arena, sizeof(IntTuple) * ATTR_COUNT);
+	if (n > 0)
+		memcpy(c, v, sizeof(int64_t) * (size_t)n);
+	at->tup[a] = (IntTuple){n, c};
+	at->set |= 1u << a;
+}
+
+/* A copy of from's attributes whose arrays live in g's arena. */
+static void
+attrs_copy(Graph *g, Attrs *to, const Attrs *from)
+{
+	*to = *from;
+	to->tup = NULL;
+	if (from->tup)
+		for (int a = 0; a < ATTR_COUNT; a++)
+			if ((from->set & (1u << a)) && from->tup[a].v)
+				ir_attr_set_ints(g, to, (AttrId)a, from->tup[a].v, from->tup[a].n);
+	if (from->set & AB(FILE))
+		to->file = arena_strndup(&g->arena, from->file, strlen(from->file));
+	if (from->set & AB(VALUES)) {
+		double *vs = arena_alloc(&g->arena, sizeof(double) * (size_t)from->nvalues);
+		int64_t *is = arena_alloc(&g->arena, sizeof(int64_t) * (size_t)from->nvalues);
+
+		memcpy(vs, from->values, sizeof(double) * (size_t)from->nvalues);
+		memcpy(is, from->ivalues, sizeof(int64_t) * (size_t)from->nvalues);
+		to->values = vs;
+		to->ivalues = is;
+	}
+}
+
+void
+ir_set_nin(Graph *g, int i, int nin)
+{
+	Node *n = &g->nodes[i];
+
+	n->nin = nin;
+	n->in = nin ? arena_alloc(&g->arena, sizeof(int) * (size_t)nin) : NULL;
+	n->inloc = nin ? arena_alloc(&g->arena, sizeof(Loc) * (size_t)nin) : NULL;
 }
 
 int64_t
@@ -574,17 +656,8 @@ ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand)
 			sg->nodes[s].type = src->type;
 			sg->nodes[s].loc = src->loc;
 			if (src->op == OP_CONST) {
-				sg->nodes[s].at = src->at;
+				attrs_copy(sg, &sg->nodes[s].at, &src->at);
 				sg->nodes[s].attrloc = src->attrloc;   /* in g's arena */
-				if (src->at.set & AB(FILE))
-					sg->nodes[s].at.file = copy_name(sg, src->at.file);
-				if (src->at.set & AB(VALUES)) {
-					size_t b = sizeof(double) * (size_t)src->at.nvalues;
-					double *vs = arena_alloc(&sg->arena, b);
-
-					memcpy(vs, src->at.values, b);
-					sg->nodes[s].at.values = vs;
-				}
 			}
 			map[v] = s;
 		}
@@ -595,8 +668,8 @@ ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand)
 		Node *o = &sg->nodes[s];
 
 		o->type = n->type;
-		o->at = n->at;
-		o->nin = n->nin;
+		attrs_copy(sg, &o->at, &n->at);
+		ir_set_nin(sg, s, n->nin);
 		for (int j = 0; j < n->nin; j++)
 			o->in[j] = map[n->in[j]];
 		o->loc = n->loc;
@@ -719,6 +792,25 @@ ir_node_flops(const Graph *g, int i)
 		if (__builtin_mul_overflow(ir_type_numel(&n->type), a->dim[a->rank - 1], &f) ||
 		    __builtin_mul_overflow(f, 2, &f) || ir_type_numel(&n->type) < 0)
 			return INT64_MAX;
+		return f;
+	}
+	case FL_CONV: {
+		/* 2 * numel(out) * (C/groups * KH * KW): w is (F, C/groups, KH, KW) */
+		const Type *w = &g->nodes[n->in[1]].type;
+		int64_t f = ir_type_numel(&n->type);
+
+		if (w->rank != 4 || f < 0 || __builtin_mul_overflow(f, 2 * w->dim[1], &f) ||
+		    __builtin_mul_overflow(f, w->dim[2] * w->dim[3], &f))
+			return w->rank != 4 ? 0 : INT64_MAX;
+		return f;
+	}
+	case FL_POOL: {
+		IntTuple k = ir_attr_ints(&n->at, ATTR_KERNEL);
+		int64_t f = ir_type_numel(&n->type);
+
+		for (int j = 0; j < k.n; j++)
+			if (f < 0 || __builtin_mul_overflow(f, k.v[j], &f))
+				return INT64_MAX;
 		return f;
 	}
 	}

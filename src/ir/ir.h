@@ -25,7 +25,7 @@
 #define AICM_VERSION "0.1.0"
 
 enum {
-	IR_MAX_RANK = 4,
+	IR_MAX_RANK = 8,
 	IR_MAX_DIM = 1 << 30,          /* one dimension, checked by the parser */
 	IR_MAX_NAME = 1 << 20,         /* bytes in a value name */
 	IR_MAX_NODES = 1 << 24,        /* ops in one graph, checked by the parser */
@@ -66,7 +66,22 @@ typedef struct Loc {
 
 /* ---- types ----------------------------------------------------------- */
 
-typedef enum DType { DT_F64, DT_F32 } DType;
+/* DTYPE(id, name, bytes): f64 first, so that a zeroed Type is f64 (the
+ * default, not printed).  Integers wrap and bools are one byte, 0 or 1
+ * (DESIGN §12). */
+#define IR_DTYPES(X)     \
+	X(F64, "f64", 8) \
+	X(F32, "f32", 4) \
+	X(I32, "i32", 4) \
+	X(I64, "i64", 8) \
+	X(BOOL, "bool", 1)
+
+typedef enum DType {
+#define X(id, name, bytes) DT_##id,
+	IR_DTYPES(X)
+#undef X
+	DT_COUNT
+} DType;
 
 /* rank < 0: not known yet (left for shape-infer). */
 typedef struct Type {
@@ -77,6 +92,9 @@ typedef struct Type {
 
 const char *ir_dtype_name(DType dt);
 size_t ir_dtype_size(DType dt);
+int ir_dtype_lookup(const char *name);         /* -1 if unknown */
+static inline bool ir_dtype_is_float(DType dt) { return dt == DT_F32 || dt == DT_F64; }
+static inline bool ir_dtype_is_int(DType dt) { return dt == DT_I32 || dt == DT_I64; }
 int64_t ir_type_numel(const Type *t);          /* -1 when it overflows */
 bool ir_type_eq(const Type *a, const Type *b);
 bool ir_same_dims(const Type *a, const Type *b); /* the shapes, not the element types */
@@ -86,17 +104,35 @@ char *ir_shape_str(const Type *t, char *buf);
 
 /* ---- attributes ------------------------------------------------------ */
 
-typedef enum AttrKind { AK_INT, AK_FLOAT, AK_BOOL, AK_INTS, AK_STRING, AK_FLOATS } AttrKind;
+/* AK_AXIS: an integer, or (on a reduction) a tuple of them; AK_TYPE: a
+ * bare element type keyword (to=i64); AK_FLOATS: values=, numbers that
+ * are exact for 64-bit integers and take True and False. */
+typedef enum AttrKind {
+	AK_INT, AK_FLOAT, AK_BOOL, AK_INTS, AK_STRING, AK_FLOATS, AK_AXIS, AK_TYPE
+} AttrKind;
 
 /* ATTR(id, name, kind): declared order is printing order. */
-#define IR_ATTRS(X)                   \
-	X(VALUE, "value", AK_FLOAT)        \
-	X(FILE, "file", AK_STRING)         \
-	X(VALUES, "values", AK_FLOATS)     \
-	X(AXIS, "axis", AK_INT)            \
-	X(KEEPDIMS, "keepdims", AK_BOOL)   \
-	X(PERM, "perm", AK_INTS)           \
-	X(SHAPE, "shape", AK_INTS)
+#define IR_ATTRS(X)                                     \
+	X(TO, "to", AK_TYPE)                                 \
+	X(AXIS, "axis", AK_AXIS)                             \
+	X(KEEPDIMS, "keepdims", AK_BOOL)                     \
+	X(LAST, "last", AK_BOOL)                             \
+	X(PERM, "perm", AK_INTS)                             \
+	X(SHAPE, "shape", AK_INTS)                           \
+	X(STARTS, "starts", AK_INTS)                         \
+	X(ENDS, "ends", AK_INTS)                             \
+	X(AXES, "axes", AK_INTS)                             \
+	X(STEPS, "steps", AK_INTS)                           \
+	X(KERNEL, "kernel", AK_INTS)                         \
+	X(STRIDES, "strides", AK_INTS)                       \
+	X(PADS, "pads", AK_INTS)                             \
+	X(DILATIONS, "dilations", AK_INTS)                   \
+	X(GROUPS, "groups", AK_INT)                          \
+	X(CEIL_MODE, "ceil_mode", AK_BOOL)                   \
+	X(COUNT_INCLUDE_PAD, "count_include_pad", AK_BOOL)   \
+	X(VALUE, "value", AK_FLOAT)                          \
+	X(FILE, "file", AK_STRING)                           \
+	X(VALUES, "values", AK_FLOATS)
 
 typedef enum AttrId {
 #define X(id, name, kind) ATTR_##id,
@@ -122,49 +158,85 @@ const char *ir_data_path_error(const char *path);
 /* The most elements a values= holds: larger data goes in a file=. */
 enum { IR_MAX_VALUES = 64 };
 
+/* An integer tuple attribute, its elements in the graph's arena. */
+typedef struct IntTuple {
+	int n;
+	const int64_t *v;
+} IntTuple;
+
+/* The most elements an integer tuple holds (pads= of a rank-8 pad). */
+enum { IR_MAX_TUPLE = 2 * IR_MAX_RANK };
+
 /* The values of one node's attributes; set has a bit per written one. */
 typedef struct Attrs {
 	unsigned set;
+	/* value=: as a double, and exactly when written as an integer (then
+	 * value_int; True and False are 1 and 0 with value_int too) */
+	bool value_int;
 	double value;
+	int64_t ivalue;
 	/* file=: a .npy path relative to the data directory, as written (no
 	 * NUL inside); in the graph's arena. */
 	const char *file;
-	int64_t axis;
-	bool keepdims;
-	/* No op takes both perm and shape: they share their storage (a node
-	 * costs less, and a million-op parse touches less memory). */
-	union {
-		struct {
-			int nperm;
-			int64_t perm[IR_MAX_RANK];
-		};
-		struct {
-			int nshape;
-			int64_t shape[IR_MAX_RANK];
-		};
-		/* values=: a const's elements, row-major, in the graph's arena */
-		struct {
-			int nvalues;             /* 1..IR_MAX_VALUES */
-			const double *values;
-		};
-	};
+	int64_t axis;                /* axis=<int>; a tuple is in tup[ATTR_AXIS] */
+	int64_t groups;
+	DType to;
+	bool keepdims, last, ceil_mode, count_include_pad;
+	/* values=: a const's elements, row-major, in the graph's arena, as
+	 * doubles and (exact for integer types) as int64s */
+	int nvalues;                 /* 1..IR_MAX_VALUES */
+	uint64_t values_float;       /* bit i: element i is not written as an integer */
+	const double *values;
+	const int64_t *ivalues;
+	/* Every AK_INTS attribute (and a tuple axis=), indexed by AttrId: an
+	 * array of ATTR_COUNT in the arena, NULL until a node has one (most
+	 * have none); read it with ir_attr_ints. */
+	IntTuple *tup;
 } Attrs;
+
+/* The tuple attribute a of at; n == 0 when it is not set. */
+static inline IntTuple
+ir_attr_ints(const Attrs *at, AttrId a)
+{
+	IntTuple none = {0, NULL};
+
+	return at->tup && (at->set & (1u << a)) ? at->tup[a] : none;
+}
+/* Sets tuple attribute a to v[0..n-1] (copied into g's arena) and marks it
+ * set.  (ir.c) */
+struct Graph;
+void ir_attr_set_ints(struct Graph *g, Attrs *at, AttrId a, const int64_t *v, int n);
+/* Whether a reduction's axis= is written as a tuple, axis=(..). */
+static inline bool
+ir_axis_is_tuple(const Attrs *at)
+{
+	return at->tup && (at->set & (1u << ATTR_AXIS)) && at->tup[ATTR_AXIS].n > 0;
+}
 
 /* ---- ops ------------------------------------------------------------- */
 
 typedef enum OpClass {
-	OC_SOURCE, OC_UNARY, OC_BINARY, OC_REDUCTION, OC_CONTRACTION, OC_LAYOUT, OC_TILED
+	OC_SOURCE, OC_UNARY, OC_BINARY, OC_WHERE, OC_REDUCTION, OC_ARGREDUCE,
+	OC_CONTRACTION, OC_LAYOUT, OC_COPY, OC_CONV, OC_POOL, OC_TILED
 } OpClass;
 
 typedef enum ShapeRule {
-	SR_SOURCE, SR_SAME, SR_BROADCAST, SR_REDUCE, SR_MATMUL, SR_TRANSPOSE,
-	SR_RESHAPE
+	SR_SOURCE, SR_SAME, SR_BROADCAST, SR_WHERE, SR_REDUCE, SR_ARGREDUCE, SR_MATMUL,
+	SR_TRANSPOSE, SR_RESHAPE, SR_CONCAT, SR_SLICE, SR_PAD, SR_GATHER, SR_EXPAND,
+	SR_CONV, SR_POOL
 } ShapeRule;
 
-typedef enum FlopRule { FL_NONE, FL_PER_OUT, FL_PER_IN, FL_MATMUL } FlopRule;
+typedef enum FlopRule { FL_NONE, FL_PER_OUT, FL_PER_IN, FL_MATMUL, FL_CONV, FL_POOL } FlopRule;
+
+/* The element types an op's data operands take, and its result's. */
+typedef enum TypeSet { TY_ANY, TY_NUM, TY_FLOAT, TY_BOOL } TypeSet;
+typedef enum ResultType { RT_SAME, RT_BOOL, RT_I64, RT_TO, RT_SOURCE } ResultType;
+
+/* nmax of an op that takes any number of operands (concat). */
+enum { IR_VARIADIC = -1 };
 
 typedef enum OpId {
-#define OP(id, name, cls, arity, attrs, req, shape, flops) OP_##id,
+#define OP(id, name, ...) OP_##id,
 #include "ops.def"
 #undef OP
 	OP_COUNT
@@ -173,7 +245,9 @@ typedef enum OpId {
 typedef struct OpInfo {
 	const char *name;
 	OpClass cls;
-	int arity;
+	int nmin, nmax;     /* operands; nmax IR_VARIADIC: nmin or more */
+	TypeSet types;
+	ResultType result;
 	unsigned attrs;     /* AB() bits the op accepts */
 	unsigned required;  /* AB() bits it must have */
 	ShapeRule shape;
@@ -183,7 +257,9 @@ typedef struct OpInfo {
 extern const OpInfo ir_ops[OP_COUNT];
 int ir_op_lookup(const char *name);            /* -1 if unknown */
 const char *ir_op_suggest(const char *name);   /* closest op name or NULL */
-bool ir_is_elementwise(OpId op);               /* unary or binary */
+bool ir_is_elementwise(OpId op);               /* unary, binary or where */
+/* Whether element type dt is one that the type set takes. */
+bool ir_types_take(TypeSet ts, DType dt);
 
 /* ---- kernels --------------------------------------------------------- */
 
@@ -243,13 +319,15 @@ typedef struct Node {
 	OpId op;
 	const char *name;            /* the value's name, without '%' */
 	int nin;
-	int in[2];                   /* operand node indices, all < this one's */
+	int *in;                     /* nin operand node indices, all < this
+	                              * one's, in the graph's arena
+	                              * (ir_set_nin) */
 	Type type;
 	Attrs at;
 	int kernel;                  /* index into Graph.kernels, or -1 */
 	Loc loc;                     /* '%name' where it is defined */
 	Loc oploc;                   /* the op's name */
-	Loc inloc[2];
+	Loc *inloc;                  /* nin, beside in */
 	Loc typeloc;
 	/* Loc[ATTR_COUNT] in the graph's arena, or NULL: most nodes have no
 	 * attributes, and inline it was a fifth of a node (ir_attr_loc). */
@@ -285,6 +363,9 @@ void ir_graph_free(Graph *g);
 /* Appends a node (zeroed but for op, name, kernel = -1, type.rank = -1) and
  * enters its name; returns its index.  The name must be unique. */
 int ir_add_node(Graph *g, OpId op, const char *name);
+/* Gives node i room for nin operands (in[] and inloc[] zeroed, in the
+ * arena) and sets its nin. */
+void ir_set_nin(Graph *g, int i, int nin);
 int ir_lookup(const Graph *g, const char *name);   /* node index or -1 */
 /* Where attribute a is written, or a zero Loc (line 0) if nowhere. */
 Loc ir_attr_loc(const Node *n, AttrId a);
@@ -349,8 +430,18 @@ int ir_check_type(const Graph *g, int i, char *err, Loc *where);
 /* Whether reduction node i reduces its operand's last axis and no other
  * (the row reductions of fuse's row_reduction kind). */
 bool ir_reduces_last_axis(const Graph *g, int i);
-/* Normalises a reduction axis: 0 <= axis < rank, or -1 for all axes. */
+/* A reduction's axes: mask[k] for each reduced axis of an operand of the
+ * given rank; returns how many (all of them when axis= is absent). */
+int ir_reduce_mask(const Node *n, int rank, bool *mask);
+/* Normalises a reduction axis: 0 <= axis < rank when one axis is reduced,
+ * -1 for all axes, -2 for several but not all (ir_reduce_mask). */
 int ir_reduce_axis(const Node *n, int rank);
+/* The shape rules of the copy ops (shape_copy.c: concat, slice, pad,
+ * gather, expand) and of the windowed ops (shape_window.c: conv2d and the
+ * pools), as ir_infer_type: the result's dims (its element type is the
+ * table's), or -1 with the message and the place. */
+int ir_shape_copy(const Graph *g, const Node *n, Type *out, char *err, Loc *where);
+int ir_shape_window(const Graph *g, const Node *n, Type *out, char *err, Loc *where);
 
 /* print.c */
 void ir_print(FILE *f, const Graph *g);

@@ -118,7 +118,8 @@ print_ints(Out *o, const int64_t *v, int n)
 static bool
 default_perm(const Attrs *at, int rank)
 {
-	int n = at->nperm;
+	IntTuple p = ir_attr_ints(at, ATTR_PERM);
+	int n = p.n;
 
 	if (rank != n)
 		return false;
@@ -130,7 +131,7 @@ default_perm(const Attrs *at, int rank)
 		else if (n >= 2 && i == n - 1)
 			want = n - 2;
 		/* (-3, -1, -2) is the default too, spelt from the end. */
-		if (at->perm[i] != want && at->perm[i] != want - n)
+		if (p.v[i] != want && p.v[i] != want - n)
 			return false;
 	}
 	return true;
@@ -168,27 +169,54 @@ put_string(Out *o, const char *s)
 	put(o, "\"", 1);
 }
 
+/* One number of value= or values= in the type dt: integers exactly,
+ * bools as True and False, floats shortest round-trip. */
 static void
-print_attrs(Out *o, const Graph *g, const Node *n)
+put_number(Out *o, DType dt, double v, int64_t iv)
 {
 	char num[64];
 
+	if (dt == DT_BOOL) {
+		puts_(o, iv ? "True" : "False");
+	} else if (ir_dtype_is_int(dt)) {
+		put_int(o, iv);
+	} else {
+		ir_fmt_double(num, sizeof num, v);
+		puts_(o, num);
+	}
+}
+
+/* The element type value= and values= are in: the node's (a const's, or a
+ * pad's result), else its operand's; unknown, as written. */
+static DType
+data_type(const Graph *g, const Node *n)
+{
+	if (n->type.rank >= 0)
+		return n->type.dt;
+	if (n->nin > 0 && g->nodes[n->in[0]].type.rank >= 0)
+		return g->nodes[n->in[0]].type.dt;
+	return n->at.value_int ? DT_I64 : DT_F64;
+}
+
+static void
+print_attrs(Out *o, const Graph *g, const Node *n)
+{
 	for (int a = 0; a < ATTR_COUNT; a++) {
+		bool flag;
+
 		if (!(n->at.set & (1u << a)))
 			continue;
 		switch (a) {
 		case ATTR_VALUE:
-			ir_fmt_double(num, sizeof num, n->at.value);
 			puts_(o, " value=");
-			puts_(o, num);
+			put_number(o, data_type(g, n), n->at.value, n->at.ivalue);
 			break;
 		case ATTR_VALUES:
 			puts_(o, " values=(");
 			for (int i = 0; i < n->at.nvalues; i++) {
 				if (i)
 					puts_(o, ", ");
-				ir_fmt_double(num, sizeof num, n->at.values[i]);
-				puts_(o, num);
+				put_number(o, data_type(g, n), n->at.values[i], n->at.ivalues[i]);
 			}
 			puts_(o, n->at.nvalues == 1 ? ",)" : ")");
 			break;
@@ -196,24 +224,47 @@ print_attrs(Out *o, const Graph *g, const Node *n)
 			puts_(o, " file=");
 			put_string(o, n->at.file);
 			break;
+		case ATTR_TO:
+			puts_(o, " to=");
+			puts_(o, ir_dtype_name(n->at.to));
+			break;
 		case ATTR_AXIS:
 			puts_(o, " axis=");
-			put_int(o, n->at.axis);
+			if (ir_axis_is_tuple(&n->at))
+				print_ints(o, n->at.tup[ATTR_AXIS].v, n->at.tup[ATTR_AXIS].n);
+			else
+				put_int(o, n->at.axis);
+			break;
+		case ATTR_GROUPS:
+			puts_(o, " groups=");
+			put_int(o, n->at.groups);
 			break;
 		case ATTR_KEEPDIMS:
-			if (n->at.keepdims)
-				puts_(o, " keepdims=True");
-			break;
-		case ATTR_PERM:
-			if (!default_perm(&n->at, g->nodes[n->in[0]].type.rank)) {
-				puts_(o, " perm=");
-				print_ints(o, n->at.perm, n->at.nperm);
+		case ATTR_LAST:
+		case ATTR_CEIL_MODE:
+		case ATTR_COUNT_INCLUDE_PAD:
+			/* all default to False, which is not printed */
+			flag = a == ATTR_KEEPDIMS ? n->at.keepdims : a == ATTR_LAST ? n->at.last :
+			    a == ATTR_CEIL_MODE ? n->at.ceil_mode : n->at.count_include_pad;
+			if (flag) {
+				put(o, " ", 1);
+				puts_(o, ir_attrs[a].name);
+				puts_(o, "=True");
 			}
 			break;
-		case ATTR_SHAPE:
-			puts_(o, " shape=");
-			print_ints(o, n->at.shape, n->at.nshape);
+		case ATTR_PERM:
+			if (default_perm(&n->at, g->nodes[n->in[0]].type.rank))
+				break;
+			/* fall through */
+		default: {
+			IntTuple t = ir_attr_ints(&n->at, (AttrId)a);
+
+			put(o, " ", 1);
+			puts_(o, ir_attrs[a].name);
+			put(o, "=", 1);
+			print_ints(o, t.v, t.n);
 			break;
+		}
 		}
 	}
 }

@@ -77,6 +77,14 @@ ir_scalar_lowest(DType dt)
 	case DT_F64:
 	case DT_F32:
 		return -INFINITY;
+	case DT_I32:
+		return (double)INT32_MIN;
+	case DT_I64:
+		return (double)INT64_MIN;
+	case DT_BOOL:
+		return 0;
+	case DT_COUNT:
+		break;
 	}
 	AICM_BUG("no lowest value for element type %d", (int)dt);
 }

@@ -20,14 +20,48 @@ place(const Node *n, Loc want)
 }
 
 int
+ir_reduce_mask(const Node *n, int rank, bool *mask)
+{
+	int cnt = 0;
+
+	for (int k = 0; k < rank; k++)
+		mask[k] = !(n->at.set & AB(AXIS));
+	if (!(n->at.set & AB(AXIS)))
+		return rank;
+	if (ir_axis_is_tuple(&n->at)) {
+		IntTuple t = ir_attr_ints(&n->at, ATTR_AXIS);
+
+		for (int i = 0; i < t.n; i++) {
+			int64_t ax = t.v[i] < 0 ? t.v[i] + rank : t.v[i];
+
+			if (ax >= 0 && ax < rank)
+				mask[ax] = true;
+		}
+	} else {
+		int64_t ax = n->at.axis < 0 ? n->at.axis + rank : n->at.axis;
+
+		if (ax >= 0 && ax < rank)
+			mask[ax] = true;
+	}
+	for (int k = 0; k < rank; k++)
+		cnt += mask[k];
+	return cnt;
+}
+
+int
 ir_reduce_axis(const Node *n, int rank)
 {
-	int64_t ax;
+	bool mask[IR_MAX_RANK];
+	int cnt = ir_reduce_mask(n, rank, mask);
 
-	if (!(n->at.set & AB(AXIS)))
-		return -1;
-	ax = n->at.axis < 0 ? n->at.axis + rank : n->at.axis;
-	return (int)ax;
+	if (!(n->at.set & AB(AXIS)) || cnt == rank)
+		return cnt == 1 && rank == 1 && (n->at.set & AB(AXIS)) ? 0 : -1;
+	if (cnt != 1)
+		return -2;
+	for (int k = 0; k < rank; k++)
+		if (mask[k])
+			return k;
+	return -2;
 }
 
 /* A result whose element count overflows a 64-bit count would print as a
@@ -79,31 +113,121 @@ broadcast(const Node *n, const Type *a, const Type *b, Type *out, char *err, Loc
 	return too_big(n, a, b, out, err, where);
 }
 
+/* The axes of axis=: each in range, none twice (a tuple is not empty: the
+ * parser refuses '()'). */
+static int
+axes_ok(const Node *n, const Type *a, char *err, Loc *where)
+{
+	char sa[IR_TYPE_STR];
+	IntTuple t = ir_attr_ints(&n->at, ATTR_AXIS);
+	int64_t one = n->at.axis;
+	const int64_t *v = ir_axis_is_tuple(&n->at) ? t.v : &one;
+	int cnt = ir_axis_is_tuple(&n->at) ? t.n : 1;
+	int seen[IR_MAX_RANK] = {0};
+
+	if (!(n->at.set & AB(AXIS)))
+		return 0;
+	*where = place(n, ir_attr_loc(n, ATTR_AXIS));
+	for (int i = 0; i < cnt; i++) {
+		int64_t ax = v[i] < 0 ? v[i] + a->rank : v[i];
+
+		if (v[i] < -a->rank || v[i] >= a->rank) {
+			snprintf(err, IR_ERR_MAX, "'%s' axis %lld is out of range for %s (rank %d)",
+			    ir_ops[n->op].name, (long long)v[i], ir_shape_str(a, sa), a->rank);
+			return -1;
+		}
+		if (seen[ax]++) {
+			snprintf(err, IR_ERR_MAX, "'%s' axis %lld is given twice", ir_ops[n->op].name,
+			    (long long)v[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int
 reduce(const Node *n, const Type *a, Type *out, char *err, Loc *where)
 {
-	char sa[IR_TYPE_STR];
-	bool keep = n->at.keepdims;
-	int ax;
+	bool keep = n->at.keepdims, mask[IR_MAX_RANK];
 
-	if ((n->at.set & AB(AXIS)) && (n->at.axis < -a->rank || n->at.axis >= a->rank)) {
-		snprintf(err, IR_ERR_MAX, "'%s' axis %lld is out of range for %s (rank %d)",
-		    ir_ops[n->op].name, (long long)n->at.axis, ir_shape_str(a, sa), a->rank);
-		*where = place(n, ir_attr_loc(n, ATTR_AXIS));
+	if (axes_ok(n, a, err, where) != 0)
 		return -1;
-	}
-	ax = ir_reduce_axis(n, a->rank);
+	ir_reduce_mask(n, a->rank, mask);
 	out->dt = a->dt;
 	out->rank = 0;
 	for (int i = 0; i < a->rank; i++) {
-		bool reduced = ax < 0 || ax == i;
-
-		if (!reduced)
+		if (!mask[i])
 			out->dim[out->rank++] = a->dim[i];
 		else if (keep)
 			out->dim[out->rank++] = 1;
 	}
 	return 0;
+}
+
+/* argmax and argmin: one axis, 0 when not given (ONNX's default). */
+static int
+argreduce(const Node *n, const Type *a, Type *out, char *err, Loc *where)
+{
+	char sa[IR_TYPE_STR];
+	int64_t ax = (n->at.set & AB(AXIS)) ? n->at.axis : 0;
+
+	if (ir_axis_is_tuple(&n->at)) {
+		snprintf(err, IR_ERR_MAX, "'%s' takes one axis, axis=<int>, not a tuple",
+		    ir_ops[n->op].name);
+		*where = place(n, ir_attr_loc(n, ATTR_AXIS));
+		return -1;
+	}
+	if (a->rank == 0 || ax < -a->rank || ax >= a->rank) {
+		snprintf(err, IR_ERR_MAX, "'%s' axis %lld is out of range for %s (rank %d)",
+		    ir_ops[n->op].name, (long long)ax, ir_shape_str(a, sa), a->rank);
+		*where = place(n, (n->at.set & AB(AXIS)) ? ir_attr_loc(n, ATTR_AXIS) : n->oploc);
+		return -1;
+	}
+	if (ax < 0)
+		ax += a->rank;
+	out->rank = 0;
+	for (int i = 0; i < a->rank; i++) {
+		if (i != ax)
+			out->dim[out->rank++] = a->dim[i];
+		else if (n->at.keepdims)
+			out->dim[out->rank++] = 1;
+	}
+	return 0;
+}
+
+/* where(cond, a, b): the broadcast of the three. */
+static int
+where3(const Node *n, const Type *c, const Type *a, const Type *b, Type *out, char *err,
+    Loc *where)
+{
+	char sc[IR_TYPE_STR], sa[IR_TYPE_STR], sb[IR_TYPE_STR];
+	int r = c->rank;
+
+	if (a->rank > r)
+		r = a->rank;
+	if (b->rank > r)
+		r = b->rank;
+	out->rank = r;
+	for (int i = 0; i < r; i++) {
+		const Type *t[3] = {c, a, b};
+		int64_t d = 1;
+
+		for (int k = 0; k < 3; k++) {
+			int ik = t[k]->rank - r + i;
+			int64_t dk = ik >= 0 ? t[k]->dim[ik] : 1;
+
+			if (dk != 1 && d != 1 && dk != d) {
+				snprintf(err, IR_ERR_MAX, "'where' cannot broadcast %s, %s and %s",
+				    ir_shape_str(c, sc), ir_shape_str(a, sa), ir_shape_str(b, sb));
+				*where = place(n, n->inloc[k]);
+				return -1;
+			}
+			if (dk != 1)
+				d = dk;
+		}
+		out->dim[i] = d;
+	}
+	return too_big(n, a, b, out, err, where);
 }
 
 static int
@@ -166,10 +290,11 @@ transpose(const Node *n, const Type *a, Type *out, char *err, Loc *where)
 			perm[a->rank - 1] = a->rank - 2;
 		}
 	} else {
-		bool ok = n->at.nperm == a->rank;
+		IntTuple pt = ir_attr_ints(&n->at, ATTR_PERM);
+		bool ok = pt.n == a->rank;
 
 		for (int i = 0; ok && i < a->rank; i++) {
-			int64_t p = n->at.perm[i] < 0 ? n->at.perm[i] + a->rank : n->at.perm[i];
+			int64_t p = pt.v[i] < 0 ? pt.v[i] + a->rank : pt.v[i];
 
 			if (p < 0 || p >= a->rank || seen[p]++)
 				ok = false;
@@ -177,7 +302,7 @@ transpose(const Node *n, const Type *a, Type *out, char *err, Loc *where)
 				perm[i] = (int)p;
 		}
 		if (!ok) {
-			ints_str(n->at.perm, n->at.nperm, sp);
+			ints_str(pt.v, pt.n, sp);
 			snprintf(err, IR_ERR_MAX,
 			    "'transpose' perm=%s is not a permutation of the %d axes of %s",
 			    sp, a->rank, ir_shape_str(a, sa));
@@ -198,13 +323,14 @@ reshape(const Node *n, const Type *a, Type *out, char *err, Loc *where)
 	char sa[IR_TYPE_STR], sp[IR_TYPE_STR];
 	int64_t known = 1, total = ir_type_numel(a);
 	int infer = -1;
+	IntTuple st = ir_attr_ints(&n->at, ATTR_SHAPE);
 
 	*where = place(n, ir_attr_loc(n, ATTR_SHAPE));
-	ints_str(n->at.shape, n->at.nshape, sp);
-	out->rank = n->at.nshape;
+	ints_str(st.v, st.n, sp);
+	out->rank = st.n;
 	out->dt = a->dt;
-	for (int i = 0; i < n->at.nshape; i++) {
-		int64_t d = n->at.shape[i];
+	for (int i = 0; i < st.n; i++) {
+		int64_t d = st.v[i];
 
 		if (d == -1 && infer < 0) {
 			infer = i;
@@ -234,38 +360,125 @@ bad:
 	return -1;
 }
 
+/* The element types of the operands against the op table's type set:
+ * the data operands share one type (where's condition is bool, gather's
+ * indices i32 or i64, conv2d's operands one float type). */
+static int
+operand_types(const Graph *g, const Node *n, char *err, Loc *where)
+{
+	const OpInfo *op = &ir_ops[n->op];
+	int first = n->op == OP_WHERE ? 1 : 0, last = n->op == OP_GATHER ? 0 : n->nin - 1;
+	DType dt;
+
+	if (n->nin == 0)
+		return 0;
+	if (n->op == OP_WHERE && g->nodes[n->in[0]].type.dt != DT_BOOL) {
+		snprintf(err, IR_ERR_MAX, "'where' condition is %s; it must be bool",
+		    ir_dtype_name(g->nodes[n->in[0]].type.dt));
+		*where = place(n, n->inloc[0]);
+		return -1;
+	}
+	if (n->op == OP_GATHER && !ir_dtype_is_int(g->nodes[n->in[1]].type.dt)) {
+		snprintf(err, IR_ERR_MAX, "'gather' indices are %s; they must be i32 or i64",
+		    ir_dtype_name(g->nodes[n->in[1]].type.dt));
+		*where = place(n, n->inloc[1]);
+		return -1;
+	}
+	dt = g->nodes[n->in[first]].type.dt;
+	for (int j = first + 1; j <= last; j++) {
+		DType dj = g->nodes[n->in[j]].type.dt;
+
+		if (dj != dt) {
+			snprintf(err, IR_ERR_MAX, "'%s' operands have different element types, %s and "
+			    "%s (no implicit promotion)", op->name, ir_dtype_name(dt),
+			    ir_dtype_name(dj));
+			*where = place(n, n->inloc[j]);
+			return -1;
+		}
+	}
+	if (!ir_types_take(op->types, dt)) {
+		static const char *const want[] = {
+			[TY_ANY] = "any type", [TY_NUM] = "numbers (f32, f64, i32 or i64)",
+			[TY_FLOAT] = "floats (f32 or f64)", [TY_BOOL] = "bool",
+		};
+
+		snprintf(err, IR_ERR_MAX, "'%s' takes %s, not %s", op->name, want[op->types],
+		    ir_dtype_name(dt));
+		*where = place(n, n->inloc[first]);
+		return -1;
+	}
+	return 0;
+}
+
 int
 ir_infer_type(const Graph *g, int i, Type *out, char *err, Loc *where)
 {
 	const Node *n = &g->nodes[i];
 	const Type *a = n->nin > 0 ? &g->nodes[n->in[0]].type : NULL;
 	const Type *b = n->nin > 1 ? &g->nodes[n->in[1]].type : NULL;
+	int rc = 0;
 
 	memset(out, 0, sizeof *out);
-	if (b && a->dt != b->dt) {
-		snprintf(err, IR_ERR_MAX,
-		    "'%s' operands have different element types, %s and %s (no implicit promotion)",
-		    ir_ops[n->op].name, ir_dtype_name(a->dt), ir_dtype_name(b->dt));
-		*where = place(n, n->inloc[1]);
+	if (operand_types(g, n, err, where) != 0)
 		return -1;
-	}
 	switch (ir_ops[n->op].shape) {
 	case SR_SOURCE:
 		*out = n->type;
 		return 0;
 	case SR_SAME:
 		*out = *a;
-		return 0;
+		break;
 	case SR_BROADCAST:
-		return broadcast(n, a, b, out, err, where);
+		rc = broadcast(n, a, b, out, err, where);
+		break;
+	case SR_WHERE:
+		rc = where3(n, a, b, &g->nodes[n->in[2]].type, out, err, where);
+		out->dt = b->dt;
+		break;
 	case SR_REDUCE:
-		return reduce(n, a, out, err, where);
+		rc = reduce(n, a, out, err, where);
+		break;
+	case SR_ARGREDUCE:
+		rc = argreduce(n, a, out, err, where);
+		break;
 	case SR_MATMUL:
-		return matmul(n, a, b, out, err, where);
+		rc = matmul(n, a, b, out, err, where);
+		break;
 	case SR_TRANSPOSE:
-		return transpose(n, a, out, err, where);
+		rc = transpose(n, a, out, err, where);
+		break;
 	case SR_RESHAPE:
-		return reshape(n, a, out, err, where);
+		rc = reshape(n, a, out, err, where);
+		break;
+	case SR_CONCAT:
+	case SR_SLICE:
+	case SR_PAD:
+	case SR_GATHER:
+	case SR_EXPAND:
+		rc = ir_shape_copy(g, n, out, err, where);
+		break;
+	case SR_CONV:
+	case SR_POOL:
+		rc = ir_shape_window(g, n, out, err, where);
+		break;
+	}
+	if (rc != 0)
+		return -1;
+	switch (ir_ops[n->op].result) {
+	case RT_SAME:
+	case RT_SOURCE:
+		if (n->op != OP_WHERE)
+			out->dt = a->dt;
+		break;
+	case RT_BOOL:
+		out->dt = DT_BOOL;
+		break;
+	case RT_I64:
+		out->dt = DT_I64;
+		break;
+	case RT_TO:
+		out->dt = n->at.to;
+		break;
 	}
 	return 0;
 }
@@ -277,7 +490,7 @@ operand_list(const Graph *g, const Node *n, char *buf, size_t len)
 	size_t m = 0;
 
 	buf[0] = '\0';
-	for (int j = 0; j < n->nin; j++)
+	for (int j = 0; j < n->nin && m < len; j++)
 		m += (size_t)snprintf(buf + m, len - m, "%s%s",
 		    j == 0 ? "" : j == n->nin - 1 ? " and " : ", ",
 		    ir_shape_str(&g->nodes[n->in[j]].type, s));
@@ -287,7 +500,7 @@ int
 ir_check_type(const Graph *g, int i, char *err, Loc *where)
 {
 	const Node *n = &g->nodes[i];
-	char want[IR_TYPE_STR], have[IR_TYPE_STR], ops[3 * IR_TYPE_STR];
+	char want[IR_TYPE_STR], have[IR_TYPE_STR], ops[4 * IR_TYPE_STR];
 	Type t;
 
 	if (ir_infer_type(g, i, &t, err, where) != 0)
@@ -297,7 +510,9 @@ ir_check_type(const Graph *g, int i, char *err, Loc *where)
 	operand_list(g, n, ops, sizeof ops);
 	if (t.dt != n->type.dt && t.rank == n->type.rank && !memcmp(t.dim, n->type.dim,
 	    sizeof(int64_t) * (size_t)t.rank))
-		snprintf(err, IR_ERR_MAX, "'%s' result is written %s but its operands are %s",
+		snprintf(err, IR_ERR_MAX, ir_ops[n->op].result == RT_SAME ?
+		    "'%s' result is written %s but its operands are %s" :
+		    "'%s' result is written %s but the op gives %s",
 		    ir_ops[n->op].name, ir_dtype_name(n->type.dt), ir_dtype_name(t.dt));
 	else
 		snprintf(err, IR_ERR_MAX,

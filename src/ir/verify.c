@@ -39,8 +39,8 @@ verify_node(const Graph *g, int i, Diag *d)
 		return 1;
 	}
 	op = &ir_ops[n->op];
-	if (n->nin != op->arity) {
-		diag_error(d, where(n), "'%s' takes %d operands, '%%%s' has %d", op->name, op->arity,
+	if (n->nin < op->nmin || (op->nmax != IR_VARIADIC && n->nin > op->nmax)) {
+		diag_error(d, where(n), "'%s' takes %d operands, '%%%s' has %d", op->name, op->nmin,
 		    n->name, n->nin);
 		return 1;
 	}

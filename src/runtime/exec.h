@@ -189,8 +189,23 @@ int exec_npy_write(const char *path, const Tensor *t, char *err);
  * diagnostic (an untyped node, a source missing or of the wrong type). */
 int exec_interp(const Graph *g, Tensor *vals, Diag *d);
 
-/* A reference kernel: out is allocated with the node's type. */
-typedef void (*ExecKernel)(const Node *n, const Tensor *a, const Tensor *b, Tensor *out);
+/* A reference kernel: in[0..n->nin-1] are the operands, out is allocated
+ * with the node's type.  Returns 0, or -1 with what went wrong in err (of
+ * IR_ERR_MAX bytes: an integer division by zero, a gather index out of
+ * range), which the interpreter reports at the node. */
+typedef int (*ExecKernel)(const Node *n, const Tensor *const *in, Tensor *out, char *err);
 extern const ExecKernel exec_ref_kernels[OP_COUNT];
+/* The kernels of interp_copy.c and interp_window.c. */
+#define EXEC_KERNEL_(ID) int exec_kern_##ID(const Node *n, const Tensor *const *in, Tensor *o, \
+    char *err);
+EXEC_KERNEL_(CONCAT)
+EXEC_KERNEL_(SLICE)
+EXEC_KERNEL_(PAD)
+EXEC_KERNEL_(GATHER)
+EXEC_KERNEL_(EXPAND)
+EXEC_KERNEL_(CONV2D)
+EXEC_KERNEL_(MAX_POOL2D)
+EXEC_KERNEL_(AVG_POOL2D)
+#undef EXEC_KERNEL_
 
 #endif

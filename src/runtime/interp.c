@@ -87,23 +87,24 @@ binary(const Tensor *a, const Tensor *b, Tensor *o, double (*f)(double, double))
  * there is all an elementwise op needs here. */
 #define UNARY(ID, formula)                                                     \
 	static double f_##ID(double x) { return ir_scalar_unary(OP_##ID, x); } \
-	static void kern_##ID(const Node *n, const Tensor *a, const Tensor *b, \
-	    Tensor *o)                                                         \
+	static int kern_##ID(const Node *n, const Tensor *const *in,           \
+	    Tensor *o, char *err)                                              \
 	{                                                                      \
-		(void)n;                                                       \
-		(void)b;                                                       \
-		unary(a, o, f_##ID);                                           \
+		(void)n, (void)err;                                            \
+		unary(in[0], o, f_##ID);                                       \
+		return 0;                                                      \
 	}
 #define BINARY(ID, formula)                                                    \
 	static double f_##ID(double x, double y)                               \
 	{                                                                      \
 		return ir_scalar_binary(OP_##ID, x, y);                        \
 	}                                                                      \
-	static void kern_##ID(const Node *n, const Tensor *a, const Tensor *b, \
-	    Tensor *o)                                                         \
+	static int kern_##ID(const Node *n, const Tensor *const *in,           \
+	    Tensor *o, char *err)                                              \
 	{                                                                      \
-		(void)n;                                                       \
-		binary(a, b, o, f_##ID);                                       \
+		(void)n, (void)err;                                            \
+		binary(in[0], in[1], o, f_##ID);                               \
+		return 0;                                                      \
 	}
 
 IR_SCALAR_UNARY(UNARY)
@@ -114,19 +115,19 @@ IR_SCALAR_BINARY(BINARY)
 /* ---- sources --------------------------------------------------------- */
 
 /* The caller fills sources in; exec_interp never calls these. */
-static void
-kern_INPUT(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+static int
+kern_INPUT(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 {
-	(void)a, (void)b, (void)o;
+	(void)in, (void)o, (void)err;
 	AICM_BUG("source '%%%s' has no kernel", n->name);
 }
 #define kern_CONST kern_INPUT
 
 /* exec_interp refuses a tiled node before it would get here. */
-static void
-kern_TILED(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+static int
+kern_TILED(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 {
-	(void)a, (void)b, (void)o;
+	(void)in, (void)o, (void)err;
 	AICM_BUG("tiled '%%%s' reached the reference kernels", n->name);
 }
 
@@ -165,11 +166,12 @@ reduce(const Node *n, const Tensor *a, Tensor *out, OpId op)
 }
 
 #define REDUCE(ID, step, neutral)                                              \
-	static void kern_##ID(const Node *n, const Tensor *a, const Tensor *b, \
-	    Tensor *o)                                                         \
+	static int kern_##ID(const Node *n, const Tensor *const *in,           \
+	    Tensor *o, char *err)                                              \
 	{                                                                      \
-		(void)b;                                                       \
-		reduce(n, a, o, OP_##ID);                                      \
+		(void)err;                                                     \
+		reduce(n, in[0], o, OP_##ID);                                  \
+		return 0;                                                      \
 	}
 IR_SCALAR_REDUCE(REDUCE)
 #undef REDUCE
@@ -180,15 +182,17 @@ IR_SCALAR_REDUCE(REDUCE)
  * A row of the result is accumulated at once (for each p, a[i, p] times
  * row p of b), so that b is read along its rows; every element still sums
  * its products in the order p = 0, 1, ..., K-1 and is rounded once. */
-static void
-kern_MATMUL(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+static int
+kern_MATMUL(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 {
+	const Tensor *a = in[0], *b = in[1];
+
 	int r = a->rank;
 	int64_t nb = r == 3 ? a->dim[0] : 1;
 	int64_t m = a->dim[r - 2], k = a->dim[r - 1], nn = b->dim[r - 1];
 	double *acc = xmalloc(sizeof(double) * (size_t)nn);
 
-	(void)n;
+	(void)n, (void)err;
 	for (int64_t z = 0; z < nb; z++) {
 		int64_t ao = z * m * k, bo = z * k * nn, oo = z * m * nn;
 
@@ -215,24 +219,28 @@ kern_MATMUL(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
 		}
 	}
 	free(acc);
+	return 0;
 }
 
 /* ---- layout ---------------------------------------------------------- */
 
 /* out[i0, .., ir] = a[idx permuted]: out axis i walks a's axis perm[i]. */
-static void
-kern_TRANSPOSE(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+static int
+kern_TRANSPOSE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 {
+	const Tensor *a = in[0];
 	int r = a->rank, perm[IR_MAX_RANK];
 	int64_t sa[IR_MAX_RANK], st[IR_MAX_RANK], zero[IR_MAX_RANK] = {0};
 	int64_t idx[IR_MAX_RANK] = {0}, ia = 0, dummy = 0;
 
-	(void)b;
+	(void)err;
 	for (int k = 0; k < r; k++)
 		perm[k] = k;
 	if (n->at.set & AB(PERM)) {
+		const int64_t *p = ir_attr_ints(&n->at, ATTR_PERM).v;
+
 		for (int k = 0; k < r; k++)
-			perm[k] = (int)(n->at.perm[k] < 0 ? n->at.perm[k] + r : n->at.perm[k]);
+			perm[k] = (int)(p[k] < 0 ? p[k] + r : p[k]);
 	} else if (r >= 2) {
 		perm[r - 2] = r - 1;
 		perm[r - 1] = r - 2;
@@ -247,18 +255,47 @@ kern_TRANSPOSE(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
 		exec_set(o, i, exec_get(a, ia));
 		step(r, o->dim, idx, st, &ia, zero, &dummy);
 	}
+	return 0;
 }
 
 /* C order makes a reshape a copy of the elements as they are. */
-static void
-kern_RESHAPE(const Node *n, const Tensor *a, const Tensor *b, Tensor *o)
+static int
+kern_RESHAPE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 {
-	(void)n, (void)b;
-	memcpy(o->data, a->data, exec_tensor_bytes(a));
+	(void)n, (void)err;
+	memcpy(o->data, in[0]->data, exec_tensor_bytes(in[0]));
+	return 0;
 }
 
+/* The ops whose reference kernels are still to be written: the
+ * interpreter refuses them with a message (TODO(issue 16): each family's
+ * kernels replace these). */
+#define NOT_YET(ID)                                                            \
+	static int kern_##ID(const Node *n, const Tensor *const *in, Tensor *o, \
+	    char *err)                                                         \
+	{                                                                      \
+		(void)in, (void)o;                                             \
+		snprintf(err, IR_ERR_MAX, "'%s' has no reference kernel yet",   \
+		    ir_ops[n->op].name);                                       \
+		return -1;                                                     \
+	}
+NOT_YET(COS) NOT_YET(FLOOR) NOT_YET(CEIL) NOT_YET(ROUND) NOT_YET(SIGN) NOT_YET(ISNAN)
+NOT_YET(NOT) NOT_YET(CAST) NOT_YET(POW) NOT_YET(MOD) NOT_YET(FMOD) NOT_YET(EQUAL)
+NOT_YET(LESS) NOT_YET(LESS_EQUAL) NOT_YET(GREATER) NOT_YET(GREATER_EQUAL) NOT_YET(AND)
+NOT_YET(OR) NOT_YET(XOR) NOT_YET(WHERE) NOT_YET(MIN) NOT_YET(PROD) NOT_YET(ARGMAX)
+NOT_YET(ARGMIN)
+#undef NOT_YET
+#define kern_CONCAT exec_kern_CONCAT
+#define kern_SLICE exec_kern_SLICE
+#define kern_PAD exec_kern_PAD
+#define kern_GATHER exec_kern_GATHER
+#define kern_EXPAND exec_kern_EXPAND
+#define kern_CONV2D exec_kern_CONV2D
+#define kern_MAX_POOL2D exec_kern_MAX_POOL2D
+#define kern_AVG_POOL2D exec_kern_AVG_POOL2D
+
 const ExecKernel exec_ref_kernels[OP_COUNT] = {
-#define OP(id, name, cls, arity, attrs, req, shape, flops) [OP_##id] = kern_##id,
+#define OP(id, ...) [OP_##id] = kern_##id,
 #include "ops.def"
 #undef OP
 };
@@ -272,8 +309,6 @@ exec_interp(const Graph *g, Tensor *vals, Diag *d)
 
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
-		const Tensor *a = n->nin > 0 ? &vals[n->in[0]] : NULL;
-		const Tensor *b = n->nin > 1 ? &vals[n->in[1]] : NULL;
 		Loc at;
 
 		if (n->type.rank < 0) {
@@ -306,7 +341,22 @@ exec_interp(const Graph *g, Tensor *vals, Diag *d)
 				return -1;
 			}
 		}
-		exec_ref_kernels[n->op](n, a, b, &vals[i]);
+		{
+			const Tensor *inl[4], **in = n->nin <= 4 ? inl :
+			    xmalloc(sizeof *in * (size_t)n->nin);
+			int rc;
+
+			for (int j = 0; j < n->nin; j++)
+				in[j] = &vals[n->in[j]];
+			rc = exec_ref_kernels[n->op](n, in, &vals[i], err);
+			if (in != inl)
+				free(in);
+			if (rc != 0) {
+				diag_error(d, n->oploc.line ? n->oploc : n->loc, "'%%%s': %s", n->name,
+				    err);
+				return -1;
+			}
+		}
 	}
 	return 0;
 }

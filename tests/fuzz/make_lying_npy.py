@@ -30,7 +30,7 @@ def main(d):
     # A shape of a terabyte over six doubles of data.
     npy(d + "/terabyte.npy", d8 % "(131072, 1048576)", six)
     # Five dimensions: past aicm's rank limit.
-    npy(d + "/rank5.npy", d8 % "(1, 1, 2, 1, 3)", six)
+    npy(d + "/rank9.npy", d8 % "(1, 1, 1, 1, 1, 1, 2, 1, 3)", six)
     # A negative dimension.
     npy(d + "/negative.npy", d8 % "(-2, 3)", six)
     # The data is not a whole number of elements.
