@@ -50,19 +50,89 @@ size_t exec_tensor_bytes(const Tensor *t);
 /* The tensor's type, for comparing it with the IR's. */
 Type exec_tensor_type(const Tensor *t);
 bool exec_tensor_has_type(const Tensor *t, const Type *ty);
-/* Element i as a double, and the store that rounds to the element type. */
+/* Element i as a double, and the store that rounds to the element type
+ * (to an integer type: truncated toward zero and saturated, NaN to 0, as
+ * cast does; to bool: v != 0). */
 static inline double
 exec_get(const Tensor *t, int64_t i)
 {
-	return t->dt == DT_F32 ? (double)((const float *)t->data)[i] : ((const double *)t->data)[i];
+	switch (t->dt) {
+	case DT_F32:
+		return (double)((const float *)t->data)[i];
+	case DT_I32:
+		return (double)((const int32_t *)t->data)[i];
+	case DT_I64:
+		return (double)((const int64_t *)t->data)[i];
+	case DT_BOOL:
+		return (double)((const uint8_t *)t->data)[i];
+	default:
+		return ((const double *)t->data)[i];
+	}
+}
+/* Element i of an integer or bool tensor, exactly (a float one: as
+ * exec_set would store it in an i64). */
+static inline int64_t
+exec_geti(const Tensor *t, int64_t i)
+{
+	switch (t->dt) {
+	case DT_I32:
+		return ((const int32_t *)t->data)[i];
+	case DT_I64:
+		return ((const int64_t *)t->data)[i];
+	case DT_BOOL:
+		return ((const uint8_t *)t->data)[i];
+	default: {
+		double v = exec_get(t, i);
+
+		return v != v ? 0 : v >= 0x1p63 ? INT64_MAX : v < -0x1p63 ? INT64_MIN : (int64_t)v;
+	}
+	}
+}
+/* Stores an integer exactly: an i32 keeps the low 32 bits (wrapping), a
+ * bool v != 0, a float the nearest value. */
+static inline void
+exec_seti(Tensor *t, int64_t i, int64_t v)
+{
+	switch (t->dt) {
+	case DT_I32:
+		((int32_t *)t->data)[i] = (int32_t)(uint32_t)(uint64_t)v;
+		break;
+	case DT_I64:
+		((int64_t *)t->data)[i] = v;
+		break;
+	case DT_BOOL:
+		((uint8_t *)t->data)[i] = v != 0;
+		break;
+	case DT_F32:
+		((float *)t->data)[i] = (float)v;
+		break;
+	default:
+		((double *)t->data)[i] = (double)v;
+		break;
+	}
 }
 static inline void
 exec_set(Tensor *t, int64_t i, double v)
 {
-	if (t->dt == DT_F32)
+	switch (t->dt) {
+	case DT_F32:
 		((float *)t->data)[i] = (float)v;
-	else
+		break;
+	case DT_I32:
+		((int32_t *)t->data)[i] = v != v ? 0 : v >= 0x1p31 ? INT32_MAX :
+		    v < -0x1p31 ? INT32_MIN : (int32_t)v;
+		break;
+	case DT_I64:
+		((int64_t *)t->data)[i] = v != v ? 0 : v >= 0x1p63 ? INT64_MAX :
+		    v < -0x1p63 ? INT64_MIN : (int64_t)v;
+		break;
+	case DT_BOOL:
+		((uint8_t *)t->data)[i] = v != 0;
+		break;
+	default:
 		((double *)t->data)[i] = v;
+		break;
+	}
 }
 
 /* Limits of DESIGN §7: the largest tensor and all of them together. */
