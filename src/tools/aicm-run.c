@@ -414,6 +414,7 @@ free_opts(Opts *o)
 	for (int k = 0; k < o->nin; k++) {
 		free(o->in[k].name);
 		free(o->in[k].v);
+		free(o->in[k].iv);
 	}
 	free(o->in);
 	for (int k = 0; k < o->nexp; k++)
