@@ -169,18 +169,26 @@ ir_scalar_neutral_i64(OpId op, DType dt)
 	}
 }
 
-/* Whether op, computed on integers, divides by b == 0: an error the
- * caller reports ("integer division by zero"). */
+/* Whether binary op, on integers, divides by its operand b (its row's
+ * third column). */
 static inline bool
-ir_scalar_int_div_by_zero(OpId op, int64_t b)
+ir_scalar_int_divides(OpId op)
 {
 	switch (op) {
-#define IR_SCALAR_IDIV_(ID, f, divides) case OP_##ID: return (divides) && b == 0;
+#define IR_SCALAR_IDIV_(ID, f, divides) case OP_##ID: return (divides);
 	IR_SCALAR_BINARY_INT(IR_SCALAR_IDIV_)
 #undef IR_SCALAR_IDIV_
 	default:
 		return false;
 	}
+}
+
+/* Whether op, computed on integers, divides by b == 0: an error the
+ * caller reports ("integer division by zero"). */
+static inline bool
+ir_scalar_int_div_by_zero(OpId op, int64_t b)
+{
+	return b == 0 && ir_scalar_int_divides(op);
 }
 
 /* An i64 formula's result as element type dt stores it: an i32 keeps the

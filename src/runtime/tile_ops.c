@@ -98,6 +98,80 @@ unary_vector(OpId op, bool f32, int64_t n, const void *x, void *o)
 	}
 }
 
+/* ---- integer elementwise, typed loops --------------------------------- */
+
+/* An integer kernel's elementwise loops with the op switched outside and
+ * the element type fixed: one loop per scalar.h integer row and type, no
+ * per-element dispatch.  They are not SIMD yet: GCC's -O2 cost model
+ * leaves them scalar (SSE2 has no 64-bit compare), and intrinsics per ISA
+ * as simd.c's would be the next step.  Each computes the row's formula
+ * on int64 and stores the low bits, the values the element-by-element
+ * path (tgeti, ir_scalar_*_i64, tseti) gives.  Operands are whole (stride
+ * 1) or one element (stride 0).  A dividing op is not done here: its zero
+ * divisors must be looked for in the valid box (binary_int). */
+#define INT_UNARY_LOOP_(ID, f)                                                 \
+	case OP_##ID:                                                          \
+		for (int64_t i = 0; i < n; i++) {                              \
+			int64_t x = px[i];                                     \
+			po[i] = (flat_t)(f);                                   \
+		}                                                              \
+		return true;
+#define INT_BINARY_LOOP_(ID, f, divides)                                       \
+	case OP_##ID:                                                          \
+		if (divides)                                                   \
+			return false;                                          \
+		for (int64_t i = 0; i < n; i++) {                              \
+			int64_t a = pa[i * sa], b = pb[i * sb];                \
+			po[i] = (flat_t)(f);                                   \
+		}                                                              \
+		return true;
+#define INT_FLAT_(T, SFX)                                                      \
+	static bool                                                            \
+	unary_int_##SFX(OpId op, int64_t n, const T *px, T *po)                \
+	{                                                                      \
+		typedef T flat_t;                                              \
+                                                                               \
+		switch (op) {                                                  \
+		IR_SCALAR_UNARY_INT(INT_UNARY_LOOP_)                           \
+		default:                                                       \
+			return false;                                          \
+		}                                                              \
+	}                                                                      \
+	static bool                                                            \
+	binary_int_##SFX(OpId op, int64_t n, const T *pa, int64_t sa,          \
+	    const T *pb, int64_t sb, T *po)                                    \
+	{                                                                      \
+		typedef T flat_t;                                              \
+                                                                               \
+		switch (op) {                                                  \
+		IR_SCALAR_BINARY_INT(INT_BINARY_LOOP_)                         \
+		default:                                                       \
+			return false;                                          \
+		}                                                              \
+	}
+INT_FLAT_(int32_t, i32)
+INT_FLAT_(int64_t, i64)
+#undef INT_FLAT_
+#undef INT_UNARY_LOOP_
+#undef INT_BINARY_LOOP_
+
+/* Runs an integer unary op on n whole elements; false when there is no
+ * typed loop for it (the caller goes element by element). */
+static bool
+unary_int_flat(OpId op, DType dt, int64_t n, const void *x, void *o)
+{
+	return dt == DT_I32 ? unary_int_i32(op, n, x, o) :
+	    dt == DT_I64 ? unary_int_i64(op, n, x, o) : false;
+}
+
+static bool
+binary_int_flat(OpId op, DType dt, int64_t n, const void *a, int64_t sa, const void *b,
+    int64_t sb, void *o)
+{
+	return dt == DT_I32 ? binary_int_i32(op, n, a, sa, b, sb, o) :
+	    dt == DT_I64 ? binary_int_i64(op, n, a, sa, b, sb, o) : false;
+}
+
 /* Elements lo..lo+n of a unary op's result (the whole tile: 0, t->n):
  * its vector kernel, else its formula (scalar.h) element by element, in
  * double.  One case per op, so that each loop has its formula inline. */
@@ -112,8 +186,9 @@ unary_range(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 	if (w->k->ik) {
 		DType dt = w->k->dt;
 
-		for (int64_t i = 0; i < n; i++)
-			tseti(o, i, ir_scalar_unary_i64(in->gop, tgeti(x, i, dt)), dt);
+		if (!unary_int_flat(in->gop, dt, n, x, o))
+			for (int64_t i = 0; i < n; i++)
+				tseti(o, i, ir_scalar_unary_i64(in->gop, tgeti(x, i, dt)), dt);
 		return;
 	}
 	switch (in->gop) {
@@ -208,6 +283,20 @@ binary_int(Worker *w, const TileInst *in, const int64_t *sa, const int64_t *sb)
 	DType dt = w->k->dt;
 	OpId op = in->gop;
 
+	/* a row at a time through the typed loops, unless the op divides */
+	if (!ir_scalar_int_divides(op)) {
+		size_t es = w->k->es;
+		bool done = true;
+
+		for (int64_t i0 = 0, q = 0; done && i0 < sh[0]; i0++)
+			for (int64_t i1 = 0; done && i1 < sh[1]; i1++)
+				for (int64_t i2 = 0; done && i2 < sh[2]; i2++, q += sh[3])
+					done = binary_int_flat(op, dt, sh[3], at(a, i0 * sa[0] +
+					    i1 * sa[1] + i2 * sa[2], es), sa[3], at(b, i0 * sb[0] +
+					    i1 * sb[1] + i2 * sb[2], es), sb[3], at(o, q, es));
+		if (done)
+			return;
+	}
 	for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < sh[1]; i1++)
 			for (int64_t i2 = 0; i2 < sh[2]; i2++)
