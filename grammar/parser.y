@@ -1447,8 +1447,8 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 		int64_t v, gv[IR_MAX_RANK];
 		int ng;
 
-		if (it->kind == IV_BARE && i == 0 && (!strcmp(key, "f32") || !strcmp(key, "f64"))) {
-			t.dt = !strcmp(key, "f32") ? DT_F32 : DT_F64;
+		if (it->kind == IV_BARE && i == 0 && ir_dtype_lookup(key) >= 0) {
+			t.dt = (DType)ir_dtype_lookup(key);   /* f32, i64, bool, ... */
 		} else if (!strcmp(key, "grid")) {
 			if (!item_ints(c, it, gv, &ng))
 				continue;

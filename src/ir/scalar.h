@@ -29,6 +29,22 @@
  * interpreter and the tile executor then run it with no other change (an
  * OC_UNARY or OC_BINARY op without a row here does not compile: the
  * interpreter's kernel table asks for it).
+ *
+ * Integers (i32, i64) have formulas of their own, in the _INT tables
+ * below: an op whose ops.def `types` takes integers (TY_NUM, TY_ANY) has
+ * one row there too, in the same operand names, where x, a, b, acc and v
+ * are int64_t.  They compute on the exact 64-bit values and wrap: every
+ * add, subtract, multiply and negate goes through uint64_t (the IR_U64
+ * and IR_I64 helpers), so no overflow is undefined and UBSan stays quiet;
+ * an i32 result is the low 32 bits of the i64 one (the caller stores it
+ * with a wrapping store), which is what wrapping i32 arithmetic gives for
+ * add, sub, mul, neg, abs and for div (INT32_MIN / -1 is 2^31 in i64,
+ * INT32_MIN in its low bits).  A binary row's third column says the op
+ * divides: its callers check ir_scalar_int_div_by_zero before computing
+ * and report "integer division by zero" naming the op (the formula
+ * itself still gives 0 for a zero divisor, so a masked lane computing it
+ * is harmless).  ir_scalar_unary_i64, ir_scalar_binary_i64,
+ * ir_scalar_combine_i64 and ir_scalar_neutral_i64 switch on the op.
  */
 #ifndef AICM_SCALAR_H
 #define AICM_SCALAR_H
@@ -68,6 +84,123 @@
 	X(SUM, acc + v, 0.0)                                                   \
 	X(MAX, isnan(v) || v > acc ? v : acc, ir_scalar_lowest(dt))            \
 	X(MEAN, acc + v, 0.0)
+
+/* ---- integer formulas ------------------------------------------------- */
+
+/* Wrapping arithmetic on int64_t through uint64_t: IR_U64 converts, IR_I64
+ * converts back (implementation-defined, two's complement on every target
+ * aicm builds for; never undefined). */
+#define IR_U64(x) ((uint64_t)(x))
+#define IR_I64(u) ((int64_t)(uint64_t)(u))
+
+/* X(ID, formula in int64_t x): every OC_UNARY op that takes integers.
+ * abs wraps: abs(INT_MIN) is INT_MIN, as numpy's. */
+#define IR_SCALAR_UNARY_INT(X)                                                 \
+	X(RELU, x > 0 ? x : 0)                                                 \
+	X(NEG, IR_I64(0 - IR_U64(x)))                                          \
+	X(ABS, x < 0 ? IR_I64(0 - IR_U64(x)) : x)
+
+/* X(ID, formula in int64_t a and b, divides): every OC_BINARY op that
+ * takes integers.  divides is 1 for the ops whose divisor b must not be
+ * 0 (the caller checks).  div truncates toward zero as C's; -1 is a case
+ * of its own because INT64_MIN / -1 overflows. */
+#define IR_SCALAR_BINARY_INT(X)                                                \
+	X(ADD, IR_I64(IR_U64(a) + IR_U64(b)), 0)                               \
+	X(SUB, IR_I64(IR_U64(a) - IR_U64(b)), 0)                               \
+	X(MUL, IR_I64(IR_U64(a) * IR_U64(b)), 0)                               \
+	X(DIV, b == 0 ? 0 : b == -1 ? IR_I64(0 - IR_U64(a)) : a / b, 1)        \
+	X(MAXIMUM, a >= b ? a : b, 0)                                          \
+	X(MINIMUM, a <= b ? a : b, 0)
+
+/* X(ID, combining step in int64_t acc and v, neutral element in dt):
+ * every OC_REDUCTION op that takes integers (not mean: floats only). */
+#define IR_SCALAR_REDUCE_INT(X)                                                \
+	X(SUM, IR_I64(IR_U64(acc) + IR_U64(v)), 0)                             \
+	X(MAX, v > acc ? v : acc, ir_scalar_lowest_i64(dt))
+
+/* The lowest value of integer (or bool) element type dt. */
+static inline int64_t
+ir_scalar_lowest_i64(DType dt)
+{
+	return dt == DT_I32 ? INT32_MIN : dt == DT_I64 ? INT64_MIN : 0;
+}
+
+#define IR_SCALAR_ICASE_(ID, f) case OP_##ID: return f;
+#define IR_SCALAR_ICASE3_(ID, f, third) case OP_##ID: return f;
+static inline int64_t
+ir_scalar_unary_i64(OpId op, int64_t x)
+{
+	switch (op) {
+	IR_SCALAR_UNARY_INT(IR_SCALAR_ICASE_)
+	default:
+		AICM_BUG("'%s' has no integer formula", ir_ops[op].name);
+	}
+}
+
+static inline int64_t
+ir_scalar_binary_i64(OpId op, int64_t a, int64_t b)
+{
+	switch (op) {
+	IR_SCALAR_BINARY_INT(IR_SCALAR_ICASE3_)
+	default:
+		AICM_BUG("'%s' has no integer formula", ir_ops[op].name);
+	}
+}
+
+static inline int64_t
+ir_scalar_combine_i64(OpId op, int64_t acc, int64_t v)
+{
+	switch (op) {
+	IR_SCALAR_REDUCE_INT(IR_SCALAR_ICASE3_)
+	default:
+		AICM_BUG("'%s' has no integer formula", ir_ops[op].name);
+	}
+}
+
+static inline int64_t
+ir_scalar_neutral_i64(OpId op, DType dt)
+{
+	switch (op) {
+#define IR_SCALAR_INEUTRAL_(ID, step, neutral) case OP_##ID: return neutral;
+	IR_SCALAR_REDUCE_INT(IR_SCALAR_INEUTRAL_)
+#undef IR_SCALAR_INEUTRAL_
+	default:
+		AICM_BUG("'%s' has no integer formula", ir_ops[op].name);
+	}
+}
+
+/* Whether binary op, on integers, divides by its operand b (its row's
+ * third column). */
+static inline bool
+ir_scalar_int_divides(OpId op)
+{
+	switch (op) {
+#define IR_SCALAR_IDIV_(ID, f, divides) case OP_##ID: return (divides);
+	IR_SCALAR_BINARY_INT(IR_SCALAR_IDIV_)
+#undef IR_SCALAR_IDIV_
+	default:
+		return false;
+	}
+}
+
+/* Whether op, computed on integers, divides by b == 0: an error the
+ * caller reports ("integer division by zero"). */
+static inline bool
+ir_scalar_int_div_by_zero(OpId op, int64_t b)
+{
+	return b == 0 && ir_scalar_int_divides(op);
+}
+
+/* An i64 formula's result as element type dt stores it: an i32 keeps the
+ * low 32 bits, a bool is v != 0. */
+static inline int64_t
+ir_scalar_wrap(DType dt, int64_t v)
+{
+	return dt == DT_I32 ? (int64_t)(int32_t)(uint32_t)IR_U64(v) :
+	    dt == DT_BOOL ? v != 0 : v;
+}
+#undef IR_SCALAR_ICASE_
+#undef IR_SCALAR_ICASE3_
 
 /* The lowest value of element type dt: a max's neutral element. */
 static inline double

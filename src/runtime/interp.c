@@ -63,24 +63,59 @@ step(int r, const int64_t *dim, int64_t *idx, const int64_t *sa, int64_t *ia,
 
 /* ---- elementwise ----------------------------------------------------- */
 
-static void
-unary(const Tensor *a, Tensor *o, double (*f)(double))
+/* Integer and bool operands compute with scalar.h's integer formulas on
+ * exact int64 values (exec_geti) and store with exec_seti, which keeps an
+ * i32's low 32 bits: the wrapping of DESIGN §12.  Whether the integer
+ * path runs is the operands' type, not the result's (a compare of ints
+ * gives bools). */
+static bool
+int_operands(const Tensor *a)
 {
+	return !ir_dtype_is_float(a->dt);
+}
+
+static void
+unary(const Node *n, const Tensor *a, Tensor *o, double (*f)(double))
+{
+	if (int_operands(a)) {
+		for (int64_t i = 0; i < o->numel; i++)
+			exec_seti(o, i, ir_scalar_unary_i64(n->op, exec_geti(a, i)));
+		return;
+	}
 	for (int64_t i = 0; i < o->numel; i++)
 		exec_set(o, i, f(exec_get(a, i)));
 }
 
-static void
-binary(const Tensor *a, const Tensor *b, Tensor *o, double (*f)(double, double))
+static int
+binary(const Node *n, const Tensor *a, const Tensor *b, Tensor *o,
+    double (*f)(double, double), char *err)
 {
 	int64_t sa[IR_MAX_RANK], sb[IR_MAX_RANK], idx[IR_MAX_RANK] = {0}, ia = 0, ib = 0;
 
 	bcast_strides(a, o, sa);
 	bcast_strides(b, o, sb);
+	if (int_operands(a)) {
+		for (int64_t i = 0; i < o->numel; i++) {
+			int64_t x = exec_geti(a, ia), y = exec_geti(b, ib);
+
+			if (ir_scalar_int_div_by_zero(n->op, y)) {
+				char at[IR_TYPE_STR];
+
+				snprintf(err, IR_ERR_MAX, "integer division by zero in '%s' "
+				    "(element %s of the result)", ir_ops[n->op].name,
+				    exec_index_str(o, i, at));
+				return -1;
+			}
+			exec_seti(o, i, ir_scalar_binary_i64(n->op, x, y));
+			step(o->rank, o->dim, idx, sa, &ia, sb, &ib);
+		}
+		return 0;
+	}
 	for (int64_t i = 0; i < o->numel; i++) {
 		exec_set(o, i, f(exec_get(a, ia), exec_get(b, ib)));
 		step(o->rank, o->dim, idx, sa, &ia, sb, &ib);
 	}
+	return 0;
 }
 
 /* One kernel per unary and binary op, its formula scalar.h's: a row
@@ -90,8 +125,8 @@ binary(const Tensor *a, const Tensor *b, Tensor *o, double (*f)(double, double))
 	static int kern_##ID(const Node *n, const Tensor *const *in,           \
 	    Tensor *o, char *err)                                              \
 	{                                                                      \
-		(void)n, (void)err;                                            \
-		unary(in[0], o, f_##ID);                                       \
+		(void)err;                                                     \
+		unary(n, in[0], o, f_##ID);                                    \
 		return 0;                                                      \
 	}
 #define BINARY(ID, formula)                                                    \
@@ -102,9 +137,7 @@ binary(const Tensor *a, const Tensor *b, Tensor *o, double (*f)(double, double))
 	static int kern_##ID(const Node *n, const Tensor *const *in,           \
 	    Tensor *o, char *err)                                              \
 	{                                                                      \
-		(void)n, (void)err;                                            \
-		binary(in[0], in[1], o, f_##ID);                               \
-		return 0;                                                      \
+		return binary(n, in[0], in[1], o, f_##ID, err);                \
 	}
 
 IR_SCALAR_UNARY(UNARY)
@@ -153,6 +186,17 @@ reduce(const Node *n, const Tensor *a, Tensor *out, OpId op)
 		for (int64_t i = 0; i < inner; i++) {
 			double acc = ir_scalar_neutral(op, a->dt);
 
+			if (!ir_dtype_is_float(a->dt)) {
+				/* integers: exact and wrapping, scalar.h's formulas */
+				int64_t iacc = ir_scalar_neutral_i64(op, a->dt);
+
+				for (int64_t r = 0; r < len; r++)
+					iacc = ir_scalar_combine_i64(op, iacc,
+					    exec_geti(a, (o * len + r) * inner + i));
+				exec_seti(out, o * inner + i, iacc);
+				continue;
+			}
+
 			for (int64_t r = 0; r < len; r++) {
 				double v = exec_get(a, (o * len + r) * inner + i);
 
@@ -178,6 +222,29 @@ IR_SCALAR_REDUCE(REDUCE)
 
 /* ---- contraction ----------------------------------------------------- */
 
+/* The integer matmul: each dot a wrapping sum of wrapping products in
+ * int64 (an i32's is its low 32 bits, as wrapping i32 arithmetic gives). */
+static void
+matmul_int(const Tensor *a, const Tensor *b, Tensor *o, int64_t nb, int64_t m, int64_t k,
+    int64_t nn)
+{
+	for (int64_t z = 0; z < nb; z++) {
+		int64_t ao = z * m * k, bo = z * k * nn, oo = z * m * nn;
+
+		for (int64_t i = 0; i < m; i++) {
+			for (int64_t j = 0; j < nn; j++) {
+				int64_t acc = 0;
+
+				for (int64_t p = 0; p < k; p++)
+					acc = ir_scalar_binary_i64(OP_ADD, acc,
+					    ir_scalar_binary_i64(OP_MUL, exec_geti(a, ao + i * k + p),
+					    exec_geti(b, bo + p * nn + j)));
+				exec_seti(o, oo + i * nn + j, acc);
+			}
+		}
+	}
+}
+
 /* (M, K) x (K, N), or batched (B, M, K) x (B, K, N); each dot in f64.
  * A row of the result is accumulated at once (for each p, a[i, p] times
  * row p of b), so that b is read along its rows; every element still sums
@@ -190,9 +257,14 @@ kern_MATMUL(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 	int r = a->rank;
 	int64_t nb = r == 3 ? a->dim[0] : 1;
 	int64_t m = a->dim[r - 2], k = a->dim[r - 1], nn = b->dim[r - 1];
-	double *acc = xmalloc(sizeof(double) * (size_t)nn);
+	double *acc;
 
 	(void)n, (void)err;
+	if (!ir_dtype_is_float(a->dt)) {
+		matmul_int(a, b, o, nb, m, k, nn);
+		return 0;
+	}
+	acc = xmalloc(sizeof(double) * (size_t)nn);
 	for (int64_t z = 0; z < nb; z++) {
 		int64_t ao = z * m * k, bo = z * k * nn, oo = z * m * nn;
 
@@ -232,6 +304,7 @@ kern_TRANSPOSE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 	int r = a->rank, perm[IR_MAX_RANK];
 	int64_t sa[IR_MAX_RANK], st[IR_MAX_RANK], zero[IR_MAX_RANK] = {0};
 	int64_t idx[IR_MAX_RANK] = {0}, ia = 0, dummy = 0;
+	size_t es = ir_dtype_size(a->dt);
 
 	(void)err;
 	for (int k = 0; k < r; k++)
@@ -251,8 +324,10 @@ kern_TRANSPOSE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 		sa[k] = sa[k + 1] * a->dim[k + 1];
 	for (int k = 0; k < r; k++)
 		st[k] = sa[perm[k]];
+	/* a copy of whole elements, so every type moves exactly */
 	for (int64_t i = 0; i < o->numel; i++) {
-		exec_set(o, i, exec_get(a, ia));
+		memcpy((char *)o->data + (size_t)i * es, (const char *)a->data + (size_t)ia * es,
+		    es);
 		step(r, o->dim, idx, st, &ia, zero, &dummy);
 	}
 	return 0;

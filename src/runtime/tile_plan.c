@@ -313,6 +313,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	k->f = f;
 	k->dt = n->type.dt;
 	k->f32 = n->type.dt == DT_F32;
+	k->ik = !ir_dtype_is_float(n->type.dt);
 	k->es = ir_dtype_size(n->type.dt);
 	k->nvals = f->nvals;
 	k->tile = xcalloc((size_t)f->nvals + 1, sizeof *k->tile);
@@ -338,7 +339,10 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	trips = u.trips;
 	alias_dot_accumulators(f, k, &u);
 	alias_loop_carried(f, k, &u);
-	plan_strips(f, k);
+	if (!k->ik)              /* integer ops run tile by tile (tile_ops.c) */
+		plan_strips(f, k);
+	else
+		k->run_end = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_end);
 	/* The work: each instruction's tile elements times the trips of the
 	 * loops around it, times the programs (saturating). */
 	{
