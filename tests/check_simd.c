@@ -8,13 +8,15 @@
  * products' magnitudes; elementwise kernels bitwise (NaN matching NaN;
  * f32 ones with the correctly rounded float of the f64 operation); sums
  * within the reassociation bound; exp within 2 ulp; the streaming copy
- * byte for byte at every alignment, writing nothing around its target.
+ * byte for byte at every alignment, writing nothing around its target;
+ * the integer kernels bitwise against scalar.h's integer formulas.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_aicm.h"
+#include "scalar.h"
 #include "simd.h"
 
 static uint64_t rs = 88172645463325252ull;
@@ -690,6 +692,92 @@ START_TEST(test_simd_copy_stream_every_path)
 }
 END_TEST
 
+/* Integers of every size, a fifth at the types' ends (where add, mul,
+ * neg and abs wrap), as int64; an i32's stay in range. */
+static int64_t
+rnd_int(bool i32)
+{
+	int64_t lo = i32 ? INT32_MIN : INT64_MIN, hi = i32 ? INT32_MAX : INT64_MAX;
+	uint64_t r;
+
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	r = rs;
+	switch (r % 10) {
+	case 0: return lo;
+	case 1: return hi;
+	case 2: return -1;
+	case 3: return i32 ? (int64_t)(int32_t)(uint32_t)(r >> 32) : (int64_t)(r >> 1) *
+	    (r & 1 ? 1 : -1);
+	default: return (int64_t)(r >> 40) % 41 - 20;
+	}
+}
+
+/* The integer kernels (simd_int.c) on every path against scalar.h's
+ * integer formulas, bitwise: every length up to a few vectors and its
+ * tail, stretched operands (stride 0) on either side. */
+START_TEST(test_simd_int_every_path)
+{
+	static const OpId bins[] = {OP_ADD, OP_SUB, OP_MUL, OP_MAXIMUM, OP_MINIMUM};
+	static const OpId uns[] = {OP_RELU, OP_NEG, OP_ABS};
+	SimdIsa best = simd_isa_best();
+	enum { N = 37 };
+	int64_t a64[N], b64[N], o64[N];
+	int32_t a32[N], b32[N], o32[N];
+
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (int rep = 0; rep < 40; rep++) {
+			int64_t n = rep % N + 1;
+
+			for (int i = 0; i < N; i++) {
+				a64[i] = rnd_int(false);
+				b64[i] = rnd_int(false);
+				a32[i] = (int32_t)rnd_int(true);
+				b32[i] = (int32_t)rnd_int(true);
+			}
+			for (int k = 0; k < 5; k++)
+				for (int st = 0; st < 3; st++) {
+					int sa = st != 1, sb = st != 2;
+					int64_t d32 = simd_int_binary(bins[k], DT_I32, n, a32, sa, b32, sb,
+					    o32);
+					int64_t d64 = simd_int_binary(bins[k], DT_I64, n, a64, sa, b64, sb,
+					    o64);
+
+					ck_assert(d32 >= 0 && d32 <= n && d64 >= 0 && d64 <= n);
+					if (isa >= SIMD_AVX2 && n >= 8)
+						ck_assert_int_gt(d32, 0);
+					for (int64_t i = 0; i < d32; i++)
+						ck_assert_msg(o32[i] == (int32_t)ir_scalar_wrap(DT_I32,
+						    ir_scalar_binary_i64(bins[k], a32[i * sa], b32[i * sb])),
+						    "%s i32 on %s at %lld", ir_ops[bins[k]].name,
+						    simd_isa_name((SimdIsa)isa), (long long)i);
+					for (int64_t i = 0; i < d64; i++)
+						ck_assert_msg(o64[i] == ir_scalar_binary_i64(bins[k], a64[i * sa],
+						    b64[i * sb]), "%s i64 on %s at %lld", ir_ops[bins[k]].name,
+						    simd_isa_name((SimdIsa)isa), (long long)i);
+				}
+			for (int k = 0; k < 3; k++) {
+				int64_t d32 = simd_int_unary(uns[k], DT_I32, n, a32, o32);
+				int64_t d64 = simd_int_unary(uns[k], DT_I64, n, a64, o64);
+
+				for (int64_t i = 0; i < d32; i++)
+					ck_assert_msg(o32[i] == (int32_t)ir_scalar_wrap(DT_I32,
+					    ir_scalar_unary_i64(uns[k], a32[i])), "%s i32 on %s",
+					    ir_ops[uns[k]].name, simd_isa_name((SimdIsa)isa));
+				for (int64_t i = 0; i < d64; i++)
+					ck_assert_msg(o64[i] == ir_scalar_unary_i64(uns[k], a64[i]),
+					    "%s i64 on %s", ir_ops[uns[k]].name, simd_isa_name((SimdIsa)isa));
+			}
+			/* division has no vector kernel: its zeros are the caller's */
+			ck_assert_int_eq(simd_int_binary(OP_DIV, DT_I32, n, a32, 1, b32, 1, o32), 0);
+		}
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
 Suite *
 make_simd_suite(void)
 {
@@ -713,6 +801,7 @@ make_simd_suite(void)
 	tcase_add_test(t, test_simd_sum_f32_same_bits_every_path);
 	tcase_add_test(t, test_simd_exp_f32_every_path);
 	tcase_add_test(t, test_simd_copy_stream_every_path);
+	tcase_add_test(t, test_simd_int_every_path);
 	suite_add_tcase(s, t);
 	return s;
 }

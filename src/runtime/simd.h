@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ir.h"
+
 typedef enum SimdIsa { SIMD_PORTABLE, SIMD_AVX2, SIMD_AVX512, SIMD_ISA_COUNT } SimdIsa;
 
 typedef enum SimdOp {
@@ -89,5 +91,15 @@ void simd_acc_max_f32(int64_t n, const float *x, float *o);
  * hands the tensor on (once per kernel, not per copy). */
 void simd_copy_stream(void *dst, const void *src, size_t n);
 void simd_fence(void);
+
+/* Integer tiles (simd_int.c): o[i] = a[i*sa] op b[i*sb], or o[i] = op(a[i]),
+ * on dt's integers (i32, i64), with scalar.h's integer formulas' bits, for
+ * the leading elements the vector path covers; returns how many it did
+ * (0 when there is no vector kernel for op, dt or the ISA: the caller does
+ * the rest with its scalar loop).  sa and sb are 1, or 0 for a stretched
+ * element. */
+int64_t simd_int_binary(OpId op, DType dt, int64_t n, const void *a, int sa, const void *b,
+    int sb, void *o);
+int64_t simd_int_unary(OpId op, DType dt, int64_t n, const void *a, void *o);
 
 #endif

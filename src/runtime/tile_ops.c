@@ -102,9 +102,10 @@ unary_vector(OpId op, bool f32, int64_t n, const void *x, void *o)
 
 /* An integer kernel's elementwise loops with the op switched outside and
  * the element type fixed: one loop per scalar.h integer row and type, no
- * per-element dispatch.  They are not SIMD yet: GCC's -O2 cost model
- * leaves them scalar (SSE2 has no 64-bit compare), and intrinsics per ISA
- * as simd.c's would be the next step.  Each computes the row's formula
+ * per-element dispatch.  simd_int.c's AVX2 kernels do the leading
+ * vectors of the ops they have (add, sub, maximum, minimum, relu, neg,
+ * abs; mul on i32), these loops the tail and the rest (GCC's -O2 cost
+ * model leaves them scalar).  Each computes the row's formula
  * on int64 and stores the low bits, the values the element-by-element
  * path (tgeti, ir_scalar_*_i64, tseti) gives.  Operands are whole (stride
  * 1) or one element (stride 0).  A dividing op is not done here: its zero
@@ -160,16 +161,29 @@ INT_FLAT_(int64_t, i64)
 static bool
 unary_int_flat(OpId op, DType dt, int64_t n, const void *x, void *o)
 {
-	return dt == DT_I32 ? unary_int_i32(op, n, x, o) :
-	    dt == DT_I64 ? unary_int_i64(op, n, x, o) : false;
+	/* the vector kernel's share first (simd_int.c), the typed loop's
+	 * after it */
+	int64_t v = simd_int_unary(op, dt, n, x, o);
+	size_t es = ir_dtype_size(dt);
+
+	x = at(x, v, es);
+	o = at(o, v, es);
+	return dt == DT_I32 ? unary_int_i32(op, n - v, x, o) :
+	    dt == DT_I64 ? unary_int_i64(op, n - v, x, o) : false;
 }
 
 static bool
 binary_int_flat(OpId op, DType dt, int64_t n, const void *a, int64_t sa, const void *b,
     int64_t sb, void *o)
 {
-	return dt == DT_I32 ? binary_int_i32(op, n, a, sa, b, sb, o) :
-	    dt == DT_I64 ? binary_int_i64(op, n, a, sa, b, sb, o) : false;
+	int64_t v = simd_int_binary(op, dt, n, a, (int)sa, b, (int)sb, o);
+	size_t es = ir_dtype_size(dt);
+
+	a = at(a, v * sa, es);
+	b = at(b, v * sb, es);
+	o = at(o, v, es);
+	return dt == DT_I32 ? binary_int_i32(op, n - v, a, sa, b, sb, o) :
+	    dt == DT_I64 ? binary_int_i64(op, n - v, a, sa, b, sb, o) : false;
 }
 
 /* Elements lo..lo+n of a unary op's result (the whole tile: 0, t->n):
