@@ -50,7 +50,31 @@
 	X(ABS, fabs(x))                                                        \
 	X(ERF, erf(x))                                                         \
 	X(RECIPROCAL, 1.0 / x)                                                 \
-	X(SIN, sin(x))
+	X(SIN, sin(x))                                                         \
+	X(COS, cos(x))                                                         \
+	X(FLOOR, floor(x))                                                     \
+	X(CEIL, ceil(x))                                                       \
+	X(ROUND, nearbyint(x))   /* half to even: the default rounding mode */ \
+	X(SIGN, isnan(x) ? x : (x > 0) - (x < 0))   /* -0 gives +0, as numpy */ \
+	X(ISNAN, isnan(x) ? 1 : 0)                   /* a bool, as 0 or 1 */    \
+	X(NOT, x == 0 ? 1 : 0)
+
+/* numpy.mod on floats (np.remainder): C's fmod, moved by one divisor
+ * when the signs of the remainder and the divisor differ; a zero result
+ * takes the divisor's sign.  Exact in double, and rounding its double
+ * result to float gives what a float computation gives (fmod is exact and
+ * the one add rounds once either way). */
+static inline double
+ir_scalar_mod_(double a, double b)
+{
+	double m = fmod(a, b);
+
+	if (m == 0)
+		return copysign(0.0, b);
+	if ((b < 0) != (m < 0))
+		m += b;
+	return m;
+}
 
 /* X(ID, formula in a and b): every OC_BINARY op. */
 #define IR_SCALAR_BINARY(X)                                                    \
@@ -59,7 +83,18 @@
 	X(MUL, a * b)                                                          \
 	X(DIV, a / b)                                                          \
 	X(MAXIMUM, isnan(a) || a >= b ? a : b)   /* np.maximum: a NaN on    */ \
-	X(MINIMUM, isnan(a) || a <= b ? a : b)   /* either side wins        */
+	X(MINIMUM, isnan(a) || a <= b ? a : b)   /* either side wins        */ \
+	X(POW, pow(a, b))                                                      \
+	X(MOD, ir_scalar_mod_(a, b))                                           \
+	X(FMOD, fmod(a, b))                                                    \
+	X(EQUAL, a == b ? 1 : 0)                 /* compares give a bool,   */ \
+	X(LESS, a < b ? 1 : 0)                   /* as 0 or 1; against a    */ \
+	X(LESS_EQUAL, a <= b ? 1 : 0)            /* NaN only a != b holds,  */ \
+	X(GREATER, a > b ? 1 : 0)                /* so equal is 0           */ \
+	X(GREATER_EQUAL, a >= b ? 1 : 0)                                       \
+	X(AND, a != 0 && b != 0 ? 1 : 0)                                       \
+	X(OR, a != 0 || b != 0 ? 1 : 0)                                        \
+	X(XOR, (a != 0) != (b != 0) ? 1 : 0)
 
 /* X(ID, combining step in acc and v, neutral element in dt): every
  * OC_REDUCTION op.  max keeps a NaN once met, as np.max: NaN > x is
@@ -139,5 +174,115 @@ IR_SCALAR_FUNCTIONS_(float, _f32)
 #undef IR_SCALAR_FUNCTIONS_
 #undef IR_SCALAR_CASE_
 #undef IR_SCALAR_CASE3_
+
+/* cast's formula: the value that element type `to` holds for x, as a
+ * double (DESIGN §12): a float rounds to the type, an integer truncates
+ * toward zero and saturates with NaN to 0, a bool is x != 0 (NaN is
+ * true).  An i64 beyond 2^53 is not a double: exact casts from integers
+ * go through ir_scalar_int_cast. */
+static inline double
+ir_scalar_cast(DType to, double x)
+{
+	switch (to) {
+	case DT_F64:
+		return x;
+	case DT_F32:
+		return (double)(float)x;
+	case DT_I32:
+		return x != x ? 0 : x >= 0x1p31 ? (double)INT32_MAX : x < -0x1p31 ?
+		    (double)INT32_MIN : trunc(x);
+	case DT_I64:
+		return x != x ? 0 : x >= 0x1p63 ? 0x1p63 : x < -0x1p63 ? -0x1p63 : trunc(x);
+	case DT_BOOL:
+		return x != 0 ? 1 : 0;
+	case DT_COUNT:
+		break;
+	}
+	AICM_BUG("cast to element type %d", (int)to);
+}
+
+/* The integer formulas of the new elementwise ops (DESIGN §12), exact on
+ * int64: an i32 op computes here and keeps the low 32 bits, which is
+ * i32's wrapping.  Arithmetic goes through uint64_t so that overflow
+ * wraps and UBSan stays clean. */
+
+/* cast between integer types and bool: i32 keeps the low 32 bits, bool
+ * is x != 0. */
+static inline int64_t
+ir_scalar_int_cast(DType to, int64_t x)
+{
+	switch (to) {
+	case DT_I32:
+		return (int32_t)(uint32_t)(uint64_t)x;
+	case DT_BOOL:
+		return x != 0;
+	default:
+		return x;
+	}
+}
+
+static inline int64_t
+ir_scalar_int_sign(int64_t x)
+{
+	return (x > 0) - (x < 0);
+}
+
+/* Square and multiply, wrapping; a negative exponent gives 0 unless the
+ * base is 1 (1) or -1 (+-1 by the exponent's parity), as numpy's integer
+ * power would if it allowed them. */
+static inline int64_t
+ir_scalar_int_pow(int64_t a, int64_t b)
+{
+	uint64_t r = 1, x = (uint64_t)a;
+
+	if (b < 0)
+		return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+	for (uint64_t e = (uint64_t)b; e; e >>= 1) {
+		if (e & 1)
+			r *= x;
+		x *= x;
+	}
+	return (int64_t)r;
+}
+
+/* fmod (C's %: the dividend's sign); the caller refuses b == 0.  b == -1
+ * is 0 for every a, INT64_MIN too (where % would overflow). */
+static inline int64_t
+ir_scalar_int_fmod(int64_t a, int64_t b)
+{
+	return b == -1 ? 0 : a % b;
+}
+
+/* numpy.mod: the divisor's sign; the caller refuses b == 0. */
+static inline int64_t
+ir_scalar_int_mod(int64_t a, int64_t b)
+{
+	int64_t m = ir_scalar_int_fmod(a, b);
+
+	return m != 0 && (m < 0) != (b < 0) ? (int64_t)((uint64_t)m + (uint64_t)b) : m;
+}
+
+/* The integer formula of binary op on a and b, for the ops whose
+ * integer form differs from the double one (pow, mod, fmod) and for the
+ * compares (exact beyond 2^53); any other op is a bug. */
+static inline int64_t
+ir_scalar_int_binary(OpId op, int64_t a, int64_t b)
+{
+	switch (op) {
+	case OP_POW: return ir_scalar_int_pow(a, b);
+	case OP_MOD: return ir_scalar_int_mod(a, b);
+	case OP_FMOD: return ir_scalar_int_fmod(a, b);
+	case OP_EQUAL: return a == b;
+	case OP_LESS: return a < b;
+	case OP_LESS_EQUAL: return a <= b;
+	case OP_GREATER: return a > b;
+	case OP_GREATER_EQUAL: return a >= b;
+	case OP_AND: return a != 0 && b != 0;
+	case OP_OR: return a != 0 || b != 0;
+	case OP_XOR: return (a != 0) != (b != 0);
+	default:
+		AICM_BUG("'%s' has no integer formula here", ir_ops[op].name);
+	}
+}
 
 #endif

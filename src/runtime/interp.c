@@ -70,17 +70,53 @@ unary(const Tensor *a, Tensor *o, double (*f)(double))
 		exec_set(o, i, f(exec_get(a, i)));
 }
 
-static void
-binary(const Tensor *a, const Tensor *b, Tensor *o, double (*f)(double, double))
+/* The binary ops whose integer form differs from their formula on
+ * doubles (pow wraps, mod and fmod truncate) or must be exact past 2^53
+ * (the compares): on integer or bool operands they compute on int64. */
+static bool
+binary_exact(OpId op)
+{
+	switch (op) {
+	case OP_POW: case OP_MOD: case OP_FMOD: case OP_EQUAL: case OP_LESS:
+	case OP_LESS_EQUAL: case OP_GREATER: case OP_GREATER_EQUAL: case OP_AND:
+	case OP_OR: case OP_XOR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* o = f(a, b) broadcast; an op of binary_exact on integers or bools on
+ * int64 (ir_scalar_int_binary), where an integer mod or fmod by zero is
+ * the run-time error. */
+static int
+binary(const Node *n, const Tensor *a, const Tensor *b, Tensor *o,
+    double (*f)(double, double), char *err)
 {
 	int64_t sa[IR_MAX_RANK], sb[IR_MAX_RANK], idx[IR_MAX_RANK] = {0}, ia = 0, ib = 0;
+	bool exact = a->dt != DT_F32 && a->dt != DT_F64 && binary_exact(n->op);
+	bool divides = n->op == OP_MOD || n->op == OP_FMOD;
 
 	bcast_strides(a, o, sa);
 	bcast_strides(b, o, sb);
 	for (int64_t i = 0; i < o->numel; i++) {
-		exec_set(o, i, f(exec_get(a, ia), exec_get(b, ib)));
+		if (exact) {
+			int64_t x = exec_geti(a, ia), y = exec_geti(b, ib);
+
+			if (divides && y == 0) {
+				char s[IR_TYPE_STR];
+
+				snprintf(err, IR_ERR_MAX, "integer '%s' by zero (element %s of the "
+				    "result)", ir_ops[n->op].name, exec_index_str(o, i, s));
+				return -1;
+			}
+			exec_seti(o, i, ir_scalar_int_binary(n->op, x, y));
+		} else {
+			exec_set(o, i, f(exec_get(a, ia), exec_get(b, ib)));
+		}
 		step(o->rank, o->dim, idx, sa, &ia, sb, &ib);
 	}
+	return 0;
 }
 
 /* One kernel per unary and binary op, its formula scalar.h's: a row
@@ -102,15 +138,61 @@ binary(const Tensor *a, const Tensor *b, Tensor *o, double (*f)(double, double))
 	static int kern_##ID(const Node *n, const Tensor *const *in,           \
 	    Tensor *o, char *err)                                              \
 	{                                                                      \
-		(void)n, (void)err;                                            \
-		binary(in[0], in[1], o, f_##ID);                               \
-		return 0;                                                      \
+		return binary(n, in[0], in[1], o, f_##ID, err);                \
 	}
 
 IR_SCALAR_UNARY(UNARY)
 IR_SCALAR_BINARY(BINARY)
 #undef UNARY
 #undef BINARY
+
+/* cast (DESIGN §12): exec_set's store is cast's rule from a float (to an
+ * integer: truncated toward zero and saturated, NaN to 0; to bool: x !=
+ * 0, NaN true; to f32: rounded once); from an integer or bool the value
+ * goes exactly (exec_seti rounds once into a float and wraps into i32). */
+static int
+kern_CAST(const Node *n, const Tensor *const *in, Tensor *o, char *err)
+{
+	const Tensor *a = in[0];
+
+	(void)n, (void)err;
+	for (int64_t i = 0; i < o->numel; i++) {
+		if (ir_dtype_is_float(a->dt))
+			exec_set(o, i, exec_get(a, i));
+		else
+			exec_seti(o, i, exec_geti(a, i));
+	}
+	return 0;
+}
+
+/* where(cond, a, b): the three broadcast to the result; a and b share an
+ * element type, moved exactly (as int64 for integers). */
+static int
+kern_WHERE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
+{
+	const Tensor *c = in[0], *a = in[1], *b = in[2];
+	int64_t sc[IR_MAX_RANK], sa[IR_MAX_RANK], sb[IR_MAX_RANK], zero[IR_MAX_RANK] = {0};
+	int64_t idx[IR_MAX_RANK] = {0}, idx2[IR_MAX_RANK] = {0}, ic = 0, ia = 0, ib = 0, dummy = 0;
+	bool flt = ir_dtype_is_float(a->dt);
+
+	(void)n, (void)err;
+	bcast_strides(c, o, sc);
+	bcast_strides(a, o, sa);
+	bcast_strides(b, o, sb);
+	for (int64_t i = 0; i < o->numel; i++) {
+		const Tensor *t = exec_geti(c, ic) ? a : b;
+		int64_t j = t == a ? ia : ib;
+
+		if (flt)
+			exec_set(o, i, exec_get(t, j));
+		else
+			exec_seti(o, i, exec_geti(t, j));
+		/* two steppers over the same index: (a, b), then (c, -) */
+		step(o->rank, o->dim, idx, sa, &ia, sb, &ib);
+		step(o->rank, o->dim, idx2, sc, &ic, zero, &dummy);
+	}
+	return 0;
+}
 
 /* ---- sources --------------------------------------------------------- */
 
@@ -279,11 +361,7 @@ kern_RESHAPE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 		    ir_ops[n->op].name);                                       \
 		return -1;                                                     \
 	}
-NOT_YET(COS) NOT_YET(FLOOR) NOT_YET(CEIL) NOT_YET(ROUND) NOT_YET(SIGN) NOT_YET(ISNAN)
-NOT_YET(NOT) NOT_YET(CAST) NOT_YET(POW) NOT_YET(MOD) NOT_YET(FMOD) NOT_YET(EQUAL)
-NOT_YET(LESS) NOT_YET(LESS_EQUAL) NOT_YET(GREATER) NOT_YET(GREATER_EQUAL) NOT_YET(AND)
-NOT_YET(OR) NOT_YET(XOR) NOT_YET(WHERE) NOT_YET(MIN) NOT_YET(PROD) NOT_YET(ARGMAX)
-NOT_YET(ARGMIN)
+NOT_YET(MIN) NOT_YET(PROD) NOT_YET(ARGMAX) NOT_YET(ARGMIN)
 #undef NOT_YET
 #define kern_CONCAT exec_kern_CONCAT
 #define kern_SLICE exec_kern_SLICE
