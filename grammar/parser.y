@@ -1439,8 +1439,8 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 		int64_t v, gv[IR_MAX_RANK];
 		int ng;
 
-		if (it->kind == IV_BARE && i == 0 && (!strcmp(key, "f32") || !strcmp(key, "f64"))) {
-			t.dt = !strcmp(key, "f32") ? DT_F32 : DT_F64;
+		if (it->kind == IV_BARE && i == 0 && ir_dtype_lookup(key) >= 0) {
+			t.dt = (DType)ir_dtype_lookup(key);
 		} else if (!strcmp(key, "grid")) {
 			if (!item_ints(c, it, gv, &ng))
 				continue;
@@ -1567,6 +1567,20 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 			if (item_ints(c, it, at->view, &at->nview))
 				at->set |= TAB(VIEW);
 			break;
+		case TA_TO: {
+			int dt = it->kind == IV_WORD ? ir_dtype_lookup(it->val.t.s) : -1;
+
+			if (strcmp(op, "cast") != 0)
+				diag_error(c->d, it->name.loc, "'%s' has no attribute 'to'", op);
+			else if (dt < 0)
+				diag_error(c->d, it->val.loc, "'to' takes an element type: f32, f64, "
+				    "i32, i64 or bool");
+			else {
+				at->set |= TAB(TO);
+				at->to = (DType)dt;
+			}
+			break;
+		}
 		case TA_COUNT:
 			break;
 		}
@@ -1622,6 +1636,8 @@ t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc 
 	t_attrs(c, (TileOpKind)k, &at, op.s, items);
 	if (k == TO_PROGRAM_ID && at.axis < 0)
 		diag_error(c->d, ol, "'program_id' needs axis=0, 1 or 2");
+	if (gop == OP_CAST && !(at.set & TAB(TO)))
+		diag_error(c->d, ol, "'cast' needs attribute 'to'");
 	t_def(c, tile_build_op(c->g, f, (TileOpKind)k, gop, nin, in, &at, ol), name, nl, rank, dim);
 out:
 	refs_free(ins);

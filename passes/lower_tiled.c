@@ -318,25 +318,42 @@ emit_op(LB *b, int i)
 	const Node *n = &b->g->nodes[i];
 	const OpInfo *op = &ir_ops[n->op];
 	const TileVal *a = &b->f->vals[b->tv[n->in[0]]];
-	int64_t s[IR_MAX_RANK];
+	int64_t s[IR_MAX_RANK] = {0};
 	int r = 0;
 
-	if (op->cls == OC_UNARY || op->cls == OC_BINARY) {
-		int in[2] = {b->tv[n->in[0]], op->nmin == 2 ? b->tv[n->in[1]] : -1};
-		const TileVal *c = op->cls == OC_BINARY ? &b->f->vals[b->tv[n->in[1]]] : a;
+	if (ir_is_elementwise(n->op)) {
+		/* the operands' tiles broadcast, numpy's rule over all of them
+		 * (where has three) */
+		int in[3];
+		TileAttrs at = {0};
 
-		r = a->rank > c->rank ? a->rank : c->rank;
-		for (int d = 0; d < r; d++) {
-			int ia = d - (r - a->rank), ic = d - (r - c->rank);
-			int64_t da = ia >= 0 ? a->shape[ia] : 1, dc = ic >= 0 ? c->shape[ic] : 1;
+		for (int j = 0; j < n->nin; j++) {
+			const TileVal *c = &b->f->vals[b->tv[n->in[j]]];
 
-			if (da != dc && da != 1 && dc != 1)
-				return fail(b, n, "its operands' tiles do not broadcast (a reduced "
-				    "value stretched along another axis)");
-			s[d] = da == 1 ? dc : da;
+			in[j] = b->tv[n->in[j]];
+			if (c->rank > r) {
+				for (int d = r - 1; d >= 0; d--)
+					s[d + c->rank - r] = s[d];
+				for (int d = 0; d < c->rank - r; d++)
+					s[d] = 1;
+				r = c->rank;
+			}
+			for (int d = 0; d < r; d++) {
+				int ic = d - (r - c->rank);
+				int64_t dc = ic >= 0 ? c->shape[ic] : 1;
+
+				if (j > 0 && s[d] != dc && s[d] != 1 && dc != 1)
+					return fail(b, n, "its operands' tiles do not broadcast (a reduced "
+					    "value stretched along another axis)");
+				if (j == 0 || s[d] == 1)
+					s[d] = dc;
+			}
 		}
-		b->tv[i] = op_def(b, tile_op_of_gop(n->op), n->op, op->nmin, in, NULL, n->name, r,
-		    s);
+		if (n->op == OP_CAST) {
+			at.set = TAB(TO);
+			at.to = n->at.to;
+		}
+		b->tv[i] = op_def(b, tile_op_of_gop(n->op), n->op, n->nin, in, &at, n->name, r, s);
 		return 0;
 	}
 	if (op->cls == OC_REDUCTION) {
@@ -897,6 +914,21 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 		for (int j = 0; j < n->nin; j++)
 			if (!in_kernel(b, n->in[j]))
 				use_ext(b, n->in[j]);
+	}
+	/* The tile executor holds a kernel's tiles in one float type (f64, or
+	 * f32 when every value is f32 or bool; bools are 0 and 1, exact in
+	 * either): integer tiles, exact in int64, are not there yet
+	 * (TODO(issue 16): i32/i64 tiles). */
+	for (int i = b->first; i <= b->last; i++) {
+		const Node *n = &b->g->nodes[i];
+
+		if (ir_dtype_is_int(n->type.dt))
+			return fail(b, n, "its result is an integer type; the tile engine has no "
+			    "integer tiles yet");
+		for (int j = 0; j < n->nin; j++)
+			if (ir_dtype_is_int(b->g->nodes[n->in[j]].type.dt))
+				return fail(b, n, "an operand is an integer type; the tile engine has "
+				    "no integer tiles yet");
 	}
 	if (has_mm)
 		rc = lower_matmul(b);

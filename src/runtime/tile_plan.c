@@ -300,6 +300,17 @@ plan_memo(PKernel *k, const int64_t *trips)
 	free(dep);
 }
 
+/* The type a kernel's tiles are held in (tile_priv.h): f32 when every
+ * tile value is f32 or bool, else f64. */
+static DType
+compute_dt(const TileFn *f)
+{
+	for (int v = 0; v < f->nvals; v++)
+		if (f->vals[v].rank >= 0 && f->vals[v].dt != DT_F32 && f->vals[v].dt != DT_BOOL)
+			return DT_F64;
+	return DT_F32;
+}
+
 static int
 compile_kernel(const Graph *g, int node, PKernel *k)
 {
@@ -311,9 +322,9 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 
 	k->node = node;
 	k->f = f;
-	k->dt = n->type.dt;
-	k->f32 = n->type.dt == DT_F32;
-	k->es = ir_dtype_size(n->type.dt);
+	k->dt = compute_dt(f);
+	k->f32 = k->dt == DT_F32;
+	k->es = ir_dtype_size(k->dt);
 	k->nvals = f->nvals;
 	k->tile = xcalloc((size_t)f->nvals + 1, sizeof *k->tile);
 	k->acc = xcalloc((size_t)f->ninsts + 1, sizeof *k->acc);

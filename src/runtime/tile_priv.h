@@ -5,8 +5,12 @@
  * Every program of every grid really runs: loads fill tile buffers from the
  * tensors (a masked-off lane reads the load's `other`), ops work on whole
  * tiles, stores and atomics write back, and KernelStats count as they go.
- * Tiles are held in the kernel's element type (an f32 kernel's work runs at
- * the f32 rate and moves half the bytes), padded to rank 4 on the left, so
+ * Tiles are held in the kernel's compute type, a float type (an f32
+ * kernel's work runs at the f32 rate and moves half the bytes): f32 when
+ * every value of the body is f32 or bool (bools are 0 and 1), else f64, in
+ * which a value of element type f32 is rounded to float after the op that
+ * makes it; loads and stores convert to and from other element types,
+ * and count the bytes of the tensor's own type, padded to rank 4 on the left, so
  * that every op is one loop nest.  The valid box (tile.h) rides along with
  * each tile; reductions and stores honour it, so that ragged tiles never
  * change a result.
