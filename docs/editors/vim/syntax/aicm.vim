@@ -37,6 +37,8 @@ syn keyword aicmOp           input const
 syn keyword aicmOp           relu neg exp log sqrt tanh sigmoid abs erf reciprocal sin
 syn keyword aicmOp           add sub mul div maximum minimum
 syn keyword aicmOp           sum max mean matmul transpose reshape
+syn keyword aicmOp           cos floor ceil round sign isnan not cast pow mod fmod
+syn keyword aicmOp           equal less less_equal greater greater_equal and or xor where
 syn keyword aicmOp           program_id zeros full dot idiv irem
 
 " Kernel kinds, between brackets after the kernel's name.
