@@ -1572,10 +1572,11 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 
 			if (strcmp(op, "cast") != 0)
 				diag_error(c->d, it->name.loc, "'%s' has no attribute 'to'", op);
-			else if (dt < 0)
+			else if (dt < 0) {
 				diag_error(c->d, it->val.loc, "'to' takes an element type: f32, f64, "
 				    "i32, i64 or bool");
-			else {
+				at->set |= TAB(TO);      /* said once: not "needs 'to'" too */
+			} else {
 				at->set |= TAB(TO);
 				at->to = (DType)dt;
 			}
