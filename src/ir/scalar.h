@@ -25,6 +25,11 @@
  * ir_scalar_lowest is where a new element type says it).  mean combines as
  * a sum; the one division by the count is the caller's.
  *
+ * cast is the one elementwise op without a row: its formula depends on
+ * its to= type (ir_scalar_cast).  Integers get their own formulas where a
+ * double would not be exact or would not wrap (ir_scalar_int_*: pow, mod,
+ * fmod, the compares, and cast between integer types).
+ *
  * Adding an elementwise op is its row in ops.def and its row here; the
  * interpreter and the tile executor then run it with no other change (an
  * OC_UNARY or OC_BINARY op without a row here does not compile: the

@@ -7,8 +7,11 @@
  * NaN propagating through maximum, minimum and max as np.maximum and np.max
  * do.  Every element is computed in double and stored once, rounded to the
  * element type: for f32 that makes sums and dots accumulate in f64 and
- * round once (DESIGN §7), and the elementwise ops exact or nearly so.  Speed
- * is not the point; being obviously right is.
+ * round once (DESIGN §7), and the elementwise ops exact or nearly so.  The
+ * exceptions are where a double is not exact: pow, mod, fmod and the
+ * compares on integers compute on int64 (scalar.h's ir_scalar_int_*), and
+ * cast and where move integers as int64, so an i64 past 2^53 survives.
+ * Speed is not the point; being obviously right is.
  *
  * The kernels are indexed by op id through an X-macro over ops.def, so an
  * op added to the table without a kernel here does not compile.  The

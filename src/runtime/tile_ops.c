@@ -7,7 +7,10 @@
  * reductions) are simd.c's vector kernels, chosen at run time (AICM_ISA
  * forces a path); an elementwise op without a vector kernel computes its
  * formula from src/ir/scalar.h, the interpreter's, element by element in
- * double.  Elementwise f32 results therefore equal the reference's (an
+ * double (the compares, pow, mod, ...; cast by ir_scalar_cast; where
+ * selects).  A tile is held in the kernel's compute type (tile_priv.h); an
+ * f32 value in an f64 kernel is rounded to float after its op
+ * (round_f32).  Elementwise f32 results therefore equal the reference's (an
  * IEEE float op is the rounded double op); f32 dots accumulate in float as
  * sgemm does, and sums in double per row, so they differ from the
  * reference by rounding only, far inside the f32 tolerance.  A strip run
