@@ -80,6 +80,9 @@ char *parse_strndup(ParseCtx *ctx, const char *s, size_t n);
  * the way into the cache by the time the statement is reduced. */
 Tok parse_value(ParseCtx *ctx, const char *s, size_t n);
 void parse_bad_char(ParseCtx *ctx, const struct YYLTYPE *loc, unsigned char c);
+/* The lexer says when it enters values=( and leaves at ')': a syntax
+ * error inside hints at numbers, not integers. */
+void parse_values_tuple(ParseCtx *ctx, bool in);
 /* A string token text[0..n) with its quotes: decodes its escapes into
  * *out (in the graph's arena, NUL-terminated); false after reporting a bad
  * escape or a NUL byte at its place. */

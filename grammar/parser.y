@@ -71,6 +71,7 @@ struct ParseCtx {
 	Graph *g;
 	Diag *d;
 	int line0;
+	bool in_values;              /* the lexer is inside values=(...) */
 	int kernel;                  /* the open kernel block, or -1 */
 	int kstmts;                  /* statements written in it, good or bad */
 	bool returned;
@@ -371,6 +372,12 @@ parse_value(ParseCtx *ctx, const char *s, size_t n)
 }
 
 void
+parse_values_tuple(ParseCtx *ctx, bool in)
+{
+	ctx->in_values = in;
+}
+
+void
 parse_bad_char(ParseCtx *ctx, const YYLTYPE *loc, unsigned char c)
 {
 	if (c >= 0x20 && c < 0x7f)
@@ -533,7 +540,8 @@ yyreport_syntax_error(const yypcontext_t *yc, yyscan_t scanner, ParseCtx *ctx)
 	for (int i = 0; i < n && m < sizeof buf; i++)
 		m += (size_t)snprintf(buf + m, sizeof buf - m, "%s%s",
 		    i == 0 ? "" : (i == n - 1 && total <= MAXEXP) ? " or " : ", ",
-		    yysymbol_name(exp[i]));
+		    /* values= holds numbers and True/False, not integers alone */
+		    exp[i] == YYSYMBOL_INT && ctx->in_values ? "number" : yysymbol_name(exp[i]));
 	if (total > MAXEXP && m < sizeof buf)
 		snprintf(buf + m, sizeof buf - m, " or another");
 	if (n == 0)
@@ -1440,7 +1448,7 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 		int ng;
 
 		if (it->kind == IV_BARE && i == 0 && ir_dtype_lookup(key) >= 0) {
-			t.dt = (DType)ir_dtype_lookup(key);
+			t.dt = (DType)ir_dtype_lookup(key);   /* f32, i64, bool, ... */
 		} else if (!strcmp(key, "grid")) {
 			if (!item_ints(c, it, gv, &ng))
 				continue;

@@ -921,20 +921,30 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 			if (!in_kernel(b, n->in[j]))
 				use_ext(b, n->in[j]);
 	}
-	/* The tile executor holds a kernel's tiles in one float type (f64, or
-	 * f32 when every value is f32 or bool; bools are 0 and 1, exact in
-	 * either): integer tiles, exact in int64, are not there yet
-	 * (TODO(issue 16): i32/i64 tiles). */
-	for (int i = b->first; i <= b->last; i++) {
-		const Node *n = &b->g->nodes[i];
+	/* The tile executor holds a kernel's tiles in one compute type
+	 * (tile_plan.c): a float type for a body with floats (bools, 0 and 1,
+	 * ride along), else its integer type.  A kernel that mixes integers
+	 * with floats (a cast between them, a where choosing floats by an
+	 * integer compare), or i32 with i64, has none (TODO(issue 16): tiles
+	 * of several types in one kernel). */
+	{
+		unsigned seen = 0;       /* 1: float, 2: i32, 4: i64 */
 
-		if (ir_dtype_is_int(n->type.dt))
-			return fail(b, n, "its result is an integer type; the tile engine has no "
-			    "integer tiles yet");
-		for (int j = 0; j < n->nin; j++)
-			if (ir_dtype_is_int(b->g->nodes[n->in[j]].type.dt))
-				return fail(b, n, "an operand is an integer type; the tile engine has "
-				    "no integer tiles yet");
+		for (int i = b->first; i <= b->last; i++) {
+			const Node *n = &b->g->nodes[i];
+
+			for (int j = -1; j < n->nin; j++) {
+				DType dt = j < 0 ? n->type.dt : b->g->nodes[n->in[j]].type.dt;
+
+				seen |= ir_dtype_is_float(dt) ? 1u : dt == DT_I32 ? 2u :
+				    dt == DT_I64 ? 4u : 0u;
+				if (seen == 3 || seen == 5 || seen == 6 || seen == 7)
+					return fail(b, n, seen & 1 ? "the kernel mixes integer and float "
+					    "values; the tile engine holds a kernel's tiles in one type "
+					    "(a bool rides along)" : "the kernel mixes i32 and i64 values; "
+					    "the tile engine holds a kernel's tiles in one type");
+			}
+		}
 	}
 	if (has_mm)
 		rc = lower_matmul(b);

@@ -6,7 +6,9 @@
  * thread crew lives across runs; each test runs a lowered graph that takes
  * one of those paths (and, in the same grid, the ordinary one, for ragged
  * edges) and compares it with the reference interpreter, and reruns on
- * other thread counts must give the same bits.
+ * other thread counts must give the same bits.  Integer and bool kernels
+ * are checked the same way, bitwise, and an integer division by zero
+ * stops a run only for a divisor in a valid lane.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -388,6 +390,128 @@ END_TEST
 /* A plan whose work passes 2^46 element operations (a 65536^3 matmul:
  * 2^48 multiply-adds) is refused when compiled, before anything runs or
  * is allocated; one under the limit compiles. */
+/* check_case on tmpl with every "DT" replaced by element type dt. */
+static void
+check_type(const char *tmpl, const char *dt, const char *pipeline)
+{
+	char src[2048];
+	size_t n = 0, l = strlen(dt);
+	Case c = {src, pipeline, 0, NULL};
+
+	for (const char *q = tmpl; *q && n + l + 1 < sizeof src; q++) {
+		if (q[0] == 'D' && q[1] == 'T') {
+			memcpy(src + n, dt, l);
+			n += l;
+			q++;
+		} else {
+			src[n++] = *q;
+		}
+	}
+	ck_assert(n + l + 1 < sizeof src);
+	src[n] = '\0';
+	check_case(&c, threads, NTHREADS);
+}
+
+/* Every kind in i32 and i64, ragged edges included: integer kernels are
+ * the reference's bits (integers are exact), on every thread count, with
+ * split reductions' atomics, a matmul's integer dot and its epilogue,
+ * and transposes of bools. */
+START_TEST(test_exec_int_kinds)
+{
+	static const char *const tmpl =
+	    "graph {\n"
+	    "  %x = input() : (33, 97) DT\n"
+	    "  %y = input() : (97,) DT\n"
+	    "  %W = const() : (97, 7) DT\n"
+	    "  %one = const() : () DT value=1\n"
+	    "  kernel @k0 [elementwise] {\n"
+	    "    %a = add(%x, %y)\n"
+	    "    %m = mul(%a, %a)\n"
+	    "    %n = neg(%m)\n"
+	    "  }\n"
+	    "  kernel @k1 [reduction] split=3 {\n"
+	    "    %t = abs(%n)\n"
+	    "    %s = sum(%t)\n"
+	    "  }\n"
+	    "  %m0 = max(%n) axis=0 keepdims=True\n"
+	    "  kernel @k3 [row_reduction] {\n"
+	    "    %rm = max(%x) axis=1 keepdims=True\n"
+	    "    %sub = sub(%x, %rm)\n"
+	    "    %ab = abs(%sub)\n"
+	    "    %d1 = add(%ab, %one)\n"
+	    "    %rs = sum(%x) axis=1 keepdims=True\n"
+	    "    %q = div(%rs, %d1)\n"
+	    "  }\n"
+	    "  %tr = transpose(%x)\n"
+	    "  %rsh = reshape(%x) shape=(97, 33)\n"
+	    "  kernel @k5 [matmul_epilogue] BM=16 BN=16 BK=16 {\n"
+	    "    %mm2 = matmul(%x, %W)\n"
+	    "    %r = relu(%mm2)\n"
+	    "    %colmax = max(%r) axis=0 keepdims=True\n"
+	    "  }\n"
+	    "  %b = input() : (5, 40, 3) bool\n"
+	    "  %bt = transpose(%b) perm=(2, 0, 1)\n"
+	    "  return %n, %s, %m0, %q, %tr, %rsh, %colmax, %bt\n"
+	    "}\n";
+
+	check_type(tmpl, "i32", "shape-infer,lower-tiled");
+	check_type(tmpl, "i64", "shape-infer,lower-tiled");
+	check_type(tmpl, "i64", "shape-infer,fuse,lower-tiled");
+}
+END_TEST
+
+/* An integer division by zero in a valid lane stops the run with the op
+ * named at the kernel; zeros in masked lanes (a ragged tile's padding)
+ * are not divisions. */
+START_TEST(test_exec_int_div_zero)
+{
+	static const char *const src =
+	    "graph {\n"
+	    "  %x = input() : (3, 5) i32\n"
+	    "  %y = input() : (5,) i32\n"
+	    "  %q = div(%x, %y)\n"
+	    "}\n";
+	Graph *g = ck_pipeline(src, "shape-infer,lower-tiled");
+	Tensor *vals;
+	TilePlan *p;
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&msg, &len);
+	Diag d;
+	int x, y;
+
+	ck_assert_ptr_nonnull(g);
+	diag_init(&d, "t.aicm", src, strlen(src), f);
+	vals = xcalloc((size_t)g->nnodes, sizeof *vals);
+	x = ir_lookup(g, "x");
+	y = ir_lookup(g, "y");
+	ck_assert_int_eq(exec_tensor_alloc(&vals[x], &g->nodes[x].type, 0), 0);
+	ck_assert_int_eq(exec_tensor_alloc(&vals[y], &g->nodes[y].type, 0), 0);
+	for (int i = 0; i < 15; i++)
+		exec_seti(&vals[x], i, i - 7);
+	for (int i = 0; i < 5; i++)
+		exec_seti(&vals[y], i, i - 2);   /* -2, -1, 0, 1, 2 */
+	p = exec_tile_compile(g, &d);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(exec_tile_run(p, vals, 1, &d), -1);
+	fflush(f);
+	ck_assert_msg(strstr(msg, "t.aicm:4:3: error: '%q': integer division by zero in 'div'"),
+	    "%s", msg);
+	/* no zero divisor: the 32x32 tiles' padded lanes divide by 0 unseen */
+	exec_seti(&vals[y], 2, 3);
+	ck_assert_int_eq(exec_tile_run(p, vals, 3, &d), 0);
+	ck_assert_int_eq(exec_geti(&vals[ir_lookup(g, "q")], 0), 3);    /* -7 / -2 */
+	ck_assert_int_eq(exec_geti(&vals[ir_lookup(g, "q")], 2), -1);   /* -5 / 3 */
+	exec_tile_free(p);
+	exec_tensors_free(vals, g->nnodes);
+	free(vals);
+	diag_free(&d);
+	fclose(f);
+	free(msg);
+	ir_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_exec_work_limit)
 {
 	static const char *const srcs[] = {
@@ -439,6 +563,8 @@ make_exec_suite(void)
 	tcase_add_test(tc, test_exec_loop_carried_buffers);
 	tcase_add_test(tc, test_exec_strip_runs);
 	tcase_add_test(tc, test_exec_work_limit);
+	tcase_add_test(tc, test_exec_int_kinds);
+	tcase_add_test(tc, test_exec_int_div_zero);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,7 +3,8 @@
  * worked out by hand (broadcast corners, keepdims, negative axes, batched
  * matmul, transposes, reshapes, mean, NaN), plus the pieces around it:
  * the random generator, the size limits, the error measure and the
- * numpy-style preview.
+ * numpy-style preview; and the same for i32, i64 and bool (wrapping,
+ * truncating division, division by zero, exact compare and printing).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -827,6 +828,269 @@ START_TEST(test_interp_stats)
 }
 END_TEST
 
+/* ---- integer and bool types ------------------------------------------ */
+
+/* Runs src with every source a const whose value=/values= fills it
+ * (exact integers, as aicm-run fills them). */
+static Run
+run_consts(const char *src)
+{
+	Run r = {0};
+	FILE *f;
+	size_t n = 0;
+	Diag d;
+
+	r.g = ck_parse(src, NULL);
+	ck_assert_ptr_nonnull(r.g);
+	r.v = calloc((size_t)r.g->nnodes, sizeof *r.v);
+	for (int i = 0; i < r.g->nnodes; i++) {
+		const Node *nd = &r.g->nodes[i];
+
+		if (ir_ops[nd->op].cls != OC_SOURCE)
+			continue;
+		ck_assert_int_eq(exec_tensor_alloc(&r.v[i], &nd->type, 0), 0);
+		ck_assert(exec_fill_const(&r.v[i], nd));
+	}
+	f = open_memstream(&r.msgs, &n);
+	diag_init(&d, "t.aicm", src, strlen(src), f);
+	r.rc = exec_interp(r.g, r.v, &d);
+	diag_free(&d);
+	fclose(f);
+	return r;
+}
+
+/* Every element of name exactly equal to want, and of element type dt. */
+static void
+expect_i(const Run *r, const char *name, DType dt, int64_t n, const int64_t *want)
+{
+	const Tensor *t = val(r, name);
+
+	ck_assert_int_eq(r->rc, 0);
+	ck_assert_int_eq(t->dt, dt);
+	ck_assert_int_eq(t->numel, n);
+	for (int64_t i = 0; i < n; i++)
+		ck_assert_msg(exec_geti(t, i) == want[i], "%%%s[%lld]: %lld, want %lld", name,
+		    (long long)i, (long long)exec_geti(t, i), (long long)want[i]);
+}
+
+#define I(...) ((const int64_t[]){__VA_ARGS__})
+
+/* Wrapping, truncating i32 arithmetic: INT32_MAX + 1, INT32_MIN / -1,
+ * abs and neg of INT32_MIN, -7 / 2 toward zero, broadcast of a scalar. */
+START_TEST(test_interp_i32_arith)
+{
+	Run r = run_consts("graph {\n"
+	    "  %a = const() : (5,) i32 values=(2147483647, -2147483648, -7, 7, 0)\n"
+	    "  %b = const() : (5,) i32 values=(1, -1, 2, -2, 3)\n"
+	    "  %s = const() : () i32 value=3\n"
+	    "  %add = add(%a, %b) : (5,) i32\n  %sub = sub(%a, %b) : (5,) i32\n"
+	    "  %mul = mul(%a, %b) : (5,) i32\n  %div = div(%a, %b) : (5,) i32\n"
+	    "  %mx = maximum(%a, %b) : (5,) i32\n  %mn = minimum(%a, %b) : (5,) i32\n"
+	    "  %neg = neg(%a) : (5,) i32\n  %abs = abs(%a) : (5,) i32\n"
+	    "  %relu = relu(%a) : (5,) i32\n  %sc = mul(%a, %s) : (5,) i32\n"
+	    "  return %add, %sub, %mul, %div, %mx, %mn, %neg, %abs, %relu, %sc\n}\n");
+
+	expect_i(&r, "add", DT_I32, 5, I(INT32_MIN, INT32_MAX, -5, 5, 3));
+	expect_i(&r, "sub", DT_I32, 5, I(2147483646, -2147483647, -9, 9, -3));
+	expect_i(&r, "mul", DT_I32, 5, I(INT32_MAX, INT32_MIN, -14, -14, 0));
+	expect_i(&r, "div", DT_I32, 5, I(INT32_MAX, INT32_MIN, -3, -3, 0));
+	expect_i(&r, "mx", DT_I32, 5, I(INT32_MAX, -1, 2, 7, 3));
+	expect_i(&r, "mn", DT_I32, 5, I(1, INT32_MIN, -7, -2, 0));
+	expect_i(&r, "neg", DT_I32, 5, I(-INT32_MAX, INT32_MIN, 7, -7, 0));
+	expect_i(&r, "abs", DT_I32, 5, I(INT32_MAX, INT32_MIN, 7, 7, 0));
+	expect_i(&r, "relu", DT_I32, 5, I(INT32_MAX, 0, 0, 7, 0));
+	expect_i(&r, "sc", DT_I32, 5, I(2147483645, INT32_MIN, -21, 21, 0));
+	done(&r);
+}
+END_TEST
+
+/* i64 exactly, past 2^53 where a double would round, and wrapping at the
+ * ends: INT64_MIN / -1 is INT64_MIN, INT64_MAX * 2 is -2. */
+START_TEST(test_interp_i64_arith)
+{
+	Run r = run_consts("graph {\n"
+	    "  %a = const() : (4,) i64 values=(9223372036854775807, -9223372036854775808, "
+	    "9007199254740993, -9)\n"
+	    "  %b = const() : (4,) i64 values=(2, -1, 1, 4)\n"
+	    "  %add = add(%a, %b) : (4,) i64\n  %mul = mul(%a, %b) : (4,) i64\n"
+	    "  %div = div(%a, %b) : (4,) i64\n  %neg = neg(%a) : (4,) i64\n"
+	    "  %abs = abs(%a) : (4,) i64\n"
+	    "  return %add, %mul, %div, %neg, %abs\n}\n");
+
+	expect_i(&r, "add", DT_I64, 4, I(INT64_MIN + 1, INT64_MAX, 9007199254740994, -5));
+	expect_i(&r, "mul", DT_I64, 4, I(-2, INT64_MIN, 9007199254740993, -36));
+	expect_i(&r, "div", DT_I64, 4, I(INT64_MAX / 2, INT64_MIN, 9007199254740993, -2));
+	expect_i(&r, "neg", DT_I64, 4, I(-INT64_MAX, INT64_MIN, -9007199254740993, 9));
+	expect_i(&r, "abs", DT_I64, 4, I(INT64_MAX, INT64_MIN, 9007199254740993, 9));
+	done(&r);
+}
+END_TEST
+
+/* A zero divisor is a run-time error at the op, naming it and the
+ * element, not a crash. */
+START_TEST(test_interp_int_div_zero)
+{
+	Run r = run_consts("graph {\n"
+	    "  %a = const() : (2, 2) i32 values=(1, 2, 3, 4)\n"
+	    "  %b = const() : (2,) i32 values=(5, 0)\n"
+	    "  %q = div(%a, %b) : (2, 2) i32\n  return %q\n}\n");
+
+	ck_assert_int_eq(r.rc, -1);
+	ck_assert_msg(strstr(r.msgs, "t.aicm:4:8: error: '%q': integer division by zero in "
+	    "'div' (element [0, 1] of the result)") != NULL, "%s", r.msgs);
+	done(&r);
+}
+END_TEST
+
+/* Integer sums wrap (an i32's in i32, as numpy's sum with dtype=int32),
+ * max starts from the type's minimum, over an axis and over all. */
+START_TEST(test_interp_int_reduce)
+{
+	Run r = run_consts("graph {\n"
+	    "  %a = const() : (2, 3) i32 values=(2147483647, 1, -5, -2147483648, -9, -3)\n"
+	    "  %b = const() : (2,) i64 values=(-9223372036854775807, -9223372036854775808)\n"
+	    "  %s0 = sum(%a) : (3,) i32 axis=0\n  %s1 = sum(%a) : (2, 1) i32 axis=1 keepdims=True\n"
+	    "  %m1 = max(%a) : (2,) i32 axis=1\n  %sall = sum(%a) : () i32\n"
+	    "  %mb = max(%b) : () i64\n  %sb = sum(%b) : () i64\n"
+	    "  return %s0, %s1, %m1, %sall, %mb, %sb\n}\n");
+
+	expect_i(&r, "s0", DT_I32, 3, I(-1, -8, -8));
+	expect_i(&r, "s1", DT_I32, 2, I(2147483643, 2147483636));
+	expect_i(&r, "m1", DT_I32, 2, I(INT32_MAX, -3));
+	expect_i(&r, "sall", DT_I32, 1, I(-17));
+	expect_i(&r, "mb", DT_I64, 1, I(-INT64_MAX));
+	expect_i(&r, "sb", DT_I64, 1, I(1));
+	done(&r);
+}
+END_TEST
+
+/* An integer matmul wraps its dot in the element type, batched too. */
+START_TEST(test_interp_int_matmul)
+{
+	Run r = run_consts("graph {\n"
+	    "  %a = const() : (2, 2) i32 values=(65536, 1, 2, 3)\n"
+	    "  %b = const() : (2, 2) i32 values=(65536, 4, 5, 6)\n"
+	    "  %c = matmul(%a, %b) : (2, 2) i32\n"
+	    "  %x = const() : (2, 1, 2) i64 values=(1, 2, 3, 4)\n"
+	    "  %y = const() : (2, 2, 1) i64 values=(4611686018427387904, 1, -1, 5)\n"
+	    "  %z = matmul(%x, %y) : (2, 1, 1) i64\n"
+	    "  return %c, %z\n}\n");
+
+	/* 65536 * 65536 + 5 = 2^32 + 5 wraps to 5 in i32 */
+	expect_i(&r, "c", DT_I32, 4, I(5, 262150, 131087, 26));
+	expect_i(&r, "z", DT_I64, 2, I(4611686018427387906, 17));
+	done(&r);
+}
+END_TEST
+
+/* transpose and reshape move elements exactly whatever their type. */
+START_TEST(test_interp_int_layout)
+{
+	Run r = run_consts("graph {\n"
+	    "  %a = const() : (2, 3) i64 values=(9007199254740993, 1, 2, 3, 4, -5)\n"
+	    "  %t = transpose(%a) : (3, 2) i64\n  %rs = reshape(%t) : (6,) i64 shape=(6,)\n"
+	    "  %b = const() : (2, 2) bool values=(True, False, False, False)\n"
+	    "  %bt = transpose(%b) : (2, 2) bool perm=(1, 0)\n"
+	    "  %i = const() : (1, 2) i32 values=(-1, 2)\n"
+	    "  %it = transpose(%i) : (2, 1) i32\n"
+	    "  return %rs, %bt, %it\n}\n");
+
+	expect_i(&r, "rs", DT_I64, 6, I(9007199254740993, 3, 1, 4, 2, -5));
+	expect_i(&r, "bt", DT_BOOL, 4, I(1, 0, 0, 0));
+	expect_i(&r, "it", DT_I32, 2, I(-1, 2));
+	done(&r);
+}
+END_TEST
+
+/* Random integers lie in [0, 8) and bools are 0 or 1, from the same
+ * stream as the floats: the top bits of the element's splitmix64 output. */
+START_TEST(test_interp_int_random)
+{
+	Type ti = {.rank = 1, .dt = DT_I32, .dim = {1000}};
+	Type tl = {.rank = 1, .dt = DT_I64, .dim = {1000}};
+	Type tb = {.rank = 1, .dt = DT_BOOL, .dim = {1000}};
+	Type tf = {.rank = 1, .dt = DT_F64, .dim = {1000}};
+	Tensor a, b, c, f;
+	int seen[8] = {0}, ones = 0;
+
+	exec_tensor_alloc(&a, &ti, 0);
+	exec_tensor_alloc(&b, &tl, 0);
+	exec_tensor_alloc(&c, &tb, 0);
+	exec_tensor_alloc(&f, &tf, 0);
+	exec_fill_random(&a, 3, "x");
+	exec_fill_random(&b, 3, "x");
+	exec_fill_random(&c, 3, "x");
+	exec_fill_random(&f, 3, "x");
+	for (int i = 0; i < 1000; i++) {
+		int64_t v = exec_geti(&a, i);
+		double x = exec_get(&f, i);
+
+		ck_assert(v >= 0 && v < 8);
+		ck_assert(exec_geti(&b, i) == v);
+		seen[v]++;
+		/* the same z: f64 is (z >> 11) 2^-52 - 1, so its top 3 bits
+		 * of 53 are v, and its sign is the bool */
+		ck_assert_int_eq((int64_t)((x + 1) * 4), v);
+		ck_assert_int_eq(exec_geti(&c, i), v >= 4);
+		ones += (int)exec_geti(&c, i);
+	}
+	for (int k = 0; k < 8; k++)
+		ck_assert_int_gt(seen[k], 80);
+	ck_assert(ones > 400 && ones < 600);
+	exec_tensor_free(&a);
+	exec_tensor_free(&b);
+	exec_tensor_free(&c);
+	exec_tensor_free(&f);
+}
+END_TEST
+
+/* Integers compare exactly: one unit apart is an error of +inf, at the
+ * element; printing is numpy's, with True and False for bools. */
+START_TEST(test_interp_int_compare_print)
+{
+	Type ti = {.rank = 2, .dt = DT_I64, .dim = {2, 2}};
+	Type tb = {.rank = 1, .dt = DT_BOOL, .dim = {3}};
+	Tensor a, b, c;
+	ExecErr e;
+	char *s, sum[64], lo[64], hi[64];
+
+	exec_tensor_alloc(&a, &ti, 0);
+	exec_tensor_alloc(&b, &ti, 0);
+	exec_tensor_alloc(&c, &tb, 0);
+	for (int i = 0; i < 4; i++) {
+		exec_seti(&a, i, (int64_t)1 << 60 | i);
+		exec_seti(&b, i, (int64_t)1 << 60 | i);
+	}
+	e = exec_compare(&a, &b);
+	ck_assert(e.rel == 0 && e.worst == -1);
+	exec_seti(&b, 2, ((int64_t)1 << 60 | 2) + 1);
+	e = exec_compare(&a, &b);
+	ck_assert(isinf(e.rel) && e.maxabs == 1 && e.worst == 2);
+	exec_seti(&a, 0, -10);
+	s = preview(&a);
+	ck_assert_str_eq(s, "[[                -10 1152921504606846977]\n"
+	    " [1152921504606846978 1152921504606846979]]\n");
+	free(s);
+	exec_stats_fmt(&a, sum, lo, hi, sizeof sum);
+	ck_assert_str_eq(sum, "3458764513820540924");
+	ck_assert_str_eq(lo, "-10");
+	ck_assert_str_eq(hi, "1152921504606846979");
+	exec_seti(&c, 0, 1);
+	exec_seti(&c, 1, 0);
+	exec_seti(&c, 2, 1);
+	s = preview(&c);
+	ck_assert_str_eq(s, "[ True False  True]\n");
+	free(s);
+	exec_stats_fmt(&c, sum, lo, hi, sizeof sum);
+	ck_assert_str_eq(sum, "2");
+	ck_assert_str_eq(lo, "False");
+	ck_assert_str_eq(hi, "True");
+	exec_tensor_free(&a);
+	exec_tensor_free(&b);
+	exec_tensor_free(&c);
+}
+END_TEST
+
 Suite *
 make_interp_suite(void)
 {
@@ -860,6 +1124,14 @@ make_interp_suite(void)
 	tcase_add_test(o, test_interp_compare);
 	tcase_add_test(o, test_interp_preview);
 	tcase_add_test(o, test_interp_stats);
+	tcase_add_test(k, test_interp_i32_arith);
+	tcase_add_test(k, test_interp_i64_arith);
+	tcase_add_test(k, test_interp_int_div_zero);
+	tcase_add_test(k, test_interp_int_reduce);
+	tcase_add_test(k, test_interp_int_matmul);
+	tcase_add_test(k, test_interp_int_layout);
+	tcase_add_test(o, test_interp_int_random);
+	tcase_add_test(o, test_interp_int_compare_print);
 	suite_add_tcase(s, k);
 	suite_add_tcase(s, x);
 	suite_add_tcase(s, o);

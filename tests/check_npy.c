@@ -147,6 +147,9 @@ START_TEST(test_npy_roundtrip)
 	for (int rank = 0; rank <= 4; rank++) {
 		roundtrip(DT_F64, rank);
 		roundtrip(DT_F32, rank);
+		roundtrip(DT_I32, rank);
+		roundtrip(DT_I64, rank);
+		roundtrip(DT_BOOL, rank);
 	}
 }
 END_TEST
@@ -281,6 +284,88 @@ START_TEST(test_npy_convert)
 }
 END_TEST
 
+/* The integer and bool files: exact values in both byte orders, a bool
+ * byte other than 0 read as True, and each refused where the IR wants
+ * another element type (i32 for i64, bool for i32). */
+START_TEST(test_npy_int_types)
+{
+	Type t2i32 = {.rank = 1, .dt = DT_I32, .dim = {2}};
+	Type t2i64 = {.rank = 1, .dt = DT_I64, .dim = {2}};
+	Type t3b = {.rank = 1, .dt = DT_BOOL, .dim = {3}};
+	char err[EXEC_ERR_MAX], *p;
+	int32_t i4[2] = {INT32_MIN, 7};
+	int64_t i8[2] = {INT64_MAX, -3};
+	unsigned char be4[8], be8[16], b1[3] = {0, 1, 2};
+	Tensor t;
+
+	p = make_data("i4.npy", HDR("<i4", "False", "(2,)"), i4, sizeof i4);
+	ck_assert_msg(exec_npy_read(p, &t2i32, "it", 0, &t, err) == 0, "%s", err);
+	ck_assert_int_eq(exec_geti(&t, 0), INT32_MIN);
+	ck_assert_int_eq(exec_geti(&t, 1), 7);
+	exec_tensor_free(&t);
+	ck_assert_int_eq(read_err(p, &t2i64, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "i4.npy' holds (2,) i32, but '%x' in the IR is (2,) i64"));
+
+	for (int i = 0; i < 2; i++)
+		for (int b = 0; b < 4; b++)
+			be4[4 * i + b] = ((unsigned char *)&i4[i])[3 - b];
+	p = make_data("bi4.npy", HDR(">i4", "False", "(2,)"), be4, sizeof be4);
+	ck_assert_msg(exec_npy_read(p, &t2i32, "it", 0, &t, err) == 0, "%s", err);
+	ck_assert_int_eq(exec_geti(&t, 0), INT32_MIN);
+	ck_assert_int_eq(exec_geti(&t, 1), 7);
+	exec_tensor_free(&t);
+
+	for (int i = 0; i < 2; i++)
+		for (int b = 0; b < 8; b++)
+			be8[8 * i + b] = ((unsigned char *)&i8[i])[7 - b];
+	p = make_data("bi8.npy", HDR(">i8", "False", "(2,)"), be8, sizeof be8);
+	ck_assert_msg(exec_npy_read(p, &t2i64, "it", 0, &t, err) == 0, "%s", err);
+	ck_assert(exec_geti(&t, 0) == INT64_MAX);
+	ck_assert_int_eq(exec_geti(&t, 1), -3);
+	exec_tensor_free(&t);
+
+	p = make_data("b1.npy", HDR("|b1", "False", "(3,)"), b1, sizeof b1);
+	ck_assert_msg(exec_npy_read(p, &t3b, "it", 0, &t, err) == 0, "%s", err);
+	ck_assert_int_eq(((uint8_t *)t.data)[0], 0);
+	ck_assert_int_eq(((uint8_t *)t.data)[1], 1);
+	ck_assert_int_eq(((uint8_t *)t.data)[2], 1);
+	exec_tensor_free(&t);
+	t3b.dt = DT_I32;
+	ck_assert_int_eq(read_err(p, &t3b, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "b1.npy' holds (3,) bool, but '%x' in the IR is "
+	    "(3,) i32"));
+}
+END_TEST
+
+/* The writer's descr for each type, as numpy writes it. */
+START_TEST(test_npy_write_int_descr)
+{
+	static const struct {
+		DType dt;
+		const char *descr;
+	} want[] = {{DT_I32, "'<i4'"}, {DT_I64, "'<i8'"}, {DT_BOOL, "'|b1'"}};
+
+	for (int k = 0; k < 3; k++) {
+		Type ty = {.rank = 1, .dt = want[k].dt, .dim = {2}};
+		Tensor t;
+		char path[128], err[EXEC_ERR_MAX], buf[64] = {0};
+		FILE *f;
+
+		ck_assert_int_eq(exec_tensor_alloc(&t, &ty, 0), 0);
+		exec_seti(&t, 0, 1);
+		exec_seti(&t, 1, 0);
+		snprintf(path, sizeof path, "%s/w%d.npy", dir, k);
+		ck_assert_int_eq(exec_npy_write(path, &t, err), 0);
+		f = fopen(path, "rb");
+		ck_assert_int_eq(fread(buf, 1, 30, f), 30);
+		fclose(f);
+		ck_assert_msg(!memcmp(buf + 10, "{'descr': ", 10) &&
+		    !memcmp(buf + 20, want[k].descr, 5), "%s", buf + 10);
+		exec_tensor_free(&t);
+	}
+}
+END_TEST
+
 START_TEST(test_npy_errors)
 {
 	Type t23 = {.rank = 2, .dt = DT_F64, .dim = {2, 3}};
@@ -293,10 +378,17 @@ START_TEST(test_npy_errors)
 	p = make_file("ok3.npy", 3, HDR("<f4", "False", "(2, 3)"), 24);
 	ck_assert_int_eq(read_err(p, &t23f, err), 0);
 
-	p = make_file("int.npy", 1, HDR("<i8", "False", "(2, 3)"), 48);
+	p = make_file("int.npy", 1, HDR("<i2", "False", "(2, 3)"), 12);
 	ck_assert_int_eq(read_err(p, &t23, err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "int.npy' holds unsupported elements ('<i8'); aicm "
-	    "reads 'f4' (f32) and 'f8' (f64), either byte order"));
+	ck_assert_ptr_nonnull(strstr(err, "int.npy' holds unsupported elements ('<i2'); aicm "
+	    "reads 'f4' (f32), 'f8' (f64), 'i4' (i32), 'i8' (i64), either byte order, and "
+	    "'b1' (bool)"));
+
+	/* an integer file is read only where the IR wants its type */
+	p = make_file("i8.npy", 1, HDR("<i8", "False", "(2, 3)"), 48);
+	ck_assert_int_eq(read_err(p, &t23, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "i8.npy' holds (2, 3) i64, but '%x' in the IR is "
+	    "(2, 3) f64"));
 
 	p = make_file("half.npy", 1, HDR(">f2", "False", "(2, 3)"), 12);
 	ck_assert_int_eq(read_err(p, &t23, err), -1);
@@ -477,6 +569,8 @@ make_npy_suite(void)
 	tcase_add_test(f, test_npy_write_header);
 	tcase_add_test(f, test_npy_errors);
 	tcase_add_test(f, test_npy_convert);
+	tcase_add_test(f, test_npy_int_types);
+	tcase_add_test(f, test_npy_write_int_descr);
 	tcase_add_test(f, test_npy_read_limit);
 	tcase_add_test(f, test_npy_write_error);
 	tcase_add_test(f, test_npy_const_confined);

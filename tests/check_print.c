@@ -136,6 +136,46 @@ static const struct {
 	 "    %r = relu(%mm)\n"
 	 "  }\n"
 	 "}\n"},
+	/* v2 types: integers exact (no round trip through double), bools as
+	 * True and False, i32/i64/bool keywords after the shape */
+	{"graph { %a = const() : (3,) i64 values=(9223372036854775807, -9223372036854775808, 0)\n"
+	 " %b = const() : (2,) bool values=(True, 0)\n %c = const() : () i32 value=-7\n"
+	 " %d = const() : (2,) bool value=1\n %e = const() : (1, 2, 1, 2, 1, 2, 1, 2) }",
+	 "graph {\n"
+	 "  %a = const() : (3,) i64 values=(9223372036854775807, -9223372036854775808, 0)\n"
+	 "  %b = const() : (2,) bool values=(True, False)\n"
+	 "  %c = const() : () i32 value=-7\n"
+	 "  %d = const() : (2,) bool value=True\n"
+	 "  %e = const() : (1, 2, 1, 2, 1, 2, 1, 2)\n"
+	 "}\n"},
+	/* v2 attributes in the table's order whatever the written one; a
+	 * one-element tuple as (x,); False booleans left out; kernel= is an
+	 * attribute, not the kernel keyword */
+	{"graph { %x = input() : (1, 2, 5, 5) f32\n %w = input() : (2, 2, 3, 3) f32\n"
+	 " %c = conv2d(%x, %w) groups=1 pads=(1,1,1,1) strides=(2, 2)\n"
+	 " %p = avg_pool2d(%x) count_include_pad=True ceil_mode=False kernel=(2, 2)\n"
+	 " %s = slice(%x) steps=(-1) ends=(0) starts=(4) axes=(3)\n"
+	 " %r = sum(%x) keepdims=True axis=(1)\n %t = cast(%x) to=i64\n"
+	 " %z = argmax(%x) last=False axis=-1 }",
+	 "graph {\n"
+	 "  %x = input() : (1, 2, 5, 5) f32\n"
+	 "  %w = input() : (2, 2, 3, 3) f32\n"
+	 "  %c = conv2d(%x, %w) strides=(2, 2) pads=(1, 1, 1, 1) groups=1\n"
+	 "  %p = avg_pool2d(%x) kernel=(2, 2) count_include_pad=True\n"
+	 "  %s = slice(%x) starts=(4,) ends=(0,) axes=(3,) steps=(-1,)\n"
+	 "  %r = sum(%x) axis=(1,) keepdims=True\n"
+	 "  %t = cast(%x) to=i64\n"
+	 "  %z = argmax(%x) axis=-1\n"
+	 "}\n"},
+	/* variadic and three-operand ops */
+	{"graph { %a = input() : (2,)\n %b = input() : (2,) bool\n"
+	 " %k = concat(%a, %a, %a, %a, %a) axis=0\n %y = where(%b, %a, %a) }",
+	 "graph {\n"
+	 "  %a = input() : (2,)\n"
+	 "  %b = input() : (2,) bool\n"
+	 "  %k = concat(%a, %a, %a, %a, %a) axis=0\n"
+	 "  %y = where(%b, %a, %a)\n"
+	 "}\n"},
 	/* the empty graph */
 	{"graph<>", "graph {\n}\n"},
 };

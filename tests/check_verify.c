@@ -120,6 +120,50 @@ START_TEST(test_verify_arity_source)
 }
 END_TEST
 
+/* The checks on data and tuples a pass or an importer could get wrong
+ * (the parser refuses them as text). */
+START_TEST(test_verify_values_count)
+{
+	static const double v[2] = {1, 2};
+	static const int64_t iv[2] = {1, 2};
+	Node *w = node("w");
+
+	w->at.set = AB(VALUES);
+	w->at.nvalues = 2;
+	w->at.values = v;
+	w->at.ivalues = iv;
+	expect(1, "t.aicm:3:3: error: '%w' has 2 values= elements for a type of 12");
+}
+END_TEST
+
+START_TEST(test_verify_file_escapes)
+{
+	Node *w = node("w");
+
+	w->at.set = AB(FILE);
+	w->at.file = "../W.npy";
+	expect(1, "t.aicm:3:3: error: '%w' file= has a '..' component; expected a path inside "
+	    "the data directory");
+}
+END_TEST
+
+START_TEST(test_verify_tuple_missing)
+{
+	Node *s = node("s");
+
+	s->at.tup = arena_alloc(&g->arena, sizeof(IntTuple) * ATTR_COUNT);
+	s->at.tup[ATTR_AXIS] = (IntTuple){2, NULL};
+	expect(1, "t.aicm:6:3: error: '%s' attribute 'axis' has no valid tuple");
+}
+END_TEST
+
+START_TEST(test_verify_bad_type)
+{
+	node("y")->type.dt = DT_COUNT;
+	expect(1, "t.aicm:5:3: error: '%y' has an invalid type (rank -1, element type 5)");
+}
+END_TEST
+
 START_TEST(test_verify_defined_twice)
 {
 	int i = ir_add_node(g, OP_NEG, "y");
@@ -422,6 +466,10 @@ make_verify_suite(void)
 	tcase_add_test(tc, test_verify_arity);
 	tcase_add_test(tc, test_verify_arity_source);
 	tcase_add_test(tc, test_verify_defined_twice);
+	tcase_add_test(tc, test_verify_values_count);
+	tcase_add_test(tc, test_verify_file_escapes);
+	tcase_add_test(tc, test_verify_tuple_missing);
+	tcase_add_test(tc, test_verify_bad_type);
 	tcase_add_test(tc, test_verify_operand_self);
 	tcase_add_test(tc, test_verify_operand_later);
 	tcase_add_test(tc, test_verify_operand_negative);

@@ -2,7 +2,7 @@
 """gen_random_graphs.py: random valid aicm graphs, and the differential test
 that runs them through the compiler and checks them against the reference.
 
-    tests/gen_random_graphs.py gen SEED [--f32]      one graph on stdout
+    tests/gen_random_graphs.py gen SEED [--f32|--i32|--i64]   one graph on stdout
     tests/gen_random_graphs.py check BUILD_DIR [-n N] [--keep DIR]
 
 A graph draws on every op of DESIGN §3: sources of odd sizes (1, 7, 33, 97
@@ -12,8 +12,13 @@ or over everything with and without keepdims, matmuls (also rank 3),
 transposes and reshapes, and chains long enough for fuse to build every
 kind of kernel.  Values stay finite and of moderate size (log, sqrt and div
 see 1 + |x|), so that a mismatch is a bug and not rounding amplified.
+In i32 and i64 a graph draws on the v1 ops that take integers (relu, neg,
+abs, the binary ops, sum and max, matmul and the layout ops); a divisor is
+add(abs(x), 1), which is never 0 even where abs wraps, and results compare
+exactly.
 
-'check' generates N graphs (default 200) in both element types and runs each
+'check' generates N graphs (default 200) in f64 and f32, and N/4 in each of
+i32 and i64, and runs each
 through `aicm-run --pass=P --check` for P = shape-infer,fuse,autotune,
 lower-tiled and the same without fuse (using whichever of fuse and autotune
 `aicm-opt --list-passes` shows), once more on 3 threads, and with
@@ -35,6 +40,8 @@ GUARDED = ["log", "sqrt", "reciprocal"]   # applied to add(abs(x), one)
 BINARY = ["add", "sub", "mul", "maximum", "minimum"]
 COMPARE = ["equal", "less", "less_equal", "greater", "greater_equal"]
 LOGIC = ["and", "or", "xor"]
+INTS = ("i32", "i64")
+UNARY_INT = ["relu", "neg", "abs"]
 
 
 class Gen:
@@ -52,7 +59,7 @@ class Gen:
 
     def ty(self, shape):
         s = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-        return s + (" f32" if self.dt == "f32" else "")
+        return s + ("" if self.dt == "f64" else " " + self.dt)
 
     def source(self, shape, kind=None):
         kind = kind or self.r.choice(["input", "const"])
@@ -132,7 +139,8 @@ class Gen:
     def one_val(self):
         if self.one is None:
             nm = self.name("one")
-            self.lines.append(f"  %{nm} = const() : {self.ty(())} value=1.0")
+            one = "1" if self.dt in INTS else "1.0"
+            self.lines.append(f"  %{nm} = const() : {self.ty(())} value={one}")
             self.one = nm
         return self.one
 
@@ -177,14 +185,15 @@ class Gen:
     def step(self):
         r = self.r.random()
         a, s = self.pick()
-        if self.r.random() < 0.08 and len(s) >= 1:
+        isint = self.dt in INTS
+        if self.r.random() < 0.08 and len(s) >= 1 and not isint:
             return self.softmax(a, s)
-        if self.r.random() < 0.15:
+        if self.r.random() < 0.15 and not isint:
             return self.elem_v2(a, s)
         if r < 0.25:
-            op = self.r.choice(UNARY)
+            op = self.r.choice(UNARY_INT if isint else UNARY)
             return self.op(f"{op}(%{a})", s)
-        if r < 0.32:
+        if r < 0.32 and not isint:
             op = self.r.choice(GUARDED)
             g = self.op(f"abs(%{a})", s)
             h = self.op(f"add(%{g}, %{self.one_val()})", s)
@@ -200,7 +209,7 @@ class Gen:
                 b = self.op(f"add(%{g}, %{self.one_val()})", t)
             return self.op(f"{op}(%{a}, %{b})", out)
         if r < 0.72 and len(s) >= 1:
-            op = self.r.choice(["sum", "max", "mean"])
+            op = self.r.choice(["sum", "max"] + ([] if isint else ["mean"]))
             keep = self.r.random() < 0.5
             ax = self.r.choice(list(range(len(s))) + [-1, None])
             if ax is None:
@@ -280,7 +289,7 @@ def check(build, n, keep):
     total = 0
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(n):
-            for dt in ("f64", "f32"):
+            for dt in ("f64", "f32") + (INTS if seed % 4 == 0 else ()):
                 text = gen(seed, dt)
                 path = os.path.join(tmp, f"g{seed}-{dt}.aicm")
                 with open(path, "w") as f:
@@ -302,14 +311,15 @@ def check(build, n, keep):
                           f"{' '.join(cmd[:-1])} {kept}")
                     for l in (p.stderr.splitlines() + [l for l in checks if "FAIL" in l])[:8]:
                         print("    " + l)
-    print(f"random graphs: {total - fails}/{total} runs passed ({n} graphs x 2 element types "
-          f"x {len(pipes)} pipelines: {' | '.join(p + ' ' + ' '.join(e) for p, e in pipes)})")
+    print(f"random graphs: {total - fails}/{total} runs passed ({n} graphs in f64 and f32, "
+          f"{(n + 3) // 4} in i32 and i64, x {len(pipes)} pipelines: {' | '.join(p + ' ' + ' '.join(e) for p, e in pipes)})")
     return 1 if fails else 0
 
 
 def main(argv):
     if len(argv) >= 2 and argv[0] == "gen":
-        sys.stdout.write(gen(int(argv[1]), "f32" if "--f32" in argv else "f64"))
+        dt = next((d[2:] for d in argv if d in ("--f32", "--i32", "--i64")), "f64")
+        sys.stdout.write(gen(int(argv[1]), dt))
         return 0
     if len(argv) >= 2 and argv[0] == "check":
         n, keep = 200, os.environ.get("TMPDIR", "/tmp")

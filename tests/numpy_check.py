@@ -28,8 +28,13 @@ import numpy as np
 
 np.seterr(all="ignore")     # NaN and inf are wanted here
 
-TOL = {"f64": 1e-12, "f32": 1e-5}
-NP = {"f64": np.float64, "f32": np.float32}
+TOL = {"f64": 1e-12, "f32": 1e-5, "i32": 0, "i64": 0, "bool": 0}
+NP = {"f64": np.float64, "f32": np.float32, "i32": np.int32, "i64": np.int64, "bool": np.bool_}
+INTS = ("i32", "i64")
+# the v1 ops that take integers (ops.def's TY_NUM); bool takes the layout
+# ops only among them
+UNARY_INT = ["relu", "neg", "abs"]
+REDUCE_INT = ["sum", "max"]
 UNARY = ["relu", "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "erf", "reciprocal",
          "sin", "cos", "floor", "ceil", "round", "sign"]
 COMPARE = ["equal", "less", "less_equal", "greater", "greater_equal"]
@@ -63,7 +68,31 @@ def np_unary(op, x):
     }[op]()
 
 
+def wrap(q, dtype):
+    """Python ints to dtype's width, two's complement (C's wrapping)."""
+    bits = np.iinfo(dtype).bits
+    q = (q + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
+    return dtype.type(q)
+
+
+def c_div(a, b):
+    """C's integer division: truncated toward zero, wrapping (INT_MIN / -1
+    is INT_MIN); numpy's // floors, so the quotient is worked out on exact
+    Python ints and wrapped back to the dtype."""
+    a, b = np.broadcast_arrays(a, b)
+    dt = a.dtype
+    out = np.empty(a.shape, dtype=dt)
+    for i in np.ndindex(a.shape):
+        x, y = int(a[i]), int(b[i])
+        assert y != 0, "a random integer divisor is never 0"
+        q = abs(x) // abs(y)
+        out[i] = wrap(-q if (x < 0) != (y < 0) else q, dt)
+    return out
+
+
 def np_binary(op, a, b):
+    if a.dtype.kind == "i" and op == "div":
+        return c_div(a, b)
     return {
         "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
         "maximum": np.maximum, "minimum": np.minimum,
@@ -97,15 +126,36 @@ class Graph:
         kind = kind or self.dt
         return t + (" " + kind if kind != "f64" else "")
 
-    def input(self, shape, lo=-1.0, hi=1.0, rng=None, const=False):
+    def input(self, shape, lo=-1.0, hi=1.0, rng=None, const=False, nonzero=False):
         name = self.fresh("c" if const else "x")
         rng = rng or np.random.default_rng(self.n * 7919 + len(self.name))
-        v = rng.uniform(lo, hi, size=shape).astype(NP[self.dt])
+        if self.dt == "bool":
+            v = rng.integers(0, 2, size=shape).astype(np.bool_)
+        elif self.dt in INTS:
+            v = self.int_values(rng, shape, nonzero)
+        else:
+            v = rng.uniform(lo, hi, size=shape).astype(NP[self.dt])
         self.env[name] = v
         self.inputs[name] = v
         self.lines.append("  %%%s = %s() %s" % (name, "const" if const else "input",
                                                self._type(shape)))
         return name
+
+    def int_values(self, rng, shape, nonzero):
+        """Integers of every size: small ones of either sign, and a quarter
+        anywhere in the type's range (with its ends), so that add, mul,
+        neg, abs and the sums wrap; divisors (nonzero) are never 0."""
+        info = np.iinfo(NP[self.dt])
+        v = rng.integers(-20, 21, size=shape, dtype=np.int64)
+        wide = rng.integers(info.min, info.max, size=shape, dtype=np.int64, endpoint=True)
+        v = np.where(rng.random(size=shape) < 0.25, wide, v)
+        ends = rng.random(size=shape)
+        v = np.where(ends < 0.03, info.min, np.where(ends > 0.97, info.max, v))
+        if nonzero:
+            v = np.where(v == 0, -1, v)
+            # INT_MIN / -1 turns up often
+            v = np.where(rng.random(size=shape) < 0.1, -1, v)
+        return np.asarray(v).astype(NP[self.dt])
 
     def splat(self, shape, value):
         name = self.fresh("s")
@@ -121,7 +171,8 @@ class Graph:
         # by later ops and reaches the output through a cast to the
         # graph's type, which is returned
         kind = {np.dtype(np.bool_): "bool", np.dtype(np.float32): "f32",
-                np.dtype(np.float64): "f64"}[v.dtype]
+                np.dtype(np.float64): "f64", np.dtype(np.int32): "i32",
+                np.dtype(np.int64): "i64"}[v.dtype]
         assert v.dtype == NP[self.dt] or op in COMPARE + LOGIC + ["isnan", "not", "cast"], \
             (op, v.dtype)
         self.env[name] = v
@@ -152,6 +203,10 @@ class Graph:
         if keepdims:
             attrs.append("keepdims=True")
         f = {"sum": np.sum, "max": np.max, "mean": np.mean}[op]
+        if op == "sum":
+            # an integer sum in its own type (numpy's default widens i32)
+            return self.op(op, [a], " ".join(attrs),
+                           fn=lambda x: np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype))
         return self.op(op, [a], " ".join(attrs),
                        fn=lambda x: f(x, axis=axis, keepdims=keepdims))
 
@@ -179,6 +234,12 @@ def err_measure(a, b):
     """DESIGN section 7: max|a-b| / max(max|b|, 1); NaN~NaN, inf~same inf."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return float("inf"), "shape/type %s %s vs %s %s" % (a.shape, a.dtype, b.shape, b.dtype)
+    if a.dtype.kind in "ib":
+        # integers and bools: exact
+        if np.array_equal(a, b):
+            return 0.0, ""
+        i = tuple(np.argwhere(a != b)[0])
+        return float("inf"), "at %s: %r vs %r" % (i, a[i], b[i])
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     special = ~np.isfinite(a64) | ~np.isfinite(b64)
     same = (np.isnan(a64) & np.isnan(b64)) | (np.isinf(a64) & (a64 == b64))
@@ -407,6 +468,8 @@ def g_random(dt, seed):
     already there, making operands it needs (broadcastable or matching)."""
     rng = random.Random(seed)
     g = Graph("dag%d_%s" % (seed, dt), dt, typed=rng.random() < 0.5)
+    isint = dt in INTS
+    unary, reduce_ = (UNARY_INT, REDUCE_INT) if isint else (UNARY, REDUCE)
     rank = rng.randint(1, 3)
     vals = [g.input(tuple(rng.choice(DIMS) for _ in range(rank)))]
     for _ in range(rng.randint(6, 14)):
@@ -414,7 +477,7 @@ def g_random(dt, seed):
         sh = g.env[a].shape
         kind = rng.random()
         if kind < 0.25:
-            op = rng.choice(UNARY)
+            op = rng.choice(unary)
             if op in ("log", "sqrt"):
                 a = g.unary("abs", a)
             if op == "exp":
@@ -426,14 +489,14 @@ def g_random(dt, seed):
             bs = [d if rng.random() < 0.6 else 1 for d in sh]
             bs = bs[rng.randint(0, len(bs)):] if rng.random() < 0.3 else bs
             if op == "div":
-                b = g.input(tuple(bs), 0.5, 2)
+                b = g.input(tuple(bs), 0.5, 2, nonzero=True)
             else:
                 same = [v for v in vals if g.env[v].shape == sh and v != a]
                 b = rng.choice(same) if same and rng.random() < 0.5 else g.input(tuple(bs))
             v = g.binary(op, a, b) if rng.random() < 0.5 or op == "div" else g.binary(op, b, a)
         elif kind < 0.7 and len(sh) >= 1:
             ax = rng.randint(-len(sh), len(sh) - 1) if rng.random() < 0.8 else None
-            v = g.reduce(rng.choice(REDUCE), a, ax, rng.random() < 0.5)
+            v = g.reduce(rng.choice(reduce_), a, ax, rng.random() < 0.5)
         elif kind < 0.85 and len(sh) in (2, 3):
             k = sh[-1]
             n = rng.choice(DIMS)
@@ -452,6 +515,31 @@ def g_random(dt, seed):
         else:
             v = g.unary("neg", a)
         vals.append(v)
+    return g
+
+
+def g_int(dt):
+    """The v1 ops that take integers, in i32 or i64: wrapping at the type's
+    ends, C's truncating division (INT_MIN / -1 included), sums in the
+    type, max from the type's minimum, matmul, and the layout ops."""
+    g = Graph("int_" + dt, dt)
+    x = g.input((7, 13))
+    for op in UNARY_INT:
+        g.unary(op, x)
+    for sa, sb in [((5, 7), (5, 7)), ((5, 7), (7,)), ((5, 1), (1, 7)), ((5, 7), ()),
+                   ((2, 1, 4, 1), (1, 3, 1, 6))]:
+        a = g.input(sa)
+        for op in BINARY:
+            g.binary(op, a, g.input(sb, nonzero=op == "div"))
+    for shape in [(17,), (5, 9), (3, 4, 5)]:
+        x = g.input(shape)
+        for op in REDUCE_INT:
+            g.reduce(op, x)
+            for ax in range(-len(shape), len(shape)):
+                g.reduce(op, x, axis=ax, keepdims=(ax % 2 == 0))
+    for m, k, n in [(1, 1, 1), (3, 5, 7), (33, 17, 9)]:
+        g.matmul(g.input((m, k)), g.input((k, n)))
+    g.matmul(g.input((3, 7, 5)), g.input((3, 5, 4)))
     return g
 
 
@@ -477,7 +565,11 @@ def aicm_random(name, seed, shape, dt):
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
         z ^= z >> 31
-        if dt == "f64":
+        if dt in INTS:
+            out.append(z >> 61)                 # uniform in [0, 8)
+        elif dt == "bool":
+            out.append(z >> 63)                 # a fair coin
+        elif dt == "f64":
             out.append((z >> 11) * 2.0 ** -52 - 1.0)
         else:
             out.append((z >> 40) * 2.0 ** -23 - 1.0)
@@ -489,7 +581,10 @@ def check_generator(tool, tmp):
     fails = []
     src = ("graph {\n  %x = input() : (5, 7)\n  %w = const() : (3, 2, 2) f32\n"
            "  %my.name_2 = input() : ()\n  %s = const() : (4,) value=-0.25\n"
-           "  return %x, %w, %my.name_2, %s\n}\n")
+           "  %k = input() : (9, 4) i32\n  %l = const() : (30,) i64\n"
+           "  %b = input() : (3, 5) bool\n"
+           "  %iv = const() : (3,) i64 values=(-9223372036854775808, 9007199254740993, 5)\n"
+           "  return %x, %w, %my.name_2, %s, %k, %l, %b, %iv\n}\n")
     path = os.path.join(tmp, "gen.aicm")
     with open(path, "w") as f:
         f.write(src)
@@ -502,14 +597,19 @@ def check_generator(tool, tmp):
         want = {"x": aicm_random("x", seed, (5, 7), "f64"),
                 "w": aicm_random("w", seed, (3, 2, 2), "f32"),
                 "my.name_2": aicm_random("my.name_2", seed, (), "f64"),
-                "s": np.full((4,), -0.25)}
+                "s": np.full((4,), -0.25),
+                "k": aicm_random("k", seed, (9, 4), "i32"),
+                "l": aicm_random("l", seed, (30,), "i64"),
+                "b": aicm_random("b", seed, (3, 5), "bool"),
+                "iv": np.array([-2 ** 63, 2 ** 53 + 1, 5], dtype=np.int64)}
         for name, v in want.items():
             got = np.load(os.path.join(out, name + ".npy"))
             if got.dtype != v.dtype or got.shape != v.shape or not np.array_equal(got, v):
                 fails.append("generator: seed %d %%%s differs from docs/run.md's formula"
                              % (seed, name))
-            if np.any(got < -1) or np.any(got >= 1):
-                fails.append("generator: %%%s leaves [-1, 1)" % name)
+            lo, hi = (0, 8) if got.dtype.kind in "ib" else (-1, 1)
+            if name != "iv" and (np.any(got < lo) or np.any(got >= hi)):
+                fails.append("generator: %%%s leaves [%d, %d)" % (name, lo, hi))
     return fails
 
 
@@ -529,6 +629,9 @@ def main():
         graphs += [g_unary(dt), g_specials(dt), g_elem(dt), g_binary_corners(dt), g_reduce(dt),
                    g_matmul(dt), g_layout(dt), g_mlp(dt)]
         graphs += [g_random(dt, s) for s in range(12)]
+    for dt in INTS:
+        graphs += [g_int(dt), g_layout(dt)] + [g_random(dt, s) for s in range(8)]
+    graphs.append(g_layout("bool"))
     tmp = tempfile.mkdtemp(prefix="aicm-numpy.")
     fails = check_generator(tool, tmp)
     ops = set()

@@ -26,14 +26,29 @@
  * a sum; the one division by the count is the caller's.
  *
  * cast is the one elementwise op without a row: its formula depends on
- * its to= type (ir_scalar_cast).  Integers get their own formulas where a
- * double would not be exact or would not wrap (ir_scalar_int_*: pow, mod,
- * fmod, the compares, and cast between integer types).
+ * its to= type (ir_scalar_cast, and ir_scalar_int_cast between integer
+ * types and bool).
  *
  * Adding an elementwise op is its row in ops.def and its row here; the
  * interpreter and the tile executor then run it with no other change (an
  * OC_UNARY or OC_BINARY op without a row here does not compile: the
  * interpreter's kernel table asks for it).
+ *
+ * Integers (i32, i64) have formulas of their own, in the _INT tables
+ * below: an op whose ops.def `types` takes integers (TY_NUM, TY_ANY) has
+ * one row there too, in the same operand names, where x, a, b, acc and v
+ * are int64_t.  They compute on the exact 64-bit values and wrap: every
+ * add, subtract, multiply and negate goes through uint64_t (the IR_U64
+ * and IR_I64 helpers), so no overflow is undefined and UBSan stays quiet;
+ * an i32 result is the low 32 bits of the i64 one (the caller stores it
+ * with a wrapping store), which is what wrapping i32 arithmetic gives for
+ * add, sub, mul, neg, abs and for div (INT32_MIN / -1 is 2^31 in i64,
+ * INT32_MIN in its low bits).  A binary row's third column says the op
+ * divides: its callers check ir_scalar_int_div_by_zero before computing
+ * and report "integer division by zero" naming the op (the formula
+ * itself still gives 0 for a zero divisor, so a masked lane computing it
+ * is harmless).  ir_scalar_unary_i64, ir_scalar_binary_i64,
+ * ir_scalar_combine_i64 and ir_scalar_neutral_i64 switch on the op.
  */
 #ifndef AICM_SCALAR_H
 #define AICM_SCALAR_H
@@ -108,6 +123,190 @@ ir_scalar_mod_(double a, double b)
 	X(SUM, acc + v, 0.0)                                                   \
 	X(MAX, isnan(v) || v > acc ? v : acc, ir_scalar_lowest(dt))            \
 	X(MEAN, acc + v, 0.0)
+
+/* ---- integer formulas ------------------------------------------------- */
+
+/* Wrapping arithmetic on int64_t through uint64_t: IR_U64 converts, IR_I64
+ * converts back (implementation-defined, two's complement on every target
+ * aicm builds for; never undefined). */
+#define IR_U64(x) ((uint64_t)(x))
+#define IR_I64(u) ((int64_t)(uint64_t)(u))
+
+/* Helpers of the integer rows of issue 16's elementwise ops (DESIGN §12),
+ * exact on int64, wrapping through uint64_t. */
+
+/* cast between integer types and bool: i32 keeps the low 32 bits, bool
+ * is x != 0. */
+static inline int64_t
+ir_scalar_int_cast(DType to, int64_t x)
+{
+	switch (to) {
+	case DT_I32:
+		return (int32_t)(uint32_t)(uint64_t)x;
+	case DT_BOOL:
+		return x != 0;
+	default:
+		return x;
+	}
+}
+
+/* Square and multiply, wrapping; a negative exponent gives 0 unless the
+ * base is 1 (1) or -1 (+-1 by the exponent's parity), as numpy's integer
+ * power would if it allowed them. */
+static inline int64_t
+ir_scalar_int_pow(int64_t a, int64_t b)
+{
+	uint64_t r = 1, x = (uint64_t)a;
+
+	if (b < 0)
+		return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+	for (uint64_t e = (uint64_t)b; e; e >>= 1) {
+		if (e & 1)
+			r *= x;
+		x *= x;
+	}
+	return (int64_t)r;
+}
+
+/* fmod (C's %: the dividend's sign); b == 0 is the caller's error (0
+ * here, for a masked lane).  b == -1 is 0 for every a, INT64_MIN too
+ * (where % would overflow). */
+static inline int64_t
+ir_scalar_int_fmod(int64_t a, int64_t b)
+{
+	return b == 0 || b == -1 ? 0 : a % b;
+}
+
+/* numpy.mod: the divisor's sign; b == 0 as fmod. */
+static inline int64_t
+ir_scalar_int_mod(int64_t a, int64_t b)
+{
+	int64_t m = ir_scalar_int_fmod(a, b);
+
+	return m != 0 && (m < 0) != (b < 0) ? (int64_t)((uint64_t)m + (uint64_t)b) : m;
+}
+
+/* X(ID, formula in int64_t x): every OC_UNARY op that takes integers.
+ * abs wraps: abs(INT_MIN) is INT_MIN, as numpy's. */
+#define IR_SCALAR_UNARY_INT(X)                                                 \
+	X(RELU, x > 0 ? x : 0)                                                 \
+	X(NEG, IR_I64(0 - IR_U64(x)))                                          \
+	X(ABS, x < 0 ? IR_I64(0 - IR_U64(x)) : x)                             \
+	X(SIGN, (x > 0) - (x < 0))                                             \
+	X(NOT, x == 0)
+
+/* X(ID, formula in int64_t a and b, divides): every OC_BINARY op that
+ * takes integers.  divides is 1 for the ops whose divisor b must not be
+ * 0 (the caller checks).  div truncates toward zero as C's; -1 is a case
+ * of its own because INT64_MIN / -1 overflows. */
+#define IR_SCALAR_BINARY_INT(X)                                                \
+	X(ADD, IR_I64(IR_U64(a) + IR_U64(b)), 0)                               \
+	X(SUB, IR_I64(IR_U64(a) - IR_U64(b)), 0)                               \
+	X(MUL, IR_I64(IR_U64(a) * IR_U64(b)), 0)                               \
+	X(DIV, b == 0 ? 0 : b == -1 ? IR_I64(0 - IR_U64(a)) : a / b, 1)        \
+	X(MAXIMUM, a >= b ? a : b, 0)                                          \
+	X(MINIMUM, a <= b ? a : b, 0)                                          \
+	X(POW, ir_scalar_int_pow(a, b), 0)                                     \
+	X(MOD, ir_scalar_int_mod(a, b), 1)                                     \
+	X(FMOD, ir_scalar_int_fmod(a, b), 1)                                   \
+	X(EQUAL, a == b, 0)                                                    \
+	X(LESS, a < b, 0)                                                      \
+	X(LESS_EQUAL, a <= b, 0)                                               \
+	X(GREATER, a > b, 0)                                                   \
+	X(GREATER_EQUAL, a >= b, 0)                                            \
+	X(AND, a != 0 && b != 0, 0)                                            \
+	X(OR, a != 0 || b != 0, 0)                                             \
+	X(XOR, (a != 0) != (b != 0), 0)
+
+/* X(ID, combining step in int64_t acc and v, neutral element in dt):
+ * every OC_REDUCTION op that takes integers (not mean: floats only). */
+#define IR_SCALAR_REDUCE_INT(X)                                                \
+	X(SUM, IR_I64(IR_U64(acc) + IR_U64(v)), 0)                             \
+	X(MAX, v > acc ? v : acc, ir_scalar_lowest_i64(dt))
+
+/* The lowest value of integer (or bool) element type dt. */
+static inline int64_t
+ir_scalar_lowest_i64(DType dt)
+{
+	return dt == DT_I32 ? INT32_MIN : dt == DT_I64 ? INT64_MIN : 0;
+}
+
+#define IR_SCALAR_ICASE_(ID, f) case OP_##ID: return f;
+#define IR_SCALAR_ICASE3_(ID, f, third) case OP_##ID: return f;
+static inline int64_t
+ir_scalar_unary_i64(OpId op, int64_t x)
+{
+	switch (op) {
+	IR_SCALAR_UNARY_INT(IR_SCALAR_ICASE_)
+	default:
+		AICM_BUG("'%s' has no integer formula", ir_ops[op].name);
+	}
+}
+
+static inline int64_t
+ir_scalar_binary_i64(OpId op, int64_t a, int64_t b)
+{
+	switch (op) {
+	IR_SCALAR_BINARY_INT(IR_SCALAR_ICASE3_)
+	default:
+		AICM_BUG("'%s' has no integer formula", ir_ops[op].name);
+	}
+}
+
+static inline int64_t
+ir_scalar_combine_i64(OpId op, int64_t acc, int64_t v)
+{
+	switch (op) {
+	IR_SCALAR_REDUCE_INT(IR_SCALAR_ICASE3_)
+	default:
+		AICM_BUG("'%s' has no integer formula", ir_ops[op].name);
+	}
+}
+
+static inline int64_t
+ir_scalar_neutral_i64(OpId op, DType dt)
+{
+	switch (op) {
+#define IR_SCALAR_INEUTRAL_(ID, step, neutral) case OP_##ID: return neutral;
+	IR_SCALAR_REDUCE_INT(IR_SCALAR_INEUTRAL_)
+#undef IR_SCALAR_INEUTRAL_
+	default:
+		AICM_BUG("'%s' has no integer formula", ir_ops[op].name);
+	}
+}
+
+/* Whether binary op, on integers, divides by its operand b (its row's
+ * third column). */
+static inline bool
+ir_scalar_int_divides(OpId op)
+{
+	switch (op) {
+#define IR_SCALAR_IDIV_(ID, f, divides) case OP_##ID: return (divides);
+	IR_SCALAR_BINARY_INT(IR_SCALAR_IDIV_)
+#undef IR_SCALAR_IDIV_
+	default:
+		return false;
+	}
+}
+
+/* Whether op, computed on integers, divides by b == 0: an error the
+ * caller reports ("integer division by zero"). */
+static inline bool
+ir_scalar_int_div_by_zero(OpId op, int64_t b)
+{
+	return b == 0 && ir_scalar_int_divides(op);
+}
+
+/* An i64 formula's result as element type dt stores it: an i32 keeps the
+ * low 32 bits, a bool is v != 0. */
+static inline int64_t
+ir_scalar_wrap(DType dt, int64_t v)
+{
+	return dt == DT_I32 ? (int64_t)(int32_t)(uint32_t)IR_U64(v) :
+	    dt == DT_BOOL ? v != 0 : v;
+}
+#undef IR_SCALAR_ICASE_
+#undef IR_SCALAR_ICASE3_
 
 /* The lowest value of element type dt: a max's neutral element. */
 static inline double
@@ -204,90 +403,6 @@ ir_scalar_cast(DType to, double x)
 		break;
 	}
 	AICM_BUG("cast to element type %d", (int)to);
-}
-
-/* The integer formulas of the new elementwise ops (DESIGN §12), exact on
- * int64: an i32 op computes here and keeps the low 32 bits, which is
- * i32's wrapping.  Arithmetic goes through uint64_t so that overflow
- * wraps and UBSan stays clean. */
-
-/* cast between integer types and bool: i32 keeps the low 32 bits, bool
- * is x != 0. */
-static inline int64_t
-ir_scalar_int_cast(DType to, int64_t x)
-{
-	switch (to) {
-	case DT_I32:
-		return (int32_t)(uint32_t)(uint64_t)x;
-	case DT_BOOL:
-		return x != 0;
-	default:
-		return x;
-	}
-}
-
-static inline int64_t
-ir_scalar_int_sign(int64_t x)
-{
-	return (x > 0) - (x < 0);
-}
-
-/* Square and multiply, wrapping; a negative exponent gives 0 unless the
- * base is 1 (1) or -1 (+-1 by the exponent's parity), as numpy's integer
- * power would if it allowed them. */
-static inline int64_t
-ir_scalar_int_pow(int64_t a, int64_t b)
-{
-	uint64_t r = 1, x = (uint64_t)a;
-
-	if (b < 0)
-		return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
-	for (uint64_t e = (uint64_t)b; e; e >>= 1) {
-		if (e & 1)
-			r *= x;
-		x *= x;
-	}
-	return (int64_t)r;
-}
-
-/* fmod (C's %: the dividend's sign); the caller refuses b == 0.  b == -1
- * is 0 for every a, INT64_MIN too (where % would overflow). */
-static inline int64_t
-ir_scalar_int_fmod(int64_t a, int64_t b)
-{
-	return b == -1 ? 0 : a % b;
-}
-
-/* numpy.mod: the divisor's sign; the caller refuses b == 0. */
-static inline int64_t
-ir_scalar_int_mod(int64_t a, int64_t b)
-{
-	int64_t m = ir_scalar_int_fmod(a, b);
-
-	return m != 0 && (m < 0) != (b < 0) ? (int64_t)((uint64_t)m + (uint64_t)b) : m;
-}
-
-/* The integer formula of binary op on a and b, for the ops whose
- * integer form differs from the double one (pow, mod, fmod) and for the
- * compares (exact beyond 2^53); any other op is a bug. */
-static inline int64_t
-ir_scalar_int_binary(OpId op, int64_t a, int64_t b)
-{
-	switch (op) {
-	case OP_POW: return ir_scalar_int_pow(a, b);
-	case OP_MOD: return ir_scalar_int_mod(a, b);
-	case OP_FMOD: return ir_scalar_int_fmod(a, b);
-	case OP_EQUAL: return a == b;
-	case OP_LESS: return a < b;
-	case OP_LESS_EQUAL: return a <= b;
-	case OP_GREATER: return a > b;
-	case OP_GREATER_EQUAL: return a >= b;
-	case OP_AND: return a != 0 && b != 0;
-	case OP_OR: return a != 0 || b != 0;
-	case OP_XOR: return (a != 0) != (b != 0);
-	default:
-		AICM_BUG("'%s' has no integer formula here", ir_ops[op].name);
-	}
 }
 
 #endif

@@ -67,6 +67,38 @@ verify_node(const Graph *g, int i, Diag *d)
 		diag_error(d, where(n), "'%s' needs a type", op->name);
 		bad++;
 	}
+	/* the parser checks these as it reads; a graph built in memory (a pass,
+	 * an importer) gets the same checks here */
+	if ((n->at.set & AB(VALUES)) && n->type.rank >= 0 &&
+	    (n->at.nvalues < 1 || n->at.nvalues > IR_MAX_VALUES ||
+	    ir_type_numel(&n->type) != n->at.nvalues || !n->at.values || !n->at.ivalues)) {
+		diag_error(d, where(n), "'%%%s' has %d values= elements for a type of %lld",
+		    n->name, n->at.nvalues, (long long)ir_type_numel(&n->type));
+		bad++;
+	}
+	if ((n->at.set & AB(FILE)) && (!n->at.file || ir_data_path_error(n->at.file))) {
+		diag_error(d, where(n), "'%%%s' file= %s", n->name,
+		    n->at.file ? ir_data_path_error(n->at.file) : "is missing");
+		bad++;
+	}
+	for (int a = 0; a < ATTR_COUNT; a++)
+		if ((n->at.set & op->attrs & (1u << a)) && (ir_attrs[a].kind == AK_INTS ||
+		    (a == ATTR_AXIS && n->at.tup && n->at.tup[a].n)) &&
+		    (!n->at.tup || n->at.tup[a].n < 0 || n->at.tup[a].n > IR_MAX_TUPLE ||
+		    (n->at.tup[a].n > 0 && !n->at.tup[a].v))) {
+			diag_error(d, where(n), "'%%%s' attribute '%s' has no valid tuple", n->name,
+			    ir_attrs[a].name);
+			bad++;
+		}
+	if ((n->at.set & AB(TO)) && (unsigned)n->at.to >= DT_COUNT) {
+		diag_error(d, where(n), "'%%%s' to= is not an element type", n->name);
+		bad++;
+	}
+	if (n->type.rank > IR_MAX_RANK || (unsigned)n->type.dt >= DT_COUNT) {
+		diag_error(d, where(n), "'%%%s' has an invalid type (rank %d, element type %d)",
+		    n->name, n->type.rank, (int)n->type.dt);
+		return bad + 1;
+	}
 	if (n->type.rank >= 0 && op->cls != OC_SOURCE) {
 		char err[IR_ERR_MAX];
 		Loc at;

@@ -158,7 +158,8 @@ int exec_check_limits(const Graph *const *gs, int ngraphs, const ExecLimits *lim
 /* Error measure of DESIGN §7 between a (the result) and b (the reference):
  * max|a - b| / max(max|b|, 1) over finite b; NaN matches NaN, an infinity
  * the same infinity, anything else against a NaN or an infinity is an
- * error of +inf.  worst gets the flat index of the worst element (-1 when
+ * error of +inf.  Integers and bools compare exactly: any difference is
+ * an error of +inf.  worst gets the flat index of the worst element (-1 when
  * none differs); maxabs the largest |a - b| (inf for a special mismatch).
  * The shapes and element types must be equal (the caller checks). */
 typedef struct ExecErr {
@@ -170,13 +171,22 @@ ExecErr exec_compare(const Tensor *a, const Tensor *b);
 /* "[1, 2]": the multi-index of flat element i; buf of IR_TYPE_STR bytes. */
 char *exec_index_str(const Tensor *t, int64_t i, char *buf);
 
-/* numpy's str() of the tensor with elements in %.6g: edges with "..."
+/* numpy's str() of the tensor with elements in %.6g (integers exact, bools
+ * True and False): edges with "..."
  * past 1000 elements (3 items per edge), lines wrapped at 75 columns. */
 void exec_print_preview(FILE *f, const Tensor *t);
 /* Sum (accumulated in f64), min and max; NaN propagates as in numpy. */
 void exec_stats(const Tensor *t, double *sum, double *min, double *max);
 /* %.6g, but "nan", "inf", "-inf" as numpy writes them. */
 void exec_fmt_g(char *buf, size_t n, double v);
+/* Element i as numpy prints it: floats as exec_fmt_g, integers exactly,
+ * bools True and False. */
+void exec_fmt_elem(char *buf, size_t n, const Tensor *t, int64_t i);
+/* exec_stats printed, each into n bytes: for floats exec_fmt_g of the
+ * figures, for integers and bools the exact sum (an int64, wrapping, as
+ * numpy's; a bool's counts the Trues) and the min and max elements as
+ * exec_fmt_elem prints them. */
+void exec_stats_fmt(const Tensor *t, char *sum, char *min, char *max, size_t n);
 
 /* ---- work.c ---------------------------------------------------------- */
 
@@ -204,10 +214,16 @@ const char *exec_work_str(int64_t v, char *buf, size_t n);
 /* The documented generator (docs/run.md): splitmix64 seeded with
  * seed * 0x9E3779B97F4A7C15 ^ FNV-1a-64(name); each element takes the next
  * output; f64 is (z >> 11) * 2^-53 * 2 - 1, f32 is (z >> 40) * 2^-24 * 2 - 1,
- * both exact and in [-1, 1). */
+ * both exact and in [-1, 1); i32 and i64 are z >> 61, in [0, 8); bool is
+ * z >> 63. */
 uint64_t exec_fnv1a64(const char *s);
 void exec_fill_random(Tensor *t, uint64_t seed, const char *name);
 void exec_fill_splat(Tensor *t, double v);
+/* Fills const n's tensor from its value= (a splat) or values= (row-major),
+ * exactly for integer types when they were written as integers (at.ivalue,
+ * at.ivalues); returns false when n has neither (the caller fills it some
+ * other way). */
+bool exec_fill_const(Tensor *t, const Node *n);
 
 /* ---- npy.c ----------------------------------------------------------- */
 
@@ -217,8 +233,9 @@ typedef struct NpyHeader {
 	size_t data_off;             /* where the data starts */
 	char descr[16];              /* as written: "<f8" */
 	bool fortran;                /* the data is in Fortran (column-major) order */
-	bool swap;                   /* the data is big-endian ('>f4', '>f8') */
-	bool dt_ok;                  /* descr is '<f4', '<f8', '>f4' or '>f8' */
+	bool swap;                   /* the data is big-endian ('>f4', '>i8', ..) */
+	bool dt_ok;                  /* descr is '<f4', '<f8', '<i4', '<i8' or
+	                              * their '>' forms, or '|b1' */
 	DType dt;
 	int rank;
 	int64_t dim[IR_MAX_RANK];

@@ -7,11 +7,11 @@
  * NaN propagating through maximum, minimum and max as np.maximum and np.max
  * do.  Every element is computed in double and stored once, rounded to the
  * element type: for f32 that makes sums and dots accumulate in f64 and
- * round once (DESIGN §7), and the elementwise ops exact or nearly so.  The
- * exceptions are where a double is not exact: pow, mod, fmod and the
- * compares on integers compute on int64 (scalar.h's ir_scalar_int_*), and
- * cast and where move integers as int64, so an i64 past 2^53 survives.
- * Speed is not the point; being obviously right is.
+ * round once (DESIGN §7), and the elementwise ops exact or nearly so.
+ * Integer and bool operands compute on int64 with scalar.h's integer rows
+ * (exact, wrapping), and cast and where move integers as int64, so an
+ * i64 past 2^53 survives.  Speed is not the point; being obviously right
+ * is.
  *
  * The kernels are indexed by op id through an X-macro over ops.def, so an
  * op added to the table without a kernel here does not compile.  The
@@ -66,57 +66,56 @@ step(int r, const int64_t *dim, int64_t *idx, const int64_t *sa, int64_t *ia,
 
 /* ---- elementwise ----------------------------------------------------- */
 
-static void
-unary(const Tensor *a, Tensor *o, double (*f)(double))
+/* Integer and bool operands compute with scalar.h's integer formulas on
+ * exact int64 values (exec_geti) and store with exec_seti, which keeps an
+ * i32's low 32 bits: the wrapping of DESIGN §12.  Whether the integer
+ * path runs is the operands' type, not the result's (a compare of ints
+ * gives bools). */
+static bool
+int_operands(const Tensor *a)
 {
+	return !ir_dtype_is_float(a->dt);
+}
+
+static void
+unary(const Node *n, const Tensor *a, Tensor *o, double (*f)(double))
+{
+	if (int_operands(a)) {
+		for (int64_t i = 0; i < o->numel; i++)
+			exec_seti(o, i, ir_scalar_unary_i64(n->op, exec_geti(a, i)));
+		return;
+	}
 	for (int64_t i = 0; i < o->numel; i++)
 		exec_set(o, i, f(exec_get(a, i)));
 }
 
-/* The binary ops whose integer form differs from their formula on
- * doubles (pow wraps, mod and fmod truncate) or must be exact past 2^53
- * (the compares): on integer or bool operands they compute on int64. */
-static bool
-binary_exact(OpId op)
-{
-	switch (op) {
-	case OP_POW: case OP_MOD: case OP_FMOD: case OP_EQUAL: case OP_LESS:
-	case OP_LESS_EQUAL: case OP_GREATER: case OP_GREATER_EQUAL: case OP_AND:
-	case OP_OR: case OP_XOR:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* o = f(a, b) broadcast; an op of binary_exact on integers or bools on
- * int64 (ir_scalar_int_binary), where an integer mod or fmod by zero is
- * the run-time error. */
 static int
 binary(const Node *n, const Tensor *a, const Tensor *b, Tensor *o,
     double (*f)(double, double), char *err)
 {
 	int64_t sa[IR_MAX_RANK], sb[IR_MAX_RANK], idx[IR_MAX_RANK] = {0}, ia = 0, ib = 0;
-	bool exact = a->dt != DT_F32 && a->dt != DT_F64 && binary_exact(n->op);
-	bool divides = n->op == OP_MOD || n->op == OP_FMOD;
 
 	bcast_strides(a, o, sa);
 	bcast_strides(b, o, sb);
-	for (int64_t i = 0; i < o->numel; i++) {
-		if (exact) {
+	if (int_operands(a)) {
+		for (int64_t i = 0; i < o->numel; i++) {
 			int64_t x = exec_geti(a, ia), y = exec_geti(b, ib);
 
-			if (divides && y == 0) {
-				char s[IR_TYPE_STR];
+			if (ir_scalar_int_div_by_zero(n->op, y)) {
+				char at[IR_TYPE_STR];
 
-				snprintf(err, IR_ERR_MAX, "integer '%s' by zero (element %s of the "
-				    "result)", ir_ops[n->op].name, exec_index_str(o, i, s));
+				snprintf(err, IR_ERR_MAX, "integer division by zero in '%s' "
+				    "(element %s of the result)", ir_ops[n->op].name,
+				    exec_index_str(o, i, at));
 				return -1;
 			}
-			exec_seti(o, i, ir_scalar_int_binary(n->op, x, y));
-		} else {
-			exec_set(o, i, f(exec_get(a, ia), exec_get(b, ib)));
+			exec_seti(o, i, ir_scalar_binary_i64(n->op, x, y));
+			step(o->rank, o->dim, idx, sa, &ia, sb, &ib);
 		}
+		return 0;
+	}
+	for (int64_t i = 0; i < o->numel; i++) {
+		exec_set(o, i, f(exec_get(a, ia), exec_get(b, ib)));
 		step(o->rank, o->dim, idx, sa, &ia, sb, &ib);
 	}
 	return 0;
@@ -129,8 +128,8 @@ binary(const Node *n, const Tensor *a, const Tensor *b, Tensor *o,
 	static int kern_##ID(const Node *n, const Tensor *const *in,           \
 	    Tensor *o, char *err)                                              \
 	{                                                                      \
-		(void)n, (void)err;                                            \
-		unary(in[0], o, f_##ID);                                       \
+		(void)err;                                                     \
+		unary(n, in[0], o, f_##ID);                                    \
 		return 0;                                                      \
 	}
 #define BINARY(ID, formula)                                                    \
@@ -238,6 +237,17 @@ reduce(const Node *n, const Tensor *a, Tensor *out, OpId op)
 		for (int64_t i = 0; i < inner; i++) {
 			double acc = ir_scalar_neutral(op, a->dt);
 
+			if (!ir_dtype_is_float(a->dt)) {
+				/* integers: exact and wrapping, scalar.h's formulas */
+				int64_t iacc = ir_scalar_neutral_i64(op, a->dt);
+
+				for (int64_t r = 0; r < len; r++)
+					iacc = ir_scalar_combine_i64(op, iacc,
+					    exec_geti(a, (o * len + r) * inner + i));
+				exec_seti(out, o * inner + i, iacc);
+				continue;
+			}
+
 			for (int64_t r = 0; r < len; r++) {
 				double v = exec_get(a, (o * len + r) * inner + i);
 
@@ -263,6 +273,29 @@ IR_SCALAR_REDUCE(REDUCE)
 
 /* ---- contraction ----------------------------------------------------- */
 
+/* The integer matmul: each dot a wrapping sum of wrapping products in
+ * int64 (an i32's is its low 32 bits, as wrapping i32 arithmetic gives). */
+static void
+matmul_int(const Tensor *a, const Tensor *b, Tensor *o, int64_t nb, int64_t m, int64_t k,
+    int64_t nn)
+{
+	for (int64_t z = 0; z < nb; z++) {
+		int64_t ao = z * m * k, bo = z * k * nn, oo = z * m * nn;
+
+		for (int64_t i = 0; i < m; i++) {
+			for (int64_t j = 0; j < nn; j++) {
+				int64_t acc = 0;
+
+				for (int64_t p = 0; p < k; p++)
+					acc = ir_scalar_binary_i64(OP_ADD, acc,
+					    ir_scalar_binary_i64(OP_MUL, exec_geti(a, ao + i * k + p),
+					    exec_geti(b, bo + p * nn + j)));
+				exec_seti(o, oo + i * nn + j, acc);
+			}
+		}
+	}
+}
+
 /* (M, K) x (K, N), or batched (B, M, K) x (B, K, N); each dot in f64.
  * A row of the result is accumulated at once (for each p, a[i, p] times
  * row p of b), so that b is read along its rows; every element still sums
@@ -275,9 +308,14 @@ kern_MATMUL(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 	int r = a->rank;
 	int64_t nb = r == 3 ? a->dim[0] : 1;
 	int64_t m = a->dim[r - 2], k = a->dim[r - 1], nn = b->dim[r - 1];
-	double *acc = xmalloc(sizeof(double) * (size_t)nn);
+	double *acc;
 
 	(void)n, (void)err;
+	if (!ir_dtype_is_float(a->dt)) {
+		matmul_int(a, b, o, nb, m, k, nn);
+		return 0;
+	}
+	acc = xmalloc(sizeof(double) * (size_t)nn);
 	for (int64_t z = 0; z < nb; z++) {
 		int64_t ao = z * m * k, bo = z * k * nn, oo = z * m * nn;
 
@@ -317,6 +355,7 @@ kern_TRANSPOSE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 	int r = a->rank, perm[IR_MAX_RANK];
 	int64_t sa[IR_MAX_RANK], st[IR_MAX_RANK], zero[IR_MAX_RANK] = {0};
 	int64_t idx[IR_MAX_RANK] = {0}, ia = 0, dummy = 0;
+	size_t es = ir_dtype_size(a->dt);
 
 	(void)err;
 	for (int k = 0; k < r; k++)
@@ -336,8 +375,10 @@ kern_TRANSPOSE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 		sa[k] = sa[k + 1] * a->dim[k + 1];
 	for (int k = 0; k < r; k++)
 		st[k] = sa[perm[k]];
+	/* a copy of whole elements, so every type moves exactly */
 	for (int64_t i = 0; i < o->numel; i++) {
-		exec_set(o, i, exec_get(a, ia));
+		memcpy((char *)o->data + (size_t)i * es, (const char *)a->data + (size_t)ia * es,
+		    es);
 		step(r, o->dim, idx, st, &ia, zero, &dummy);
 	}
 	return 0;

@@ -11,7 +11,7 @@
  * allocated: the shape is compared with the IR's and the file's length
  * with the header's before the data is read.  What numpy itself would load
  * is converted, not refused, as np.load does: a big-endian file ('>f8',
- * written on such a host or with astype('>f8')) is byte-swapped, and a
+ * '>i4', ..., written on such a host or with astype('>f8')) is byte-swapped, and a
  * Fortran-ordered one (np.save of a transposed view or an np.asfortranarray)
  * is copied into C order through a second buffer of its size.  Files are
  * written with version 1.0 headers, which every numpy reads, padded so the
@@ -66,6 +66,24 @@ eat(Lex *l, char c)
 		return true;
 	}
 	return false;
+}
+
+/* The element types aicm holds, as little-endian descrs; '>' is accepted
+ * for each '<' one (and byte-swapped). */
+static const struct {
+	const char *descr;
+	DType dt;
+} npy_descrs[] = {
+	{"<f8", DT_F64}, {"<f4", DT_F32}, {"<i4", DT_I32}, {"<i8", DT_I64}, {"|b1", DT_BOOL},
+};
+
+static const char *
+npy_descr(DType dt)
+{
+	for (int k = 0; k < (int)(sizeof npy_descrs / sizeof npy_descrs[0]); k++)
+		if (npy_descrs[k].dt == dt)
+			return npy_descrs[k].descr;
+	AICM_BUG("no .npy descr for element type %d", (int)dt);
 }
 
 /* A Python string literal without escapes (numpy's keys and descrs). */
@@ -182,10 +200,18 @@ parse_dict(const char *text, size_t len, NpyHeader *h, char *err)
 		return ERR("the header lacks '%s'", !seen[0] ? "descr" : !seen[1] ?
 		    "fortran_order" : "shape");
 	/* '<' little-endian, '>' big-endian; numpy writes one of the two for
-	 * every multi-byte type ('=' and '|' are for native or single bytes) */
-	h->dt_ok = (h->descr[0] == '<' || h->descr[0] == '>') &&
-	    (!strcmp(h->descr + 1, "f8") || !strcmp(h->descr + 1, "f4"));
-	h->dt = h->descr[2] == '4' ? DT_F32 : DT_F64;
+	 * every multi-byte type ('=' and '|' are for native or single bytes:
+	 * a bool is '|b1') */
+	h->dt_ok = false;
+	for (int k = 0; k < (int)(sizeof npy_descrs / sizeof npy_descrs[0]); k++) {
+		const char *d = npy_descrs[k].descr;
+
+		if (!strcmp(h->descr + 1, d + 1) && (h->descr[0] == d[0] ||
+		    (d[0] == '<' && h->descr[0] == '>'))) {
+			h->dt_ok = true;
+			h->dt = npy_descrs[k].dt;
+		}
+	}
 	h->swap = h->dt_ok && h->descr[0] == '>';
 	return 0;
 }
@@ -345,7 +371,8 @@ exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t 
 	held_str(&h, held);
 	if (!h.dt_ok) {
 		snprintf(err, EXEC_ERR_MAX, "'%s' holds unsupported elements ('%s'); aicm reads "
-		    "'f4' (f32) and 'f8' (f64), either byte order", path, h.descr);
+		    "'f4' (f32), 'f8' (f64), 'i4' (i32), 'i8' (i64), either byte order, and "
+		    "'b1' (bool)", path, h.descr);
 		goto out;
 	}
 	ty.rank = h.rank;
@@ -407,6 +434,9 @@ exec_npy_read(const char *path, const Type *want, const char *wantname, int64_t 
 		from_fortran(t->data, fdata, h.rank, h.dim, ir_dtype_size(h.dt));
 	if (h.swap)
 		swap_bytes(t->data, numel, ir_dtype_size(h.dt));
+	if (h.dt == DT_BOOL)         /* numpy writes 0 and 1; any other byte is True */
+		for (int64_t i = 0; i < numel; i++)
+			((uint8_t *)t->data)[i] = ((uint8_t *)t->data)[i] != 0;
 	rc = 0;
 out:
 	free(fdata);
@@ -427,7 +457,7 @@ exec_npy_write(const char *path, const Tensor *t, char *err)
 	AicmOut o;
 
 	n = (size_t)snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, "
-	    "'shape': %s, }", t->dt == DT_F32 ? "<f4" : "<f8", ir_shape_str(&ty, shape));
+	    "'shape': %s, }", npy_descr(t->dt), ir_shape_str(&ty, shape));
 	/* spaces and a newline up to a multiple of 64 with the 10-byte preamble */
 	while ((10 + n + 1) % 64 != 0)
 		hdr[n++] = ' ';

@@ -11,7 +11,10 @@
  *   f64: (z >> 11) * 2^-53 * 2 - 1      f32: (z >> 40) * 2^-24 * 2 - 1
  *
  * Both conversions are exact, so the values lie in [-1, 1); f32 takes the
- * top 24 bits because rounding a 53-bit value could reach 1.0f.
+ * top 24 bits because rounding a 53-bit value could reach 1.0f.  Integers
+ * (i32, i64) are z >> 61, uniform in [0, 8), and bools z >> 63, a fair
+ * coin (DESIGN §12): the top bits, the best mixed ones, from the same
+ * stream, so a value keeps its seeding whatever its type.
  */
 #include "exec.h"
 
@@ -44,7 +47,12 @@ exec_fill_random(Tensor *t, uint64_t seed, const char *name)
 {
 	uint64_t st = seed * SM_GAMMA ^ exec_fnv1a64(name);
 
-	if (t->dt == DT_F32) {
+	if (!ir_dtype_is_float(t->dt)) {
+		int shift = t->dt == DT_BOOL ? 63 : 61;
+
+		for (int64_t i = 0; i < t->numel; i++)
+			exec_seti(t, i, (int64_t)(splitmix64(&st) >> shift));
+	} else if (t->dt == DT_F32) {
 		float *p = t->data;
 
 		for (int64_t i = 0; i < t->numel; i++)
@@ -62,4 +70,31 @@ exec_fill_splat(Tensor *t, double v)
 {
 	for (int64_t i = 0; i < t->numel; i++)
 		exec_set(t, i, v);
+}
+
+bool
+exec_fill_const(Tensor *t, const Node *n)
+{
+	bool exact = !ir_dtype_is_float(t->dt);
+
+	if (n->op != OP_CONST)
+		return false;
+	if (n->at.set & AB(VALUE)) {
+		if (exact && n->at.value_int)
+			for (int64_t i = 0; i < t->numel; i++)
+				exec_seti(t, i, n->at.ivalue);
+		else
+			exec_fill_splat(t, n->at.value);
+		return true;
+	}
+	if (n->at.set & AB(VALUES)) {
+		for (int64_t e = 0; e < t->numel && e < n->at.nvalues; e++) {
+			if (exact && !(n->at.values_float >> e & 1))
+				exec_seti(t, e, n->at.ivalues[e]);
+			else
+				exec_set(t, e, n->at.values[e]);
+		}
+		return true;
+	}
+	return false;
 }

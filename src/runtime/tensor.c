@@ -189,6 +189,23 @@ exec_compare(const Tensor *a, const Tensor *b)
 	ExecErr e = {0, 0, -1};
 	double maxb = 1, worst = -1;
 
+	if (!ir_dtype_is_float(a->dt)) {
+		/* integers and bools are exact: any difference is an error of
+		 * +inf, whatever the tolerance; maxabs still says how far */
+		for (int64_t i = 0; i < a->numel; i++) {
+			int64_t x = exec_geti(a, i), y = exec_geti(b, i);
+			double diff = x > y ? (double)((uint64_t)x - (uint64_t)y) :
+			    (double)((uint64_t)y - (uint64_t)x);
+
+			if (diff > worst && diff > 0) {
+				worst = diff;
+				e.worst = i;
+			}
+		}
+		e.maxabs = worst > 0 ? worst : 0;
+		e.rel = worst > 0 ? INFINITY : 0;
+		return e;
+	}
 	for (int64_t i = 0; i < b->numel; i++) {
 		double y = exec_get(b, i);
 
@@ -244,6 +261,48 @@ exec_fmt_g(char *buf, size_t n, double v)
 		snprintf(buf, n, v > 0 ? "inf" : "-inf");
 	else
 		snprintf(buf, n, "%.6g", v == 0 ? 0.0 : v);   /* no "-0" */
+}
+
+void
+exec_fmt_elem(char *buf, size_t n, const Tensor *t, int64_t i)
+{
+	if (t->dt == DT_BOOL)
+		snprintf(buf, n, "%s", exec_geti(t, i) ? "True" : "False");
+	else if (ir_dtype_is_int(t->dt))
+		snprintf(buf, n, "%lld", (long long)exec_geti(t, i));
+	else
+		exec_fmt_g(buf, n, exec_get(t, i));
+}
+
+void
+exec_stats_fmt(const Tensor *t, char *sum, char *min, char *max, size_t n)
+{
+	double s, lo, hi;
+
+	if (!ir_dtype_is_float(t->dt)) {
+		/* numpy: an integer sum is an int64 (wrapping), a bool's counts
+		 * the Trues; min and max are elements, printed as elements */
+		uint64_t is = 0;
+		int64_t ilo = 0, ihi = 0;
+
+		for (int64_t i = 0; i < t->numel; i++) {
+			int64_t v = exec_geti(t, i);
+
+			is += (uint64_t)v;
+			if (i == 0 || v < exec_geti(t, ilo))
+				ilo = i;
+			if (i == 0 || v > exec_geti(t, ihi))
+				ihi = i;
+		}
+		snprintf(sum, n, "%lld", (long long)(int64_t)is);
+		exec_fmt_elem(min, n, t, ilo);
+		exec_fmt_elem(max, n, t, ihi);
+		return;
+	}
+	exec_stats(t, &s, &lo, &hi);
+	exec_fmt_g(sum, n, s);
+	exec_fmt_g(min, n, lo);
+	exec_fmt_g(max, n, hi);
 }
 
 void
@@ -306,7 +365,7 @@ item(const Fmt *f, int64_t off, char *buf)
 {
 	char v[64];
 
-	exec_fmt_g(v, sizeof v, exec_get(f->t, off));
+	exec_fmt_elem(v, sizeof v, f->t, off);
 	snprintf(buf, 80, "%*s", f->width, v);
 }
 
@@ -416,7 +475,7 @@ widest(const Fmt *f, int axis, int64_t off)
 		if (axis == t->rank - 1) {
 			char v[64];
 
-			exec_fmt_g(v, sizeof v, exec_get(t, off + i));
+			exec_fmt_elem(v, sizeof v, t, off + i);
 			k = (int)strlen(v);
 		} else {
 			k = widest(f, axis + 1, off + i * f->stride[axis]);
@@ -435,7 +494,7 @@ exec_print_preview(FILE *out, const Tensor *t)
 	char v[64];
 
 	if (t->rank == 0) {
-		exec_fmt_g(v, sizeof v, exec_get(t, 0));
+		exec_fmt_elem(v, sizeof v, t, 0);
 		fprintf(out, "%s\n", v);
 		return;
 	}

@@ -98,17 +98,25 @@ tx_load(Worker *w, const TileInst *in, int i)
 
 				if (s[3] == 1 && src->dt == k->dt)
 					memcpy(row, at(src->data, e, es), es * (size_t)v3);
+				else if (k->ik)
+					for (int64_t i3 = 0; i3 < v3; i3++)
+						tseti(row, i3, exec_geti(src, e + i3 * s[3]), k->dt);
 				else
 					for (int64_t i3 = 0; i3 < v3; i3++)
 						tset(row, i3, exec_get(src, e + i3 * s[3]), k->f32);
-				for (int64_t i3 = v3; i3 < sh[3]; i3++)
-					tset(row, i3, in->other, k->f32);
+				if (k->ik)
+					for (int64_t i3 = v3; i3 < sh[3]; i3++)
+						tseti(row, i3, tint_of(in->other), k->dt);
+				else
+					for (int64_t i3 = v3; i3 < sh[3]; i3++)
+						tset(row, i3, in->other, k->f32);
 			}
 	return i + 1;
 }
 
+/* Logs one atomic element: v, or for an integer kernel iv (exactly). */
 static void
-atom_log(Worker *w, int64_t idx, double v, int op)
+atom_log(Worker *w, int64_t idx, double v, int64_t iv, int op)
 {
 	AtomLog *l = &w->logs[w->prog];
 
@@ -116,8 +124,10 @@ atom_log(Worker *w, int64_t idx, double v, int op)
 		l->cap = l->cap ? 2 * l->cap : 64;
 		l->idx = xrealloc(l->idx, sizeof *l->idx * (size_t)l->cap);
 		l->val = xrealloc(l->val, sizeof *l->val * (size_t)l->cap);
+		l->ival = xrealloc(l->ival, sizeof *l->ival * (size_t)l->cap);
 	}
 	l->idx[l->n] = idx;
+	l->ival[l->n] = iv;
 	l->val[l->n++] = v;
 	l->op = op;
 }
@@ -153,14 +163,24 @@ tx_store(Worker *w, const TileInst *in, int i)
 						memcpy(at(dst->data, e, es), row, es * (size_t)valid[3]);
 					continue;
 				}
-				for (int64_t i3 = 0; i3 < valid[3]; i3++) {
+				for (int64_t i3 = 0; k->ik && i3 < valid[3]; i3++) {
+					int64_t ei = e + i3 * s[3], x = tgeti(row, i3, k->dt);
+
+					if (in->op == TO_STORE)
+						exec_seti(dst, ei, x);
+					else if (w->logs)
+						atom_log(w, ei, 0, x, in->op);
+					else
+						atom_apply_i(dst, ei, x, in->op);
+				}
+				for (int64_t i3 = 0; !k->ik && i3 < valid[3]; i3++) {
 					int64_t ei = e + i3 * s[3];
 					double x = tget(row, i3, k->f32);
 
 					if (in->op == TO_STORE)
 						exec_set(dst, ei, x);
 					else if (w->logs)
-						atom_log(w, ei, x, in->op);
+						atom_log(w, ei, x, 0, in->op);
 					else
 						atom_apply(dst, ei, x, in->op);
 				}

@@ -46,7 +46,8 @@ typedef struct TilePlan TilePlan;
 TilePlan *exec_tile_compile(const Graph *g, Diag *d);
 /* Runs the plan on vals (one Tensor per node of the graph it was compiled
  * from; the sources filled in by the caller).  threads < 1 means 1.
- * Returns 0 or -1 after a diagnostic. */
+ * Returns 0 or -1 after a diagnostic (a source of the wrong type, an
+ * integer division by zero: reported at the kernel, naming the op). */
 int exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d);
 /* The statistics of the last run, one per tiled node in node order. */
 const KernelStats *exec_tile_stats(const TilePlan *p, int *n);

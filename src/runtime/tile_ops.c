@@ -55,6 +55,9 @@ op_fill(Worker *w, const TileInst *in, int i)
 
 	if (in->op == TO_ZEROS)
 		memset(p, 0, w->k->es * (size_t)t->n);
+	else if (w->k->ik)
+		for (int64_t q = 0; q < t->n; q++)
+			tseti(p, q, tint_of(in->value), w->k->dt);
 	else if (w->k->f32)
 		for (int64_t q = 0; q < t->n; q++)
 			((float *)p)[q] = (float)in->value;
@@ -113,6 +116,80 @@ round_f32(Worker *w, int res, int64_t lo, int64_t n)
 	}
 }
 
+/* ---- integer elementwise, typed loops --------------------------------- */
+
+/* An integer kernel's elementwise loops with the op switched outside and
+ * the element type fixed: one loop per scalar.h integer row and type, no
+ * per-element dispatch.  They are not SIMD yet: GCC's -O2 cost model
+ * leaves them scalar (SSE2 has no 64-bit compare), and intrinsics per ISA
+ * as simd.c's would be the next step.  Each computes the row's formula
+ * on int64 and stores the low bits, the values the element-by-element
+ * path (tgeti, ir_scalar_*_i64, tseti) gives.  Operands are whole (stride
+ * 1) or one element (stride 0).  A dividing op is not done here: its zero
+ * divisors must be looked for in the valid box (binary_int). */
+#define INT_UNARY_LOOP_(ID, f)                                                 \
+	case OP_##ID:                                                          \
+		for (int64_t i = 0; i < n; i++) {                              \
+			int64_t x = px[i];                                     \
+			po[i] = (flat_t)(f);                                   \
+		}                                                              \
+		return true;
+#define INT_BINARY_LOOP_(ID, f, divides)                                       \
+	case OP_##ID:                                                          \
+		if (divides)                                                   \
+			return false;                                          \
+		for (int64_t i = 0; i < n; i++) {                              \
+			int64_t a = pa[i * sa], b = pb[i * sb];                \
+			po[i] = (flat_t)(f);                                   \
+		}                                                              \
+		return true;
+#define INT_FLAT_(T, SFX)                                                      \
+	static bool                                                            \
+	unary_int_##SFX(OpId op, int64_t n, const T *px, T *po)                \
+	{                                                                      \
+		typedef T flat_t;                                              \
+                                                                               \
+		switch (op) {                                                  \
+		IR_SCALAR_UNARY_INT(INT_UNARY_LOOP_)                           \
+		default:                                                       \
+			return false;                                          \
+		}                                                              \
+	}                                                                      \
+	static bool                                                            \
+	binary_int_##SFX(OpId op, int64_t n, const T *pa, int64_t sa,          \
+	    const T *pb, int64_t sb, T *po)                                    \
+	{                                                                      \
+		typedef T flat_t;                                              \
+                                                                               \
+		switch (op) {                                                  \
+		IR_SCALAR_BINARY_INT(INT_BINARY_LOOP_)                         \
+		default:                                                       \
+			return false;                                          \
+		}                                                              \
+	}
+INT_FLAT_(int32_t, i32)
+INT_FLAT_(int64_t, i64)
+#undef INT_FLAT_
+#undef INT_UNARY_LOOP_
+#undef INT_BINARY_LOOP_
+
+/* Runs an integer unary op on n whole elements; false when there is no
+ * typed loop for it (the caller goes element by element). */
+static bool
+unary_int_flat(OpId op, DType dt, int64_t n, const void *x, void *o)
+{
+	return dt == DT_I32 ? unary_int_i32(op, n, x, o) :
+	    dt == DT_I64 ? unary_int_i64(op, n, x, o) : false;
+}
+
+static bool
+binary_int_flat(OpId op, DType dt, int64_t n, const void *a, int64_t sa, const void *b,
+    int64_t sb, void *o)
+{
+	return dt == DT_I32 ? binary_int_i32(op, n, a, sa, b, sb, o) :
+	    dt == DT_I64 ? binary_int_i64(op, n, a, sa, b, sb, o) : false;
+}
+
 /* Elements lo..lo+n of a unary op's result (the whole tile: 0, t->n):
  * its vector kernel, else its formula (scalar.h) element by element, in
  * double.  One case per op, so that each loop has its formula inline. */
@@ -124,6 +201,21 @@ unary_range(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 	void *o = at(w->p[in->res], lo, es);
 	bool f32 = w->k->f32;
 
+	if (w->k->ik) {
+		DType dt = w->k->dt;
+
+		if (in->gop == OP_CAST) {
+			/* between an integer type and bool (lower-tiled makes no
+			 * integer kernel with floats) */
+			for (int64_t i = 0; i < n; i++)
+				tseti(o, i, ir_scalar_int_cast(in->to, tgeti(x, i, dt)), dt);
+			return;
+		}
+		if (!unary_int_flat(in->gop, dt, n, x, o))
+			for (int64_t i = 0; i < n; i++)
+				tseti(o, i, ir_scalar_unary_i64(in->gop, tgeti(x, i, dt)), dt);
+		return;
+	}
 	switch (in->gop) {
 #define U(ID, formula)                                                         \
 	case OP_##ID:                                                          \
@@ -239,6 +331,50 @@ binary_prep(Worker *w, const TileInst *in, int64_t *sa, int64_t *sb)
 	return has_simd(in->gop) ? simd_op_of(in->gop) : SIMD_ADD;
 }
 
+/* An integer kernel's binary op, element by element with scalar.h's
+ * integer formula.  A divisor of 0 in a lane of the result's valid box is
+ * the program's error (w->err, reported by exec_tile_run); a masked lane
+ * holds a load's other (0) and is only computed, by the formula that
+ * gives 0 there. */
+static void
+binary_int(Worker *w, const TileInst *in, const int64_t *sa, const int64_t *sb)
+{
+	const int64_t *sh = w->k->tile[in->res].sh, *ov = w->valid[in->res];
+	const void *a = w->p[in->in[0]], *b = w->p[in->in[1]];
+	void *o = w->p[in->res];
+	DType dt = w->k->dt;
+	OpId op = in->gop;
+
+	/* a row at a time through the typed loops, unless the op divides */
+	if (!ir_scalar_int_divides(op)) {
+		size_t es = w->k->es;
+		bool done = true;
+
+		for (int64_t i0 = 0, q = 0; done && i0 < sh[0]; i0++)
+			for (int64_t i1 = 0; done && i1 < sh[1]; i1++)
+				for (int64_t i2 = 0; done && i2 < sh[2]; i2++, q += sh[3])
+					done = binary_int_flat(op, dt, sh[3], at(a, i0 * sa[0] +
+					    i1 * sa[1] + i2 * sa[2], es), sa[3], at(b, i0 * sb[0] +
+					    i1 * sb[1] + i2 * sb[2], es), sb[3], at(o, q, es));
+		if (done)
+			return;
+	}
+	for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
+		for (int64_t i1 = 0; i1 < sh[1]; i1++)
+			for (int64_t i2 = 0; i2 < sh[2]; i2++)
+				for (int64_t i3 = 0; i3 < sh[3]; i3++, q++) {
+					int64_t x = tgeti(a, i0 * sa[0] + i1 * sa[1] + i2 * sa[2] +
+					    i3 * sa[3], dt);
+					int64_t y = tgeti(b, i0 * sb[0] + i1 * sb[1] + i2 * sb[2] +
+					    i3 * sb[3], dt);
+
+					if (ir_scalar_int_div_by_zero(op, y) && !w->err && i0 < ov[0] &&
+					    i1 < ov[1] && i2 < ov[2] && i3 < ov[3])
+						w->err = in;
+					tseti(o, q, ir_scalar_binary_i64(op, x, y), dt);
+				}
+}
+
 static int
 op_binary(Worker *w, const TileInst *in, int i)
 {
@@ -250,6 +386,10 @@ op_binary(Worker *w, const TileInst *in, int i)
 	size_t es = w->k->es;
 	SimdOp op = binary_prep(w, in, sa, sb);
 
+	if (w->k->ik) {
+		binary_int(w, in, sa, sb);
+		return i + 1;
+	}
 	if (!has_simd(in->gop)) {
 		/* the formula, row by row, over the same strides */
 		for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
@@ -324,6 +464,14 @@ op_where(Worker *w, const TileInst *in, int i)
 					for (int j = 0; j < 3; j++)
 						e[j] = i0 * st[j][0] + i1 * st[j][1] + i2 * st[j][2] +
 						    i3 * st[j][3];
+					if (w->k->ik) {
+						DType dt = w->k->dt;
+
+						tseti(o, q, tgeti(w->p[in->in[0]], e[0], dt) != 0 ?
+						    tgeti(w->p[in->in[1]], e[1], dt) :
+						    tgeti(w->p[in->in[2]], e[2], dt), dt);
+						continue;
+					}
 					tset(o, q, tget(w->p[in->in[0]], e[0], f32) != 0 ?
 					    tget(w->p[in->in[1]], e[1], f32) :
 					    tget(w->p[in->in[2]], e[2], f32), f32);
@@ -358,6 +506,33 @@ reduce_row(bool f32, OpId op, int64_t n, const void *row, void *po, bool lanes)
 	}
 }
 
+/* An integer kernel's reduction of the input's valid box into the result
+ * tile (indexed with the input's padded coords through ost: 0 on reduced
+ * dims), from the integer neutral, with scalar.h's integer step. */
+static void
+reduce_int(Worker *w, const TileInst *in, const int64_t *osh, const int64_t *ost)
+{
+	const int64_t *sh = w->k->tile[in->in[0]].sh, *vi = w->valid[in->in[0]];
+	const void *x = w->p[in->in[0]];
+	void *o = w->p[in->res];
+	DType dt = w->k->dt;
+	int64_t on = w->k->tile[in->res].n, z = ir_scalar_neutral_i64(in->gop, dt);
+
+	(void)osh;
+	for (int64_t q = 0; q < on; q++)
+		tseti(o, q, z, dt);
+	for (int64_t i0 = 0; i0 < vi[0]; i0++)
+		for (int64_t i1 = 0; i1 < vi[1]; i1++)
+			for (int64_t i2 = 0; i2 < vi[2]; i2++)
+				for (int64_t i3 = 0; i3 < vi[3]; i3++) {
+					int64_t e = ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3] + i3;
+					int64_t oq = i0 * ost[0] + i1 * ost[1] + i2 * ost[2] + i3 * ost[3];
+
+					tseti(o, oq, ir_scalar_combine_i64(in->gop, tgeti(o, oq, dt),
+					    tgeti(x, e, dt)), dt);
+				}
+}
+
 static int
 op_reduce(Worker *w, const TileInst *in, int i)
 {
@@ -384,13 +559,15 @@ op_reduce(Worker *w, const TileInst *in, int i)
 		ost[d] = red ? 0 : m;
 		m *= osh[d];
 	}
-	{
+	if (w->k->ik) {
+		reduce_int(w, in, osh, ost);
+	} else {
 		double z = ir_scalar_neutral(in->gop, w->k->dt);
 
 		for (int64_t q = 0; q < on; q++)
 			tset(o, q, z, f32);
 	}
-	for (int64_t i0 = 0; i0 < vi[0]; i0++)
+	for (int64_t i0 = 0; !w->k->ik && i0 < vi[0]; i0++)
 		for (int64_t i1 = 0; i1 < vi[1]; i1++)
 			for (int64_t i2 = 0; i2 < vi[2]; i2++)
 				reduce_row(f32, in->gop, vi[3],
@@ -416,8 +593,12 @@ op_reduce(Worker *w, const TileInst *in, int i)
 	}
 	if (acc) {
 		const int64_t *av = w->valid[in->in[1]];
+		DType dt = w->k->dt;
 
-		for (int64_t q = 0; q < on; q++) {
+		for (int64_t q = 0; w->k->ik && q < on; q++)
+			tseti(o, q, ir_scalar_combine_i64(in->gop, tgeti(acc, q, dt), tgeti(o, q, dt)),
+			    dt);
+		for (int64_t q = 0; !w->k->ik && q < on; q++) {
 			double c = tget(acc, q, f32), v = tget(o, q, f32);
 
 			tset(o, q, ir_scalar_combine(in->gop, c, v), f32);
@@ -427,6 +608,25 @@ op_reduce(Worker *w, const TileInst *in, int i)
 				ov[d] = av[d];
 	}
 	return i + 1;
+}
+
+/* An integer dot: o = c + a b on tiles, wrapping (scalar.h's add and mul
+ * on int64, stored in dt's low bits); a's rows lda apart, b and c and o
+ * packed N wide.  o may be c (the plan aliases the accumulator), so each
+ * element reads its c before it writes. */
+static void
+dot_int(DType dt, int64_t M, int64_t N, int64_t K, const void *a, int64_t lda, const void *b,
+    const void *c, void *o)
+{
+	for (int64_t m = 0; m < M; m++)
+		for (int64_t n = 0; n < N; n++) {
+			int64_t s = tgeti(c, m * N + n, dt);
+
+			for (int64_t p = 0; p < K; p++)
+				s = ir_scalar_binary_i64(OP_ADD, s, ir_scalar_binary_i64(OP_MUL,
+				    tgeti(a, m * lda + p, dt), tgeti(b, p * N + n, dt)));
+			tseti(o, m * N + n, s, dt);
+		}
 }
 
 static int
@@ -442,7 +642,9 @@ op_dot(Worker *w, const TileInst *in, int i)
 
 	/* Masked lanes hold the loads' other (0), so the whole tile is summed
 	 * by the register-blocked micro-kernel; the loads packed a and b. */
-	if (w->k->f32)
+	if (w->k->ik)
+		dot_int(w->k->dt, M, N, K, a, w->ld[in->in[0]], b, c, o);
+	else if (w->k->f32)
 		simd_dot_f32(M, N, K, a, w->ld[in->in[0]], b, N, c, o, N);
 	else
 		simd_dot(M, N, K, a, w->ld[in->in[0]], b, N, c, o, N);
@@ -461,7 +663,7 @@ op_transpose(Worker *w, const TileInst *in, int i)
 	const void *x = w->p[in->in[0]];
 	void *o = w->p[in->res];
 	int64_t xs[4], st = 1, s[4];
-	bool f32 = w->k->f32;
+	size_t es = w->k->es;
 
 	for (int d = 3; d >= 0; d--) {
 		xs[d] = st;
@@ -477,8 +679,9 @@ op_transpose(Worker *w, const TileInst *in, int i)
 		for (int64_t i1 = 0; i1 < to->sh[1]; i1++)
 			for (int64_t i2 = 0; i2 < to->sh[2]; i2++)
 				for (int64_t i3 = 0; i3 < to->sh[3]; i3++)
-					tset(o, q++, tget(x, i0 * s[0] + i1 * s[1] + i2 * s[2] +
-					    i3 * s[3], f32), f32);
+					/* whole elements: every type moves exactly */
+					memcpy(at(o, q++, es), at(x, i0 * s[0] + i1 * s[1] +
+					    i2 * s[2] + i3 * s[3], es), es);
 	return i + 1;
 }
 

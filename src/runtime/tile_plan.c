@@ -300,15 +300,32 @@ plan_memo(PKernel *k, const int64_t *trips)
 	free(dep);
 }
 
-/* The type a kernel's tiles are held in (tile_priv.h): f32 when every
- * tile value is f32 or bool, else f64. */
+/* The type a kernel's tiles are held in (tile_priv.h).  A body with a
+ * float value computes in floats: f32 when every tile value is f32 or
+ * bool (bools are 0 and 1), else f64.  A body of integers and bools only
+ * is an integer kernel (*ik) in its widest type (i64, i32, or bool for
+ * bools alone); lower-tiled makes no body that mixes integers with floats
+ * or i32 with i64. */
 static DType
-compute_dt(const TileFn *f)
+compute_dt(const TileFn *f, bool *ik)
 {
-	for (int v = 0; v < f->nvals; v++)
-		if (f->vals[v].rank >= 0 && f->vals[v].dt != DT_F32 && f->vals[v].dt != DT_BOOL)
-			return DT_F64;
-	return DT_F32;
+	bool flt = false, f64 = false, i32 = false, i64 = false;
+
+	for (int v = 0; v < f->nvals; v++) {
+		if (f->vals[v].rank < 0)
+			continue;
+		switch (f->vals[v].dt) {
+		case DT_F64: flt = f64 = true; break;
+		case DT_F32: flt = true; break;
+		case DT_I64: i64 = true; break;
+		case DT_I32: i32 = true; break;
+		default: break;
+		}
+	}
+	*ik = !flt;
+	if (flt)
+		return f64 || i32 || i64 ? DT_F64 : DT_F32;
+	return i64 ? DT_I64 : i32 ? DT_I32 : DT_BOOL;
 }
 
 static int
@@ -322,7 +339,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 
 	k->node = node;
 	k->f = f;
-	k->dt = compute_dt(f);
+	k->dt = compute_dt(f, &k->ik);
 	k->f32 = k->dt == DT_F32;
 	k->es = ir_dtype_size(k->dt);
 	k->nvals = f->nvals;
@@ -349,7 +366,10 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	trips = u.trips;
 	alias_dot_accumulators(f, k, &u);
 	alias_loop_carried(f, k, &u);
-	plan_strips(f, k);
+	if (!k->ik)              /* integer ops run tile by tile (tile_ops.c) */
+		plan_strips(f, k);
+	else
+		k->run_end = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_end);
 	/* The work: each instruction's tile elements times the trips of the
 	 * loops around it, times the programs (saturating). */
 	{

@@ -5,13 +5,14 @@
  * Every program of every grid really runs: loads fill tile buffers from the
  * tensors (a masked-off lane reads the load's `other`), ops work on whole
  * tiles, stores and atomics write back, and KernelStats count as they go.
- * Tiles are held in the kernel's compute type, a float type (an f32
- * kernel's work runs at the f32 rate and moves half the bytes): f32 when
- * every value of the body is f32 or bool (bools are 0 and 1), else f64, in
- * which a value of element type f32 is rounded to float after the op that
- * makes it; loads and stores convert to and from other element types,
- * and count the bytes of the tensor's own type, padded to rank 4 on the left, so
- * that every op is one loop nest.  The valid box (tile.h) rides along with
+ * Tiles are held in the kernel's compute type (tile_plan.c's compute_dt),
+ * padded to rank 4 on the left, so that every op is one loop nest.  A body
+ * with floats computes in f32 when every value is f32 or bool (bools are
+ * 0 and 1; an f32 kernel's work runs at the f32 rate and moves half the
+ * bytes), else in f64, where a value of element type f32 is rounded to
+ * float after the op that makes it; a body of integers and bools is an
+ * integer kernel (ik) in its integer type.  Loads and stores convert to
+ * and from the tensors' own element types and count their bytes.  The valid box (tile.h) rides along with
  * each tile; reductions and stores honour it, so that ragged tiles never
  * change a result.
  *
@@ -72,6 +73,9 @@ typedef struct PKernel {
 	const TileFn *f;
 	DType dt;
 	bool f32;
+	bool ik;                     /* an integer or bool kernel: tiles hold
+	                              * dt's integers, ops compute with
+	                              * scalar.h's integer formulas */
 	size_t es;
 	PTile *tile;                 /* per value (tiles only) */
 	PAccess *acc;                /* per instruction (loads, stores, atomics) */
@@ -106,6 +110,7 @@ typedef struct AtomLog {
 	int64_t n, cap;
 	int64_t *idx;
 	double *val;
+	int64_t *ival;               /* an integer kernel's values, exactly */
 	int op;
 } AtomLog;
 
@@ -123,6 +128,8 @@ typedef struct Worker {
 	int64_t pid[3];
 	AtomLog *logs;               /* per program, or NULL: apply at once */
 	int64_t prog;
+	const TileInst *err;         /* the first instruction that divided an
+	                              * integer by zero in a valid lane, or NULL */
 } Worker;
 
 /* Runs instruction i (in) of the current program and returns the next
@@ -185,6 +192,46 @@ tset(void *p, int64_t i, double v, bool f32)
 		((double *)p)[i] = v;
 }
 
+/* Element i of an integer kernel's tile (dt i32, i64 or bool) as an
+ * int64, and the store that keeps dt's low bits (scalar.h's wrapping). */
+static inline int64_t
+tgeti(const void *p, int64_t i, DType dt)
+{
+	switch (dt) {
+	case DT_I32:
+		return ((const int32_t *)p)[i];
+	case DT_BOOL:
+		return ((const uint8_t *)p)[i];
+	default:
+		return ((const int64_t *)p)[i];
+	}
+}
+
+static inline void
+tseti(void *p, int64_t i, int64_t v, DType dt)
+{
+	switch (dt) {
+	case DT_I32:
+		((int32_t *)p)[i] = (int32_t)(uint32_t)(uint64_t)v;
+		break;
+	case DT_BOOL:
+		((uint8_t *)p)[i] = v != 0;
+		break;
+	default:
+		((int64_t *)p)[i] = v;
+		break;
+	}
+}
+
+/* A tile op's number (full's value, a load's other: doubles in the tile
+ * IR) as an integer: truncated and saturated, NaN 0, as cast does.  The
+ * values lower-tiled writes there (0, a type's minimum) are exact. */
+static inline int64_t
+tint_of(double v)
+{
+	return v != v ? 0 : v >= 0x1p63 ? INT64_MAX : v < -0x1p63 ? INT64_MIN : (int64_t)v;
+}
+
 /* Byte arithmetic on tiles of element size es. */
 static inline void *
 at(const void *p, int64_t i, size_t es)
@@ -207,6 +254,15 @@ atom_apply(Tensor *t, int64_t e, double v, int op)
 	double cur = exec_get(t, e);
 
 	exec_set(t, e, ir_scalar_combine(op == TO_ATOMIC_MAX ? OP_MAX : OP_SUM, cur, v));
+}
+
+/* The same on an integer tensor, exactly and wrapping. */
+static inline void
+atom_apply_i(Tensor *t, int64_t e, int64_t v, int op)
+{
+	int64_t cur = exec_geti(t, e);
+
+	exec_seti(t, e, ir_scalar_combine_i64(op == TO_ATOMIC_MAX ? OP_MAX : OP_SUM, cur, v));
 }
 
 #endif

@@ -281,10 +281,12 @@ add_stats(KernelStats *st, const Worker *w)
 }
 
 /* Programs are taken in grid order (axis 0 slowest, axis 2 fastest) by
- * nt threads. */
-static void
+ * nt threads.  Returns the instruction that divided an integer by zero
+ * (in some program, any thread's), or NULL. */
+static const TileInst *
 run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *st)
 {
+	const TileInst *err = NULL;
 	const TileFn *f = k->f;
 	Tensor *out = &vals[k->node];
 	int64_t programs = f->grid[0] * f->grid[1] * f->grid[2];
@@ -334,14 +336,23 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	for (int64_t p = 0; pool.logs && p < programs; p++) {
 		AtomLog *l = &pool.logs[p];
 
-		for (int64_t q = 0; q < l->n; q++)
-			atom_apply(out, l->idx[q], l->val[q], l->op);
+		for (int64_t q = 0; q < l->n; q++) {
+			if (k->ik)
+				atom_apply_i(out, l->idx[q], l->ival[q], l->op);
+			else
+				atom_apply(out, l->idx[q], l->val[q], l->op);
+		}
 		free(l->idx);
 		free(l->val);
+		free(l->ival);
 	}
 	free(pool.logs);
-	for (int t = 0; t < nt; t++)
+	for (int t = 0; t < nt; t++) {
 		add_stats(st, &c->m[t].w);
+		if (!err)
+			err = c->m[t].w.err;
+	}
+	return err;
 }
 
 int
@@ -368,6 +379,7 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		const PKernel *k = &p->k[q];
 		const Node *n = &g->nodes[k->node];
 		KernelStats *st = &p->stats[q];
+		const TileInst *err;
 		int64_t ideal = 0;
 
 		if (!exec_tensor_has_type(&vals[k->node], &n->type)) {
@@ -391,7 +403,14 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		}
 		st->ideal_read = ideal;
 		st->ideal_written = ir_type_numel(&n->type) * (int64_t)ir_dtype_size(n->type.dt);
-		run_kernel(p, k, vals, threads, st);
+		err = run_kernel(p, k, vals, threads, st);
+		if (err) {
+			/* the only run-time error a program can meet (tile_ops.c) */
+			diag_error(d, n->loc, "'%%%s': integer division by zero in '%s' (its tile "
+			    "'%%%s' of kernel '@%s')", n->name, ir_ops[err->gop].name,
+			    k->f->vals[err->res].name, k->f->name);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -49,6 +49,7 @@ typedef struct InputSpec {
 	const char *file;            /* NULL for inline */
 	Type ty;                     /* inline: the written type */
 	double *v;                   /* inline: the values */
+	int64_t *iv;                 /* inline, integer or bool type: exactly */
 	int64_t nv;                  /* numel, or 1 for a splat */
 } InputSpec;
 
@@ -193,6 +194,12 @@ parse_iree_type(const char *s, size_t n, Type *t)
 				t->dt = DT_F32;
 			else if (n == 3 && !strncmp(s, "f64", 3))
 				t->dt = DT_F64;
+			else if (n == 3 && !strncmp(s, "i32", 3))
+				t->dt = DT_I32;
+			else if (n == 3 && !strncmp(s, "i64", 3))
+				t->dt = DT_I64;
+			else if (n == 2 && !strncmp(s, "i1", 2))   /* IREE's bool */
+				t->dt = DT_BOOL;
 			else
 				return -1;
 			return 0;
@@ -246,21 +253,42 @@ parse_input(const char *arg, InputSpec *in)
 	for (const char *p = eq2 + 1; *p;) {
 		char *end;
 		double v;
+		long long iv = 0;
+		bool isint = !ir_dtype_is_float(in->ty.dt);
 
 		while (*p == ',' || *p == ' ' || *p == '\t' || *p == '[' || *p == ']')
 			p++;
 		if (!*p)
 			break;
-		v = strtod(p, &end);
+		if (isint && !strncmp(p, "True", 4)) {
+			iv = 1;
+			end = (char *)p + 4;
+		} else if (isint && !strncmp(p, "False", 5)) {
+			end = (char *)p + 5;
+		} else if (isint) {
+			/* integers exactly, in range of the type; bools 0 or 1 */
+			errno = 0;
+			iv = strtoll(p, &end, 10);
+			if (end != p && (errno || (in->ty.dt == DT_I32 && (iv < INT32_MIN ||
+			    iv > INT32_MAX)) || (in->ty.dt == DT_BOOL && iv != 0 && iv != 1)))
+				cli_usage_error("--input '%s': '%.*s' does not fit %s", in->arg,
+				    (int)(end - p), p, ir_dtype_name(in->ty.dt));
+		} else {
+			end = (char *)p;
+		}
+		v = isint ? (double)iv : strtod(p, &end);
 		if (end == p)
-			cli_usage_error("--input '%s': '%.20s' is not a number", in->arg, p);
+			cli_usage_error("--input '%s': '%.20s' is not %s", in->arg, p,
+			    isint ? "an integer" : "a number");
 		if (in->nv >= numel)
 			cli_usage_error("--input '%s' gives more than the %lld values of %s %s", in->arg,
 			    (long long)numel, ir_shape_str(&in->ty, ts), ir_dtype_name(in->ty.dt));
 		if (in->nv == cap) {
 			cap = cap ? 2 * cap : 16;
 			in->v = xrealloc(in->v, sizeof(double) * (size_t)cap);
+			in->iv = xrealloc(in->iv, sizeof(int64_t) * (size_t)cap);
 		}
+		in->iv[in->nv] = iv;
 		in->v[in->nv++] = v;
 		p = end;
 	}
@@ -386,6 +414,7 @@ free_opts(Opts *o)
 	for (int k = 0; k < o->nin; k++) {
 		free(o->in[k].name);
 		free(o->in[k].v);
+		free(o->in[k].iv);
 	}
 	free(o->in);
 	for (int k = 0; k < o->nexp; k++)
@@ -529,14 +558,13 @@ fill_sources(const Graph *g, Tensor *vals, const Opts *o, Diag *d)
 			return 1;
 		}
 		if (in) {
-			for (int64_t e = 0; e < vals[i].numel; e++)
-				exec_set(&vals[i], e, in->v[in->nv == 1 ? 0 : e]);
-		} else if (n->op == OP_CONST && (n->at.set & AB(VALUE))) {
-			exec_fill_splat(&vals[i], n->at.value);
-		} else if (n->op == OP_CONST && (n->at.set & AB(VALUES))) {
-			for (int64_t e = 0; e < vals[i].numel && e < n->at.nvalues; e++)
-				exec_set(&vals[i], e, n->at.values[e]);
-		} else {
+			for (int64_t e = 0; e < vals[i].numel; e++) {
+				if (ir_dtype_is_float(vals[i].dt))
+					exec_set(&vals[i], e, in->v[in->nv == 1 ? 0 : e]);
+				else
+					exec_seti(&vals[i], e, in->iv[in->nv == 1 ? 0 : e]);
+			}
+		} else if (!exec_fill_const(&vals[i], n)) {
 			exec_fill_random(&vals[i], o->seed, n->name);
 		}
 	}
@@ -577,21 +605,19 @@ static void
 print_output(const Node *n, const Tensor *t)
 {
 	char s[IR_TYPE_STR], a[64], b[64], c[64];
-	double sum, min, max;
 	Type ty = exec_tensor_type(t);
 
 	printf("%%%s: %s %s\n", n->name, ir_shape_str(&ty, s), ir_dtype_name(t->dt));
 	exec_print_preview(stdout, t);
-	exec_stats(t, &sum, &min, &max);
-	exec_fmt_g(a, sizeof a, sum);
-	exec_fmt_g(b, sizeof b, min);
-	exec_fmt_g(c, sizeof c, max);
+	exec_stats_fmt(t, a, b, c, sizeof a);
 	printf("sum=%s min=%s max=%s\n", a, b, c);
 }
 
 static double
 tolerance(const Opts *o, DType dt)
 {
+	if (!ir_dtype_is_float(dt))
+		return 0;            /* integers and bools: exact, always */
 	if (o->tol >= 0)
 		return o->tol;
 	return dt == DT_F32 ? 1e-4 : 1e-9;
@@ -622,8 +648,8 @@ compare(const Opts *o, const char *what, const char *name, const Tensor *a, cons
 	    tol, e.rel <= tol ? "PASS" : "FAIL");
 	if (e.rel <= tol)
 		return true;
-	exec_fmt_g(x, sizeof x, exec_get(a, e.worst));
-	exec_fmt_g(y, sizeof y, exec_get(b, e.worst));
+	exec_fmt_elem(x, sizeof x, a, e.worst);
+	exec_fmt_elem(y, sizeof y, b, e.worst);
 	fprintf(stderr, "%s: error: %s %%%s: error %s exceeds the tolerance %g; the worst "
 	    "element is %s: got %s, expected %s\n", cli_tool, what, name, e2, tol,
 	    exec_index_str(a, e.worst, ix), x, y);

@@ -68,12 +68,7 @@ fill_sources(const MeasureCtx *c, const Graph *sg, Tensor *vals, Diag *d)
 				    n->loc, "autotune: %s", err);
 				return -1;
 			}
-		} else if (n->op == OP_CONST && (n->at.set & AB(VALUE))) {
-			exec_fill_splat(&vals[i], n->at.value);
-		} else if (n->op == OP_CONST && (n->at.set & AB(VALUES))) {
-			for (int64_t e = 0; e < vals[i].numel && e < n->at.nvalues; e++)
-				exec_set(&vals[i], e, n->at.values[e]);
-		} else {
+		} else if (!exec_fill_const(&vals[i], n)) {
 			exec_fill_random(&vals[i], c->seed, n->name);
 		}
 	}

@@ -29,12 +29,14 @@ syn match   aicmSplit        "^// -----$"
 " Structure.
 syn keyword aicmKeyword      graph kernel tiled return for to step iter yield
 syn keyword aicmKeyword      load store atomic_add atomic_max masked other
-syn keyword aicmType         f32 f64
+syn keyword aicmType         f32 f64 i32 i64 bool
 
 " Graph ops (src/ir/ops.def) and tile ops (src/ir/tile_ops.def); tests/opnames.sh
 " checks that every op of the tables is here.
 syn keyword aicmOp           input const
 syn keyword aicmOp           relu neg exp log sqrt tanh sigmoid abs erf reciprocal sin
+syn keyword aicmOp           cos floor ceil round sign isnan not cast pow mod fmod equal less less_equal greater greater_equal
+syn keyword aicmOp           and or xor where min prod argmax argmin concat slice pad gather expand conv2d max_pool2d avg_pool2d
 syn keyword aicmOp           add sub mul div maximum minimum
 syn keyword aicmOp           sum max mean matmul transpose reshape
 syn keyword aicmOp           cos floor ceil round sign isnan not cast pow mod fmod
