@@ -190,7 +190,7 @@ class Graph:
         return self.op(op, [a, b], fn=lambda x, y: np_binary(op, x, y))
 
     def cast(self, a, to):
-        want = {"bool": np.bool_, "f32": np.float32, "f64": np.float64}[to]
+        want = NP[to]
         return self.op("cast", [a], "to=" + to, fn=lambda x: x.astype(want))
 
     def where(self, c, a, b):
@@ -543,6 +543,65 @@ def g_int(dt):
     return g
 
 
+def int_op(f, dt):
+    """f on Python's integers element by element, the result wrapped into
+    dt (the exact semantics of DESIGN section 12, where numpy has none:
+    negative integer powers, C's fmod at INT_MIN by -1)."""
+    bits = 32 if dt == "i32" else 64
+
+    def wrap(v):
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if v >> (bits - 1) else v
+
+    def run(a, b):
+        a, b = np.broadcast_arrays(a, b)
+        out = [wrap(f(int(x), int(y))) for x, y in zip(a.ravel(), b.ravel())]
+        return np.array(out, dtype=NP[dt]).reshape(a.shape)
+    return run
+
+
+def int_pow(a, b):
+    if b < 0:
+        return 1 if a == 1 else (1 if b % 2 == 0 else -1) if a == -1 else 0
+    return pow(a, b, 1 << 64)
+
+
+def int_fmod(a, b):
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def g_elem_int(dt):
+    """Issue 16's elementwise ops on integers: sign, pow (wrapping, negative
+    exponents), mod and fmod of every sign combination, the compares and
+    bool logic read back through cast, where, and casts through bool."""
+    g = Graph("elem_int_" + dt, dt)
+    x = g.input((7, 13))
+    y = g.input((13,), nonzero=True)
+    z = g.input((7, 1), nonzero=True)
+    g.unary("sign", x)
+    for op, f in (("mod", lambda a, b: a % b), ("fmod", int_fmod)):
+        g.op(op, [x, y], fn=int_op(f, dt))
+        g.op(op, [y, z], fn=int_op(f, dt))
+    base = g.input((5, 1))
+    g.env[base][:, 0] = [-2, -1, 0, 1, 2]
+    expo = g.input((7,))
+    g.env[expo][:] = [-3, -2, -1, 0, 1, 2, 3]
+    g.op("pow", [base, expo], fn=int_op(int_pow, dt))
+    g.op("pow", [x, g.splat((), 3)], fn=int_op(int_pow, dt))
+    conds = []
+    for op in COMPARE:
+        c = g.binary(op, x, y)
+        g.cast(c, dt)
+        conds.append(c)
+    for i, op in enumerate(LOGIC):
+        g.cast(g.binary(op, conds[i], conds[i + 1]), dt)
+    g.cast(g.op("not", [conds[0]], fn=np.logical_not), dt)
+    g.where(conds[1], x, y)
+    g.cast(g.cast(x, "bool"), dt)
+    return g
+
+
 # ---- the random generator of docs/run.md ---------------------------------
 
 M64 = (1 << 64) - 1
@@ -630,7 +689,7 @@ def main():
                    g_matmul(dt), g_layout(dt), g_mlp(dt)]
         graphs += [g_random(dt, s) for s in range(12)]
     for dt in INTS:
-        graphs += [g_int(dt), g_layout(dt)] + [g_random(dt, s) for s in range(8)]
+        graphs += [g_int(dt), g_elem_int(dt), g_layout(dt)] + [g_random(dt, s) for s in range(8)]
     graphs.append(g_layout("bool"))
     tmp = tempfile.mkdtemp(prefix="aicm-numpy.")
     fails = check_generator(tool, tmp)
