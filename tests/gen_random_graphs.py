@@ -136,6 +136,37 @@ class Gen:
         c = self.temp(f"cast(%{a}) to=bool")
         return self.op(f"cast(%{c}) to={self.dt}", s)
 
+    def elem_v2_int(self, a, s):
+        """The same on integers: sign, pow (wrapping), mod and fmod by
+        |b| + 1 (never 0, INT_MIN's abs included), compares and bool logic
+        into where and cast, a cast through bool."""
+        k = self.r.random()
+        if k < 0.15:
+            return self.op(f"sign(%{a})", s)
+        if k < 0.3:
+            b, t = self.partner(s)
+            return self.op(f"pow(%{a}, %{b})", self.bcast(s, t))
+        if k < 0.5:
+            b, t = self.partner(s)
+            g = self.op(f"abs(%{b})", t)
+            h = self.op(f"add(%{g}, %{self.one_val()})", t)
+            op = self.r.choice(["mod", "fmod"])
+            return self.op(f"{op}(%{a}, %{h})", self.bcast(s, t))
+        if k < 0.85:
+            b, t = self.partner(s)
+            out = self.bcast(s, t)
+            c = self.temp(f"{self.r.choice(COMPARE)}(%{a}, %{b})")
+            if self.r.random() < 0.3:
+                d = self.temp(f"{self.r.choice(COMPARE)}(%{b}, %{a})")
+                c = self.temp(f"{self.r.choice(LOGIC)}(%{c}, %{d})")
+            if self.r.random() < 0.2:
+                c = self.temp(f"not(%{c})")
+            if self.r.random() < 0.5:
+                return self.op(f"where(%{c}, %{a}, %{b})", out)
+            return self.op(f"cast(%{c}) to={self.dt}", out)
+        c = self.temp(f"cast(%{a}) to=bool")
+        return self.op(f"cast(%{c}) to={self.dt}", s)
+
     def one_val(self):
         if self.one is None:
             nm = self.name("one")
@@ -188,8 +219,8 @@ class Gen:
         isint = self.dt in INTS
         if self.r.random() < 0.08 and len(s) >= 1 and not isint:
             return self.softmax(a, s)
-        if self.r.random() < 0.15 and not isint:
-            return self.elem_v2(a, s)
+        if self.r.random() < 0.15:
+            return self.elem_v2_int(a, s) if isint else self.elem_v2(a, s)
         if r < 0.25:
             op = self.r.choice(UNARY_INT if isint else UNARY)
             return self.op(f"{op}(%{a})", s)
