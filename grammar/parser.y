@@ -1575,6 +1575,21 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 			if (item_ints(c, it, at->view, &at->nview))
 				at->set |= TAB(VIEW);
 			break;
+		case TA_TO: {
+			int dt = it->kind == IV_WORD ? ir_dtype_lookup(it->val.t.s) : -1;
+
+			if (strcmp(op, "cast") != 0)
+				diag_error(c->d, it->name.loc, "'%s' has no attribute 'to'", op);
+			else if (dt < 0) {
+				diag_error(c->d, it->val.loc, "'to' takes an element type: f32, f64, "
+				    "i32, i64 or bool");
+				at->set |= TAB(TO);      /* said once: not "needs 'to'" too */
+			} else {
+				at->set |= TAB(TO);
+				at->to = (DType)dt;
+			}
+			break;
+		}
 		case TA_COUNT:
 			break;
 		}
@@ -1630,6 +1645,8 @@ t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc 
 	t_attrs(c, (TileOpKind)k, &at, op.s, items);
 	if (k == TO_PROGRAM_ID && at.axis < 0)
 		diag_error(c->d, ol, "'program_id' needs axis=0, 1 or 2");
+	if (gop == OP_CAST && !(at.set & TAB(TO)))
+		diag_error(c->d, ol, "'cast' needs attribute 'to'");
 	t_def(c, tile_build_op(c->g, f, (TileOpKind)k, gop, nin, in, &at, ol), name, nl, rank, dim);
 out:
 	refs_free(ins);

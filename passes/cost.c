@@ -83,6 +83,8 @@ typedef struct Ext {
 	unsigned dims;               /* bit per iteration dimension it has (> 1) */
 	int64_t whole;               /* product of its whole-role dimensions */
 	int64_t numel;
+	int64_t es;                  /* its element's bytes (a kernel may mix types:
+	                              * a compare's bool, a cast's operand) */
 } Ext;
 
 struct CostModel {
@@ -100,6 +102,7 @@ struct CostModel {
 	Ext *ext;
 	int next;
 	int64_t flops, mm_flops;
+	int64_t mm_es;               /* the matmul operands' element bytes */
 	int64_t vec_flops;           /* flops of the non-matmul nodes */
 };
 typedef struct CostModel Model;
@@ -178,6 +181,7 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 	memset(e, 0, sizeof *e);
 	e->whole = 1;
 	e->numel = numel(ok, t);
+	e->es = (int64_t)ir_dtype_size(t->dt);
 	if (off < 0 || m->p.kind == KK_OPAQUE) {
 		e->bad = true;
 		return;
@@ -257,6 +261,7 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 			m->p.ok = false;
 			return;
 		}
+		m->mm_es = (int64_t)ir_dtype_size(g->nodes[m->mm].type.dt);
 		mn = &g->nodes[m->mm];
 		m->it = mn->type;
 		roles_rows_cols(m);
@@ -350,9 +355,15 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	}
 	m->out_numel = numel(&ok, &root->type);
 	m->g_mean = m->red >= 0 && g->nodes[m->red].op == OP_MEAN;
-	m->ext = xcalloc((size_t)(2 * (last - first + 1)), sizeof *m->ext);
-	while (seen.cap < 4 * (size_t)(last - first + 1))
-		seen.cap *= 2;           /* operands: two a node at most */
+	{
+		size_t nops = 0;         /* operands: where has three, concat any */
+
+		for (int i = first; i <= last; i++)
+			nops += (size_t)g->nodes[i].nin;
+		m->ext = xcalloc(nops + 1, sizeof *m->ext);
+		while (seen.cap < 2 * nops + 2)
+			seen.cap *= 2;
+	}
 	seen.slot = xcalloc(seen.cap, sizeof *seen.slot);
 	for (int i = first; i <= last; i++) {
 		const Node *n = &g->nodes[i];
@@ -467,7 +478,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	bool ok = m->p.ok;
 	const Problem *p = &m->p;
 	int64_t es = (int64_t)ir_dtype_size(p->dt);
-	int64_t gm = 1, gn = 1, rows_pad, cols_pad, ld = 0, st = 0;
+	int64_t gm = 1, gn = 1, rows_pad, cols_pad, ld = 0, st = 0, ldb = 0;
 	int split = c->split > 0 ? c->split : m->split;
 	int64_t parts;
 	double pad_it;
@@ -525,8 +536,10 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 
 	/* the matmul's operands: A once per column tile, B once per row tile */
 	if (m->mm >= 0) {
-		ld = add(&ok, ld, mul(&ok, mul(&ok, mul(&ok, gn, p->m), p->k), p->batch));
-		ld = add(&ok, ld, mul(&ok, mul(&ok, mul(&ok, gm, p->k), p->n), p->batch));
+		ldb = add(&ok, ldb, mul(&ok, mul(&ok, mul(&ok, mul(&ok, gn, p->m), p->k), p->batch),
+		    m->mm_es));
+		ldb = add(&ok, ldb, mul(&ok, mul(&ok, mul(&ok, mul(&ok, gm, p->k), p->n), p->batch),
+		    m->mm_es));
 	}
 	/* external operands, each once per program as the tile it needs */
 	if (p->kind == KK_OPAQUE) {
@@ -550,7 +563,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 				    !(e->dims & (1u << m->rax)))
 					v = mul(&ok, v, split);
 			}
-			ld = add(&ok, ld, v);
+			ldb = add(&ok, ldb, mul(&ok, v, e->es));
 		}
 	}
 	/* the output: stored once, or combined by atomics when the reduced
@@ -575,7 +588,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 			ld = add(&ok, ld, atom);
 		}
 	}
-	t->loaded = mul(&ok, ld, es);
+	t->loaded = add(&ok, mul(&ok, ld, es), ldb);
 	t->stored = mul(&ok, st, es);
 	t->flops = m->flops;
 	t->mm_flops = m->mm_flops;

@@ -101,6 +101,17 @@ new_part(Fuse *f, int root, int given)
 	return f->nparts++;
 }
 
+/* Whether operand j of n repeats an earlier one (add(%x, %x), where(%c,
+ * %a, %a)): a consumer counts once per producer. */
+static bool
+repeated(const Node *n, int j)
+{
+	for (int q = 0; q < j; q++)
+		if (n->in[q] == n->in[j])
+			return true;
+	return false;
+}
+
 /* Puts node p into partition k and counts it as a consumer of its operands. */
 static void
 join(Fuse *f, int k, int p, bool relaxed)
@@ -119,7 +130,7 @@ join(Fuse *f, int k, int p, bool relaxed)
 	for (int j = 0; j < n->nin; j++) {
 		int q = n->in[j];
 
-		if (j == 1 && q == n->in[0])
+		if (repeated(n, j))
 			continue;
 		if (f->mark[q] != k) {
 			f->mark[q] = k;
@@ -304,7 +315,7 @@ grow(Fuse *f, int k, int *queue)
 			int p = n->in[j];
 			bool relaxed;
 
-			if (f->part[p] >= 0 || (j == 1 && p == n->in[0]))
+			if (f->part[p] >= 0 || repeated(n, j))
 				continue;
 			if (check(f, k, c, p, &relaxed, NULL, 0) == R_OK) {
 				join(f, k, p, relaxed);
@@ -362,7 +373,7 @@ unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 			Rule r;
 
 			if (is(g, p, OC_SOURCE) || f->part[p] == f->part[c] ||
-			    (j == 1 && p == C->in[0]))
+			    repeated(C, j))
 				continue;
 			r = check(f, f->part[c], c, p, &relaxed, why, sizeof why);
 			if (r == R_OK)

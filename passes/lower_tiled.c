@@ -318,25 +318,42 @@ emit_op(LB *b, int i)
 	const Node *n = &b->g->nodes[i];
 	const OpInfo *op = &ir_ops[n->op];
 	const TileVal *a = &b->f->vals[b->tv[n->in[0]]];
-	int64_t s[IR_MAX_RANK];
+	int64_t s[IR_MAX_RANK] = {0};
 	int r = 0;
 
-	if (op->cls == OC_UNARY || op->cls == OC_BINARY) {
-		int in[2] = {b->tv[n->in[0]], op->nmin == 2 ? b->tv[n->in[1]] : -1};
-		const TileVal *c = op->cls == OC_BINARY ? &b->f->vals[b->tv[n->in[1]]] : a;
+	if (ir_is_elementwise(n->op)) {
+		/* the operands' tiles broadcast, numpy's rule over all of them
+		 * (where has three) */
+		int in[3];
+		TileAttrs at = {0};
 
-		r = a->rank > c->rank ? a->rank : c->rank;
-		for (int d = 0; d < r; d++) {
-			int ia = d - (r - a->rank), ic = d - (r - c->rank);
-			int64_t da = ia >= 0 ? a->shape[ia] : 1, dc = ic >= 0 ? c->shape[ic] : 1;
+		for (int j = 0; j < n->nin; j++) {
+			const TileVal *c = &b->f->vals[b->tv[n->in[j]]];
 
-			if (da != dc && da != 1 && dc != 1)
-				return fail(b, n, "its operands' tiles do not broadcast (a reduced "
-				    "value stretched along another axis)");
-			s[d] = da == 1 ? dc : da;
+			in[j] = b->tv[n->in[j]];
+			if (c->rank > r) {
+				for (int d = r - 1; d >= 0; d--)
+					s[d + c->rank - r] = s[d];
+				for (int d = 0; d < c->rank - r; d++)
+					s[d] = 1;
+				r = c->rank;
+			}
+			for (int d = 0; d < r; d++) {
+				int ic = d - (r - c->rank);
+				int64_t dc = ic >= 0 ? c->shape[ic] : 1;
+
+				if (j > 0 && s[d] != dc && s[d] != 1 && dc != 1)
+					return fail(b, n, "its operands' tiles do not broadcast (a reduced "
+					    "value stretched along another axis)");
+				if (j == 0 || s[d] == 1)
+					s[d] = dc;
+			}
 		}
-		b->tv[i] = op_def(b, tile_op_of_gop(n->op), n->op, op->nmin, in, NULL, n->name, r,
-		    s);
+		if (n->op == OP_CAST) {
+			at.set = TAB(TO);
+			at.to = n->at.to;
+		}
+		b->tv[i] = op_def(b, tile_op_of_gop(n->op), n->op, n->nin, in, &at, n->name, r, s);
 		return 0;
 	}
 	if (op->cls == OC_REDUCTION) {
@@ -880,7 +897,13 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->f = tile_fn_new(ng, arena_strndup(&ng->arena, name, strlen(name)), kind);
 	b->f->dt = rn->type.dt;
 	tile_fn_begin(b->f, &b->scratch);
-	b->f->args = arena_alloc(&ng->arena, sizeof(int) * (size_t)(2 * (b->last - b->first + 1) + 1));
+	{
+		size_t nops = 0;         /* where has three operands, concat any */
+
+		for (int i = b->first; i <= b->last; i++)
+			nops += (size_t)b->g->nodes[i].nin;
+		b->f->args = arena_alloc(&ng->arena, sizeof(int) * (nops + 1));
+	}
 	b->from = b->first;
 	taken_clear(&b->taken);
 	taken_put(&b->taken, rn->name);
@@ -897,6 +920,31 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 		for (int j = 0; j < n->nin; j++)
 			if (!in_kernel(b, n->in[j]))
 				use_ext(b, n->in[j]);
+	}
+	/* The tile executor holds a kernel's tiles in one compute type
+	 * (tile_plan.c): a float type for a body with floats (bools, 0 and 1,
+	 * ride along), else its integer type.  A kernel that mixes integers
+	 * with floats (a cast between them, a where choosing floats by an
+	 * integer compare), or i32 with i64, has none (TODO(issue 16): tiles
+	 * of several types in one kernel). */
+	{
+		unsigned seen = 0;       /* 1: float, 2: i32, 4: i64 */
+
+		for (int i = b->first; i <= b->last; i++) {
+			const Node *n = &b->g->nodes[i];
+
+			for (int j = -1; j < n->nin; j++) {
+				DType dt = j < 0 ? n->type.dt : b->g->nodes[n->in[j]].type.dt;
+
+				seen |= ir_dtype_is_float(dt) ? 1u : dt == DT_I32 ? 2u :
+				    dt == DT_I64 ? 4u : 0u;
+				if (seen == 3 || seen == 5 || seen == 6 || seen == 7)
+					return fail(b, n, seen & 1 ? "the kernel mixes integer and float "
+					    "values; the tile engine holds a kernel's tiles in one type "
+					    "(a bool rides along)" : "the kernel mixes i32 and i64 values; "
+					    "the tile engine holds a kernel's tiles in one type");
+			}
+		}
 	}
 	if (has_mm)
 		rc = lower_matmul(b);

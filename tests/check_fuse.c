@@ -172,6 +172,27 @@ START_TEST(test_fuse_same_operand_twice)
 }
 END_TEST
 
+/* Compares, where (three operands, one repeated in its last two places)
+ * and cast fuse like any elementwise op, whatever their element types:
+ * one kernel, its root a bool, no edge left. */
+START_TEST(test_fuse_compare_where_cast)
+{
+	Run r;
+
+	run_pipeline(&r,
+	    "graph {\n  %x = input() : (4, 4) f32\n  %y = input() : (4,) f32\n"
+	    "  %a = relu(%x)\n  %c = less(%a, %y)\n  %w = where(%c, %a, %a)\n"
+	    "  %d = cast(%w) to=f64\n  %n = isnan(%d)\n  %k = not(%n)\n"
+	    "  %e = and(%k, %c)\n}\n", "shape-infer,fuse{explain=true}", false);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_int_eq(r.g->nkernels, 1);
+	ck_kernel(r.g, "e", "elementwise:a,c,w,d,n,k,e");
+	ck_assert_int_eq(r.g->nodes[ir_lookup(r.g, "e")].type.dt, DT_BOOL);
+	ck_assert_int_eq(nremarks(&r), 0);
+	run_free(&r);
+}
+END_TEST
+
 /* Breadth-first from the root, producers in operand order: with room for
  * one more op, %b (operand 0) joins and %c does not. */
 START_TEST(test_fuse_order_under_max_ops)
@@ -529,6 +550,7 @@ make_fuse_suite(void)
 	tcase_add_test(tc, test_fuse_diamond);
 	tcase_add_test(tc, test_fuse_fork);
 	tcase_add_test(tc, test_fuse_same_operand_twice);
+	tcase_add_test(tc, test_fuse_compare_where_cast);
 	tcase_add_test(tc, test_fuse_order_under_max_ops);
 	tcase_add_test(tc, test_fuse_max_ops_chain);
 	tcase_add_test(tc, test_fuse_softmax_row_fusion);

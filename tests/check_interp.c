@@ -23,7 +23,7 @@ typedef struct Run {
 } Run;
 
 static Run
-run(const char *src, const double *const *in)
+run_(const char *src, const double *const *in, bool infer)
 {
 	Run r = {0};
 	FILE *f;
@@ -34,9 +34,34 @@ run(const char *src, const double *const *in)
 	r.g = ck_parse(src, NULL);
 	ck_assert_ptr_nonnull(r.g);
 	r.v = calloc((size_t)r.g->nnodes, sizeof *r.v);
+	/* with infer, results written without a type get the inferred one */
+	for (int i = 0; infer && i < r.g->nnodes; i++) {
+		char err[IR_ERR_MAX];
+		Loc at;
+
+		if (r.g->nodes[i].type.rank < 0)
+			ck_assert_msg(ir_infer_type(r.g, i, &r.g->nodes[i].type, err, &at) == 0, "%s",
+			    err);
+	}
 	for (int i = 0; i < r.g->nnodes; i++) {
 		const Node *nd = &r.g->nodes[i];
 
+		if (nd->op == OP_CONST && (nd->at.set & (AB(VALUE) | AB(VALUES)))) {
+			/* a const with its data: value= or values=, exact for
+			 * integers */
+			bool ints = !ir_dtype_is_float(nd->type.dt);
+
+			ck_assert_int_eq(exec_tensor_alloc(&r.v[i], &nd->type, 0), 0);
+			for (int64_t e = 0; e < r.v[i].numel; e++) {
+				bool splat = nd->at.set & AB(VALUE);
+
+				if (ints)
+					exec_seti(&r.v[i], e, splat ? nd->at.ivalue : nd->at.ivalues[e]);
+				else
+					exec_set(&r.v[i], e, splat ? nd->at.value : nd->at.values[e]);
+			}
+			continue;
+		}
 		if (ir_ops[nd->op].cls != OC_SOURCE || !in || !in[k])
 			continue;
 		ck_assert_int_eq(exec_tensor_alloc(&r.v[i], &nd->type, 0), 0);
@@ -50,6 +75,19 @@ run(const char *src, const double *const *in)
 	diag_free(&d);
 	fclose(f);
 	return r;
+}
+
+static Run
+run(const char *src, const double *const *in)
+{
+	return run_(src, in, false);
+}
+
+/* run, shape-inferring the results written without a type. */
+static Run
+runt(const char *src, const double *const *in)
+{
+	return run_(src, in, true);
 }
 
 static void
@@ -137,6 +175,177 @@ START_TEST(test_interp_unary_table_rows)
 	ck_assert(signbit(exec_get(val(&r, "erf"), 5)) && !signbit(exec_get(val(&r, "erf"), 1)));
 	ck_assert(signbit(exec_get(val(&r, "sin"), 5)) && !signbit(exec_get(val(&r, "sin"), 1)));
 	done(&r);
+}
+END_TEST
+
+/* Issue 16's unary rows: round is half to even, sign keeps NaN and
+ * makes -0 +0 (numpy), isnan and not give bools. */
+START_TEST(test_interp_unary_v2_rows)
+{
+	Run r = runt("graph {\n  %x = input() : (8,)\n  %c = input() : (8,) bool\n"
+	    "  %cos = cos(%x)\n  %floor = floor(%x)\n  %ceil = ceil(%x)\n"
+	    "  %round = round(%x)\n  %sign = sign(%x)\n  %isnan = isnan(%x)\n  %not = not(%c)\n"
+	    "  return %cos, %floor, %ceil, %round, %sign, %isnan, %not\n}\n",
+	    IN(V(0.5, 1.5, 2.5, -0.5, -2.5, -0.0, NAN, -INFINITY), V(1, 0, 1, 1, 0, 0, 1, 0)));
+
+	expect(&r, "cos", 1, D(8), V(0.87758256189037276, 0.070737201667702906,
+	    -0.80114361554693371, 0.87758256189037276, -0.80114361554693371, 1, NAN, NAN));
+	expect(&r, "floor", 1, D(8), V(0, 1, 2, -1, -3, -0.0, NAN, -INFINITY));
+	expect(&r, "ceil", 1, D(8), V(1, 2, 3, -0.0, -2, -0.0, NAN, -INFINITY));
+	expect(&r, "round", 1, D(8), V(0, 2, 2, -0.0, -2, -0.0, NAN, -INFINITY));
+	expect(&r, "sign", 1, D(8), V(1, 1, 1, -1, -1, 0, NAN, -1));
+	expect(&r, "isnan", 1, D(8), V(0, 0, 0, 0, 0, 0, 1, 0));
+	expect(&r, "not", 1, D(8), V(0, 1, 0, 0, 1, 1, 0, 1));
+	ck_assert_int_eq(val(&r, "isnan")->dt, DT_BOOL);
+	ck_assert(signbit(exec_get(val(&r, "round"), 3)));      /* round(-0.5) is -0 */
+	ck_assert(!signbit(exec_get(val(&r, "sign"), 5)));      /* sign(-0) is +0 */
+	done(&r);
+}
+END_TEST
+
+/* mod takes the divisor's sign, a zero result too (numpy.mod); fmod the
+ * dividend's; by zero a float gives NaN. */
+START_TEST(test_interp_mod_signs)
+{
+	Run r = runt("graph {\n  %a = input() : (8,)\n  %b = input() : (8,)\n"
+	    "  %mod = mod(%a, %b)\n  %fmod = fmod(%a, %b)\n  %pow = pow(%a, %b)\n"
+	    "  return %mod, %fmod, %pow\n}\n",
+	    IN(V(-0.0, 0.0, 3, -3, 1, -1, 5.5, 2), V(2, -2, -3, 3, INFINITY, INFINITY, 0, -2)));
+
+	expect(&r, "mod", 1, D(8), V(0, -0.0, -0.0, 0, 1, INFINITY, NAN, -0.0));
+	expect(&r, "fmod", 1, D(8), V(-0.0, 0, 0, -0.0, 1, -1, NAN, 0));
+	expect(&r, "pow", 1, D(8), V(0, INFINITY, 1.0 / 27, -27, 1, 1, 1, 0.25));
+	for (int i = 0; i < 4; i++)
+		ck_assert_msg(!!signbit(exec_get(val(&r, "mod"), i)) == (i == 1 || i == 2),
+		    "mod's zero %d has the wrong sign", i);
+	ck_assert(signbit(exec_get(val(&r, "mod"), 7)));
+	ck_assert(signbit(exec_get(val(&r, "fmod"), 0)) && signbit(exec_get(val(&r, "fmod"), 3)));
+	done(&r);
+}
+END_TEST
+
+/* The compares give bools (NaN: only 'not equal' holds, so all five are
+ * 0); and, or, xor on bools; where broadcasts all three operands. */
+START_TEST(test_interp_compare_where)
+{
+	Run r = runt("graph {\n  %a = input() : (2, 3)\n  %b = input() : (3,)\n"
+	    "  %c = input() : (2, 1) bool\n"
+	    "  %eq = equal(%a, %b)\n  %lt = less(%a, %b)\n  %le = less_equal(%a, %b)\n"
+	    "  %gt = greater(%a, %b)\n  %ge = greater_equal(%a, %b)\n"
+	    "  %and = and(%lt, %c)\n  %or = or(%gt, %c)\n  %xor = xor(%le, %c)\n"
+	    "  %w = where(%c, %a, %b)\n  %w2 = where(%lt, %a, %b)\n"
+	    "  return %eq, %lt, %le, %gt, %ge, %and, %or, %xor, %w, %w2\n}\n",
+	    IN(V(1, 2, NAN, 4, -5, 6), V(1, 3, 0), V(1, 0)));
+
+	expect(&r, "eq", 2, D(2, 3), V(1, 0, 0, 0, 0, 0));
+	expect(&r, "lt", 2, D(2, 3), V(0, 1, 0, 0, 1, 0));
+	expect(&r, "le", 2, D(2, 3), V(1, 1, 0, 0, 1, 0));
+	expect(&r, "gt", 2, D(2, 3), V(0, 0, 0, 1, 0, 1));
+	expect(&r, "ge", 2, D(2, 3), V(1, 0, 0, 1, 0, 1));
+	expect(&r, "and", 2, D(2, 3), V(0, 1, 0, 0, 0, 0));
+	expect(&r, "or", 2, D(2, 3), V(1, 1, 1, 1, 0, 1));
+	expect(&r, "xor", 2, D(2, 3), V(0, 0, 1, 0, 1, 0));
+	expect(&r, "w", 2, D(2, 3), V(1, 2, NAN, 1, 3, 0));
+	expect(&r, "w2", 2, D(2, 3), V(1, 2, 0, 1, -5, 0));
+	ck_assert_int_eq(val(&r, "eq")->dt, DT_BOOL);
+	done(&r);
+}
+END_TEST
+
+/* cast (DESIGN §12): a float to an integer truncates and saturates, NaN
+ * is 0; to bool x != 0 with NaN true; integers go exactly (an i64 past
+ * 2^53 rounds once into a float, wraps into i32). */
+START_TEST(test_interp_cast)
+{
+	Run r = runt("graph {\n  %x = input() : (7,)\n"
+	    "  %i32 = cast(%x) to=i32\n  %i64 = cast(%x) to=i64\n  %b = cast(%x) to=bool\n"
+	    "  %f32 = cast(%x) to=f32\n  %bf = cast(%b) to=f32\n"
+	    "  %big = const() : (3,) i64 values=(9007199254740993, 4294967297, -9223372036854775808)\n"
+	    "  %bigf = cast(%big) to=f64\n  %big32 = cast(%big) to=i32\n"
+	    "  %bigb = cast(%big) to=bool\n"
+	    "  return %i32, %i64, %b, %f32, %bf, %bigf, %big32, %bigb\n}\n",
+	    IN(V(1e10, -1e10, NAN, -2.7, 2.7, 1e19, -0.0)));
+	const Tensor *i64;
+
+	expect(&r, "i32", 1, D(7), V(2147483647, -2147483648.0, 0, -2, 2, 2147483647, 0));
+	expect(&r, "b", 1, D(7), V(1, 1, 1, 1, 1, 1, 0));
+	expect(&r, "f32", 1, D(7), V(1e10, -1e10, NAN, (float)-2.7, (float)2.7, (float)1e19, 0));
+	expect(&r, "bf", 1, D(7), V(1, 1, 1, 1, 1, 1, 0));
+	expect(&r, "bigf", 1, D(3), V(9007199254740992.0, 4294967297.0, -0x1p63));
+	expect(&r, "big32", 1, D(3), V(1, 1, 0));
+	expect(&r, "bigb", 1, D(3), V(1, 1, 1));
+	i64 = val(&r, "i64");
+	ck_assert_int_eq(i64->dt, DT_I64);
+	ck_assert(exec_geti(i64, 0) == 10000000000 && exec_geti(i64, 1) == -10000000000);
+	ck_assert(exec_geti(i64, 2) == 0 && exec_geti(i64, 3) == -2 && exec_geti(i64, 4) == 2);
+	ck_assert(exec_geti(i64, 5) == INT64_MAX);
+	ck_assert_int_eq(val(&r, "i32")->dt, DT_I32);
+	ck_assert_int_eq(val(&r, "bf")->dt, DT_F32);
+	done(&r);
+}
+END_TEST
+
+/* Integer pow wraps and takes a negative exponent to 0 unless the base is
+ * 1 or -1; mod and fmod are exact on int64 (INT64_MIN by -1 is 0); the
+ * compares are exact past 2^53. */
+START_TEST(test_interp_int_pow_mod)
+{
+	Run r = runt("graph {\n"
+	    "  %a = const() : (7,) i64 values=(2, 3, -1, -1, 1, 0, -9223372036854775808)\n"
+	    "  %b = const() : (7,) i64 values=(-1, 40, -3, -4, -5, 3, -1)\n"
+	    "  %pow = pow(%a, %b)\n  %mod = mod(%a, %b)\n  %fmod = fmod(%a, %b)\n"
+	    "  %x = const() : (4,) i32 values=(-7, 7, -7, 7)\n"
+	    "  %y = const() : (4,) i32 values=(2, -2, -2, 2)\n"
+	    "  %m32 = mod(%x, %y)\n  %f32 = fmod(%x, %y)\n  %p32 = pow(%x, %y)\n"
+	    "  %s32 = sign(%x)\n"
+	    "  %u = const() : (2,) i64 values=(9007199254740993, 9007199254740993)\n"
+	    "  %v = const() : (2,) i64 values=(9007199254740992, 9007199254740993)\n"
+	    "  %eq = equal(%u, %v)\n  %gt = greater(%u, %v)\n"
+	    "  return %pow, %mod, %fmod, %m32, %f32, %p32, %s32, %eq, %gt\n}\n", NULL);
+	const int64_t pow[] = {0, (int64_t)12157665459056928801ull, -1, 1, 1, 0, 0};
+	const int64_t mod[] = {0, 3, -1, -1, -4, 0, 0}, fmod[] = {0, 3, -1, -1, 1, 0, 0};
+	const Tensor *t;
+
+	ck_assert_int_eq(r.rc, 0);
+	t = val(&r, "pow");
+	for (int i = 0; i < 7; i++)
+		ck_assert_msg(exec_geti(t, i) == pow[i], "pow[%d]: %lld", i,
+		    (long long)exec_geti(t, i));
+	t = val(&r, "mod");
+	for (int i = 0; i < 7; i++)
+		ck_assert_msg(exec_geti(t, i) == mod[i], "mod[%d]", i);
+	t = val(&r, "fmod");
+	for (int i = 0; i < 7; i++)
+		ck_assert_msg(exec_geti(t, i) == fmod[i], "fmod[%d]", i);
+	expect(&r, "m32", 1, D(4), V(1, -1, -1, 1));
+	expect(&r, "f32", 1, D(4), V(-1, 1, -1, 1));
+	expect(&r, "p32", 1, D(4), V(49, 0, 0, 49));
+	expect(&r, "s32", 1, D(4), V(-1, 1, -1, 1));
+	expect(&r, "eq", 1, D(2), V(0, 1));
+	expect(&r, "gt", 1, D(2), V(1, 0));
+	done(&r);
+}
+END_TEST
+
+/* An integer mod or fmod by zero is a run-time error at the node, never
+ * a crash. */
+START_TEST(test_interp_int_mod_by_zero)
+{
+	static const char *ops[] = {"mod", "fmod"};
+
+	for (int k = 0; k < 2; k++) {
+		char src[256];
+		Run r;
+
+		snprintf(src, sizeof src, "graph {\n  %%a = const() : (2, 2) i32 value=3\n"
+		    "  %%b = const() : (2,) i32 values=(1, 0)\n  %%m = %s(%%a, %%b)\n"
+		    "  return %%m\n}\n", ops[k]);
+		r = runt(src, NULL);
+		ck_assert_int_eq(r.rc, -1);
+		ck_assert_msg(strstr(r.msgs, "t.aicm:4:") && strstr(r.msgs, "by zero") &&
+		    strstr(r.msgs, "element [0, 1]") && strstr(r.msgs, ops[k]), "%s", r.msgs);
+		done(&r);
+	}
 }
 END_TEST
 
@@ -891,6 +1100,12 @@ make_interp_suite(void)
 
 	tcase_add_test(k, test_interp_unary);
 	tcase_add_test(k, test_interp_unary_table_rows);
+	tcase_add_test(k, test_interp_unary_v2_rows);
+	tcase_add_test(k, test_interp_mod_signs);
+	tcase_add_test(k, test_interp_compare_where);
+	tcase_add_test(k, test_interp_cast);
+	tcase_add_test(k, test_interp_int_pow_mod);
+	tcase_add_test(k, test_interp_int_mod_by_zero);
 	tcase_add_test(k, test_interp_binary_same_shape);
 	tcase_add_test(k, test_interp_broadcast_corners);
 	tcase_add_test(k, test_interp_maximum_nan);

@@ -125,6 +125,100 @@ START_TEST(test_shape_broadcast)
 }
 END_TEST
 
+/* Issue 16's elementwise ops: the result's element type (bool for the
+ * compares, isnan and the logic ops, to= for cast, a's and b's for
+ * where), and the type errors, on the last statement's line.  want
+ * carries the element type unless it is f64. */
+static const Case elem[] = {
+	{"%a = input() : (2, 3) f32\n%b = input() : (3,) f32\n%y = less(%a, %b)", "(2, 3) bool",
+	 NULL},
+	{"%a = input() : (2,) i64\n%b = input() : () i64\n%y = greater_equal(%a, %b)",
+	 "(2,) bool", NULL},
+	{"%a = input() : (2, 3) bool\n%y = equal(%a, %a)", "(2, 3) bool", NULL},
+	{"%a = input() : (4,) f32\n%y = isnan(%a)", "(4,) bool", NULL},
+	{"%a = input() : (2, 3) bool\n%b = input() : (1, 3) bool\n%y = xor(%a, %b)",
+	 "(2, 3) bool", NULL},
+	{"%a = input() : (4,) bool\n%y = not(%a)", "(4,) bool", NULL},
+	{"%a = input() : (4,) f32\n%y = cast(%a) to=i64", "(4,) i64", NULL},
+	{"%a = input() : (4,) bool\n%y = cast(%a) to=f64", "(4,)", NULL},
+	{"%a = input() : (2,) i32\n%b = input() : (2,) i32\n%y = pow(%a, %b)", "(2,) i32", NULL},
+	{"%a = input() : (2, 1) i64\n%b = input() : (3,) i64\n%y = mod(%a, %b)", "(2, 3) i64",
+	 NULL},
+	{"%a = input() : (3,) f32\n%y = round(%a)", "(3,) f32", NULL},
+	{"%a = input() : (3,) i32\n%y = sign(%a)", "(3,) i32", NULL},
+	{"%c = input() : (4, 1) bool\n%a = input() : (3,) i64\n%b = input() : (2, 1, 1) i64\n"
+	 "%y = where(%c, %a, %b)", "(2, 4, 3) i64", NULL},
+	{"%c = input() : () bool\n%a = input() : (3,) f32\n%b = input() : () f32\n"
+	 "%y = where(%c, %a, %b)", "(3,) f32", NULL},
+	{"%c = input() : (2, 3)\n%a = input() : (2, 3)\n%y = where(%c, %a, %a)", NULL,
+	 "'where' condition is f64; it must be bool"},
+	{"%c = input() : (2, 3) bool\n%a = input() : (2, 3)\n%b = input() : (3,) f32\n"
+	 "%y = where(%c, %a, %b)", NULL,
+	 "'where' operands have different element types, f64 and f32 (no implicit promotion)"},
+	{"%c = input() : (4, 2) bool\n%a = input() : (3,)\n%b = input() : (3,)\n"
+	 "%y = where(%c, %a, %b)", NULL, "'where' cannot broadcast (4, 2), (3,) and (3,)"},
+	{"%a = input() : (2, 3)\n%y = not(%a)", NULL, "'not' takes bool, not f64"},
+	{"%a = input() : (2, 3) f32\n%y = and(%a, %a)", NULL, "'and' takes bool, not f32"},
+	{"%a = input() : (2, 3) i32\n%y = round(%a)", NULL,
+	 "'round' takes floats (f32 or f64), not i32"},
+	{"%a = input() : (2, 3) i64\n%y = isnan(%a)", NULL,
+	 "'isnan' takes floats (f32 or f64), not i64"},
+	{"%a = input() : (2, 3) bool\n%y = less(%a, %a)", NULL,
+	 "'less' takes numbers (f32, f64, i32 or i64), not bool"},
+	{"%a = input() : (2,) bool\n%b = input() : (2,) bool\n%y = pow(%a, %b)", NULL,
+	 "'pow' takes numbers (f32, f64, i32 or i64), not bool"},
+	{"%a = input() : (2,) i32\n%b = input() : (2,) i64\n%y = fmod(%a, %b)", NULL,
+	 "'fmod' operands have different element types, i32 and i64 (no implicit promotion)"},
+	{"%a = input() : (3,)\n%b = input() : (2,)\n%y = greater(%a, %b)", NULL,
+	 "'greater' cannot broadcast (3,) with (2,)"},
+};
+
+START_TEST(test_shape_elementwise_types)
+{
+	const Case *c = &elem[_i];
+	char src[1024], *msgs, err[IR_ERR_MAX], got[IR_TYPE_STR + 8];
+	Graph *g;
+	Type t;
+	Loc at = {0};
+	int rc, line = 2;
+
+	for (const char *q = c->src; *q; q++)
+		line += *q == '\n';
+	snprintf(src, sizeof src, "graph {\n%s\n}\n", c->src);
+	g = ck_parse(src, &msgs);
+	ck_assert_msg(g != NULL, "rejected:\n%s\n%s", src, msgs);
+	free(msgs);
+	err[0] = '\0';
+	rc = ir_infer_type(g, g->nnodes - 1, &t, err, &at);
+	if (c->want) {
+		ck_assert_msg(rc == 0, "%s\nrefused: %s", c->src, err);
+		ir_shape_str(&t, got);
+		if (t.dt != DT_F64)
+			strcat(strcat(got, " "), ir_dtype_name(t.dt));
+		ck_assert_msg(strcmp(got, c->want) == 0, "%s\ngave %s, not %s", c->src, got, c->want);
+	} else {
+		ck_assert_msg(rc != 0, "%s\naccepted; expected: %s", c->src, c->err);
+		ck_assert_str_eq(err, c->err);
+		ck_assert_int_eq(at.line, line);
+		ck_assert_int_gt(at.col, 1);
+	}
+	ir_graph_free(g);
+}
+END_TEST
+
+/* cast cannot go without to=: the parser says so at the op. */
+START_TEST(test_shape_cast_needs_to)
+{
+	char *msgs;
+	Graph *g = ck_parse("graph {\n  %a = input() : (2, 3)\n  %y = cast(%a)\n}\n", &msgs);
+
+	ck_assert_ptr_null(g);
+	ck_assert_msg(strstr(msgs, ":3:") && strstr(msgs, "'cast' needs attribute 'to'"), "%s",
+	    msgs);
+	free(msgs);
+}
+END_TEST
+
 /* ---- reductions ------------------------------------------------------- */
 
 #define X3 "%a = input() : (2, 3, 4)\n"
@@ -503,6 +597,8 @@ make_shape_suite(void)
 	tc = tcase_create("elementwise");
 	tcase_add_loop_test(tc, test_shape_unary, 0, N(unary));
 	tcase_add_loop_test(tc, test_shape_broadcast, 0, N(bcast));
+	tcase_add_loop_test(tc, test_shape_elementwise_types, 0, N(elem));
+	tcase_add_test(tc, test_shape_cast_needs_to);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("reduction");

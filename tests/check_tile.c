@@ -271,6 +271,12 @@ static const char *const xgraphs[] = {
 	"graph {\n  %x = input() : (5, 7, 33)\n  %y = input() : (7, 1)\n  %a = sub(%x, %y)\n"
 	"  %b = tanh(%a)\n  %s = max(%b) axis=0\n  %q = reshape(%s) shape=(33, 7)\n"
 	"  %m = sum(%b)\n  return %q, %m\n}\n",
+	/* kernels that mix element types: each operand's bytes are its own
+	 * type's (a bool is one byte, an f32 operand of an f64 kernel four) */
+	"graph {\n  %x = input() : (33, 97) f32\n  %y = input() : (97,) f32\n"
+	"  %l = less(%x, %y)\n  %w = where(%l, %x, %y)\n  %c = cast(%w) to=f64\n"
+	"  %r = round(%c)\n  %s = max(%x) axis=1 keepdims=True\n  %g = greater_equal(%x, %s)\n"
+	"  %n = not(%g)\n  %k = cast(%n) to=f32\n  return %l, %r, %k\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)
@@ -831,7 +837,8 @@ START_TEST(test_tile_table_lookup)
 		ck_assert_int_le(tile_ops[k].nin, tile_ops[k].nmax);
 		ck_assert_int_le(tile_ops[k].nmax, 3);
 	}
-	ck_assert_int_eq(named, TO_COUNT - 3);
+	/* unary, binary, where and reduce stand for graph ops */
+	ck_assert_int_eq(named, TO_COUNT - 4);
 	ck_assert_int_eq(tile_op_lookup("load"), TO_LOAD);
 	ck_assert_int_eq(tile_op_lookup("atomic_max"), TO_ATOMIC_MAX);
 	ck_assert_int_lt(tile_op_lookup("relu"), 0);

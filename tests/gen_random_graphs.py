@@ -34,9 +34,12 @@ import sys
 import tempfile
 
 SIZES = [1, 7, 33, 97, 16]
-UNARY = ["relu", "neg", "exp", "tanh", "sigmoid", "abs", "erf", "sin"]
+UNARY = ["relu", "neg", "exp", "tanh", "sigmoid", "abs", "erf", "sin", "cos", "floor", "ceil",
+         "round", "sign"]
 GUARDED = ["log", "sqrt", "reciprocal"]   # applied to add(abs(x), one)
 BINARY = ["add", "sub", "mul", "maximum", "minimum"]
+COMPARE = ["equal", "less", "less_equal", "greater", "greater_equal"]
+LOGIC = ["and", "or", "xor"]
 INTS = ("i32", "i64")
 UNARY_INT = ["relu", "neg", "abs"]
 
@@ -70,6 +73,99 @@ class Gen:
         self.lines.append(f"  %{nm} = {text}")
         self.vals.append((nm, tuple(shape)))
         return nm
+
+    def temp(self, text, base="b"):
+        """A value that is not of the graph's element type (a bool, or the
+        other float type): used by the next op, never picked as an
+        operand."""
+        nm = self.name(base)
+        self.lines.append(f"  %{nm} = {text}")
+        return nm
+
+    def cond(self, a, s):
+        """A bool value over shape s: a compare of a with a partner (or
+        of floor and round of a, so that equal holds somewhere), maybe
+        combined with another by and/or/xor or negated by not."""
+        b, t = self.partner(s)
+        out = self.bcast(s, t)
+        if self.r.random() < 0.3:
+            f = self.temp(f"floor(%{a})", "f")
+            g = self.temp(f"round(%{a})", "f")
+            c = self.temp(f"equal(%{f}, %{g})")
+            out = s
+            self.vals.append((f, tuple(s)))
+            self.vals.append((g, tuple(s)))
+        else:
+            c = self.temp(f"{self.r.choice(COMPARE)}(%{a}, %{b})")
+        if self.r.random() < 0.3:
+            d = self.temp(f"isnan(%{a})") if self.r.random() < 0.3 else \
+                self.temp(f"{self.r.choice(COMPARE)}(%{b}, %{a})")
+            dout = s if "isnan" in self.lines[-1] else out
+            c = self.temp(f"{self.r.choice(LOGIC)}(%{c}, %{d})")
+            out = self.bcast(out, dout)
+        if self.r.random() < 0.2:
+            c = self.temp(f"not(%{c})")
+        return c, out, b, t
+
+    def elem_v2(self, a, s):
+        """Issue 16's elementwise ops on values of the graph's type: pow
+        and mod/fmod guarded as div is, compares and bool logic feeding
+        where and cast, casts through the other float type and bool."""
+        k = self.r.random()
+        if k < 0.2:
+            b, t = self.partner(s)
+            g = self.op(f"abs(%{a})", s)
+            h = self.op(f"add(%{g}, %{self.one_val()})", s)
+            e = self.op(f"tanh(%{b})", t)
+            return self.op(f"pow(%{h}, %{e})", self.bcast(s, t))
+        if k < 0.4:
+            b, t = self.partner(s)
+            g = self.op(f"abs(%{b})", t)
+            h = self.op(f"add(%{g}, %{self.one_val()})", t)
+            op = self.r.choice(["mod", "fmod"])
+            return self.op(f"{op}(%{a}, %{h})", self.bcast(s, t))
+        if k < 0.7:
+            c, cs, b, t = self.cond(a, s)
+            if self.r.random() < 0.5:
+                return self.op(f"where(%{c}, %{a}, %{b})", self.bcast(cs, self.bcast(s, t)))
+            return self.op(f"cast(%{c}) to={self.dt}", cs)
+        if k < 0.85:
+            other = "f64" if self.dt == "f32" else "f32"
+            c = self.temp(f"cast(%{a}) to={other}", "t")
+            return self.op(f"cast(%{c}) to={self.dt}", s)
+        c = self.temp(f"cast(%{a}) to=bool")
+        return self.op(f"cast(%{c}) to={self.dt}", s)
+
+    def elem_v2_int(self, a, s):
+        """The same on integers: sign, pow (wrapping), mod and fmod by
+        |b| + 1 (never 0, INT_MIN's abs included), compares and bool logic
+        into where and cast, a cast through bool."""
+        k = self.r.random()
+        if k < 0.15:
+            return self.op(f"sign(%{a})", s)
+        if k < 0.3:
+            b, t = self.partner(s)
+            return self.op(f"pow(%{a}, %{b})", self.bcast(s, t))
+        if k < 0.5:
+            b, t = self.partner(s)
+            g = self.op(f"abs(%{b})", t)
+            h = self.op(f"add(%{g}, %{self.one_val()})", t)
+            op = self.r.choice(["mod", "fmod"])
+            return self.op(f"{op}(%{a}, %{h})", self.bcast(s, t))
+        if k < 0.85:
+            b, t = self.partner(s)
+            out = self.bcast(s, t)
+            c = self.temp(f"{self.r.choice(COMPARE)}(%{a}, %{b})")
+            if self.r.random() < 0.3:
+                d = self.temp(f"{self.r.choice(COMPARE)}(%{b}, %{a})")
+                c = self.temp(f"{self.r.choice(LOGIC)}(%{c}, %{d})")
+            if self.r.random() < 0.2:
+                c = self.temp(f"not(%{c})")
+            if self.r.random() < 0.5:
+                return self.op(f"where(%{c}, %{a}, %{b})", out)
+            return self.op(f"cast(%{c}) to={self.dt}", out)
+        c = self.temp(f"cast(%{a}) to=bool")
+        return self.op(f"cast(%{c}) to={self.dt}", s)
 
     def one_val(self):
         if self.one is None:
@@ -123,6 +219,8 @@ class Gen:
         isint = self.dt in INTS
         if self.r.random() < 0.08 and len(s) >= 1 and not isint:
             return self.softmax(a, s)
+        if self.r.random() < 0.15:
+            return self.elem_v2_int(a, s) if isint else self.elem_v2(a, s)
         if r < 0.25:
             op = self.r.choice(UNARY_INT if isint else UNARY)
             return self.op(f"{op}(%{a})", s)

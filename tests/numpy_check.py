@@ -36,7 +36,9 @@ INTS = ("i32", "i64")
 UNARY_INT = ["relu", "neg", "abs"]
 REDUCE_INT = ["sum", "max"]
 UNARY = ["relu", "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "erf", "reciprocal",
-         "sin"]
+         "sin", "cos", "floor", "ceil", "round", "sign"]
+COMPARE = ["equal", "less", "less_equal", "greater", "greater_equal"]
+LOGIC = ["and", "or", "xor"]
 BINARY = ["add", "sub", "mul", "div", "maximum", "minimum"]
 REDUCE = ["sum", "max", "mean"]
 
@@ -56,6 +58,13 @@ def np_unary(op, x):
         "erf": lambda: np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype),
         "reciprocal": lambda: np.reciprocal(x),
         "sin": lambda: np.sin(x),
+        "cos": lambda: np.cos(x),
+        "floor": lambda: np.floor(x),
+        "ceil": lambda: np.ceil(x),
+        "round": lambda: np.round(x),        # half to even
+        "sign": lambda: np.sign(x),
+        "isnan": lambda: np.isnan(x),
+        "not": lambda: np.logical_not(x),
     }[op]()
 
 
@@ -87,6 +96,10 @@ def np_binary(op, a, b):
     return {
         "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
         "maximum": np.maximum, "minimum": np.minimum,
+        "pow": np.power, "mod": np.mod, "fmod": np.fmod,
+        "equal": np.equal, "less": np.less, "less_equal": np.less_equal,
+        "greater": np.greater, "greater_equal": np.greater_equal,
+        "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor,
     }[op](a, b)
 
 
@@ -108,9 +121,10 @@ class Graph:
         self.n += 1
         return "%s%d" % (base, self.n)
 
-    def _type(self, shape):
+    def _type(self, shape, kind=None):
         t = ": " + ("()" if len(shape) == 0 else shape_str(shape))
-        return t + ("" if self.dt == "f64" else " " + self.dt)
+        kind = kind or self.dt
+        return t + (" " + kind if kind != "f64" else "")
 
     def input(self, shape, lo=-1.0, hi=1.0, rng=None, const=False, nonzero=False):
         name = self.fresh("c" if const else "x")
@@ -153,10 +167,18 @@ class Graph:
         name = self.fresh(op[:2])
         vals = [self.env[a] for a in args]
         v = np.asarray(fn(*vals))
-        assert v.dtype == NP[self.dt], (op, v.dtype)
+        # a bool (a compare's) or the other float type (a cast's) is used
+        # by later ops and reaches the output through a cast to the
+        # graph's type, which is returned
+        kind = {np.dtype(np.bool_): "bool", np.dtype(np.float32): "f32",
+                np.dtype(np.float64): "f64", np.dtype(np.int32): "i32",
+                np.dtype(np.int64): "i64"}[v.dtype]
+        assert v.dtype == NP[self.dt] or op in COMPARE + LOGIC + ["isnan", "not", "cast"], \
+            (op, v.dtype)
         self.env[name] = v
-        self.computed.append(name)
-        t = " " + self._type(v.shape) if self.typed else ""
+        if v.dtype == NP[self.dt]:
+            self.computed.append(name)
+        t = " " + self._type(v.shape, kind) if self.typed else ""
         self.lines.append("  %%%s = %s(%s)%s%s" % (
             name, op, ", ".join("%" + a for a in args), t, " " + attrs if attrs else ""))
         return name
@@ -166,6 +188,13 @@ class Graph:
 
     def binary(self, op, a, b):
         return self.op(op, [a, b], fn=lambda x, y: np_binary(op, x, y))
+
+    def cast(self, a, to):
+        want = NP[to]
+        return self.op("cast", [a], "to=" + to, fn=lambda x: x.astype(want))
+
+    def where(self, c, a, b):
+        return self.op("where", [c, a, b], fn=np.where)
 
     def reduce(self, op, a, axis=None, keepdims=False):
         attrs = []
@@ -302,6 +331,54 @@ def g_specials(dt):
         g.reduce(op, x)
         g.reduce(op, x, axis=1)
         g.reduce(op, x, axis=0, keepdims=True)
+    return g
+
+
+def g_elem(dt):
+    """Issue 16's elementwise ops against numpy: half-way values for
+    round, mod and fmod of every sign combination (zeros keep numpy's
+    signs), pow of negatives by whole exponents, compares and bool logic
+    read back through cast, where over three broadcast operands, casts to
+    the other float type and to bool and back."""
+    g = Graph("elem_" + dt, dt)
+    x = g.input((7, 13), -3, 3)
+    v = g.env[x]
+    v[0, :8] = [0.5, 1.5, 2.5, -0.5, -2.5, -0.0, 3.0, -3.0]
+    v[1, 0], v[1, 1], v[1, 2] = np.nan, np.inf, -np.inf
+    y = g.input((13,), 0.5, 2)
+    ny = g.input((7, 1), -2, -0.5)
+    for op in ["cos", "floor", "ceil", "round", "sign"]:
+        g.unary(op, x)
+    for b in (y, ny):
+        g.binary("mod", x, b)
+        g.binary("fmod", x, b)
+    zero = g.splat((), 0.0)
+    g.binary("mod", zero, ny)                 # -0 by a negative divisor
+    g.binary("mod", g.unary("neg", zero), y)  # +0 by a positive one
+    p = g.input((7, 13), 0.01, 4)
+    g.binary("pow", p, x)
+    g.binary("pow", x, g.splat((), 3.0))
+    g.binary("pow", x, g.splat((13,), 2.0))
+    half = g.splat((), 0.5)
+    conds = []
+    for op in COMPARE:
+        c = g.binary(op, x, half)
+        g.cast(c, dt)
+        conds.append(c)
+    eq = g.binary("equal", g.unary("floor", x), g.unary("round", x))
+    g.cast(eq, dt)
+    nan = g.op("isnan", [x], fn=np.isnan)
+    g.cast(nan, dt)
+    for i, op in enumerate(LOGIC):
+        g.cast(g.binary(op, conds[i], conds[i + 1]), dt)
+    g.cast(g.op("not", [nan], fn=np.logical_not), dt)
+    c7 = g.binary("less", ny, g.splat((7, 1), -1.0))
+    g.where(conds[1], x, y)
+    g.where(c7, y, g.splat((), 9.0))
+    g.where(nan, half, x)
+    other = "f64" if dt == "f32" else "f32"
+    g.cast(g.cast(x, other), dt)
+    g.cast(g.cast(x, "bool"), dt)
     return g
 
 
@@ -466,6 +543,65 @@ def g_int(dt):
     return g
 
 
+def int_op(f, dt):
+    """f on Python's integers element by element, the result wrapped into
+    dt (the exact semantics of DESIGN section 12, where numpy has none:
+    negative integer powers, C's fmod at INT_MIN by -1)."""
+    bits = 32 if dt == "i32" else 64
+
+    def wrap(v):
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if v >> (bits - 1) else v
+
+    def run(a, b):
+        a, b = np.broadcast_arrays(a, b)
+        out = [wrap(f(int(x), int(y))) for x, y in zip(a.ravel(), b.ravel())]
+        return np.array(out, dtype=NP[dt]).reshape(a.shape)
+    return run
+
+
+def int_pow(a, b):
+    if b < 0:
+        return 1 if a == 1 else (1 if b % 2 == 0 else -1) if a == -1 else 0
+    return pow(a, b, 1 << 64)
+
+
+def int_fmod(a, b):
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def g_elem_int(dt):
+    """Issue 16's elementwise ops on integers: sign, pow (wrapping, negative
+    exponents), mod and fmod of every sign combination, the compares and
+    bool logic read back through cast, where, and casts through bool."""
+    g = Graph("elem_int_" + dt, dt)
+    x = g.input((7, 13))
+    y = g.input((13,), nonzero=True)
+    z = g.input((7, 1), nonzero=True)
+    g.unary("sign", x)
+    for op, f in (("mod", lambda a, b: a % b), ("fmod", int_fmod)):
+        g.op(op, [x, y], fn=int_op(f, dt))
+        g.op(op, [y, z], fn=int_op(f, dt))
+    base = g.input((5, 1))
+    g.env[base][:, 0] = [-2, -1, 0, 1, 2]
+    expo = g.input((7,))
+    g.env[expo][:] = [-3, -2, -1, 0, 1, 2, 3]
+    g.op("pow", [base, expo], fn=int_op(int_pow, dt))
+    g.op("pow", [x, g.splat((), 3)], fn=int_op(int_pow, dt))
+    conds = []
+    for op in COMPARE:
+        c = g.binary(op, x, y)
+        g.cast(c, dt)
+        conds.append(c)
+    for i, op in enumerate(LOGIC):
+        g.cast(g.binary(op, conds[i], conds[i + 1]), dt)
+    g.cast(g.op("not", [conds[0]], fn=np.logical_not), dt)
+    g.where(conds[1], x, y)
+    g.cast(g.cast(x, "bool"), dt)
+    return g
+
+
 # ---- the random generator of docs/run.md ---------------------------------
 
 M64 = (1 << 64) - 1
@@ -549,11 +685,11 @@ def main():
     engines = ["reference", "tile"]
     graphs = []
     for dt in ("f64", "f32"):
-        graphs += [g_unary(dt), g_specials(dt), g_binary_corners(dt), g_reduce(dt),
+        graphs += [g_unary(dt), g_specials(dt), g_elem(dt), g_binary_corners(dt), g_reduce(dt),
                    g_matmul(dt), g_layout(dt), g_mlp(dt)]
         graphs += [g_random(dt, s) for s in range(12)]
     for dt in INTS:
-        graphs += [g_int(dt), g_layout(dt)] + [g_random(dt, s) for s in range(8)]
+        graphs += [g_int(dt), g_elem_int(dt), g_layout(dt)] + [g_random(dt, s) for s in range(8)]
     graphs.append(g_layout("bool"))
     tmp = tempfile.mkdtemp(prefix="aicm-numpy.")
     fails = check_generator(tool, tmp)

@@ -435,6 +435,12 @@ print_tile_attrs(Out *o, const TileInst *in)
 			if (in->masked)
 				puts_(o, " masked");
 			break;
+		case TA_TO:
+			if (in->op == TO_UNARY && in->gop == OP_CAST) {
+				puts_(o, " to=");
+				puts_(o, ir_dtype_name(in->to));
+			}
+			break;
 		case TA_VIEW:
 			if (in->has_view) {
 				puts_(o, " view=");

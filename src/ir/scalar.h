@@ -25,6 +25,10 @@
  * ir_scalar_lowest is where a new element type says it).  mean combines as
  * a sum; the one division by the count is the caller's.
  *
+ * cast is the one elementwise op without a row: its formula depends on
+ * its to= type (ir_scalar_cast, and ir_scalar_int_cast between integer
+ * types and bool).
+ *
  * Adding an elementwise op is its row in ops.def and its row here; the
  * interpreter and the tile executor then run it with no other change (an
  * OC_UNARY or OC_BINARY op without a row here does not compile: the
@@ -66,7 +70,31 @@
 	X(ABS, fabs(x))                                                        \
 	X(ERF, erf(x))                                                         \
 	X(RECIPROCAL, 1.0 / x)                                                 \
-	X(SIN, sin(x))
+	X(SIN, sin(x))                                                         \
+	X(COS, cos(x))                                                         \
+	X(FLOOR, floor(x))                                                     \
+	X(CEIL, ceil(x))                                                       \
+	X(ROUND, nearbyint(x))   /* half to even: the default rounding mode */ \
+	X(SIGN, isnan(x) ? x : (x > 0) - (x < 0))   /* -0 gives +0, as numpy */ \
+	X(ISNAN, isnan(x) ? 1 : 0)                   /* a bool, as 0 or 1 */    \
+	X(NOT, x == 0 ? 1 : 0)
+
+/* numpy.mod on floats (np.remainder): C's fmod, moved by one divisor
+ * when the signs of the remainder and the divisor differ; a zero result
+ * takes the divisor's sign.  Exact in double, and rounding its double
+ * result to float gives what a float computation gives (fmod is exact and
+ * the one add rounds once either way). */
+static inline double
+ir_scalar_mod_(double a, double b)
+{
+	double m = fmod(a, b);
+
+	if (m == 0)
+		return copysign(0.0, b);
+	if ((b < 0) != (m < 0))
+		m += b;
+	return m;
+}
 
 /* X(ID, formula in a and b): every OC_BINARY op. */
 #define IR_SCALAR_BINARY(X)                                                    \
@@ -75,7 +103,18 @@
 	X(MUL, a * b)                                                          \
 	X(DIV, a / b)                                                          \
 	X(MAXIMUM, isnan(a) || a >= b ? a : b)   /* np.maximum: a NaN on    */ \
-	X(MINIMUM, isnan(a) || a <= b ? a : b)   /* either side wins        */
+	X(MINIMUM, isnan(a) || a <= b ? a : b)   /* either side wins        */ \
+	X(POW, pow(a, b))                                                      \
+	X(MOD, ir_scalar_mod_(a, b))                                           \
+	X(FMOD, fmod(a, b))                                                    \
+	X(EQUAL, a == b ? 1 : 0)                 /* compares give a bool,   */ \
+	X(LESS, a < b ? 1 : 0)                   /* as 0 or 1; against a    */ \
+	X(LESS_EQUAL, a <= b ? 1 : 0)            /* NaN only a != b holds,  */ \
+	X(GREATER, a > b ? 1 : 0)                /* so equal is 0           */ \
+	X(GREATER_EQUAL, a >= b ? 1 : 0)                                       \
+	X(AND, a != 0 && b != 0 ? 1 : 0)                                       \
+	X(OR, a != 0 || b != 0 ? 1 : 0)                                        \
+	X(XOR, (a != 0) != (b != 0) ? 1 : 0)
 
 /* X(ID, combining step in acc and v, neutral element in dt): every
  * OC_REDUCTION op.  max keeps a NaN once met, as np.max: NaN > x is
@@ -93,12 +132,68 @@
 #define IR_U64(x) ((uint64_t)(x))
 #define IR_I64(u) ((int64_t)(uint64_t)(u))
 
+/* Helpers of the integer rows of issue 16's elementwise ops (DESIGN §12),
+ * exact on int64, wrapping through uint64_t. */
+
+/* cast between integer types and bool: i32 keeps the low 32 bits, bool
+ * is x != 0. */
+static inline int64_t
+ir_scalar_int_cast(DType to, int64_t x)
+{
+	switch (to) {
+	case DT_I32:
+		return (int32_t)(uint32_t)(uint64_t)x;
+	case DT_BOOL:
+		return x != 0;
+	default:
+		return x;
+	}
+}
+
+/* Square and multiply, wrapping; a negative exponent gives 0 unless the
+ * base is 1 (1) or -1 (+-1 by the exponent's parity), as numpy's integer
+ * power would if it allowed them. */
+static inline int64_t
+ir_scalar_int_pow(int64_t a, int64_t b)
+{
+	uint64_t r = 1, x = (uint64_t)a;
+
+	if (b < 0)
+		return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+	for (uint64_t e = (uint64_t)b; e; e >>= 1) {
+		if (e & 1)
+			r *= x;
+		x *= x;
+	}
+	return (int64_t)r;
+}
+
+/* fmod (C's %: the dividend's sign); b == 0 is the caller's error (0
+ * here, for a masked lane).  b == -1 is 0 for every a, INT64_MIN too
+ * (where % would overflow). */
+static inline int64_t
+ir_scalar_int_fmod(int64_t a, int64_t b)
+{
+	return b == 0 || b == -1 ? 0 : a % b;
+}
+
+/* numpy.mod: the divisor's sign; b == 0 as fmod. */
+static inline int64_t
+ir_scalar_int_mod(int64_t a, int64_t b)
+{
+	int64_t m = ir_scalar_int_fmod(a, b);
+
+	return m != 0 && (m < 0) != (b < 0) ? (int64_t)((uint64_t)m + (uint64_t)b) : m;
+}
+
 /* X(ID, formula in int64_t x): every OC_UNARY op that takes integers.
  * abs wraps: abs(INT_MIN) is INT_MIN, as numpy's. */
 #define IR_SCALAR_UNARY_INT(X)                                                 \
 	X(RELU, x > 0 ? x : 0)                                                 \
 	X(NEG, IR_I64(0 - IR_U64(x)))                                          \
-	X(ABS, x < 0 ? IR_I64(0 - IR_U64(x)) : x)
+	X(ABS, x < 0 ? IR_I64(0 - IR_U64(x)) : x)                             \
+	X(SIGN, (x > 0) - (x < 0))                                             \
+	X(NOT, x == 0)
 
 /* X(ID, formula in int64_t a and b, divides): every OC_BINARY op that
  * takes integers.  divides is 1 for the ops whose divisor b must not be
@@ -110,7 +205,18 @@
 	X(MUL, IR_I64(IR_U64(a) * IR_U64(b)), 0)                               \
 	X(DIV, b == 0 ? 0 : b == -1 ? IR_I64(0 - IR_U64(a)) : a / b, 1)        \
 	X(MAXIMUM, a >= b ? a : b, 0)                                          \
-	X(MINIMUM, a <= b ? a : b, 0)
+	X(MINIMUM, a <= b ? a : b, 0)                                          \
+	X(POW, ir_scalar_int_pow(a, b), 0)                                     \
+	X(MOD, ir_scalar_int_mod(a, b), 1)                                     \
+	X(FMOD, ir_scalar_int_fmod(a, b), 1)                                   \
+	X(EQUAL, a == b, 0)                                                    \
+	X(LESS, a < b, 0)                                                      \
+	X(LESS_EQUAL, a <= b, 0)                                               \
+	X(GREATER, a > b, 0)                                                   \
+	X(GREATER_EQUAL, a >= b, 0)                                            \
+	X(AND, a != 0 && b != 0, 0)                                            \
+	X(OR, a != 0 || b != 0, 0)                                             \
+	X(XOR, (a != 0) != (b != 0), 0)
 
 /* X(ID, combining step in int64_t acc and v, neutral element in dt):
  * every OC_REDUCTION op that takes integers (not mean: floats only). */
@@ -272,5 +378,31 @@ IR_SCALAR_FUNCTIONS_(float, _f32)
 #undef IR_SCALAR_FUNCTIONS_
 #undef IR_SCALAR_CASE_
 #undef IR_SCALAR_CASE3_
+
+/* cast's formula: the value that element type `to` holds for x, as a
+ * double (DESIGN §12): a float rounds to the type, an integer truncates
+ * toward zero and saturates with NaN to 0, a bool is x != 0 (NaN is
+ * true).  An i64 beyond 2^53 is not a double: exact casts from integers
+ * go through ir_scalar_int_cast. */
+static inline double
+ir_scalar_cast(DType to, double x)
+{
+	switch (to) {
+	case DT_F64:
+		return x;
+	case DT_F32:
+		return (double)(float)x;
+	case DT_I32:
+		return x != x ? 0 : x >= 0x1p31 ? (double)INT32_MAX : x < -0x1p31 ?
+		    (double)INT32_MIN : trunc(x);
+	case DT_I64:
+		return x != x ? 0 : x >= 0x1p63 ? 0x1p63 : x < -0x1p63 ? -0x1p63 : trunc(x);
+	case DT_BOOL:
+		return x != 0 ? 1 : 0;
+	case DT_COUNT:
+		break;
+	}
+	AICM_BUG("cast to element type %d", (int)to);
+}
 
 #endif

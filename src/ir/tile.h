@@ -42,7 +42,8 @@ enum {
 	X(PERM, "perm")            \
 	X(OTHER, "other")          \
 	X(MASKED, "masked")        \
-	X(VIEW, "view")
+	X(VIEW, "view")            \
+	X(TO, "to")
 
 typedef enum TileAttrId {
 #define X(id, name) TA_##id,
@@ -77,7 +78,8 @@ typedef enum TileResult {
  *   TO_FOR               result = for var = lo to hi step st iter(it = in[0])
  *   TO_YIELD             in[0]: the loop's next iter value
  *   TO_DOT               in[0] @ in[1] + in[2] on the last two dims
- *   TO_UNARY, TO_BINARY  gop on tiles, numpy broadcasting
+ *   TO_UNARY, TO_BINARY  gop on tiles, numpy broadcasting (cast: to=)
+ *   TO_WHERE             where(in[0], in[1], in[2]), the three broadcast
  *   TO_REDUCE            gop (sum/max) of in[0] along axis, into
  *                        accumulator in[1] if nin == 2
  *   TO_TRANSPOSE         permute in[0] by perm */
@@ -126,7 +128,7 @@ typedef struct TileVal {
  * at a field only for the op kinds that the comments name. */
 typedef struct TileInst {
 	TileOpKind op;
-	OpId gop;                    /* TO_UNARY, TO_BINARY, TO_REDUCE */
+	OpId gop;                    /* TO_UNARY, TO_BINARY, TO_WHERE, TO_REDUCE */
 	int res;                     /* value defined, or -1 */
 	int nin;
 	int in[3];
@@ -146,6 +148,7 @@ typedef struct TileInst {
 		double other;        /* load: a masked-off lane reads this */
 		double value;        /* full */
 		int64_t by;          /* idiv, irem */
+		DType to;            /* cast (a unary of gop OP_CAST) */
 	};
 	union {
 		int64_t view[IR_MAX_RANK];      /* load/stores with has_view */
@@ -204,6 +207,7 @@ typedef struct TileAttrs {
 	double value;
 	double other;
 	bool keepdims;
+	DType to;
 	int nperm, nview;
 	int64_t perm[IR_MAX_RANK];
 	int64_t view[IR_MAX_RANK];

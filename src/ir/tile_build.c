@@ -259,6 +259,8 @@ set_attrs(TileInst *in, const TileAttrs *at)
 	}
 	if (at->set & TAB(MASKED))
 		in->masked = true;
+	if (at->set & TAB(TO))
+		in->to = at->to;
 	if (at->set & TAB(VIEW)) {
 		in->has_view = true;
 		in->nview = at->nview;
@@ -322,7 +324,10 @@ tile_build_for(Graph *g, TileFn *f, int64_t lo, int64_t hi, int64_t step, int in
 	return i;
 }
 
-/* The element type of a value that inst i defines (tile_build.c's rule). */
+/* The element type of a value that inst i defines (tile_build.c's rule):
+ * a load's is its tensor's; an elementwise op's its graph op's result
+ * type (a compare's bool, cast's to=, where's that of its second operand);
+ * anything else takes its first operand's, or the kernel's. */
 static DType
 val_dt(const Graph *g, const TileFn *f, int i)
 {
@@ -330,6 +335,12 @@ val_dt(const Graph *g, const TileFn *f, int i)
 
 	if (in->op == TO_LOAD && in->arg >= 0 && in->arg < f->nargs && f->args[in->arg] >= 0)
 		return g->nodes[f->args[in->arg]].type.dt;
+	if (in->op == TO_UNARY && in->gop == OP_CAST)
+		return in->to;
+	if ((in->op == TO_UNARY || in->op == TO_BINARY) && ir_ops[in->gop].result == RT_BOOL)
+		return DT_BOOL;
+	if (in->op == TO_WHERE && in->nin == 3 && in->in[1] >= 0 && in->in[1] < f->nvals)
+		return f->vals[in->in[1]].dt;
 	if (in->nin > 0 && in->in[0] >= 0 && in->in[0] < f->nvals)
 		return f->vals[in->in[0]].dt;
 	return f->dt;

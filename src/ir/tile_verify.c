@@ -466,18 +466,65 @@ tv_unary(VCtx *c, int i)
 	const TileInst *in = &c->f->insts[i];
 	const TileVal *a = &c->f->vals[in->in[0]];
 
+	if (in->gop != OP_CAST && !ir_types_take(ir_ops[in->gop].types, a->dt))
+		return VERR(c, in, "'%s' does not take %s tile %%%s", tile_op_name(in),
+		    ir_dtype_name(a->dt), a->name);
 	return want_shape(c, in, a->shape, a->rank);
+}
+
+static bool
+is_fill(const TileFn *f, const TileVal *v)
+{
+	return v->def >= 0 && v->def < f->ninsts && (f->insts[v->def].op == TO_FULL ||
+	    f->insts[v->def].op == TO_ZEROS);
 }
 
 static int
 tv_binary(VCtx *c, int i)
 {
 	const TileInst *in = &c->f->insts[i];
+	const TileVal *a = &c->f->vals[in->in[0]], *b = &c->f->vals[in->in[1]];
 	int64_t s[IR_MAX_RANK];
-	int rk = broadcast(&c->f->vals[in->in[0]], &c->f->vals[in->in[1]], s);
+	int rk = broadcast(a, b, s);
 
 	if (rk < 0)
 		return VERR(c, in, "'%s' cannot broadcast its tiles", tile_op_name(in));
+	/* a fill (zeros, full: mean's count) has the kernel's type, and
+	 * stands for a number of any type */
+	if (a->dt != b->dt && !is_fill(c->f, a) && !is_fill(c->f, b))
+		return VERR(c, in, "'%s' operands %%%s and %%%s have different element types, "
+		    "%s and %s", tile_op_name(in), a->name, b->name, ir_dtype_name(a->dt),
+		    ir_dtype_name(b->dt));
+	if (!ir_types_take(ir_ops[in->gop].types, is_fill(c->f, a) ? b->dt : a->dt))
+		return VERR(c, in, "'%s' does not take %s tiles", tile_op_name(in),
+		    ir_dtype_name(is_fill(c->f, a) ? b->dt : a->dt));
+	return want_shape(c, in, s, rk);
+}
+
+/* where(cond, a, b): the three tiles broadcast; cond is bool, a and b of
+ * one element type (the graph's rule, kept in the body). */
+static int
+tv_where(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *cv = &c->f->vals[in->in[0]], *a = &c->f->vals[in->in[1]],
+	    *b = &c->f->vals[in->in[2]];
+	TileVal ab = *a;
+	int64_t s[IR_MAX_RANK];
+	int rk = broadcast(a, b, ab.shape);
+
+	if (rk >= 0) {
+		ab.rank = rk;
+		rk = broadcast(cv, &ab, s);
+	}
+	if (rk < 0)
+		return VERR(c, in, "'where' cannot broadcast its tiles");
+	if (cv->dt != DT_BOOL)
+		return VERR(c, in, "'where' condition %%%s is %s; it must be bool", cv->name,
+		    ir_dtype_name(cv->dt));
+	if (a->dt != b->dt)
+		return VERR(c, in, "'where' operands %%%s and %%%s have different element types, "
+		    "%s and %s", a->name, b->name, ir_dtype_name(a->dt), ir_dtype_name(b->dt));
 	return want_shape(c, in, s, rk);
 }
 
@@ -652,13 +699,32 @@ scalar_range(VCtx *c, int i)
 	}
 }
 
+/* Whether f's body changes element types (a compare, isnan, not, cast or
+ * where): then its operands may be of any types, each op checking its
+ * own (tv_unary, tv_binary, tv_where, tv_store); otherwise the body
+ * computes in one type, the kernel's, and so must every operand be. */
+static bool
+mixes_types(const TileFn *f)
+{
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+
+		if (in->op == TO_WHERE || ((in->op == TO_UNARY || in->op == TO_BINARY) &&
+		    ir_ops[in->gop].result != RT_SAME))
+			return true;
+	}
+	return false;
+}
+
 /* The tiled node around the body: operands defined before it, typed, of
- * its element type; a result type; a grid of at most 2^40 programs. */
+ * its element type unless the body changes types (mixes_types); a result
+ * type; a grid of at most 2^40 programs. */
 static int
 check_kernel(const Graph *g, int node, Diag *d)
 {
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
+	bool mixed = mixes_types(f);
 
 	for (int j = 0; j < f->nargs; j++)
 		if (f->args[j] < 0 || f->args[j] >= node) {
@@ -669,7 +735,7 @@ check_kernel(const Graph *g, int node, Diag *d)
 			diag_error(d, n->loc, "operand '%%%s' of tiled '%%%s' has no type",
 			    g->nodes[f->args[j]].name, n->name);
 			return 1;
-		} else if (g->nodes[f->args[j]].type.dt != n->type.dt) {
+		} else if (!mixed && g->nodes[f->args[j]].type.dt != n->type.dt) {
 			diag_error(d, n->loc, "operand '%%%s' of tiled '%%%s' is %s but the kernel "
 			    "is %s", g->nodes[f->args[j]].name, n->name,
 			    ir_dtype_name(g->nodes[f->args[j]].type.dt), ir_dtype_name(n->type.dt));

@@ -7,8 +7,11 @@
  * NaN propagating through maximum, minimum and max as np.maximum and np.max
  * do.  Every element is computed in double and stored once, rounded to the
  * element type: for f32 that makes sums and dots accumulate in f64 and
- * round once (DESIGN §7), and the elementwise ops exact or nearly so.  Speed
- * is not the point; being obviously right is.
+ * round once (DESIGN §7), and the elementwise ops exact or nearly so.
+ * Integer and bool operands compute on int64 with scalar.h's integer rows
+ * (exact, wrapping), and cast and where move integers as int64, so an
+ * i64 past 2^53 survives.  Speed is not the point; being obviously right
+ * is.
  *
  * The kernels are indexed by op id through an X-macro over ops.def, so an
  * op added to the table without a kernel here does not compile.  The
@@ -144,6 +147,54 @@ IR_SCALAR_UNARY(UNARY)
 IR_SCALAR_BINARY(BINARY)
 #undef UNARY
 #undef BINARY
+
+/* cast (DESIGN §12): exec_set's store is cast's rule from a float (to an
+ * integer: truncated toward zero and saturated, NaN to 0; to bool: x !=
+ * 0, NaN true; to f32: rounded once); from an integer or bool the value
+ * goes exactly (exec_seti rounds once into a float and wraps into i32). */
+static int
+kern_CAST(const Node *n, const Tensor *const *in, Tensor *o, char *err)
+{
+	const Tensor *a = in[0];
+
+	(void)n, (void)err;
+	for (int64_t i = 0; i < o->numel; i++) {
+		if (ir_dtype_is_float(a->dt))
+			exec_set(o, i, exec_get(a, i));
+		else
+			exec_seti(o, i, exec_geti(a, i));
+	}
+	return 0;
+}
+
+/* where(cond, a, b): the three broadcast to the result; a and b share an
+ * element type, moved exactly (as int64 for integers). */
+static int
+kern_WHERE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
+{
+	const Tensor *c = in[0], *a = in[1], *b = in[2];
+	int64_t sc[IR_MAX_RANK], sa[IR_MAX_RANK], sb[IR_MAX_RANK], zero[IR_MAX_RANK] = {0};
+	int64_t idx[IR_MAX_RANK] = {0}, idx2[IR_MAX_RANK] = {0}, ic = 0, ia = 0, ib = 0, dummy = 0;
+	bool flt = ir_dtype_is_float(a->dt);
+
+	(void)n, (void)err;
+	bcast_strides(c, o, sc);
+	bcast_strides(a, o, sa);
+	bcast_strides(b, o, sb);
+	for (int64_t i = 0; i < o->numel; i++) {
+		const Tensor *t = exec_geti(c, ic) ? a : b;
+		int64_t j = t == a ? ia : ib;
+
+		if (flt)
+			exec_set(o, i, exec_get(t, j));
+		else
+			exec_seti(o, i, exec_geti(t, j));
+		/* two steppers over the same index: (a, b), then (c, -) */
+		step(o->rank, o->dim, idx, sa, &ia, sb, &ib);
+		step(o->rank, o->dim, idx2, sc, &ic, zero, &dummy);
+	}
+	return 0;
+}
 
 /* ---- sources --------------------------------------------------------- */
 
@@ -354,11 +405,7 @@ kern_RESHAPE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 		    ir_ops[n->op].name);                                       \
 		return -1;                                                     \
 	}
-NOT_YET(COS) NOT_YET(FLOOR) NOT_YET(CEIL) NOT_YET(ROUND) NOT_YET(SIGN) NOT_YET(ISNAN)
-NOT_YET(NOT) NOT_YET(CAST) NOT_YET(POW) NOT_YET(MOD) NOT_YET(FMOD) NOT_YET(EQUAL)
-NOT_YET(LESS) NOT_YET(LESS_EQUAL) NOT_YET(GREATER) NOT_YET(GREATER_EQUAL) NOT_YET(AND)
-NOT_YET(OR) NOT_YET(XOR) NOT_YET(WHERE) NOT_YET(MIN) NOT_YET(PROD) NOT_YET(ARGMAX)
-NOT_YET(ARGMIN)
+NOT_YET(MIN) NOT_YET(PROD) NOT_YET(ARGMAX) NOT_YET(ARGMIN)
 #undef NOT_YET
 #define kern_CONCAT exec_kern_CONCAT
 #define kern_SLICE exec_kern_SLICE

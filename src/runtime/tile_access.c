@@ -71,7 +71,7 @@ tx_load(Worker *w, const TileInst *in, int i)
 	size_t es = k->es;
 	void *o;
 
-	w->rd += box(valid) * (int64_t)es;
+	w->rd += box(valid) * (int64_t)ir_dtype_size(src->dt);
 	if ((a->dense || a->view) && box(valid) == t->n) {
 		w->p[in->res] = at(src->data, base, es);   /* read in place */
 		w->ld[in->res] = a->dense ? sh[3] : s[2];
@@ -185,7 +185,7 @@ tx_store(Worker *w, const TileInst *in, int i)
 						atom_apply(dst, ei, x, in->op);
 				}
 			}
-	n = box(valid) * (int64_t)es;
+	n = box(valid) * (int64_t)ir_dtype_size(dst->dt);
 	w->wr += n;
 	if (in->op != TO_STORE)
 		w->rd += n;

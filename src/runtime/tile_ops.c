@@ -7,7 +7,10 @@
  * reductions) are simd.c's vector kernels, chosen at run time (AICM_ISA
  * forces a path); an elementwise op without a vector kernel computes its
  * formula from src/ir/scalar.h, the interpreter's, element by element in
- * double.  Elementwise f32 results therefore equal the reference's (an
+ * double (the compares, pow, mod, ...; cast by ir_scalar_cast; where
+ * selects).  A tile is held in the kernel's compute type (tile_priv.h); an
+ * f32 value in an f64 kernel is rounded to float after its op
+ * (round_f32).  Elementwise f32 results therefore equal the reference's (an
  * IEEE float op is the rounded double op); f32 dots accumulate in float as
  * sgemm does, and sums in double per row, so they differ from the
  * reference by rounding only, far inside the f32 tolerance.  A strip run
@@ -95,6 +98,21 @@ unary_vector(OpId op, bool f32, int64_t n, const void *x, void *o)
 		return true;
 	default:
 		return false;
+	}
+}
+
+/* An f32 value computed in an f64 kernel (a cast's f32 result, or an op
+ * on such values) is rounded to float, as the reference stores it: its
+ * elements lo..lo+n. */
+static void
+round_f32(Worker *w, int res, int64_t lo, int64_t n)
+{
+	if (w->k->f32 || w->k->f->vals[res].dt != DT_F32)
+		return;
+	for (int64_t i = 0; i < n; i++) {
+		double *p = (double *)w->p[res] + lo + i;
+
+		*p = (double)(float)*p;
 	}
 }
 
@@ -200,6 +218,13 @@ unary_range(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 	if (w->k->ik) {
 		DType dt = w->k->dt;
 
+		if (in->gop == OP_CAST) {
+			/* between an integer type and bool (lower-tiled makes no
+			 * integer kernel with floats) */
+			for (int64_t i = 0; i < n; i++)
+				tseti(o, i, ir_scalar_int_cast(in->to, tgeti(x, i, dt)), dt);
+			return;
+		}
 		if (!unary_int_flat(in->gop, dt, n, x, o))
 			for (int64_t i = 0; i < n; i++)
 				tseti(o, i, ir_scalar_unary_i64(in->gop, tgeti(x, i, dt)), dt);
@@ -216,9 +241,14 @@ unary_range(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 		break;
 	IR_SCALAR_UNARY(U)
 #undef U
+	case OP_CAST:
+		for (int64_t i = 0; i < n; i++)
+			tset(o, i, ir_scalar_cast(in->to, tget(x, i, f32)), f32);
+		break;
 	default:
 		AICM_BUG("'%s' is not a unary op", ir_ops[in->gop].name);
 	}
+	round_f32(w, in->res, lo, n);
 }
 
 /* A unary op's valid box and flops (its data: unary_range). */
@@ -241,6 +271,38 @@ static int64_t
 stretch_valid(int64_t sh, int64_t v, int64_t osh)
 {
 	return sh == osh ? v : v > 0 ? osh : 0;
+}
+
+/* Whether binary op gop has a vector kernel (simd_op_of); the others
+ * compute their formula (scalar.h) element by element, in double. */
+static bool
+has_simd(OpId gop)
+{
+	switch (gop) {
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MAXIMUM: case OP_MINIMUM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* n elements of binary op gop by its formula: o[i] = a[i * fa] op b[i * fb]. */
+static void
+binary_formula(OpId gop, bool f32, int64_t n, const void *a, int64_t fa, const void *b,
+    int64_t fb, void *o)
+{
+	switch (gop) {
+#define B(ID, formula)                                                         \
+	case OP_##ID:                                                          \
+		for (int64_t i = 0; i < n; i++)                                \
+			tset(o, i, ir_scalar_binary(OP_##ID, tget(a, i * fa, f32), \
+			    tget(b, i * fb, f32)), f32);                       \
+		break;
+	IR_SCALAR_BINARY(B)
+#undef B
+	default:
+		AICM_BUG("'%s' is not a binary op", ir_ops[gop].name);
+	}
 }
 
 static SimdOp
@@ -280,7 +342,7 @@ binary_prep(Worker *w, const TileInst *in, int64_t *sa, int64_t *sb)
 		ov[d] = va < vb ? va : vb;
 	}
 	w->fl += box(ov);
-	return simd_op_of(in->gop);
+	return has_simd(in->gop) ? simd_op_of(in->gop) : SIMD_ADD;
 }
 
 /* An integer kernel's binary op, element by element with scalar.h's
@@ -342,6 +404,18 @@ op_binary(Worker *w, const TileInst *in, int i)
 		binary_int(w, in, sa, sb);
 		return i + 1;
 	}
+	if (!has_simd(in->gop)) {
+		/* the formula, row by row, over the same strides */
+		for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
+			for (int64_t i1 = 0; i1 < sh[1]; i1++)
+				for (int64_t i2 = 0; i2 < sh[2]; i2++, q += sh[3])
+					binary_formula(in->gop, w->k->f32, sh[3],
+					    at(a, i0 * sa[0] + i1 * sa[1] + i2 * sa[2], es), sa[3],
+					    at(b, i0 * sb[0] + i1 * sb[1] + i2 * sb[2], es), sb[3],
+					    at(o, q, es));
+		round_f32(w, in->res, 0, t->n);
+		return i + 1;
+	}
 	/* One vector kernel per row; sa[3] and sb[3] are 0 (stretched) or 1.
 	 * A tile that is whole rows of both operands is one row. */
 	if (whole(sa, sh) && whole(sb, sh)) {
@@ -364,6 +438,59 @@ op_binary(Worker *w, const TileInst *in, int i)
 						    at(o, q, es));
 				}
 	}
+	round_f32(w, in->res, 0, t->n);
+	return i + 1;
+}
+
+/* where(c, a, b): the three tiles broadcast to the result's shape, each
+ * with its strides (0 where stretched); the valid box is the
+ * intersection, as a binary op's. */
+static int
+op_where(Worker *w, const TileInst *in, int i)
+{
+	const PTile *t = &w->k->tile[in->res];
+	const int64_t *sh = t->sh;
+	int64_t st[3][4], *ov = w->valid[in->res];
+	bool f32 = w->k->f32;
+	void *o = w->p[in->res];
+
+	for (int d = 0; d < 4; d++)
+		ov[d] = sh[d];
+	for (int j = 0; j < 3; j++) {
+		const PTile *tj = &w->k->tile[in->in[j]];
+		int64_t m = 1;
+
+		for (int d = 3; d >= 0; d--) {
+			int64_t v = stretch_valid(tj->sh[d], w->valid[in->in[j]][d], sh[d]);
+
+			st[j][d] = tj->sh[d] == 1 ? 0 : m;
+			m *= tj->sh[d];
+			if (v < ov[d])
+				ov[d] = v;
+		}
+	}
+	for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
+		for (int64_t i1 = 0; i1 < sh[1]; i1++)
+			for (int64_t i2 = 0; i2 < sh[2]; i2++)
+				for (int64_t i3 = 0; i3 < sh[3]; i3++, q++) {
+					int64_t e[3];
+
+					for (int j = 0; j < 3; j++)
+						e[j] = i0 * st[j][0] + i1 * st[j][1] + i2 * st[j][2] +
+						    i3 * st[j][3];
+					if (w->k->ik) {
+						DType dt = w->k->dt;
+
+						tseti(o, q, tgeti(w->p[in->in[0]], e[0], dt) != 0 ?
+						    tgeti(w->p[in->in[1]], e[1], dt) :
+						    tgeti(w->p[in->in[2]], e[2], dt), dt);
+						continue;
+					}
+					tset(o, q, tget(w->p[in->in[0]], e[0], f32) != 0 ?
+					    tget(w->p[in->in[1]], e[1], f32) :
+					    tget(w->p[in->in[2]], e[2], f32), f32);
+				}
+	w->fl += box(ov);
 	return i + 1;
 }
 
@@ -591,10 +718,16 @@ strip_op(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 	fb = k->tile[in->in[1]].n > 1;
 	a = fa ? at(w->p[in->in[0]], lo, es) : w->p[in->in[0]];
 	b = fb ? at(w->p[in->in[1]], lo, es) : w->p[in->in[1]];
+	if (!has_simd(in->gop)) {
+		binary_formula(in->gop, k->f32, n, a, fa, b, fb, at(w->p[in->res], lo, es));
+		round_f32(w, in->res, lo, n);
+		return;
+	}
 	if (k->f32)
 		simd_binary_f32(simd_op_of(in->gop), n, a, fa, b, fb, at(w->p[in->res], lo, es));
 	else
 		simd_binary(simd_op_of(in->gop), n, a, fa, b, fb, at(w->p[in->res], lo, es));
+	round_f32(w, in->res, lo, n);
 }
 
 /* Runs the strip run that starts at instruction i (and the store that
@@ -650,6 +783,7 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_DOT] = op_dot,
 	[TO_UNARY] = op_unary,
 	[TO_BINARY] = op_binary,
+	[TO_WHERE] = op_where,
 	[TO_REDUCE] = op_reduce,
 	[TO_TRANSPOSE] = op_transpose,
 };

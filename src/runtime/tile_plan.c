@@ -300,6 +300,34 @@ plan_memo(PKernel *k, const int64_t *trips)
 	free(dep);
 }
 
+/* The type a kernel's tiles are held in (tile_priv.h).  A body with a
+ * float value computes in floats: f32 when every tile value is f32 or
+ * bool (bools are 0 and 1), else f64.  A body of integers and bools only
+ * is an integer kernel (*ik) in its widest type (i64, i32, or bool for
+ * bools alone); lower-tiled makes no body that mixes integers with floats
+ * or i32 with i64. */
+static DType
+compute_dt(const TileFn *f, bool *ik)
+{
+	bool flt = false, f64 = false, i32 = false, i64 = false;
+
+	for (int v = 0; v < f->nvals; v++) {
+		if (f->vals[v].rank < 0)
+			continue;
+		switch (f->vals[v].dt) {
+		case DT_F64: flt = f64 = true; break;
+		case DT_F32: flt = true; break;
+		case DT_I64: i64 = true; break;
+		case DT_I32: i32 = true; break;
+		default: break;
+		}
+	}
+	*ik = !flt;
+	if (flt)
+		return f64 || i32 || i64 ? DT_F64 : DT_F32;
+	return i64 ? DT_I64 : i32 ? DT_I32 : DT_BOOL;
+}
+
 static int
 compile_kernel(const Graph *g, int node, PKernel *k)
 {
@@ -311,10 +339,9 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 
 	k->node = node;
 	k->f = f;
-	k->dt = n->type.dt;
-	k->f32 = n->type.dt == DT_F32;
-	k->ik = !ir_dtype_is_float(n->type.dt);
-	k->es = ir_dtype_size(n->type.dt);
+	k->dt = compute_dt(f, &k->ik);
+	k->f32 = k->dt == DT_F32;
+	k->es = ir_dtype_size(k->dt);
 	k->nvals = f->nvals;
 	k->tile = xcalloc((size_t)f->nvals + 1, sizeof *k->tile);
 	k->acc = xcalloc((size_t)f->ninsts + 1, sizeof *k->acc);

@@ -5,9 +5,14 @@
  * Every program of every grid really runs: loads fill tile buffers from the
  * tensors (a masked-off lane reads the load's `other`), ops work on whole
  * tiles, stores and atomics write back, and KernelStats count as they go.
- * Tiles are held in the kernel's element type (an f32 kernel's work runs at
- * the f32 rate and moves half the bytes), padded to rank 4 on the left, so
- * that every op is one loop nest.  The valid box (tile.h) rides along with
+ * Tiles are held in the kernel's compute type (tile_plan.c's compute_dt),
+ * padded to rank 4 on the left, so that every op is one loop nest.  A body
+ * with floats computes in f32 when every value is f32 or bool (bools are
+ * 0 and 1; an f32 kernel's work runs at the f32 rate and moves half the
+ * bytes), else in f64, where a value of element type f32 is rounded to
+ * float after the op that makes it; a body of integers and bools is an
+ * integer kernel (ik) in its integer type.  Loads and stores convert to
+ * and from the tensors' own element types and count their bytes.  The valid box (tile.h) rides along with
  * each tile; reductions and stores honour it, so that ragged tiles never
  * change a result.
  *

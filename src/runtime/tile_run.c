@@ -395,10 +395,14 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		st->result = n->name;
 		memcpy(st->grid, k->f->grid, sizeof st->grid);
 		st->programs = k->f->grid[0] * k->f->grid[1] * k->f->grid[2];
-		for (int j = 0; j < k->f->nargs; j++)
-			ideal += ir_type_numel(&g->nodes[k->f->args[j]].type);
-		st->ideal_read = ideal * (int64_t)k->es;
-		st->ideal_written = ir_type_numel(&n->type) * (int64_t)k->es;
+		/* each tensor once, in its own element type */
+		for (int j = 0; j < k->f->nargs; j++) {
+			const Type *t = &g->nodes[k->f->args[j]].type;
+
+			ideal += ir_type_numel(t) * (int64_t)ir_dtype_size(t->dt);
+		}
+		st->ideal_read = ideal;
+		st->ideal_written = ir_type_numel(&n->type) * (int64_t)ir_dtype_size(n->type.dt);
 		err = run_kernel(p, k, vals, threads, st);
 		if (err) {
 			/* the only run-time error a program can meet (tile_ops.c) */

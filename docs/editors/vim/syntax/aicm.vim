@@ -39,6 +39,8 @@ syn keyword aicmOp           cos floor ceil round sign isnan not cast pow mod fm
 syn keyword aicmOp           and or xor where min prod argmax argmin concat slice pad gather expand conv2d max_pool2d avg_pool2d
 syn keyword aicmOp           add sub mul div maximum minimum
 syn keyword aicmOp           sum max mean matmul transpose reshape
+syn keyword aicmOp           cos floor ceil round sign isnan not cast pow mod fmod
+syn keyword aicmOp           equal less less_equal greater greater_equal and or xor where
 syn keyword aicmOp           program_id zeros full dot idiv irem
 
 " Kernel kinds, between brackets after the kernel's name.
