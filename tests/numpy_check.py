@@ -607,8 +607,6 @@ def main():
     for g in graphs:
         base = g.name
         for eng in engines:
-            if base.startswith("window") and eng == "tile":
-                continue        # lower-tiled does not take conv2d and the pools yet
             g.name = "%s.%s" % (base, eng)
             f = run_graph(tool, tmp, g, extra=["--engine=" + eng], verbose=verbose)
             print("%s %s (%d values)" % ("FAIL" if f else "ok  ", g.name, len(g.computed)))

@@ -201,6 +201,19 @@ ir_window_of(const Graph *g, const Node *n, Window *win, char *err, Loc *where)
 }
 
 int64_t
+ir_conv_block_n(const Window *win, int64_t bn)
+{
+	int64_t fg = win->f / win->groups;
+
+	if (win->groups == 1)
+		return bn;
+	for (int64_t d = bn < fg ? bn : fg; d > 1; d--)
+		if (fg % d == 0)
+			return d;
+	return 1;
+}
+
+int64_t
 ir_pool_count(const Window *win, int64_t oy, int64_t ox)
 {
 	int64_t lo_h = win->count_include_pad ? -win->pt : 0;

@@ -30,6 +30,7 @@
 enum {
 	TILE_MAX_TERMS = 4,          /* terms of one index expression */
 	TILE_RESULT = -1,            /* TileInst.arg naming the kernel's result */
+	TILE_MAX_WINDOW = 16,        /* numbers in a window= (im2col, window_count) */
 };
 
 /* The attributes a tile op may take (tile_ops.def's attrs column), in
@@ -42,7 +43,8 @@ enum {
 	X(PERM, "perm")            \
 	X(OTHER, "other")          \
 	X(MASKED, "masked")        \
-	X(VIEW, "view")
+	X(VIEW, "view")            \
+	X(WINDOW, "window")
 
 typedef enum TileAttrId {
 #define X(id, name) TA_##id,
@@ -80,7 +82,15 @@ typedef enum TileResult {
  *   TO_UNARY, TO_BINARY  gop on tiles, numpy broadcasting
  *   TO_REDUCE            gop (sum/max) of in[0] along axis, into
  *                        accumulator in[1] if nin == 2
- *   TO_TRANSPOSE         permute in[0] by perm */
+ *   TO_TRANSPOSE         permute in[0] by perm
+ *   TO_IM2COL            tile [BK, BM] of the implicit im2col matrix of
+ *                        operand arg (N, C, H, W) at idx [plane, k, p]: row
+ *                        k is (channel, ky, kx) of the planes from plane on,
+ *                        column p the output pixel (oy, ox); positions
+ *                        outside the input read other (window=, docs/tiled.md)
+ *   TO_WINDOW_COUNT      tile [1, BN]: per output pixel from idx [p], the
+ *                        window positions inside a range (avg_pool2d's
+ *                        divisor; reads no tensor) */
 typedef enum TileOpKind {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) TO_##id,
 #include "tile_ops.def"
@@ -141,6 +151,8 @@ typedef struct TileInst {
 	bool has_view;               /* view= given (nview 0 is a rank-0 view) */
 	bool keepdims;               /* reduce */
 	TileIdx *idx;                /* load/stores: nidx of them (tile_set_nidx) */
+	int nwin;                    /* im2col, window_count: window= */
+	const int64_t *win;          /*   nwin numbers, in the graph's arena */
 	union {
 		int64_t axis;        /* program_id; reduce (-1: all axes) */
 		double other;        /* load: a masked-off lane reads this */
@@ -207,6 +219,8 @@ typedef struct TileAttrs {
 	int nperm, nview;
 	int64_t perm[IR_MAX_RANK];
 	int64_t view[IR_MAX_RANK];
+	int nwin;
+	int64_t win[TILE_MAX_WINDOW];
 } TileAttrs;
 
 /* tile_build.c */

@@ -33,6 +33,11 @@ int ir_window(const Node *n, const Type *x, const Type *w, const Type *b, Window
 /* The same, the operand types read from g. */
 int ir_window_of(const Graph *g, const Node *n, Window *win, char *err, Loc *where);
 
+/* conv2d's block of filters (BN) for a requested bn: a block stays inside
+ * one group, so with groups > 1 it is the largest divisor of F/groups that
+ * is at most bn (lower-tiled and the cost model agree on it). */
+int64_t ir_conv_block_n(const Window *win, int64_t bn);
+
 /* The divisor of avg_pool2d's output (oy, ox): the window positions
  * inside the input (count_include_pad: inside the padded input, never the
  * ceil_mode overhang past it). */
