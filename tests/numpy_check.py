@@ -461,6 +461,12 @@ def g_window(dt):
         pool(g, "avg", x3, (2, 2), strides=(2, 2), pads=(1, 1, 1, 1), ceil_mode=True,
              cip=cip)
     pool(g, "max", x3, (2, 2), strides=(2, 2), pads=(1, 1, 1, 1), ceil_mode=True)
+    # long rows: the vector gathers of stride 2 and 3 and their ragged ends
+    xl = g.input((1, 3, 21, 70))
+    pool(g, "max", xl, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1))
+    pool(g, "max", xl, (3, 3), strides=(2, 2), pads=(0, 0, 0, 1), ceil_mode=True)
+    pool(g, "avg", xl, (2, 3), strides=(3, 3), pads=(1, 1, 0, 2))
+    conv(g, xl, g.input((5, 3, 3, 3)), strides=(2, 2), pads=(1, 1, 1, 1))
     # -inf and NaN inside a window: max keeps the NaN, as numpy's max does
     s = g.input((1, 1, 4, 4))
     v = g.env[s]

@@ -90,4 +90,9 @@ void simd_acc_max_f32(int64_t n, const float *x, float *o);
 void simd_copy_stream(void *dst, const void *src, size_t n);
 void simd_fence(void);
 
+/* dst[j] = src[j * stride] for j < n, stride >= 1 (simd_window.c: the
+ * runs of a strided window that im2col packs); reads no element past the
+ * run's last, src[(n-1) * stride]. */
+void simd_gather_f32(int64_t n, const float *src, int64_t stride, float *dst);
+
 #endif

@@ -16,6 +16,7 @@
  */
 #include <string.h>
 
+#include "simd.h"
 #include "tile_priv.h"
 
 static int64_t
@@ -59,7 +60,7 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 	w->ld[in->res] = cols;
 	for (int64_t r = 0; r < rows; r++) {
 		char *row = o + (size_t)(r * cols) * es;
-		int64_t q = k0 + r, c, ky, kx, dy, dx, p, j;
+		int64_t q = k0 + r, c, ky, kx, dy, dx, p, j, oy_next = 0;
 
 		if (r >= vr) {
 			fill(row, cols, other, f32);
@@ -70,10 +71,13 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 		kx = q % kw;
 		dy = ky * dh - pt;
 		dx = kx * dw - pl;
-		/* output pixels p0 .. p0+vc, one output row's run at a time */
+		/* output pixels p0 .. p0+vc, one output row's run at a time
+		 * (the first may start inside a row; the others start at ox 0) */
 		for (j = 0, p = p0; j < vc;) {
-			int64_t oy = p / ow, ox = p % ow, seg = ow - ox, y = oy * sh + dy;
-			int64_t base = ((plane0 + c) * H + y) * W;
+			int64_t oy = j ? oy_next : p / ow, ox = j ? 0 : p % ow, seg = ow - ox;
+			int64_t y = oy * sh + dy, base = ((plane0 + c) * H + y) * W;
+
+			oy_next = oy + 1;
 			char *dst = row + (size_t)j * es;
 
 			if (seg > vc - j)
@@ -97,6 +101,23 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 				fill(dst + (size_t)hi * es, seg - hi, other, f32);
 				reads += hi - lo;
 			} else {
+				/* the positions inside the input are one strided run,
+				 * e in [lo, hi): (ox + e)*sw + dx in [0, W) */
+				int64_t x0 = ox * sw + dx;
+				int64_t lo = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw;
+				int64_t hi = x0 >= W ? 0 : (W - x0 + sw - 1) / sw;
+
+				hi = hi > seg ? seg : hi;
+				if (f32 && same && hi > lo) {
+					fill(dst, lo, other, f32);
+					simd_gather_f32(hi - lo, (const float *)x->data + base + x0 + lo * sw,
+					    sw, (float *)(void *)dst + lo);
+					fill(dst + (size_t)hi * es, seg - hi, other, f32);
+					reads += hi - lo;
+					j += seg;
+					p += seg;
+					continue;
+				}
 				for (int64_t e = 0; e < seg; e++) {
 					int64_t xx = (ox + e) * sw + dx;
 
