@@ -92,7 +92,10 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 					lo = seg;
 				hi = hi < lo ? lo : hi > seg ? seg : hi;
 				fill(dst, lo, other, f32);
-				if (same)
+				if (same && f32)
+					simd_gather_f32(hi - lo, (const float *)x->data + base + x0 + lo, 1,
+					    (float *)(void *)dst + lo);
+				else if (same)
 					memcpy(dst + (size_t)lo * es, (const char *)x->data +
 					    (size_t)(base + x0 + lo) * es, (size_t)(hi - lo) * es);
 				else
