@@ -507,7 +507,9 @@ lower_pointwise(LB *b, bool row)
 
 			if (!row)
 				return fail(b, n, "a reduction inside an elementwise kernel");
-			if (ax != b->g->nodes[n->in[0]].type.rank - 1)
+			/* a rank-1 operand reduced whole (no axis=) is its last axis
+			 * too, as fuse's row-fusion rule says (ir_reduces_last_axis) */
+			if (ax != b->g->nodes[n->in[0]].type.rank - 1 && !ir_reduces_last_axis(b->g, i))
 				return fail(b, n, "a row_reduction reduces along the last axis only");
 			if (b->g->nodes[n->in[0]].type.rank >= b->R)
 				set_space(b, &b->g->nodes[n->in[0]].type);

@@ -334,6 +334,12 @@ static const Case window[] = {
 	 "%y = max_pool2d(%x) kernel=(3, 3) strides=(2, 2) pads=(1, 1, 1, 1) ceil_mode=True",
 	 "(1, 1, 4, 4) f32", NULL},
 	{XP "%y = max_pool2d(%x) kernel=(9, 9)", "(2, 3, 1, 1)", NULL},
+	/* no rounding up (span 7 % 1 == 0), yet the 8th window would start at
+	 * 7, in the right pad: dropped as well */
+	{"%x = input() : (1, 1, 7, 7)\n"
+	 "%y = max_pool2d(%x) kernel=(1, 1) pads=(0, 0, 1, 1) ceil_mode=True", "(1, 1, 7, 7)", NULL},
+	{"%x = input() : (1, 1, 7, 7)\n"
+	 "%y = max_pool2d(%x) kernel=(1, 1) pads=(0, 0, 1, 1)", "(1, 1, 8, 8)", NULL},
 	/* errors */
 	{"%x = input() : (4, 9, 7)\n%w = input() : (6, 4, 3, 3)\n%y = conv2d(%x, %w)", NULL,
 	 "'conv2d' x is (4, 9, 7); it must be (N, C, H, W), rank 4"},

@@ -92,10 +92,10 @@ out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d, bo
 		return -1;
 	span = padded - ext;
 	o = span / s + 1;
-	if (ceil_mode && span % s) {
-		o++;
+	if (ceil_mode) {
+		o += span % s != 0;
 		/* the last window must start inside the input or its left
-		 * padding */
+		 * padding (PyTorch checks it whether or not it rounded up) */
 		if ((o - 1) * s >= in + p0)
 			o--;
 	}
