@@ -38,6 +38,8 @@ syn keyword aicmOp           relu neg exp log sqrt tanh sigmoid abs erf reciproc
 syn keyword aicmOp           add sub mul div maximum minimum
 syn keyword aicmOp           sum max mean matmul transpose reshape
 syn keyword aicmOp           program_id zeros full dot idiv irem
+syn keyword aicmOp           conv2d max_pool2d avg_pool2d
+syn keyword aicmKeyword      im2col window_count window
 
 " Kernel kinds, between brackets after the kernel's name.
 syn match   aicmKind         "\[\s*\(matmul_epilogue\|matmul\|elementwise\|reduction\|row_reduction\|opaque\)\s*\]"
