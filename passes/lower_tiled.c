@@ -891,6 +891,26 @@ idx2(int v0, int64_t c0, int v1, int64_t c1, int64_t k)
 	return x;
 }
 
+/* Why the geometry is beyond what im2col's window= holds (the tile
+ * verifier's bounds, which keep its index arithmetic far from overflow),
+ * or NULL. */
+static const char *
+window_too_big(const Window *v, bool pool)
+{
+	const int64_t lim = (int64_t)1 << 20, pmax = (int64_t)1 << 40;
+
+	if (v->kh > lim || v->kw > lim || v->sh > lim || v->sw > lim || v->dh > lim ||
+	    v->dw > lim)
+		return "a kernel size, stride or dilation above 2^20 is beyond the tile IR's window=";
+	if (v->pt > pmax || v->pl > pmax || v->pb > pmax || v->pr > pmax)
+		return "a pad above 2^40 is beyond the tile IR's window=";
+	/* a pool's taps are unrolled, one im2col each (224 x 224, a global
+	 * pool of ImageNet's input, is 50176) */
+	if (pool && v->kh * v->kw > 65536)
+		return "a pool window of more than 65536 positions (its taps are unrolled)";
+	return NULL;
+}
+
 /* The result stored as the 2-d view (rows, cols) at [r, c]: masked when a
  * block can pass the end. */
 static void
@@ -932,6 +952,8 @@ lower_conv(LB *b)
 		return fail(b, n, "conv2d is a kernel of its own");
 	if (ir_window_of(b->g, n, &v, err, &at_) != 0)
 		return fail(b, n, err);
+	if (window_too_big(&v, false))
+		return fail(b, n, window_too_big(&v, false));
 	P = v.oh * v.ow;
 	Kg = v.c / v.groups * v.kh * v.kw;
 	fg = v.f / v.groups;
@@ -1027,6 +1049,8 @@ lower_pool(LB *b)
 		return fail(b, n, "a pool is a kernel of its own");
 	if (ir_window_of(b->g, n, &v, err, &at_) != 0)
 		return fail(b, n, err);
+	if (window_too_big(&v, true))
+		return fail(b, n, window_too_big(&v, true));
 	P = v.oh * v.ow;
 	NC = v.n * v.c;
 	b->f->grid[0] = (P + b->bn - 1) / b->bn;

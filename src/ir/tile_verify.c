@@ -37,6 +37,8 @@ typedef struct Range {
 /* Indices, loop bounds and grids stay far from int64's edges, so that the
  * executor's index arithmetic cannot overflow. */
 #define TILE_IDX_MAX ((int64_t)1 << 50)
+/* im2col's and window_count's kernel sizes, strides and dilations */
+#define TILE_WIN_MAX ((int64_t)1 << 20)
 
 typedef struct VCtx {
 	const Graph *g;
@@ -562,11 +564,13 @@ tv_im2col(VCtx *c, int i)
 	if (in->nwin != 11)
 		return VERR(c, in, "'im2col' needs window=(Cg, KH, KW, OH, OW, sh, sw, pt, pl, dh, "
 		    "dw), 11 numbers; found %d", in->nwin);
+	/* bounds that keep oy*sh + ky*dh - pt (and the like) within 2^52 */
 	for (int k = 0; k < 11; k++)
 		if (k == 7 || k == 8 ? w[k] < -TILE_IDX_MAX || w[k] > TILE_IDX_MAX :
-		    w[k] < 1 || w[k] > TILE_IDX_MAX)
-			return VERR(c, in, "'im2col' window entry %d is %lld; Cg, KH, KW, OH, OW, the "
-			    "strides and dilations are positive, all within 2^50", k, (long long)w[k]);
+		    w[k] < 1 || w[k] > (k == 0 || k == 3 || k == 4 ? IR_MAX_DIM : TILE_WIN_MAX))
+			return VERR(c, in, "'im2col' window entry %d is %lld; Cg, OH, OW are positive "
+			    "up to 2^30, KH, KW, the strides and dilations up to 2^20, the pads within "
+			    "2^50", k, (long long)w[k]);
 	for (int k = 0; k < 3; k++) {
 		Range q = idx_range(c, &in->idx[k]);
 
@@ -604,10 +608,11 @@ tv_window_count(VCtx *c, int i)
 		return VERR(c, in, "'window_count' needs window=(OH, OW, sh, sw, KH, KW, dh, dw, ylo, "
 		    "yhi, xlo, xhi), 12 numbers; found %d", in->nwin);
 	for (int k = 0; k < 12; k++)
-		if (k < 8 ? w[k] < 1 || w[k] > TILE_IDX_MAX :
+		if (k < 8 ? w[k] < 1 || w[k] > (k < 2 ? IR_MAX_DIM : TILE_WIN_MAX) :
 		    w[k] < -TILE_IDX_MAX || w[k] > TILE_IDX_MAX)
-			return VERR(c, in, "'window_count' window entry %d is %lld; the first 8 are "
-			    "positive, all within 2^50", k, (long long)w[k]);
+			return VERR(c, in, "'window_count' window entry %d is %lld; OH, OW are positive "
+			    "up to 2^30, the next 6 up to 2^20, the bounds within 2^50", k,
+			    (long long)w[k]);
 	q = idx_range(c, &in->idx[0]);
 	if (q.ovf || q.lo < 0)
 		return VERR(c, in, "'window_count' index can be %lld, below 0 (or beyond 2^50)",

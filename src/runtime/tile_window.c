@@ -75,13 +75,14 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 		 * (the first may start inside a row; the others start at ox 0) */
 		for (j = 0, p = p0; j < vc;) {
 			int64_t oy = j ? oy_next : p / ow, ox = j ? 0 : p % ow, seg = ow - ox;
-			int64_t y = oy * sh + dy, base = ((plane0 + c) * H + y) * W;
+			int64_t y = oy * sh + dy, base;
 
 			oy_next = oy + 1;
 			char *dst = row + (size_t)j * es;
 
 			if (seg > vc - j)
 				seg = vc - j;
+			base = y < 0 || y >= H ? 0 : ((plane0 + c) * H + y) * W;
 			if (y < 0 || y >= H) {
 				fill(dst, seg, other, f32);
 			} else if (sw == 1) {
@@ -147,18 +148,22 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 	return i + 1;
 }
 
-/* The taps of one axis whose coordinate o*s + k*d lies in [lo, hi). */
+static int64_t
+floordiv(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+/* The taps k < n of one axis whose coordinate o*s + k*d lies in [lo, hi):
+ * k in [ceil((lo - o*s)/d), ceil((hi - o*s)/d)), in O(1). */
 static int64_t
 taps(int64_t o, int64_t s, int64_t n, int64_t d, int64_t lo, int64_t hi)
 {
-	int64_t cnt = 0;
+	int64_t a = -floordiv(o * s - lo, d), b = -floordiv(o * s - hi, d);
 
-	for (int64_t k = 0; k < n; k++) {
-		int64_t v = o * s + k * d;
-
-		cnt += v >= lo && v < hi;
-	}
-	return cnt;
+	a = a < 0 ? 0 : a;
+	b = b > n ? n : b;
+	return b > a ? b - a : 0;
 }
 
 int
