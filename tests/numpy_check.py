@@ -4,8 +4,11 @@
     /usr/bin/python3 tests/numpy_check.py BUILD_DIR [-v] [-k]
 
 Builds graphs -- every op in f32 and f64, the broadcasting corners, the
-reduction axes and keepdims, batched matmul, transposes and reshapes, and
-random DAGs with ragged sizes from a seeded generator -- writes each graph's
+reduction axes and keepdims, batched matmul, transposes and reshapes,
+conv2d (bias, strides, pads, dilations, groups, depthwise) and the pools
+(ceil_mode, count_include_pad, pads, dilations) against a direct loop over
+the window (np_conv2d, np_pool), and random DAGs with ragged sizes from a
+seeded generator -- writes each graph's
 inputs as .npy files with numpy, runs `aicm-run --input ... --output-dir` on
 it with each engine (the reference interpreter and the tile executor), and
 evaluates the same graph with numpy on the same arrays.  Every
