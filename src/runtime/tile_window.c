@@ -14,6 +14,7 @@
  * KH = KW = 1 and the tap folded into the pads.  window_count gives
  * avg_pool2d its divisors from the geometry alone.
  */
+#include <math.h>
 #include <string.h>
 
 #include "simd.h"
@@ -32,6 +33,12 @@ idx_val(const Worker *w, const TileIdx *x)
 static void
 fill(void *row, int64_t n, double v, bool f32)
 {
+	if (n <= 0)
+		return;
+	if (v == 0 && !signbit(v)) {
+		memset(row, 0, (f32 ? sizeof(float) : sizeof(double)) * (size_t)n);
+		return;
+	}
 	for (int64_t q = 0; q < n; q++)
 		tset(row, q, v, f32);
 }
