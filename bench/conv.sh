@@ -20,7 +20,7 @@ set -u
 build=${1:-build}
 reps=${REPS:-10}
 rounds=${ROUNDS:-5}
-conv_tiles=${CONV_TILES:-\{bm=256,bn=64,bk=64\}}
+conv_tiles=${CONV_TILES:-\{bm=448,bn=64,bk=64\}}
 pool_tiles=${POOL_TILES:-\{bm=64,bn=256\}}
 py=/usr/bin/python3
 here=$(dirname "$0")
