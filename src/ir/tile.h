@@ -151,8 +151,6 @@ typedef struct TileInst {
 	bool has_view;               /* view= given (nview 0 is a rank-0 view) */
 	bool keepdims;               /* reduce */
 	TileIdx *idx;                /* load/stores: nidx of them (tile_set_nidx) */
-	int nwin;                    /* im2col, window_count: window= */
-	const int64_t *win;          /*   nwin numbers, in the graph's arena */
 	union {
 		int64_t axis;        /* program_id; reduce (-1: all axes) */
 		double other;        /* load: a masked-off lane reads this */
@@ -164,6 +162,10 @@ typedef struct TileInst {
 		int64_t perm[IR_MAX_RANK];      /* transpose */
 		struct {
 			int64_t lo, hi, step;   /* for */
+		};
+		struct {                        /* im2col, window_count: window=, */
+			const int64_t *win;     /*   nwin numbers in the graph's arena */
+			int nwin;
 		};
 	};
 } TileInst;
