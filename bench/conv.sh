@@ -21,7 +21,7 @@ build=${1:-build}
 reps=${REPS:-10}
 rounds=${ROUNDS:-5}
 conv_tiles=${CONV_TILES:-\{bm=448,bn=64,bk=64\}}
-pool_tiles=${POOL_TILES:-\{bm=64,bn=256\}}
+pool_tiles=${POOL_TILES:-\{bm=16,bn=729\}}
 py=/usr/bin/python3
 here=$(dirname "$0")
 d="$build/bench-data/conv"

@@ -84,6 +84,104 @@ gather_avx2(int64_t n, const float *src, int64_t stride, float *dst)
 }
 #endif
 
+/* One row of an f32 im2col tile, the whole row in one call (segment by
+ * segment, a call each, the calls cost as much as the copies at a pool's
+ * 27-pixel rows).  T is the ISA's instance of the gather. */
+#define IM2COL_ROW(NAME, ATTR, GATHER)                                              \
+	ATTR static int64_t                                                            \
+	NAME(float *dst, int64_t vc, int64_t p0, int64_t ow, int64_t sh, int64_t sw,   \
+	    int64_t dy, int64_t dx, const float *plane, int64_t H, int64_t W, float other) \
+	{                                                                              \
+		int64_t reads = 0, oy = p0 / ow, ox = p0 % ow;                             \
+                                                                                       \
+		for (int64_t j = 0; j < vc; oy++, ox = 0) {                                \
+			int64_t seg = ow - ox, y = oy * sh + dy;                               \
+			float *d = dst + j;                                                    \
+                                                                                       \
+			if (seg > vc - j)                                                      \
+				seg = vc - j;                                                  \
+			j += seg;                                                              \
+			if (y < 0 || y >= H) {                                                 \
+				for (int64_t e = 0; e < seg; e++)                              \
+					d[e] = other;                                          \
+				continue;                                                      \
+			}                                                                      \
+			{                                                                      \
+				int64_t x0 = ox * sw + dx;                                     \
+				int64_t lo = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw;                \
+				int64_t hi = x0 >= W ? 0 : (W - x0 + sw - 1) / sw;             \
+                                                                                       \
+				hi = hi > seg ? seg : hi;                                      \
+				lo = lo > hi ? hi : lo;                                        \
+				for (int64_t e = 0; e < lo; e++)                               \
+					d[e] = other;                                          \
+				if (hi > lo)                                                   \
+					GATHER(hi - lo, plane + y * W + x0 + lo * sw, sw, d + lo); \
+				for (int64_t e = hi; e < seg; e++)                             \
+					d[e] = other;                                          \
+				reads += hi - lo;                                              \
+			}                                                                      \
+		}                                                                              \
+		return reads;                                                                  \
+	}
+
+static void
+gather_scalar(int64_t n, const float *src, int64_t stride, float *dst)
+{
+	if (stride == 1) {
+		memcpy(dst, src, sizeof(float) * (size_t)n);
+		return;
+	}
+	for (int64_t j = 0; j < n; j++)
+		dst[j] = src[j * stride];
+}
+
+IM2COL_ROW(row_portable, , gather_scalar)
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx512f"), always_inline)) static inline void
+gather512(int64_t n, const float *src, int64_t stride, float *dst)
+{
+	int64_t j = gather_avx512(n, src, stride, dst);
+
+	for (; j < n; j++)
+		dst[j] = src[j * stride];
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+gather256(int64_t n, const float *src, int64_t stride, float *dst)
+{
+	int64_t j = stride == 1 ? 0 : gather_avx2(n, src, stride, dst);
+
+	if (stride == 1) {
+		memcpy(dst, src, sizeof(float) * (size_t)n);
+		return;
+	}
+	for (; j < n; j++)
+		dst[j] = src[j * stride];
+}
+
+IM2COL_ROW(row_avx512, __attribute__((target("avx512f"))), gather512)
+IM2COL_ROW(row_avx2, __attribute__((target("avx2"))), gather256)
+#endif
+
+int64_t
+simd_im2col_row_f32(float *dst, int64_t vc, int64_t p0, int64_t ow, int64_t sh, int64_t sw,
+    int64_t dy, int64_t dx, const float *plane, int64_t H, int64_t W, float other)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+	switch (simd_isa()) {
+	case SIMD_AVX512:
+		return row_avx512(dst, vc, p0, ow, sh, sw, dy, dx, plane, H, W, other);
+	case SIMD_AVX2:
+		return row_avx2(dst, vc, p0, ow, sh, sw, dy, dx, plane, H, W, other);
+	default:
+		break;
+	}
+#endif
+	return row_portable(dst, vc, p0, ow, sh, sw, dy, dx, plane, H, W, other);
+}
+
 void
 simd_gather_f32(int64_t n, const float *src, int64_t stride, float *dst)
 {

@@ -78,6 +78,13 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 		kx = q % kw;
 		dy = ky * dh - pt;
 		dx = kx * dw - pl;
+		if (f32 && same) {
+			/* the common case, a whole row in one call */
+			reads += simd_im2col_row_f32((float *)(void *)row, vc, p0, ow, sh, sw, dy, dx,
+			    (const float *)x->data + (plane0 + c) * H * W, H, W, (float)other);
+			fill(row + (size_t)vc * es, cols - vc, other, f32);
+			continue;
+		}
 		/* output pixels p0 .. p0+vc, one output row's run at a time
 		 * (the first may start inside a row; the others start at ox 0) */
 		for (j = 0, p = p0; j < vc;) {
