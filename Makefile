@@ -176,6 +176,7 @@ update-golden: $(TOOLS)
 # (bench/run.sh; REPS, WORKLOADS, DTYPES, THREADS in the environment).
 bench: $(TOOLS)
 	sh bench/run.sh $(B)
+	sh bench/conv.sh $(B)
 .PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm

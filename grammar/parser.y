@@ -1590,6 +1590,18 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 			}
 			break;
 		}
+		case TA_WINDOW:
+			if (it->kind != IV_TUPLE || it->tuple->n > TILE_MAX_WINDOW) {
+				diag_error(c->d, it->kind == IV_BARE ? it->name.loc : it->val.loc,
+				    "'window' takes a tuple of at most %d integers", TILE_MAX_WINDOW);
+				break;
+			}
+			at->nwin = it->tuple->n;
+			at->set |= TAB(WINDOW);
+			for (int q = 0; q < at->nwin; q++)
+				if (!parse_int(c, it->tuple->v[q], &at->win[q]))
+					at->set &= ~TAB(WINDOW);
+			break;
 		case TA_COUNT:
 			break;
 		}

@@ -19,6 +19,7 @@
 
 #include "cost.h"
 #include "diag.h"
+#include "window.h"
 
 /* ---- checked arithmetic ---------------------------------------------- */
 
@@ -104,6 +105,13 @@ struct CostModel {
 	int64_t flops, mm_flops;
 	int64_t mm_es;               /* the matmul operands' element bytes */
 	int64_t vec_flops;           /* flops of the non-matmul nodes */
+	/* conv2d (an implicit GEMM) and the pools (windowed reductions): their
+	 * own rows of the model (window_traffic) */
+	bool win;
+	OpId wop;
+	Window w;
+	int64_t taps_in;             /* sum over taps of the output pixels whose
+	                              * tap lies inside the input */
 };
 typedef struct CostModel Model;
 
@@ -113,7 +121,10 @@ cost_single_kind(OpId op)
 {
 	switch (ir_ops[op].cls) {
 	case OC_CONTRACTION:
+	case OC_CONV:
 		return KK_MATMUL;
+	case OC_POOL:
+		return KK_OPAQUE;
 	case OC_REDUCTION:
 		return KK_REDUCTION;
 	case OC_LAYOUT:
@@ -218,6 +229,7 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 }
 
 static int64_t node_flops(const Graph *g, int i, bool *ok);
+static void window_build(const Graph *g, KernelKind kind, int first, int last, Model *m);
 
 static bool
 inside(int v, int first, int last)
@@ -249,6 +261,10 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		}
 	if (ir_ops[root->op].cls == OC_REDUCTION)
 		m->red = last;
+	if (ir_ops[root->op].cls == OC_CONV || ir_ops[root->op].cls == OC_POOL) {
+		window_build(g, kind, first, last, m);
+		return;
+	}
 	switch (kind) {
 	case KK_MATMUL:
 	case KK_MATMUL_EPILOGUE: {
@@ -389,6 +405,125 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	m->p.ok = ok;
 }
 
+/* ---- conv2d and the pools ------------------------------------------- */
+
+static int64_t
+floordiv(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+/* The output positions o in [0, n_out) whose tap at o*s + off lies in
+ * [0, n_in), summed over the taps off = k*d - p, k < kn. */
+static int64_t
+taps_inside(int64_t n_out, int64_t n_in, int64_t s, int64_t kn, int64_t d, int64_t p, bool *ok)
+{
+	int64_t sum = 0;
+
+	for (int64_t k = 0; k < kn; k++) {
+		int64_t off = k * d - p;
+		/* 0 <= o*s + off < n_in  <=>  ceil(-off/s) <= o <= floor((n_in-1-off)/s) */
+		int64_t lo = -floordiv(off, s), hi = floordiv(n_in - 1 - off, s);
+
+		lo = lo < 0 ? 0 : lo;
+		hi = hi > n_out - 1 ? n_out - 1 : hi;
+		if (hi >= lo)
+			sum = add(ok, sum, hi - lo + 1);
+	}
+	return sum;
+}
+
+/* conv2d's and the pools' model: the geometry of the shape rule and the
+ * counts of the in-bounds taps (the reads im2col makes). */
+static void
+window_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
+{
+	const Node *n = &g->nodes[last];
+	char err[IR_ERR_MAX];
+	Loc at;
+	bool ok = true;
+	Window *w = &m->w;
+
+	m->win = true;
+	m->wop = n->op;
+	if (first != last || ir_window_of(g, n, w, err, &at) != 0 ||
+	    (n->op == OP_CONV2D ? kind != KK_MATMUL : kind != KK_OPAQUE)) {
+		m->p.ok = false;
+		return;
+	}
+	m->taps_in = mul(&ok, taps_inside(w->oh, w->h, w->sh, w->kh, w->dh, w->pt, &ok),
+	    taps_inside(w->ow, w->w, w->sw, w->kw, w->dw, w->pl, &ok));
+	m->out_numel = numel(&ok, &n->type);
+	m->flops = node_flops(g, last, &ok);
+	if (n->op == OP_CONV2D) {
+		m->p.m = mul(&ok, w->n, mul(&ok, w->oh, w->ow));
+		m->p.n = w->f;
+		m->p.k = mul(&ok, w->c / w->groups, mul(&ok, w->kh, w->kw));
+		m->mm_flops = m->flops;
+		if (w->bias)
+			m->flops = add(&ok, m->flops, m->out_numel);
+	} else {
+		m->p.m = mul(&ok, w->n, w->c);
+		m->p.n = mul(&ok, w->oh, w->ow);
+		if (n->op == OP_AVG_POOL2D)
+			m->flops = add(&ok, m->flops, m->out_numel);
+	}
+	m->vec_flops = m->flops - m->mm_flops;
+	m->p.ok = ok;
+}
+
+/* The traffic of lower-tiled's programs (lower_conv, lower_pool), counted
+ * as the executor counts it.  conv2d: grid (N * ceil(P/BM), ceil(F/BN')),
+ * BN' the block of filters inside a group (ir_conv_block_n); each program
+ * loads every K step's w tile (all of w's rows and K once per pixel
+ * block), the bias tile, and packs im2col tiles whose reads are the taps
+ * inside the input: Cg channels x taps_in per image and filter block.
+ * Pools: grid (ceil(P/BN), ceil(N*C/BM)); every plane reads its in-bounds
+ * taps once; each output is stored once. */
+static void
+window_traffic(const Model *m, const TileConfig *c, Traffic *t)
+{
+	bool ok = m->p.ok;
+	const Window *w = &m->w;
+	int64_t es = (int64_t)ir_dtype_size(m->p.dt), P, ld;
+
+	if (!ok || c->bm <= 0 || c->bn <= 0)
+		return;
+	P = mul(&ok, w->oh, w->ow);
+	if (m->wop == OP_CONV2D) {
+		int64_t bn = ir_conv_block_n(w, c->bn), pb = cdiv(P, c->bm), fb = cdiv(w->f, bn);
+		int64_t cg = w->c / w->groups, steps;
+
+		if (c->bk <= 0)
+			return;
+		t->grid[0] = mul(&ok, w->n, pb);
+		t->grid[1] = fb;
+		t->grid[2] = 1;
+		t->programs = mul(&ok, t->grid[0], fb);
+		ld = mul(&ok, mul(&ok, t->grid[0], w->f), m->p.k);                /* w */
+		ld = add(&ok, ld, mul(&ok, mul(&ok, w->n, fb), mul(&ok, cg, m->taps_in))); /* im2col */
+		if (w->bias)
+			ld = add(&ok, ld, mul(&ok, t->grid[0], w->f));
+		steps = mul(&ok, t->programs, cdiv(m->p.k, c->bk));
+		t->steps = steps;
+		t->acc_bytes = 2.0 * (double)steps * (double)bn * (double)c->bm * (double)es;
+		t->pad_mm_flops = 2.0 * ((double)t->grid[0] * (double)c->bm * (double)fb *
+		    (double)bn * (double)cdiv(m->p.k, c->bk) * (double)c->bk -
+		    (double)m->p.m * (double)m->p.n * (double)m->p.k);
+	} else {
+		t->grid[0] = cdiv(P, c->bn);
+		t->grid[1] = cdiv(m->p.m, c->bm);
+		t->grid[2] = 1;
+		t->programs = mul(&ok, t->grid[0], t->grid[1]);
+		ld = mul(&ok, m->p.m, m->taps_in);
+	}
+	t->loaded = mul(&ok, ld, es);
+	t->stored = mul(&ok, m->out_numel, es);
+	t->flops = m->flops;
+	t->mm_flops = m->mm_flops;
+	t->ok = ok;
+}
+
 /* A node's flops by the op table's rule, every product checked: an
  * overflow clears *ok, so that the model says it does not know the kernel
  * (ir_node_flops, used by the work limit, saturates at INT64_MAX instead). */
@@ -406,6 +541,14 @@ node_flops(const Graph *g, int i, bool *ok)
 		const Type *a = &g->nodes[n->in[0]].type;
 
 		return mul(ok, mul(ok, 2, numel(ok, &n->type)), a->dim[a->rank - 1]);
+	}
+	case FL_CONV:
+	case FL_POOL: {
+		int64_t f = ir_node_flops(g, i);
+
+		if (f == INT64_MAX)
+			*ok = false;
+		return f;
 	}
 	case FL_NONE:
 	default:
@@ -484,6 +627,10 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	double pad_it;
 
 	memset(t, 0, sizeof *t);
+	if (m->win) {
+		window_traffic(m, c, t);
+		return;
+	}
 	if (!ok || c->bm <= 0 || c->bn <= 0)
 		return;
 	switch (p->kind) {

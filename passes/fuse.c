@@ -43,11 +43,13 @@ typedef enum Rule {
 	R_F6,        /* matmul-reduce is off */
 	R_F7,        /* a graph output */
 	R_F8,        /* a kernel written in the input */
+	R_F4G,       /* conv2d and the pools run alone */
 	R_COUNT
 } Rule;
 
 static const char *const rule_id[R_COUNT] = {
 	"", "F1", "F2", "F3", "F4a", "F4b", "F4c", "F4d", "F4e", "F4f", "F5", "F6", "F7", "F8",
+	"F4g",
 };
 
 typedef struct Part {
@@ -209,6 +211,16 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		    L->name, ir_ops[L->op].name);
 		return R_F4D;
 	}
+	if (is(g, p, OC_CONV) || is(g, c, OC_CONV) || is(g, p, OC_POOL) || is(g, c, OC_POOL)) {
+		const Node *W = is(g, p, OC_CONV) || is(g, p, OC_POOL) ? P : C;
+
+		/* conv2d's epilogue (conv_epilogue) is a later kind; until then
+		 * the implicit GEMM and the windowed reductions run alone */
+		WHY("%%%s is a windowed op ('%s'); conv2d runs alone in a matmul kernel (an implicit "
+		    "GEMM) and a pool alone in an opaque kernel (a windowed reduction)", W->name,
+		    ir_ops[W->op].name);
+		return R_F4G;
+	}
 	if (is(g, p, OC_REDUCTION)) {
 		const Type *in = &g->nodes[P->in[0]].type;
 
@@ -330,7 +342,9 @@ kind_of(const Fuse *f, const Part *K)
 {
 	if (K->mm >= 0)
 		return K->nops == 1 ? KK_MATMUL : KK_MATMUL_EPILOGUE;
-	if (is(f->g, K->root, OC_LAYOUT))
+	if (is(f->g, K->root, OC_CONV))
+		return KK_MATMUL;
+	if (is(f->g, K->root, OC_LAYOUT) || is(f->g, K->root, OC_POOL))
 		return KK_OPAQUE;
 	if (K->nrow > 0)
 		return KK_ROW_REDUCTION;

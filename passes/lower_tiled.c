@@ -17,12 +17,14 @@
  * results is the contract that autotune's cost model computes analytically.
  * The bodies are built with tile_build.c, as the parser builds written ones.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pass.h"
 #include "scalar.h"
 #include "tile.h"
+#include "window.h"
 
 enum { DEF_BLOCK = 32 };
 
@@ -522,7 +524,9 @@ lower_pointwise(LB *b, bool row)
 
 			if (!row)
 				return fail(b, n, "a reduction inside an elementwise kernel");
-			if (ax != b->g->nodes[n->in[0]].type.rank - 1)
+			/* a rank-1 operand reduced whole (no axis=) is its last axis
+			 * too, as fuse's row-fusion rule says (ir_reduces_last_axis) */
+			if (ax != b->g->nodes[n->in[0]].type.rank - 1 && !ir_reduces_last_axis(b->g, i))
 				return fail(b, n, "a row_reduction reduces along the last axis only");
 			if (b->g->nodes[n->in[0]].type.rank >= b->R)
 				set_space(b, &b->g->nodes[n->in[0]].type);
@@ -884,6 +888,233 @@ lower_matmul(LB *b)
 	return 0;
 }
 
+/* ---- conv2d and the pools ---------------------------------------------- */
+
+/* An index expression of up to two scalar terms and a constant. */
+static TileIdx
+idx2(int v0, int64_t c0, int v1, int64_t c1, int64_t k)
+{
+	TileIdx x = {0};
+
+	if (v0 >= 0 && c0) {
+		x.val[x.nterm] = v0;
+		x.coef[x.nterm++] = c0;
+	}
+	if (v1 >= 0 && c1) {
+		x.val[x.nterm] = v1;
+		x.coef[x.nterm++] = c1;
+	}
+	x.k = k;
+	return x;
+}
+
+/* Why the geometry is beyond what im2col's window= holds (the tile
+ * verifier's bounds, which keep its index arithmetic far from overflow),
+ * or NULL. */
+static const char *
+window_too_big(const Window *v, bool pool)
+{
+	const int64_t lim = (int64_t)1 << 20, pmax = (int64_t)1 << 40;
+
+	if (v->kh > lim || v->kw > lim || v->sh > lim || v->sw > lim || v->dh > lim ||
+	    v->dw > lim)
+		return "a kernel size, stride or dilation above 2^20 is beyond the tile IR's window=";
+	if (v->pt > pmax || v->pl > pmax || v->pb > pmax || v->pr > pmax)
+		return "a pad above 2^40 is beyond the tile IR's window=";
+	/* a pool's taps are unrolled, one im2col each (224 x 224, a global
+	 * pool of ImageNet's input, is 50176) */
+	if (pool && v->kh * v->kw > 65536)
+		return "a pool window of more than 65536 positions (its taps are unrolled)";
+	return NULL;
+}
+
+/* The result stored as the 2-d view (rows, cols) at [r, c]: masked when a
+ * block can pass the end. */
+static void
+store_view(LB *b, int v, TileIdx r, TileIdx c, int64_t rows, int64_t cols, bool masked)
+{
+	TileAttrs at = {0};
+	TileIdx idx[2] = {r, c};
+
+	at.set = TAB(VIEW) | (masked ? TAB(MASKED) : 0);
+	at.nview = 2;
+	at.view[0] = rows;
+	at.view[1] = cols;
+	tile_build_access(b->ng, b->f, TO_STORE, TILE_RESULT, 2, idx, v, &at, LOC_NONE);
+}
+
+/* conv2d as an implicit GEMM, computed as y[n] (F x P) = w (F x Kg) times
+ * the im2col matrix of x[n] (Kg x P), P = OH*OW, Kg = C/groups*KH*KW: the
+ * GEMM autotune sees, M = N*OH*OW (pixels, BM a block), N = F (filters,
+ * BN), K = Kg (BK a step), with the product taken transposed so that the
+ * tile stored is a block of y's own NCHW rows.  Grid axis 0 walks the
+ * pixel blocks of every image (fastest, so that the filter tiles of w are
+ * reused from program to program), axis 1 the filter blocks; a block of
+ * filters stays inside one group (BN is cut to a divisor of F/groups when
+ * groups > 1).  Each K step loads w's tile in place and packs the im2col
+ * tile for the dot with the im2col op, which never builds the matrix. */
+static int
+lower_conv(LB *b)
+{
+	const Node *n = &b->g->nodes[b->root];
+	Window v;
+	char err[IR_ERR_MAX];
+	Loc at_;
+	int64_t P, Kg, PB, fg, bn, s[2], as[2], bs[2], bias[2] = {0, 1};
+	int pm, pf, ni, pb, gi = -1, z, fo, d, r, in[3];
+	TileAttrs at = {0};
+	TileIdx ia[2], ib[3];
+
+	if (b->first != b->last)
+		return fail(b, n, "conv2d is a kernel of its own");
+	if (ir_window_of(b->g, n, &v, err, &at_) != 0)
+		return fail(b, n, err);
+	if (window_too_big(&v, false))
+		return fail(b, n, window_too_big(&v, false));
+	P = v.oh * v.ow;
+	Kg = v.c / v.groups * v.kh * v.kw;
+	fg = v.f / v.groups;
+	b->bn = bn = ir_conv_block_n(&v, b->bn);
+	PB = (P + b->bm - 1) / b->bm;
+	b->f->grid[0] = v.n * PB;
+	b->f->grid[1] = (v.f + bn - 1) / bn;
+	b->f->grid[2] = 1;
+	pm = scalar(b, TO_PROGRAM_ID, "pm", -1, 0);
+	pf = scalar(b, TO_PROGRAM_ID, "pf", -1, 1);
+	ni = scalar(b, TO_IDIV, "img", pm, PB);
+	pb = scalar(b, TO_IREM, "pb", pm, PB);
+	if (v.groups > 1)
+		gi = scalar(b, TO_IDIV, "grp", pf, fg / bn);
+	s[0] = bn, s[1] = b->bm;
+	z = full(b, "zero", 0, 2, s);
+	fo = tile_build_for(b->ng, b->f, 0, Kg, b->bk, z, LOC_NONE);
+	def(b, fo, "acc", 2, s);
+	{
+		int var = tile_build_loop_var(b->ng, b->f, fo, uniq(b, "k"));
+		int it = tile_build_loop_iter(b->ng, b->f, fo, uniq(b, "c"));
+
+		as[0] = bn, as[1] = b->bk;
+		ia[0] = idx_of(pf, bn);
+		ia[1] = idx_of(var, 1);
+		at.set = TAB(VIEW) | (v.f % bn || Kg % b->bk ? TAB(OTHER) : 0);
+		at.nview = 2;
+		at.view[0] = v.f;
+		at.view[1] = Kg;
+		at.other = 0;
+		in[0] = def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[n->in[1]], 2, ia, -1,
+		    &at, LOC_NONE), "wt", 2, as);
+		bs[0] = b->bk, bs[1] = b->bm;
+		ib[0] = idx2(ni, v.c, gi, v.c / v.groups, 0);
+		ib[1] = idx_of(var, 1);
+		ib[2] = idx_of(pb, b->bm);
+		memset(&at, 0, sizeof at);
+		at.set = TAB(OTHER) | TAB(WINDOW);
+		at.other = 0;
+		at.nwin = 11;
+		{
+			int64_t w[11] = {v.c / v.groups, v.kh, v.kw, v.oh, v.ow, v.sh, v.sw, v.pt, v.pl,
+			    v.dh, v.dw};
+
+			memcpy(at.win, w, sizeof w);
+		}
+		in[1] = def(b, tile_build_access(b->ng, b->f, TO_IM2COL, b->argof[n->in[0]], 3, ib,
+		    -1, &at, LOC_NONE), "cols", 2, bs);
+		in[2] = it;
+		d = op_def(b, TO_DOT, OP_INPUT, 3, in, NULL, "d", 2, s);
+		close_loop(b, fo, d);
+	}
+	r = res(b, fo);
+	if (v.bias) {
+		memset(&at, 0, sizeof at);
+		at.set = TAB(VIEW) | (v.f % bn ? TAB(OTHER) : 0);
+		at.nview = 2;
+		at.view[0] = v.f;
+		at.view[1] = 1;
+		ia[0] = idx_of(pf, bn);
+		ia[1] = (TileIdx){0};
+		bias[0] = bn;
+		in[0] = r;
+		in[1] = def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[n->in[2]], 2, ia, -1,
+		    &at, LOC_NONE), "bias", 2, bias);
+		r = op_def(b, TO_BINARY, OP_ADD, 2, in, NULL, "biased", 2, s);
+	}
+	store_view(b, r, idx2(ni, v.f, pf, bn, 0), idx_of(pb, b->bm), v.n * v.f, P,
+	    v.f % bn || P % b->bm);
+	return 0;
+}
+
+/* max_pool2d and avg_pool2d as windowed reductions: a program holds a
+ * [BM planes (N*C), BN output pixels] tile and folds in the window's taps
+ * one by one (maximum, or add), each tap an im2col of one position per
+ * plane (KH = KW = 1, the tap's offset in the pads) that reads -inf or 0
+ * outside the input; avg_pool2d then divides by window_count's divisors.
+ * Grid axis 0 walks the pixel blocks, axis 1 the plane blocks. */
+static int
+lower_pool(LB *b)
+{
+	const Node *n = &b->g->nodes[b->root];
+	bool mx = n->op == OP_MAX_POOL2D;
+	Window v;
+	char err[IR_ERR_MAX];
+	Loc at_;
+	int64_t P, NC, s[2], cs[2];
+	int pp, pr, acc, in[2];
+	TileAttrs at = {0};
+	TileIdx ix[3];
+
+	if (b->first != b->last)
+		return fail(b, n, "a pool is a kernel of its own");
+	if (ir_window_of(b->g, n, &v, err, &at_) != 0)
+		return fail(b, n, err);
+	if (window_too_big(&v, true))
+		return fail(b, n, window_too_big(&v, true));
+	P = v.oh * v.ow;
+	NC = v.n * v.c;
+	b->f->grid[0] = (P + b->bn - 1) / b->bn;
+	b->f->grid[1] = (NC + b->bm - 1) / b->bm;
+	b->f->grid[2] = 1;
+	pp = scalar(b, TO_PROGRAM_ID, "pp", -1, 0);
+	pr = scalar(b, TO_PROGRAM_ID, "pr", -1, 1);
+	s[0] = b->bm, s[1] = b->bn;
+	acc = full(b, mx ? "init" : "zero", mx ? -INFINITY : 0, 2, s);
+	ix[0] = (TileIdx){0};
+	ix[1] = idx_of(pr, b->bm);
+	ix[2] = idx_of(pp, b->bn);
+	for (int64_t ky = 0; ky < v.kh; ky++)
+		for (int64_t kx = 0; kx < v.kw; kx++) {
+			int64_t w[11] = {NC, 1, 1, v.oh, v.ow, v.sh, v.sw, v.pt - ky * v.dh,
+			    v.pl - kx * v.dw, 1, 1};
+
+			memset(&at, 0, sizeof at);
+			at.set = TAB(OTHER) | TAB(WINDOW);
+			at.other = mx ? -INFINITY : 0;
+			at.nwin = 11;
+			memcpy(at.win, w, sizeof w);
+			in[0] = acc;
+			in[1] = def(b, tile_build_access(b->ng, b->f, TO_IM2COL, b->argof[n->in[0]], 3,
+			    ix, -1, &at, LOC_NONE), "tap", 2, s);
+			acc = op_def(b, TO_BINARY, mx ? OP_MAXIMUM : OP_ADD, 2, in, NULL, mx ? "mx" : "sum",
+			    2, s);
+		}
+	if (!mx) {
+		int64_t w[12] = {v.oh, v.ow, v.sh, v.sw, v.kh, v.kw, v.dh, v.dw,
+		    v.count_include_pad ? 0 : v.pt, v.count_include_pad ? v.pt + v.h + v.pb : v.pt + v.h,
+		    v.count_include_pad ? 0 : v.pl, v.count_include_pad ? v.pl + v.w + v.pr : v.pl + v.w};
+
+		memset(&at, 0, sizeof at);
+		at.set = TAB(WINDOW);
+		at.nwin = 12;
+		memcpy(at.win, w, sizeof w);
+		cs[0] = 1, cs[1] = b->bn;
+		in[0] = acc;
+		in[1] = def(b, tile_build_access(b->ng, b->f, TO_WINDOW_COUNT, b->argof[n->in[0]], 1,
+		    &ix[2], -1, &at, LOC_NONE), "count", 2, cs);
+		acc = op_def(b, TO_BINARY, OP_DIV, 2, in, NULL, "avg", 2, s);
+	}
+	store_view(b, acc, idx_of(pr, b->bm), idx_of(pp, b->bn), NC, P, NC % b->bm || P % b->bn);
+	return 0;
+}
+
 /* ---- the pass -------------------------------------------------------- */
 
 static int
@@ -946,7 +1177,11 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 			}
 		}
 	}
-	if (has_mm)
+	if (rn->op == OP_CONV2D)
+		rc = lower_conv(b);
+	else if (ir_ops[rn->op].cls == OC_POOL)
+		rc = lower_pool(b);
+	else if (has_mm)
 		rc = lower_matmul(b);
 	else if (has_layout)
 		rc = lower_opaque(b);
@@ -968,7 +1203,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->f->kset |= 1u << KA_BM | 1u << KA_BN;
 	b->f->kattr[KA_BM] = b->bm;
 	b->f->kattr[KA_BN] = b->bn;
-	if (has_mm) {
+	if (has_mm || rn->op == OP_CONV2D) {
 		b->f->kset |= 1u << KA_BK;
 		b->f->kattr[KA_BK] = b->bk;
 	}
@@ -1084,8 +1319,11 @@ run(Graph *g, const PassArgs *args, Diag *d)
 				bad++;
 		} else {
 			OpClass c = ir_ops[nd->op].cls;
-			KernelKind kk = c == OC_CONTRACTION ? KK_MATMUL : c == OC_REDUCTION ?
-			    KK_REDUCTION : c == OC_LAYOUT ? KK_OPAQUE : KK_ELEMENTWISE;
+			/* conv2d is an implicit GEMM: matmul's kind (autotune sees
+			 * its M, N, K); a pool is a kernel of its own, opaque */
+			KernelKind kk = c == OC_CONTRACTION || c == OC_CONV ? KK_MATMUL :
+			    c == OC_REDUCTION ? KK_REDUCTION : c == OC_LAYOUT || c == OC_POOL ?
+			    KK_OPAQUE : KK_ELEMENTWISE;
 
 			if (lower_kernel(&b, kname, kk) != 0)
 				bad++;

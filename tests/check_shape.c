@@ -386,6 +386,118 @@ START_TEST(test_shape_reshape)
 }
 END_TEST
 
+/* ---- conv2d and the pools ---------------------------------------------- */
+
+#define XW "%x = input() : (2, 4, 9, 7) f32\n%w = input() : (6, 4, 3, 3) f32\n"
+#define XP "%x = input() : (2, 3, 9, 9)\n"
+
+static const Case window[] = {
+	{XW "%y = conv2d(%x, %w)", "(2, 6, 7, 5) f32", NULL},
+	{XW "%b = input() : (6,) f32\n%y = conv2d(%x, %w, %b)", "(2, 6, 7, 5) f32", NULL},
+	{XW "%y = conv2d(%x, %w) pads=(1, 1, 1, 1)", "(2, 6, 9, 7) f32", NULL},
+	{XW "%y = conv2d(%x, %w) strides=(2, 3) pads=(1, 0, 1, 2)", "(2, 6, 5, 3) f32", NULL},
+	{XW "%y = conv2d(%x, %w) dilations=(2, 3)", "(2, 6, 5, 1) f32", NULL},
+	{XW "%y = conv2d(%x, %w) strides=(1, 1) pads=(0, 0, 0, 0) dilations=(1, 1) groups=1",
+	 "(2, 6, 7, 5) f32", NULL},
+	{"%x = input() : (1, 4, 5, 5)\n%w = input() : (6, 2, 1, 1)\n"
+	 "%y = conv2d(%x, %w) groups=2", "(1, 6, 5, 5)", NULL},
+	{"%x = input() : (1, 8, 5, 5)\n%w = input() : (8, 1, 3, 3)\n"
+	 "%y = conv2d(%x, %w) groups=8 pads=(1, 1, 1, 1)", "(1, 8, 5, 5)", NULL},
+	{"%x = input() : (1, 1, 3, 3)\n%w = input() : (1, 1, 3, 3)\n%y = conv2d(%x, %w)",
+	 "(1, 1, 1, 1)", NULL},
+	{"%x = input() : (1, 1, 1, 1)\n%w = input() : (1, 1, 3, 3)\n"
+	 "%y = conv2d(%x, %w) pads=(1, 1, 1, 1)", "(1, 1, 1, 1)", NULL},
+	{XP "%y = max_pool2d(%x) kernel=(3, 3)", "(2, 3, 7, 7)", NULL},
+	{XP "%y = max_pool2d(%x) kernel=(3, 3) strides=(2, 2)", "(2, 3, 4, 4)", NULL},
+	{XP "%y = avg_pool2d(%x) kernel=(2, 2) strides=(2, 2)", "(2, 3, 4, 4)", NULL},
+	{XP "%y = avg_pool2d(%x) kernel=(2, 2) strides=(2, 2) ceil_mode=True", "(2, 3, 5, 5)",
+	 NULL},
+	{XP "%y = max_pool2d(%x) kernel=(3, 3) strides=(2, 2) pads=(1, 1, 1, 1)", "(2, 3, 5, 5)",
+	 NULL},
+	{XP "%y = max_pool2d(%x) kernel=(2, 3) dilations=(3, 2) pads=(0, 1, 2, 0)",
+	 "(2, 3, 8, 6)", NULL},
+	/* 1 + ceil((3 + 1 + 1 - 2) / 2) = 3, but the third window would start
+	 * at 4 - 1 = 3, past the input and its left pad: dropped */
+	{"%x = input() : (1, 1, 3, 3)\n"
+	 "%y = avg_pool2d(%x) kernel=(2, 2) strides=(2, 2) pads=(1, 1, 1, 1) ceil_mode=True",
+	 "(1, 1, 2, 2)", NULL},
+	{"%x = input() : (1, 1, 3, 3)\n"
+	 "%y = avg_pool2d(%x) kernel=(2, 2) strides=(2, 2) pads=(1, 1, 1, 1)", "(1, 1, 2, 2)", NULL},
+	/* kept: the last window starts at 6 - 1 = 5, inside */
+	{"%x = input() : (1, 1, 6, 6) f32\n"
+	 "%y = max_pool2d(%x) kernel=(3, 3) strides=(2, 2) pads=(1, 1, 1, 1) ceil_mode=True",
+	 "(1, 1, 4, 4) f32", NULL},
+	{XP "%y = max_pool2d(%x) kernel=(9, 9)", "(2, 3, 1, 1)", NULL},
+	/* no rounding up (span 7 % 1 == 0), yet the 8th window would start at
+	 * 7, in the right pad: dropped as well */
+	{"%x = input() : (1, 1, 7, 7)\n"
+	 "%y = max_pool2d(%x) kernel=(1, 1) pads=(0, 0, 1, 1) ceil_mode=True", "(1, 1, 7, 7)", NULL},
+	{"%x = input() : (1, 1, 7, 7)\n"
+	 "%y = max_pool2d(%x) kernel=(1, 1) pads=(0, 0, 1, 1)", "(1, 1, 8, 8)", NULL},
+	/* errors */
+	{"%x = input() : (4, 9, 7)\n%w = input() : (6, 4, 3, 3)\n%y = conv2d(%x, %w)", NULL,
+	 "'conv2d' x is (4, 9, 7); it must be (N, C, H, W), rank 4"},
+	{"%x = input() : (3, 9)\n%y = max_pool2d(%x) kernel=(2, 2)", NULL,
+	 "'max_pool2d' x is (3, 9); it must be (N, C, H, W), rank 4"},
+	{"%x = input() : (1, 4, 9, 7)\n%w = input() : (4, 3, 3)\n%y = conv2d(%x, %w)", NULL,
+	 "'conv2d' w is (4, 3, 3); it must be (F, C/groups, KH, KW), rank 4"},
+	{XW "%y = conv2d(%x, %w) pads=(1, 1)", NULL,
+	 "'conv2d' pads=(1, 1) has 2 entries; it takes 4, (top, left, bottom, right)"},
+	{XP "%y = avg_pool2d(%x) kernel=(3, 3) pads=(1,)", NULL,
+	 "'avg_pool2d' pads=(1,) has 1 entry; it takes 4, (top, left, bottom, right)"},
+	{XW "%y = conv2d(%x, %w) pads=(1, -1, 1, 1)", NULL,
+	 "'conv2d' pads=(1, -1, 1, 1): every entry must be 0 or more"},
+	{XW "%y = conv2d(%x, %w) strides=(1, 0)", NULL,
+	 "'conv2d' strides=(1, 0): every entry must be positive"},
+	{XP "%y = max_pool2d(%x) kernel=(3, 3) strides=(-2, 2)", NULL,
+	 "'max_pool2d' strides=(-2, 2): every entry must be positive"},
+	{XP "%y = max_pool2d(%x) kernel=(3, 3) strides=(2, 2, 2)", NULL,
+	 "'max_pool2d' strides=(2, 2, 2) has 3 entries; it takes 2, (sh, sw)"},
+	{XW "%y = conv2d(%x, %w) dilations=(0, 1)", NULL,
+	 "'conv2d' dilations=(0, 1): every entry must be positive"},
+	{XP "%y = max_pool2d(%x) kernel=(3,)", NULL,
+	 "'max_pool2d' kernel=(3,) has 1 entry; it takes 2, (kh, kw)"},
+	{XP "%y = max_pool2d(%x) kernel=(0, 3)", NULL,
+	 "'max_pool2d' kernel=(0, 3): every entry must be positive"},
+	{XW "%y = conv2d(%x, %w) groups=3", NULL,
+	 "'conv2d' groups=3 does not divide C=4, the channels of x (2, 4, 9, 7)"},
+	{XW "%y = conv2d(%x, %w) groups=0", NULL, "'conv2d' groups=0 must be positive"},
+	{XW "%y = conv2d(%x, %w) groups=2", NULL,
+	 "'conv2d' w (6, 4, 3, 3) has 4 channels; x (2, 4, 9, 7) with groups=2 needs "
+	 "C/groups = 2"},
+	{"%x = input() : (1, 4, 5, 5)\n%w = input() : (6, 1, 1, 1)\n%y = conv2d(%x, %w) groups=4",
+	 NULL, "'conv2d' groups=4 does not divide F=6, the filters of w (6, 1, 1, 1)"},
+	{XW "%b = input() : (4,) f32\n%y = conv2d(%x, %w, %b)", NULL,
+	 "'conv2d' bias is (4,); it must be (F,) = (6,), one per filter of w (6, 4, 3, 3)"},
+	{XW "%b = input() : (1, 6) f32\n%y = conv2d(%x, %w, %b)", NULL,
+	 "'conv2d' bias is (1, 6); it must be (F,) = (6,), one per filter of w (6, 4, 3, 3)"},
+	{XW "%b = input() : (6,)\n%y = conv2d(%x, %w, %b)", NULL,
+	 "'conv2d' operands have different element types, f32 and f64 (no implicit promotion)"},
+	{"%x = input() : (1, 4, 2, 7)\n%w = input() : (6, 4, 3, 3)\n%y = conv2d(%x, %w)", NULL,
+	 "'conv2d' kernel (3, 3), dilated by (1, 1), is larger than the padded input: H is "
+	 "2 + 0 + 0"},
+	{XW "%y = conv2d(%x, %w) dilations=(1, 4)", NULL,
+	 "'conv2d' kernel (3, 3), dilated by (1, 4), is larger than the padded input: W is "
+	 "7 + 0 + 0"},
+	{XP "%y = max_pool2d(%x) kernel=(10, 3) pads=(0, 0, 0, 0)", NULL,
+	 "'max_pool2d' kernel=(10, 3), dilated by (1, 1), is larger than the padded input: H is "
+	 "9 + 0 + 0"},
+	{XP "%y = avg_pool2d(%x) kernel=(3, 12) pads=(0, 1, 0, 1)", NULL,
+	 "'avg_pool2d' kernel=(3, 12), dilated by (1, 1), is larger than the padded input: W is "
+	 "9 + 1 + 1"},
+	{XP "%y = max_pool2d(%x) kernel=(2, 2) pads=(9223372036854775807, 0, 1, 0)", NULL,
+	 "'max_pool2d' kernel=(2, 2), dilated by (1, 1), is larger than the padded input: H is "
+	 "9 + 9223372036854775807 + 1"},
+	{"%x = input() : (1, 1, 4, 4) i32\n%y = max_pool2d(%x) kernel=(2, 2)", NULL,
+	 "'max_pool2d' takes floats (f32 or f64), not i32"},
+};
+
+START_TEST(test_shape_window)
+{
+	run_case(&window[_i]);
+}
+END_TEST
+
 /* ---- the pass --------------------------------------------------------- */
 
 /* Runs shape-infer on src; returns its result, *msgs its diagnostics and
@@ -615,6 +727,10 @@ make_shape_suite(void)
 
 	tc = tcase_create("reshape");
 	tcase_add_loop_test(tc, test_shape_reshape, 0, N(reshape));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("window");
+	tcase_add_loop_test(tc, test_shape_window, 0, N(window));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("pass");

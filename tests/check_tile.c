@@ -277,6 +277,17 @@ static const char *const xgraphs[] = {
 	"  %l = less(%x, %y)\n  %w = where(%l, %x, %y)\n  %c = cast(%w) to=f64\n"
 	"  %r = round(%c)\n  %s = max(%x) axis=1 keepdims=True\n  %g = greater_equal(%x, %s)\n"
 	"  %n = not(%g)\n  %k = cast(%n) to=f32\n  return %l, %r, %k\n}\n",
+	/* conv2d's implicit GEMM (grouped, ragged, with bias; then depthwise,
+	 * strided and dilated) and the pools' windowed reductions: the reads
+	 * are the taps inside the input */
+	"graph {\n  %x = input() : (2, 6, 11, 9) f32\n  %w = input() : (10, 3, 3, 3) f32\n"
+	"  %b = input() : (10,) f32\n  %d = input() : (6, 1, 3, 2) f32\n"
+	"  %y = conv2d(%x, %w, %b) pads=(1, 2, 0, 1) groups=2\n"
+	"  %z = conv2d(%x, %d) strides=(2, 1) pads=(2, 1, 2, 1) dilations=(2, 3) groups=6\n"
+	"  %p = max_pool2d(%y) kernel=(3, 2) strides=(2, 2) pads=(1, 1, 1, 0) ceil_mode=True\n"
+	"  %q = avg_pool2d(%z) kernel=(2, 2) pads=(1, 1, 1, 1) dilations=(2, 1)\n"
+	"  %r = avg_pool2d(%y) kernel=(3, 3) strides=(2, 2) pads=(1, 1, 1, 1) ceil_mode=True "
+	"count_include_pad=True\n  return %p, %q, %r\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)

@@ -5,7 +5,9 @@ that runs them through the compiler and checks them against the reference.
     tests/gen_random_graphs.py gen SEED [--f32|--i32|--i64]   one graph on stdout
     tests/gen_random_graphs.py check BUILD_DIR [-n N] [--keep DIR]
 
-A graph draws on every op of DESIGN §3: sources of odd sizes (1, 7, 33, 97
+A graph draws on every op of DESIGN §3 (and conv2d and the pools of §12,
+on fresh (N, C, H, W) sources with random strides, pads, dilations, groups
+and ceil_mode, reshaped to rank 2 to join the rest): sources of odd sizes (1, 7, 33, 97
 leave ragged tiles at every block size), elementwise ops on values that
 broadcast ((M, N) with (N,), (M, 1), (1, N), ()), reductions on either axis
 or over everything with and without keepdims, matmuls (also rank 3),
@@ -213,8 +215,52 @@ class Gen:
         t = self.op(f"sum(%{e}) axis=-1 keepdims=True", s[:-1] + (1,))
         return self.op(f"div(%{e}, %{t})", s)
 
+    @staticmethod
+    def window_out(n, k, s, p0, p1, d, ceil_mode):
+        span = n + p0 + p1 - (d * (k - 1) + 1)
+        o = (-(-span // s) if ceil_mode else span // s) + 1
+        return o - 1 if ceil_mode and (o - 1) * s >= n + p0 else o
+
+    def window(self):
+        """conv2d on a fresh (N, C, H, W) source, maybe a pool on it, and a
+        reshape to rank 2 so that the rest of the graph uses the result."""
+        r = self.r
+        n, g = r.choice([1, 2]), r.choice([1, 1, 2, 3])
+        c, f = g * r.choice([1, 2, 3]), g * r.choice([1, 2, 5])
+        h, w = r.choice([5, 7, 9, 16]), r.choice([5, 6, 11, 17])
+        kh, kw = r.choice([1, 2, 3]), r.choice([1, 3])
+        st, dl = (r.choice([1, 2]), r.choice([1, 2])), (r.choice([1, 1, 2]), 1)
+        pd = tuple(r.choice([0, 1, 2]) for _ in range(4))
+        x = self.source((n, c, h, w), "input")
+        wt = self.source((f, c // g, kh, kw), "const")
+        args = f"%{x}, %{wt}"
+        if r.random() < 0.5:
+            args += ", %" + self.source((f,), "const")
+        oh = self.window_out(h, kh, st[0], pd[0], pd[2], dl[0], False)
+        ow = self.window_out(w, kw, st[1], pd[1], pd[3], dl[1], False)
+        if oh < 1 or ow < 1:
+            return self.op(f"neg(%{x})", (n, c, h, w))
+        v = self.op(f"conv2d({args}) strides=({st[0]}, {st[1]}) pads=({', '.join(map(str, pd))}) "
+                    f"dilations=({dl[0]}, {dl[1]}) groups={g}", (n, f, oh, ow))
+        shape = (n, f, oh, ow)
+        if r.random() < 0.6 and oh >= 2 and ow >= 2:
+            op = r.choice(["max_pool2d", "avg_pool2d"])
+            k, ps, cm = (2, r.choice([1, 2])), r.choice([1, 2]), r.random() < 0.5
+            pp = (r.choice([0, 1]), 0, r.choice([0, 1]), 1)
+            ph = self.window_out(oh, k[0], ps, pp[0], pp[2], 1, cm)
+            pw = self.window_out(ow, k[1], ps, pp[1], pp[3], 1, cm)
+            extra = " count_include_pad=True" if op == "avg_pool2d" and r.random() < 0.5 else ""
+            v = self.op(f"{op}(%{v}) kernel=({k[0]}, {k[1]}) strides=({ps}, {ps}) "
+                        f"pads=({', '.join(map(str, pp))}) ceil_mode={cm}{extra}",
+                        (n, f, ph, pw))
+            shape = (n, f, ph, pw)
+        return self.op(f"reshape(%{v}) shape=({n * f * shape[2]}, {shape[3]})",
+                       (n * f * shape[2], shape[3]))
+
     def step(self):
         r = self.r.random()
+        if self.r.random() < 0.06:
+            return self.window()
         a, s = self.pick()
         isint = self.dt in INTS
         if self.r.random() < 0.08 and len(s) >= 1 and not isint:

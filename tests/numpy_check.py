@@ -4,8 +4,11 @@
     /usr/bin/python3 tests/numpy_check.py BUILD_DIR [-v] [-k]
 
 Builds graphs -- every op in f32 and f64, the broadcasting corners, the
-reduction axes and keepdims, batched matmul, transposes and reshapes, and
-random DAGs with ragged sizes from a seeded generator -- writes each graph's
+reduction axes and keepdims, batched matmul, transposes and reshapes,
+conv2d (bias, strides, pads, dilations, groups, depthwise) and the pools
+(ceil_mode, count_include_pad, pads, dilations) against a direct loop over
+the window (np_conv2d, np_pool), and random DAGs with ragged sizes from a
+seeded generator -- writes each graph's
 inputs as .npy files with numpy, runs `aicm-run --input ... --output-dir` on
 it with each engine (the reference interpreter and the tile executor), and
 evaluates the same graph with numpy on the same arrays.  Every
@@ -460,6 +463,159 @@ def g_mlp(dt):
     return g
 
 
+# ---- conv2d and the pools: a direct loop over the window ------------------
+
+def window_out(n, k, s, p0, p1, d, ceil_mode):
+    """ONNX's (and PyTorch's) output size of one spatial dim."""
+    span = n + p0 + p1 - (d * (k - 1) + 1)
+    o = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (o - 1) * s >= n + p0:
+        o -= 1               # the last window must start inside the input or left pad
+    return o
+
+
+def np_conv2d(x, w, b, strides, pads, dil, groups):
+    """conv2d by its definition: for every output position and kernel tap,
+    the channels of the group times the filters' taps, summed in f64."""
+    n, c, h, wd = x.shape
+    f, cg, kh, kw = w.shape
+    fg = f // groups
+    oh = window_out(h, kh, strides[0], pads[0], pads[2], dil[0], False)
+    ow = window_out(wd, kw, strides[1], pads[1], pads[3], dil[1], False)
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    out = np.zeros((n, f, oh, ow))
+    for oy in range(oh):
+        for ox in range(ow):
+            for i in range(kh):
+                y = oy * strides[0] - pads[0] + i * dil[0]
+                if not 0 <= y < h:
+                    continue
+                for j in range(kw):
+                    xx = ox * strides[1] - pads[1] + j * dil[1]
+                    if not 0 <= xx < wd:
+                        continue
+                    for gi in range(groups):
+                        out[:, gi * fg:(gi + 1) * fg, oy, ox] += (
+                            x64[:, gi * cg:(gi + 1) * cg, y, xx] @
+                            w64[gi * fg:(gi + 1) * fg, :, i, j].T)
+    if b is not None:
+        out += b.astype(np.float64)[None, :, None, None]
+    return out.astype(x.dtype)
+
+
+def np_pool(x, op, kernel, strides, pads, dil, ceil_mode, count_include_pad):
+    """max: the largest element of the window inside the input (padding is
+    -inf); avg: their sum over the positions counted (inside the input, or
+    with count_include_pad inside the padded input, never the overhang)."""
+    n, c, h, wd = x.shape
+    kh, kw = kernel
+    oh = window_out(h, kh, strides[0], pads[0], pads[2], dil[0], ceil_mode)
+    ow = window_out(wd, kw, strides[1], pads[1], pads[3], dil[1], ceil_mode)
+    x64 = x.astype(np.float64)
+    out = np.zeros((n, c, oh, ow))
+    for oy in range(oh):
+        for ox in range(ow):
+            ys = [oy * strides[0] - pads[0] + i * dil[0] for i in range(kh)]
+            xs = [ox * strides[1] - pads[1] + j * dil[1] for j in range(kw)]
+            vals = [x64[:, :, y, xx] for y in ys for xx in xs if 0 <= y < h and 0 <= xx < wd]
+            if op == "max":
+                out[:, :, oy, ox] = np.max(np.stack(vals), axis=0) if vals else -np.inf
+                continue
+            if count_include_pad:
+                cnt = (sum(-pads[0] <= y < h + pads[2] for y in ys) *
+                       sum(-pads[1] <= xx < wd + pads[3] for xx in xs))
+            else:
+                cnt = len(vals)
+            out[:, :, oy, ox] = (np.sum(np.stack(vals), axis=0) if vals else 0.0) / cnt
+    return out.astype(x.dtype)
+
+
+def tup(t):
+    return "(" + ", ".join(str(v) for v in t) + ")"
+
+
+def conv(g, x, w, b=None, strides=None, pads=None, dil=None, groups=1):
+    attrs = []
+    if strides:
+        attrs.append("strides=" + tup(strides))
+    if pads:
+        attrs.append("pads=" + tup(pads))
+    if dil:
+        attrs.append("dilations=" + tup(dil))
+    if groups != 1:
+        attrs.append("groups=%d" % groups)
+    args = [x, w] + ([b] if b else [])
+    return g.op("conv2d", args, " ".join(attrs),
+                fn=lambda xv, wv, bv=None: np_conv2d(
+                    xv, wv, bv, strides or (1, 1), pads or (0, 0, 0, 0), dil or (1, 1), groups))
+
+
+def pool(g, op, x, kernel, strides=None, pads=None, dil=None, ceil_mode=False, cip=False):
+    attrs = ["kernel=" + tup(kernel)]
+    if strides:
+        attrs.append("strides=" + tup(strides))
+    if pads:
+        attrs.append("pads=" + tup(pads))
+    if dil:
+        attrs.append("dilations=" + tup(dil))
+    if ceil_mode:
+        attrs.append("ceil_mode=True")
+    if cip:
+        attrs.append("count_include_pad=True")
+    return g.op(op + "_pool2d", [x], " ".join(attrs),
+                fn=lambda xv: np_pool(xv, op, kernel, strides or (1, 1), pads or (0, 0, 0, 0),
+                                      dil or (1, 1), ceil_mode, cip))
+
+
+def g_window(dt):
+    g = Graph("window_" + dt, dt)
+    x = g.input((2, 3, 7, 9))
+    conv(g, x, g.input((4, 3, 3, 3), const=True), g.input((4,), const=True))
+    conv(g, x, g.input((2, 3, 1, 1)))
+    x = g.input((1, 4, 8, 8))
+    conv(g, x, g.input((6, 2, 3, 3)), strides=(2, 1), pads=(1, 0, 2, 1), groups=2)
+    x = g.input((2, 5, 9, 7))
+    conv(g, x, g.input((5, 1, 3, 3)), g.input((5,)), pads=(1, 1, 1, 1), dil=(2, 2), groups=5)
+    conv(g, g.input((1, 2, 6, 6)), g.input((3, 2, 5, 5)), g.input((3,)), strides=(3, 3),
+         pads=(2, 2, 2, 2))
+    y = conv(g, g.input((1, 16, 13, 11)), g.input((33, 16, 3, 3)), g.input((33,)),
+             pads=(1, 1, 1, 1), dil=(1, 2))
+    conv(g, g.input((1, 1, 1, 1)), g.input((1, 1, 1, 1)))
+    pool(g, "max", y, (3, 3), strides=(2, 2))
+    pool(g, "max", y, (3, 3), strides=(2, 2), ceil_mode=True)
+    pool(g, "avg", y, (3, 3), strides=(2, 2), ceil_mode=True)
+    x = g.input((2, 3, 9, 9))
+    for op in ("max", "avg"):
+        pool(g, op, x, (3, 3), strides=(2, 2))
+        pool(g, op, x, (2, 3), pads=(1, 1, 0, 1), dil=(2, 2))
+        pool(g, op, x, (3, 2), strides=(2, 3), pads=(1, 0, 1, 1), ceil_mode=True)
+        pool(g, op, x, (1, 1))
+        pool(g, op, x, (9, 9))
+    x6 = g.input((1, 2, 6, 6))
+    x3 = g.input((1, 2, 3, 3))
+    for cip in (False, True):
+        # the ceil_mode overhang past the padded input is never counted
+        pool(g, "avg", x6, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1), ceil_mode=True, cip=cip)
+        pool(g, "avg", x, (3, 3), pads=(1, 1, 1, 1), cip=cip)
+        # a last window past the input and its left padding is dropped
+        pool(g, "avg", x3, (2, 2), strides=(2, 2), pads=(1, 1, 1, 1), ceil_mode=True,
+             cip=cip)
+    pool(g, "max", x3, (2, 2), strides=(2, 2), pads=(1, 1, 1, 1), ceil_mode=True)
+    # long rows: the vector gathers of stride 2 and 3 and their ragged ends
+    xl = g.input((1, 3, 21, 70))
+    pool(g, "max", xl, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1))
+    pool(g, "max", xl, (3, 3), strides=(2, 2), pads=(0, 0, 0, 1), ceil_mode=True)
+    pool(g, "avg", xl, (2, 3), strides=(3, 3), pads=(1, 1, 0, 2))
+    conv(g, xl, g.input((5, 3, 3, 3)), strides=(2, 2), pads=(1, 1, 1, 1))
+    # -inf and NaN inside a window: max keeps the NaN, as numpy's max does
+    s = g.input((1, 1, 4, 4))
+    v = g.env[s]
+    v[0, 0, 0, 0], v[0, 0, 2, 2] = -np.inf, np.nan
+    pool(g, "max", s, (2, 2), strides=(2, 2))
+    pool(g, "avg", s, (2, 2), strides=(2, 2))
+    return g
+
+
 DIMS = [1, 2, 3, 5, 7, 13, 17, 31, 33, 63, 65]
 
 
@@ -688,6 +844,7 @@ def main():
         graphs += [g_unary(dt), g_specials(dt), g_elem(dt), g_binary_corners(dt), g_reduce(dt),
                    g_matmul(dt), g_layout(dt), g_mlp(dt)]
         graphs += [g_random(dt, s) for s in range(12)]
+        graphs += [g_window(dt)]
     for dt in INTS:
         graphs += [g_int(dt), g_elem_int(dt), g_layout(dt)] + [g_random(dt, s) for s in range(8)]
     graphs.append(g_layout("bool"))

@@ -447,6 +447,10 @@ print_tile_attrs(Out *o, const TileInst *in)
 				print_list(o, '(', in->view, in->nview, ')', true);
 			}
 			break;
+		case TA_WINDOW:
+			puts_(o, " window=");
+			print_list(o, '(', in->win, in->nwin, ')', true);
+			break;
 		case TA_COUNT:
 			break;
 		}

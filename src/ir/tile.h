@@ -30,6 +30,7 @@
 enum {
 	TILE_MAX_TERMS = 4,          /* terms of one index expression */
 	TILE_RESULT = -1,            /* TileInst.arg naming the kernel's result */
+	TILE_MAX_WINDOW = 16,        /* numbers in a window= (im2col, window_count) */
 };
 
 /* The attributes a tile op may take (tile_ops.def's attrs column), in
@@ -43,7 +44,8 @@ enum {
 	X(OTHER, "other")          \
 	X(MASKED, "masked")        \
 	X(VIEW, "view")            \
-	X(TO, "to")
+	X(TO, "to")                \
+	X(WINDOW, "window")
 
 typedef enum TileAttrId {
 #define X(id, name) TA_##id,
@@ -82,7 +84,15 @@ typedef enum TileResult {
  *   TO_WHERE             where(in[0], in[1], in[2]), the three broadcast
  *   TO_REDUCE            gop (sum/max) of in[0] along axis, into
  *                        accumulator in[1] if nin == 2
- *   TO_TRANSPOSE         permute in[0] by perm */
+ *   TO_TRANSPOSE         permute in[0] by perm
+ *   TO_IM2COL            tile [BK, BM] of the implicit im2col matrix of
+ *                        operand arg (N, C, H, W) at idx [plane, k, p]: row
+ *                        k is (channel, ky, kx) of the planes from plane on,
+ *                        column p the output pixel (oy, ox); positions
+ *                        outside the input read other (window=, docs/tiled.md)
+ *   TO_WINDOW_COUNT      tile [1, BN]: per output pixel from idx [p], the
+ *                        window positions inside a range (avg_pool2d's
+ *                        divisor; reads no tensor) */
 typedef enum TileOpKind {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) TO_##id,
 #include "tile_ops.def"
@@ -156,6 +166,10 @@ typedef struct TileInst {
 		struct {
 			int64_t lo, hi, step;   /* for */
 		};
+		struct {                        /* im2col, window_count: window=, */
+			const int64_t *win;     /*   nwin numbers in the graph's arena */
+			int nwin;
+		};
 	};
 } TileInst;
 
@@ -211,6 +225,8 @@ typedef struct TileAttrs {
 	int nperm, nview;
 	int64_t perm[IR_MAX_RANK];
 	int64_t view[IR_MAX_RANK];
+	int nwin;
+	int64_t win[TILE_MAX_WINDOW];
 } TileAttrs;
 
 /* tile_build.c */

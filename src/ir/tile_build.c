@@ -296,6 +296,14 @@ tile_build_access(Graph *g, TileFn *f, TileOpKind op, int arg, int nidx, const T
 
 	if (tile_ops[op].form != TF_LOAD && tile_ops[op].form != TF_STORE)
 		AICM_BUG("'%s' built as an access", tile_op_name(t));
+	if (at && (at->set & TAB(WINDOW)) && (tile_ops[op].attrs & TAB(WINDOW))) {
+		int64_t *w = arena_alloc(&g->arena, sizeof(int64_t) * (size_t)(at->nwin + 1));
+
+		memcpy(w, at->win, sizeof(int64_t) * (size_t)at->nwin);
+		t = &f->insts[i];
+		t->nwin = at->nwin;
+		t->win = w;
+	}
 	t->loc = loc;
 	t->arg = arg;
 	if (tile_ops[op].form == TF_STORE) {

@@ -37,6 +37,8 @@ typedef struct Range {
 /* Indices, loop bounds and grids stay far from int64's edges, so that the
  * executor's index arithmetic cannot overflow. */
 #define TILE_IDX_MAX ((int64_t)1 << 50)
+/* im2col's and window_count's kernel sizes, strides and dilations */
+#define TILE_WIN_MAX ((int64_t)1 << 20)
 
 typedef struct VCtx {
 	const Graph *g;
@@ -577,6 +579,94 @@ tv_transpose(VCtx *c, int i)
 
 /* Each op's own check (tile_ops.def's verify column), run after
  * check_inst's common ones. */
+/* im2col: the implicit im2col matrix of a conv2d (or a pool's tap) over
+ * operand arg, x (N, C, H, W): window=(Cg, KH, KW, OH, OW, sh, sw, pt, pl,
+ * dh, dw), indices [plane, k, p], a tile [rows, columns] read with other=
+ * where the window leaves the input.  Row k of the tile is channel
+ * k / (KH*KW) of the Cg planes from plane on, at tap (ky, kx); rows from
+ * Cg*KH*KW on and columns from OH*OW on lie outside (masked).  The planes
+ * read must lie inside x's N*C; the pads may be negative (a pool's tap
+ * shifts them) but stay within +-2^50. */
+static int
+tv_im2col(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *r = &c->f->vals[in->res];
+	const Type *x;
+	const int64_t *w = in->win;
+	Range pl;
+	int64_t planes;
+
+	if (in->arg < 0 || in->arg >= c->f->nargs)
+		return VERR(c, in, "'im2col' reads the kernel's result; it may only read its operands");
+	x = &c->g->nodes[c->f->args[in->arg]].type;
+	if (x->rank != 4)
+		return VERR(c, in, "'im2col' of '%%%s' needs a tensor (N, C, H, W); it has rank %d",
+		    target_name(c->g, c->n, in), x->rank);
+	if (in->nidx != 3 || r->rank != 2)
+		return VERR(c, in, "'im2col' takes 3 indices [plane, k, p] and a tile of rank 2; "
+		    "found %d and rank %d", in->nidx, r->rank);
+	if (!in->masked)
+		return VERR(c, in, "'im2col' needs other=, the value of positions outside the input");
+	if (in->nwin != 11)
+		return VERR(c, in, "'im2col' needs window=(Cg, KH, KW, OH, OW, sh, sw, pt, pl, dh, "
+		    "dw), 11 numbers; found %d", in->nwin);
+	/* bounds that keep oy*sh + ky*dh - pt (and the like) within 2^52 */
+	for (int k = 0; k < 11; k++)
+		if (k == 7 || k == 8 ? w[k] < -TILE_IDX_MAX || w[k] > TILE_IDX_MAX :
+		    w[k] < 1 || w[k] > (k == 0 || k == 3 || k == 4 ? IR_MAX_DIM : TILE_WIN_MAX))
+			return VERR(c, in, "'im2col' window entry %d is %lld; Cg, OH, OW are positive "
+			    "up to 2^30, KH, KW, the strides and dilations up to 2^20, the pads within "
+			    "2^50", k, (long long)w[k]);
+	for (int k = 0; k < 3; k++) {
+		Range q = idx_range(c, &in->idx[k]);
+
+		if (q.ovf || q.lo < 0)
+			return VERR(c, in, "'im2col' index %d can be %lld, below 0 (or beyond 2^50)", k,
+			    (long long)q.lo);
+	}
+	pl = idx_range(c, &in->idx[0]);
+	planes = x->dim[0] * x->dim[1];
+	if (pl.hi + w[0] > planes)
+		return VERR(c, in, "'im2col' of '%%%s' reads planes up to %lld + %lld but it has "
+		    "%lld (N*C)", target_name(c->g, c->n, in), (long long)pl.hi, (long long)w[0],
+		    (long long)planes);
+	return 0;
+}
+
+/* window_count: per output pixel from index [p] on, the window positions
+ * whose coordinates in the padded input (oy*sh + ky*dh, ox*sw + kx*dw) lie
+ * in [ylo, yhi) x [xlo, xhi): window=(OH, OW, sh, sw, KH, KW, dh, dw, ylo,
+ * yhi, xlo, xhi); a tile [1, columns]; it reads no tensor (arg names the
+ * pool's input for the reader's sake). */
+static int
+tv_window_count(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *r = &c->f->vals[in->res];
+	const int64_t *w = in->win;
+	Range q;
+
+	if (in->arg < 0 || in->arg >= c->f->nargs)
+		return VERR(c, in, "'window_count' names the kernel's result; it names an operand");
+	if (in->nidx != 1 || r->rank != 2 || r->shape[0] != 1)
+		return VERR(c, in, "'window_count' takes 1 index [p] and a tile [1, n]");
+	if (in->nwin != 12)
+		return VERR(c, in, "'window_count' needs window=(OH, OW, sh, sw, KH, KW, dh, dw, ylo, "
+		    "yhi, xlo, xhi), 12 numbers; found %d", in->nwin);
+	for (int k = 0; k < 12; k++)
+		if (k < 8 ? w[k] < 1 || w[k] > (k < 2 ? IR_MAX_DIM : TILE_WIN_MAX) :
+		    w[k] < -TILE_IDX_MAX || w[k] > TILE_IDX_MAX)
+			return VERR(c, in, "'window_count' window entry %d is %lld; OH, OW are positive "
+			    "up to 2^30, the next 6 up to 2^20, the bounds within 2^50", k,
+			    (long long)w[k]);
+	q = idx_range(c, &in->idx[0]);
+	if (q.ovf || q.lo < 0)
+		return VERR(c, in, "'window_count' index can be %lld, below 0 (or beyond 2^50)",
+		    (long long)q.lo);
+	return 0;
+}
+
 static int (*const tile_check[TO_COUNT])(VCtx *c, int i) = {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) [TO_##id] = verify,
 #include "tile_ops.def"

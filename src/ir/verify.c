@@ -222,6 +222,12 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		case OC_LAYOUT:
 			ok = kk == KK_OPAQUE;
 			break;
+		case OC_CONV:            /* an implicit GEMM, alone (conv_epilogue: later) */
+			ok = kk == KK_MATMUL;
+			break;
+		case OC_POOL:            /* a windowed reduction, alone */
+			ok = kk == KK_OPAQUE;
+			break;
 		case OC_REDUCTION:
 			ok = kk == KK_REDUCTION || kk == KK_ROW_REDUCTION || kk == KK_MATMUL_EPILOGUE;
 			break;

@@ -101,5 +101,15 @@ void simd_fence(void);
 int64_t simd_int_binary(OpId op, DType dt, int64_t n, const void *a, int sa, const void *b,
     int sb, void *o);
 int64_t simd_int_unary(OpId op, DType dt, int64_t n, const void *a, void *o);
+/* dst[j] = src[j * stride] for j < n, stride >= 1 (simd_window.c: the
+ * runs of a strided window that im2col packs); reads no element past the
+ * run's last, src[(n-1) * stride]. */
+void simd_gather_f32(int64_t n, const float *src, int64_t stride, float *dst);
+/* One row of an f32 im2col tile (tile_window.c): dst[j] for the output
+ * pixels p0 + j, j < vc, of an OW-wide output, reads plane[y*W + x] at
+ * y = oy*sh + dy, x = ox*sw + dx, or other outside the H x W plane;
+ * returns the reads. */
+int64_t simd_im2col_row_f32(float *dst, int64_t vc, int64_t p0, int64_t ow, int64_t sh, int64_t sw,
+    int64_t dy, int64_t dx, const float *plane, int64_t H, int64_t W, float other);
 
 #endif

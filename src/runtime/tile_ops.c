@@ -786,4 +786,6 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_WHERE] = op_where,
 	[TO_REDUCE] = op_reduce,
 	[TO_TRANSPOSE] = op_transpose,
+	[TO_IM2COL] = tx_im2col,
+	[TO_WINDOW_COUNT] = tx_window_count,
 };

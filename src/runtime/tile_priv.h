@@ -150,6 +150,10 @@ int tx_store(Worker *w, const TileInst *in, int i);   /* stores and atomics */
  * or NULL (a strip run's store then goes the ordinary way). */
 char *tx_store_target(Worker *w, int i);
 
+/* tile_window.c: im2col and window_count */
+int tx_im2col(Worker *w, const TileInst *in, int i);
+int tx_window_count(Worker *w, const TileInst *in, int i);
+
 /* tile_run.c */
 int tx_run_for(Worker *w, const TileInst *in, int i);
 void tx_crew_stop(Crew *c);

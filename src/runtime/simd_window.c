@@ -1,0 +1,208 @@
+/*
+ * simd_window.c: the strided gather that im2col packs a strided window
+ * with (tile_window.c), vectorised.
+ *
+ * A pool of stride 2 (ResNet's 3x3/2 max pool, the bench's workload) packs
+ * every tap as a run of every second element of an input row.  Element by
+ * element that was most of the pool's time; on AVX-512 two loads and one
+ * two-source permute give 16 of them (any other stride: the gather
+ * instruction), on AVX2 a shuffle and a lane permute give 8.  The ragged
+ * end is done element by element, so no load reads past the run.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "simd.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+__attribute__((target("avx512f"))) static int64_t
+gather_avx512(int64_t n, const float *src, int64_t stride, float *dst)
+{
+	int64_t j = 0;
+
+	if (stride == 1) {
+		/* a conv's runs are short (an output row, 56 floats in ResNet's
+		 * first stage): inline vectors and a masked end beat a call */
+		for (; j + 16 <= n; j += 16)
+			_mm512_storeu_ps(dst + j, _mm512_loadu_ps(src + j));
+		if (j < n) {
+			__mmask16 m = (__mmask16)((1u << (n - j)) - 1);
+
+			_mm512_mask_storeu_ps(dst + j, m, _mm512_maskz_loadu_ps(m, src + j));
+			j = n;
+		}
+	} else if (stride == 2) {
+		const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+		    24, 26, 28, 30);
+
+		/* the last vector reads src[2j .. 2j+31]; the run ends at 2(n-1) */
+		for (; j + 16 < n; j += 16) {
+			__m512 lo = _mm512_loadu_ps(src + 2 * j), hi = _mm512_loadu_ps(src + 2 * j + 16);
+
+			_mm512_storeu_ps(dst + j, _mm512_permutex2var_ps(lo, even, hi));
+		}
+		/* the rest, 1 to 16 elements, with masks: a masked-off lane
+		 * neither loads nor faults */
+		if (j < n) {
+			int64_t r = n - j, e = 2 * r - 1;     /* source elements 2j .. 2j+e-1 */
+			__mmask16 m1 = (__mmask16)(e >= 16 ? 0xFFFF : (1u << e) - 1);
+			__mmask16 m2 = (__mmask16)(e <= 16 ? 0 : (1u << (e - 16)) - 1);
+			__m512 lo = _mm512_maskz_loadu_ps(m1, src + 2 * j);
+			__m512 hi = _mm512_maskz_loadu_ps(m2, src + 2 * j + 16);
+
+			_mm512_mask_storeu_ps(dst + j, (__mmask16)((1u << r) - 1),
+			    _mm512_permutex2var_ps(lo, even, hi));
+			j = n;
+		}
+	} else if (stride * 15 < INT32_MAX / 4) {
+		const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8,
+		    9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32((int)stride));
+
+		for (; j + 16 <= n; j += 16)
+			_mm512_storeu_ps(dst + j, _mm512_i32gather_ps(idx, src + j * stride, 4));
+	}
+	return j;
+}
+
+__attribute__((target("avx2"))) static int64_t
+gather_avx2(int64_t n, const float *src, int64_t stride, float *dst)
+{
+	int64_t j = 0;
+
+	if (stride == 2)
+		for (; j + 8 < n; j += 8) {
+			__m256 lo = _mm256_loadu_ps(src + 2 * j), hi = _mm256_loadu_ps(src + 2 * j + 8);
+			/* [l0 l2 h0 h2 | l4 l6 h4 h6] -> [l0 l2 l4 l6 h0 h2 h4 h6] */
+			__m256 s = _mm256_shuffle_ps(lo, hi, 0x88);
+
+			_mm256_storeu_ps(dst + j, _mm256_castpd_ps(_mm256_permute4x64_pd(
+			    _mm256_castps_pd(s), 0xD8)));
+		}
+	return j;
+}
+#endif
+
+/* One row of an f32 im2col tile, the whole row in one call (segment by
+ * segment, a call each, the calls cost as much as the copies at a pool's
+ * 27-pixel rows).  T is the ISA's instance of the gather. */
+#define IM2COL_ROW(NAME, ATTR, GATHER)                                              \
+	ATTR static int64_t                                                            \
+	NAME(float *dst, int64_t vc, int64_t p0, int64_t ow, int64_t sh, int64_t sw,   \
+	    int64_t dy, int64_t dx, const float *plane, int64_t H, int64_t W, float other) \
+	{                                                                              \
+		int64_t reads = 0, oy = p0 / ow, ox = p0 % ow;                             \
+                                                                                       \
+		for (int64_t j = 0; j < vc; oy++, ox = 0) {                                \
+			int64_t seg = ow - ox, y = oy * sh + dy;                               \
+			float *d = dst + j;                                                    \
+                                                                                       \
+			if (seg > vc - j)                                                      \
+				seg = vc - j;                                                  \
+			j += seg;                                                              \
+			if (y < 0 || y >= H) {                                                 \
+				for (int64_t e = 0; e < seg; e++)                              \
+					d[e] = other;                                          \
+				continue;                                                      \
+			}                                                                      \
+			{                                                                      \
+				int64_t x0 = ox * sw + dx;                                     \
+				int64_t lo = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw;                \
+				int64_t hi = x0 >= W ? 0 : (W - x0 + sw - 1) / sw;             \
+                                                                                       \
+				hi = hi > seg ? seg : hi;                                      \
+				lo = lo > hi ? hi : lo;                                        \
+				for (int64_t e = 0; e < lo; e++)                               \
+					d[e] = other;                                          \
+				if (hi > lo)                                                   \
+					GATHER(hi - lo, plane + y * W + x0 + lo * sw, sw, d + lo); \
+				for (int64_t e = hi; e < seg; e++)                             \
+					d[e] = other;                                          \
+				reads += hi - lo;                                              \
+			}                                                                      \
+		}                                                                              \
+		return reads;                                                                  \
+	}
+
+static void
+gather_scalar(int64_t n, const float *src, int64_t stride, float *dst)
+{
+	if (stride == 1) {
+		memcpy(dst, src, sizeof(float) * (size_t)n);
+		return;
+	}
+	for (int64_t j = 0; j < n; j++)
+		dst[j] = src[j * stride];
+}
+
+IM2COL_ROW(row_portable, , gather_scalar)
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx512f"), always_inline)) static inline void
+gather512(int64_t n, const float *src, int64_t stride, float *dst)
+{
+	int64_t j = gather_avx512(n, src, stride, dst);
+
+	for (; j < n; j++)
+		dst[j] = src[j * stride];
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+gather256(int64_t n, const float *src, int64_t stride, float *dst)
+{
+	int64_t j = stride == 1 ? 0 : gather_avx2(n, src, stride, dst);
+
+	if (stride == 1) {
+		memcpy(dst, src, sizeof(float) * (size_t)n);
+		return;
+	}
+	for (; j < n; j++)
+		dst[j] = src[j * stride];
+}
+
+IM2COL_ROW(row_avx512, __attribute__((target("avx512f"))), gather512)
+IM2COL_ROW(row_avx2, __attribute__((target("avx2"))), gather256)
+#endif
+
+int64_t
+simd_im2col_row_f32(float *dst, int64_t vc, int64_t p0, int64_t ow, int64_t sh, int64_t sw,
+    int64_t dy, int64_t dx, const float *plane, int64_t H, int64_t W, float other)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+	switch (simd_isa()) {
+	case SIMD_AVX512:
+		return row_avx512(dst, vc, p0, ow, sh, sw, dy, dx, plane, H, W, other);
+	case SIMD_AVX2:
+		return row_avx2(dst, vc, p0, ow, sh, sw, dy, dx, plane, H, W, other);
+	default:
+		break;
+	}
+#endif
+	return row_portable(dst, vc, p0, ow, sh, sw, dy, dx, plane, H, W, other);
+}
+
+void
+simd_gather_f32(int64_t n, const float *src, int64_t stride, float *dst)
+{
+	int64_t j = 0;
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+	switch (simd_isa()) {
+	case SIMD_AVX512:
+		j = gather_avx512(n, src, stride, dst);
+		break;
+	case SIMD_AVX2:
+		j = gather_avx2(n, src, stride, dst);
+		break;
+	default:
+		break;
+	}
+#endif
+	if (stride == 1 && j == 0) {
+		memcpy(dst, src, sizeof(float) * (size_t)n);
+		return;
+	}
+	for (; j < n; j++)
+		dst[j] = src[j * stride];
+}
