@@ -90,6 +90,21 @@ typedef struct PKernel {
 	                              * that starts there (plan_strips), or 0 */
 	bool atomics;
 	KernelStats st;
+	/* A mixed kernel (tile_mixed.c): integers with floats, or i32 with
+	 * i64.  Each tile holds its value's own type (vdt: a float in the
+	 * kernel's float type, an integer or bool in its own), each
+	 * instruction computes in one type (idt) and runs on the view of the
+	 * kernel as one of that type (views, per DType), its operands of
+	 * another type converted first; tiles are laid out les bytes an
+	 * element (8), whatever they hold. */
+	bool mx;
+	size_t les;                  /* a tile element's bytes in the buffer */
+	DType *vdt;                  /* mixed: per value */
+	DType *idt;                  /* mixed: per instruction */
+	struct PKernel *views;       /* mixed: per DType (DT_COUNT of them) */
+	size_t cvt_off;              /* mixed: 3 scratch tiles for converted operands */
+	size_t cvt_bytes;            /* each */
+	bool atom_ik;                /* mixed: the atomics add integers */
 } PKernel;
 
 typedef struct Crew Crew;
@@ -153,6 +168,16 @@ char *tx_store_target(Worker *w, int i);
 /* tile_window.c: im2col and window_count */
 int tx_im2col(Worker *w, const TileInst *in, int i);
 int tx_window_count(Worker *w, const TileInst *in, int i);
+
+/* tile_mixed.c: runs instruction i of a mixed kernel (PKernel.mx);
+ * returns the next one. */
+int tx_run_mixed(Worker *w, int i);
+/* The types of a mixed kernel's values and instructions, its views and
+ * its scratch (after the rest of the plan); fdt is its float type. */
+void tx_plan_mixed(PKernel *k, DType fdt);
+/* Copies tile src to tile dst of a mixed kernel, converting between
+ * their types (a loop's carried value). */
+void tx_copy_mixed(Worker *w, int dst, int src);
 
 /* tile_run.c */
 int tx_run_for(Worker *w, const TileInst *in, int i);
