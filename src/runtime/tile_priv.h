@@ -11,7 +11,9 @@
  * 0 and 1; an f32 kernel's work runs at the f32 rate and moves half the
  * bytes), else in f64, where a value of element type f32 is rounded to
  * float after the op that makes it; a body of integers and bools is an
- * integer kernel (ik) in its integer type.  Loads and stores convert to
+ * integer kernel (ik) in its integer type.  A body that mixes integers
+ * with floats, or i32 with i64, is a mixed kernel (mx, tile_mixed.c):
+ * each tile in its own value's type.  Loads and stores convert to
  * and from the tensors' own element types and count their bytes.  The valid box (tile.h) rides along with
  * each tile; reductions and stores honour it, so that ragged tiles never
  * change a result.
@@ -21,6 +23,7 @@
  *   tile_access.c  loads, stores and atomics: tiles in and out of tensors
  *   tile_ops.c     the compute ops, strip runs, and tx_ops, the table
  *                  that dispatches an instruction by its op kind
+ *   tile_mixed.c   mixed kernels: per-value types, views, casts
  *   tile_run.c     one program's instructions, a grid's programs on the
  *                  crew of threads, exec_tile_run
  *   tile_stats.c   KernelStats: the getter, totals, the table and JSON
