@@ -17,7 +17,12 @@
  * dt, f32, ik and es changed).  An operand of another type is converted
  * into a scratch tile first; that only happens for a bool (a compare's
  * 0/1 made in its operands' type, read by a where or a logical op), so
- * the conversion is exact.  Casts convert with the reference's rules
+ * the conversion is exact.  The tile builder types a fill (zeros, full)
+ * and a loop's carried value started by one by the kernel's result, which
+ * in a mixed kernel need not be what they hold (an f32 dot's accumulator
+ * in a kernel whose result is its cast to i64): here a fill counts for
+ * nothing in choosing a type, and a carried value takes its yield's, over
+ * passes until the types settle.  Casts convert with the reference's rules
  * (DESIGN §12; exec.h's exec_set and exec_seti): float to integer
  * truncates toward zero and saturates with NaN 0, integer to float rounds
  * once, between integers the low bits.  Every tile is laid out 8 bytes an
@@ -25,6 +30,7 @@
  * every type.  A one-type kernel never comes here: its fast paths are
  * untouched.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tile_priv.h"
@@ -42,11 +48,99 @@ wider(DType a, DType b)
 	return rank_of(b) > rank_of(a) ? b : a;
 }
 
+/* An operand that counts in choosing an instruction's type: not a fill
+ * (zeros, full: the builder types them by the kernel's result, whatever
+ * they start, a dot's accumulator or a loop's sum), nor a loop's carried
+ * value started by one, until its yield is typed. */
+static DType
+pick(const PKernel *k, const bool *weak, DType t, int v, bool *any)
+{
+	if (weak[v])
+		return t;
+	if (!*any) {
+		*any = true;
+		return k->vdt[v];
+	}
+	return wider(t, k->vdt[v]);
+}
+
+/* One pass over the body in program order (operands are typed before
+ * their users; a loop's body follows its for); returns whether a type
+ * changed. */
+static bool
+type_pass(PKernel *k, DType fdt, bool *weak)
+{
+	const TileFn *f = k->f;
+	bool changed = false;
+
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		DType t = DT_BOOL;
+		bool any = false;
+
+		switch (in->op) {
+		case TO_UNARY:
+			t = in->gop == OP_CAST ? k->vdt[in->res] : k->vdt[in->in[0]];
+			break;
+		case TO_BINARY: case TO_DOT:
+			for (int j = 0; j < in->nin; j++)
+				t = pick(k, weak, t, in->in[j], &any);
+			if (!any)
+				t = k->vdt[in->in[0]];
+			break;
+		case TO_WHERE:
+			t = pick(k, weak, pick(k, weak, t, in->in[1], &any), in->in[2], &any);
+			if (!any)
+				t = k->vdt[in->in[1]];
+			break;
+		case TO_REDUCE: case TO_TRANSPOSE: case TO_STORE:
+			t = k->vdt[in->in[0]];
+			break;
+		case TO_ATOMIC_ADD: case TO_ATOMIC_MAX:
+			t = k->vdt[in->in[0]];
+			k->atom_ik = !ir_dtype_is_float(t);
+			break;
+		case TO_FOR: {
+			int y = f->insts[in->end].in[0];
+
+			/* the carried value holds what its yield gives */
+			if (!weak[y] && (weak[in->iter] || k->vdt[in->iter] != k->vdt[y])) {
+				k->vdt[in->iter] = k->vdt[in->res] = k->vdt[y];
+				weak[in->iter] = weak[in->res] = false;
+				if (weak[in->in[0]])
+					k->vdt[in->in[0]] = k->vdt[y];
+				changed = true;
+			}
+			t = k->vdt[in->iter];
+			break;
+		}
+		default:
+			t = in->res >= 0 && f->vals[in->res].rank >= 0 ? k->vdt[in->res] : fdt;
+			break;
+		}
+		if (k->idt[i] != t)
+			changed = true;
+		k->idt[i] = t;
+		/* what the instruction makes is held in the type it computes in
+		 * (a compare's bool in its operands' type, as 0 and 1) */
+		if (in->res >= 0 && f->vals[in->res].rank >= 0 && in->op != TO_FOR &&
+		    k->vdt[in->res] != t) {
+			k->vdt[in->res] = t;
+			changed = true;
+		}
+		if (in->res >= 0 && f->vals[in->res].rank >= 0 && in->op != TO_FOR &&
+		    in->op != TO_ZEROS && in->op != TO_FULL)
+			weak[in->res] = false;
+	}
+	return changed;
+}
+
 void
 tx_plan_mixed(PKernel *k, DType fdt)
 {
 	const TileFn *f = k->f;
 	size_t maxn = 0;
+	bool *weak = xcalloc((size_t)f->nvals + 1, sizeof *weak);
 
 	k->vdt = xcalloc((size_t)f->nvals + 1, sizeof *k->vdt);
 	k->idt = xcalloc((size_t)f->ninsts + 1, sizeof *k->idt);
@@ -57,43 +151,18 @@ tx_plan_mixed(PKernel *k, DType fdt)
 		if (f->vals[v].rank >= 0 && (size_t)k->tile[v].n > maxn)
 			maxn = (size_t)k->tile[v].n;
 	}
-	/* In program order, so that operands are typed before their users
-	 * (a loop's body follows its for). */
 	for (int i = 0; i < f->ninsts; i++) {
 		const TileInst *in = &f->insts[i];
-		DType t = DT_BOOL;
 
-		switch (in->op) {
-		case TO_UNARY:
-			t = in->gop == OP_CAST ? k->vdt[in->res] : k->vdt[in->in[0]];
-			break;
-		case TO_BINARY: case TO_DOT:
-			for (int j = 0; j < in->nin; j++)
-				t = wider(t, k->vdt[in->in[j]]);
-			break;
-		case TO_WHERE:
-			t = wider(k->vdt[in->in[1]], k->vdt[in->in[2]]);
-			break;
-		case TO_REDUCE: case TO_TRANSPOSE: case TO_STORE:
-			t = k->vdt[in->in[0]];
-			break;
-		case TO_ATOMIC_ADD: case TO_ATOMIC_MAX:
-			t = k->vdt[in->in[0]];
-			k->atom_ik = !ir_dtype_is_float(t);
-			break;
-		case TO_FOR:
-			t = k->vdt[in->iter];
-			break;
-		default:
-			t = in->res >= 0 && f->vals[in->res].rank >= 0 ? k->vdt[in->res] : fdt;
-			break;
-		}
-		k->idt[i] = t;
-		/* what the instruction makes is held in the type it computes in
-		 * (a compare's bool in its operands' type, as 0 and 1) */
-		if (in->res >= 0 && f->vals[in->res].rank >= 0 && in->op != TO_FOR)
-			k->vdt[in->res] = t;
+		if (in->op == TO_ZEROS || in->op == TO_FULL)
+			weak[in->res] = true;
+		if (in->op == TO_FOR && weak[in->in[0]])
+			weak[in->iter] = weak[in->res] = true;
 	}
+	/* until the loops' carried values settle (a pass per nesting level) */
+	for (int pass = 0; pass < 16 && type_pass(k, fdt, weak); pass++)
+		;
+	free(weak);
 	k->les = 8;
 	k->cvt_bytes = (maxn * 8 + 63) & ~(size_t)63;
 	k->cvt_off = k->bytes;
