@@ -756,6 +756,11 @@ def g_elem_int(dt):
     g.cast(g.op("not", [conds[0]], fn=np.logical_not), dt)
     g.where(conds[1], x, y)
     g.cast(g.cast(x, "bool"), dt)
+    # through the other integer type (the low bits) and through f32
+    # (rounded once, saturated back): mixed kernels on the tile engine
+    g.cast(g.cast(x, "i64" if dt == "i32" else "i32"), dt)
+    xf = g.cast(x, "f32")
+    g.op("cast", [xf], "to=" + dt, fn=lambda a: np_f2i(a, dt))
     return g
 
 
