@@ -22,7 +22,8 @@
  * A reduction's row also names its neutral element, the value that an
  * empty reduction and a masked lane take: 0 for a sum, the element type's
  * lowest value for a max (-inf for floats, an integer type's minimum:
- * ir_scalar_lowest is where a new element type says it).  mean combines as
+ * ir_scalar_lowest is where a new element type says it), the highest for
+ * a min (ir_scalar_highest), 1 for a prod.  mean combines as
  * a sum; the one division by the count is the caller's.
  *
  * Adding an elementwise op is its row in ops.def and its row here; the
@@ -62,12 +63,15 @@
 	X(MINIMUM, isnan(a) || a <= b ? a : b)   /* either side wins        */
 
 /* X(ID, combining step in acc and v, neutral element in dt): every
- * OC_REDUCTION op.  max keeps a NaN once met, as np.max: NaN > x is
- * false. */
+ * OC_REDUCTION op.  max and min keep a NaN once met, as np.max and
+ * np.min: NaN > x and NaN < x are false.  prod's NaN propagates by
+ * arithmetic. */
 #define IR_SCALAR_REDUCE(X)                                                    \
 	X(SUM, acc + v, 0.0)                                                   \
 	X(MAX, isnan(v) || v > acc ? v : acc, ir_scalar_lowest(dt))            \
-	X(MEAN, acc + v, 0.0)
+	X(MEAN, acc + v, 0.0)                                                  \
+	X(MIN, isnan(v) || v < acc ? v : acc, ir_scalar_highest(dt))           \
+	X(PROD, acc * v, 1.0)
 
 /* The lowest value of element type dt: a max's neutral element. */
 static inline double
@@ -89,6 +93,26 @@ ir_scalar_lowest(DType dt)
 	AICM_BUG("no lowest value for element type %d", (int)dt);
 }
 
+/* The highest value of element type dt: a min's neutral element. */
+static inline double
+ir_scalar_highest(DType dt)
+{
+	switch (dt) {
+	case DT_F64:
+	case DT_F32:
+		return INFINITY;
+	case DT_I32:
+		return (double)INT32_MAX;
+	case DT_I64:
+		return (double)INT64_MAX;
+	case DT_BOOL:
+		return 1;
+	case DT_COUNT:
+		break;
+	}
+	AICM_BUG("no highest value for element type %d", (int)dt);
+}
+
 /* A reduction's neutral element in element type dt. */
 static inline double
 ir_scalar_neutral(OpId op, DType dt)
@@ -100,6 +124,23 @@ ir_scalar_neutral(OpId op, DType dt)
 	default:
 		AICM_BUG("'%s' is not a reduction", ir_ops[op].name);
 	}
+}
+
+/* argmax and argmin (ONNX ArgMax/ArgMin): whether element v, met after
+ * best in the scan along the axis, takes the place of best.  A NaN wins
+ * over any number, as in np.argmax (the first NaN's index); last=True
+ * (ONNX's select_last_index) lets a later equal value win, NaNs included,
+ * as ONNX's reference flips the axis, takes the first, and flips back. */
+static inline bool
+ir_scalar_arg_wins(OpId op, double v, double best, bool last)
+{
+	if (isnan(best))
+		return last && isnan(v);
+	if (isnan(v))
+		return true;
+	if (v == best)
+		return last;
+	return op == OP_ARGMAX ? v > best : v < best;
 }
 
 /* The three formula functions on element type T, named with suffix SFX. */
