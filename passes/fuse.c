@@ -198,6 +198,14 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		    L->name, ir_ops[L->op].name);
 		return R_F4D;
 	}
+	if (is(g, p, OC_ARGREDUCE) || is(g, c, OC_ARGREDUCE)) {
+		const Node *A = is(g, p, OC_ARGREDUCE) ? P : C;
+
+		WHY("%%%s is '%s'; argmax and argmin run alone, in a kernel of their own (their "
+		    "result is i64 indices, which no other op of a kernel computes with)",
+		    A->name, ir_ops[A->op].name);
+		return R_F4D;
+	}
 	if (is(g, p, OC_REDUCTION)) {
 		const Type *in = &g->nodes[P->in[0]].type;
 
@@ -253,6 +261,11 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		if (is(g, c, OC_REDUCTION) && !f->mmred) {
 			WHY("reduction %%%s consumes matmul %%%s directly; matmul-reduce is off "
 			    "(fuse{matmul-reduce=true} allows it)", C->name, P->name);
+			return R_F6;
+		}
+		if (is(g, c, OC_REDUCTION) && (C->op == OP_MIN || C->op == OP_PROD)) {
+			WHY("reduction %%%s is a %s; a matmul kernel combines its partial reductions "
+			    "across programs by atomic add or max only", C->name, ir_ops[C->op].name);
 			return R_F6;
 		}
 		if (K->mm >= 0) {

@@ -59,8 +59,9 @@ typedef struct LB {
 	int64_t split_span;          /* covering this much of it (0: no split) */
 	TileScratch scratch;         /* where each body grows (tile.h) */
 	Taken taken;                 /* the body's names so far */
-	int *maxin;                  /* old node -> root of the kernel in which a max
-	                              * reduces it directly (neutral_for) */
+	int *maxin;                  /* old node -> root of the kernel in which a max,
+	                              * min or prod reduces it directly (neutral_for) */
+	int *redop;                  /* old node -> that reduction's op */
 } LB;
 
 /* ---- the names a body has taken ---------------------------------------- */
@@ -274,12 +275,36 @@ use_ext(LB *b, int x)
 	taken_put(&b->taken, b->g->nodes[x].name);
 }
 
-/* The neutral value a masked lane of a load of x should read: -inf when a
- * max reduction consumes it directly, else 0 (sums and dots). */
+/* The neutral value a masked lane of a load of x should read: the
+ * reduction's (-inf, +inf, 1) when a max, min or prod consumes it
+ * directly, else 0 (sums and dots). */
 static double
 neutral_for(const LB *b, int x)
 {
-	return ir_scalar_neutral(b->maxin[x] == b->root ? OP_MAX : OP_SUM, b->g->nodes[x].type.dt);
+	return ir_scalar_neutral(b->maxin[x] == b->root ? (OpId)b->redop[x] : OP_SUM,
+	    b->g->nodes[x].type.dt);
+}
+
+/* The op that a tile reduce carries for reduction op: mean is a sum (its
+ * one division follows). */
+static OpId
+carried(OpId op)
+{
+	return op == OP_MEAN ? OP_SUM : op;
+}
+
+/* The iteration dims that reduction n (whose operand is right-aligned in
+ * the R iteration dims) reduces: mask[j] for j < R. */
+static int
+red_mask(const LB *b, const Node *n, bool *mask)
+{
+	int xr = b->g->nodes[n->in[0]].type.rank, cnt;
+	bool m[IR_MAX_RANK];
+
+	cnt = ir_reduce_mask(n, xr, m);
+	for (int j = 0; j < b->R; j++)
+		mask[j] = j >= b->R - xr && m[j - (b->R - xr)];
+	return cnt;
 }
 
 /* Loads the externals that belong at loop depth lv. */
@@ -339,6 +364,40 @@ emit_op(LB *b, int i)
 		    s);
 		return 0;
 	}
+	if (op->cls == OC_REDUCTION && ir_reduce_axis(n, b->g->nodes[n->in[0]].type.rank) == -2) {
+		/* several axes (not all): one tile reduce per axis, the highest
+		 * first, so that the lower axes keep their places */
+		const Type *t = &b->g->nodes[n->in[0]].type;
+		bool m[IR_MAX_RANK];
+		int x = b->tv[n->in[0]], in[2], rk = a->rank;
+		int64_t cnt = 1;
+
+		memcpy(s, a->shape, sizeof s);
+		ir_reduce_mask(n, t->rank, m);
+		for (int k = t->rank - 1; k >= 0; k--) {
+			TileAttrs at = {.set = TAB(AXIS) | TAB(KEEPDIMS),
+			    .axis = k - (t->rank - a->rank), .keepdims = n->at.keepdims};
+
+			if (!m[k])
+				continue;
+			cnt *= t->dim[k];
+			if (n->at.keepdims) {
+				s[at.axis] = 1;
+			} else {
+				memmove(s + at.axis, s + at.axis + 1,
+				    sizeof(int64_t) * (size_t)(rk - at.axis - 1));
+				rk--;
+			}
+			x = op_def(b, TO_REDUCE, carried(n->op), 1, &x, &at, "part", rk, s);
+		}
+		b->tv[i] = x;
+		if (n->op == OP_MEAN) {
+			in[0] = x;
+			in[1] = full(b, "count", (double)cnt, 0, NULL);
+			b->tv[i] = op_def(b, TO_BINARY, OP_DIV, 2, in, NULL, n->name, rk, s);
+		}
+		return 0;
+	}
 	if (op->cls == OC_REDUCTION) {
 		int ax = ir_reduce_axis(n, b->g->nodes[n->in[0]].type.rank);
 		int tax = ax < 0 ? -1 : ax - (b->g->nodes[n->in[0]].type.rank - a->rank);
@@ -351,7 +410,7 @@ emit_op(LB *b, int i)
 				s[r++] = a->shape[d];
 			else if (n->at.keepdims)
 				s[r++] = 1;
-		b->tv[i] = op_def(b, TO_REDUCE, n->op == OP_MAX ? OP_MAX : OP_SUM, 1, &x, &at,
+		b->tv[i] = op_def(b, TO_REDUCE, carried(n->op), 1, &x, &at,
 		    n->op == OP_MEAN ? "part" : n->name, r, s);
 		if (n->op == OP_MEAN) {
 			const Type *t = &b->g->nodes[n->in[0]].type;
@@ -363,15 +422,19 @@ emit_op(LB *b, int i)
 		}
 		return 0;
 	}
+	if (op->cls == OC_ARGREDUCE)
+		return fail(b, n, "argmax and argmin have no tile program yet: the tile executor "
+		    "computes a kernel in one element type and argmax's result is i64 (issue 16)");
 	return fail(b, n, "only elementwise ops and reductions can follow inside a tile");
 }
 
 /* Stores (or combines with atomic op) tile v, the value of the root, at
- * the offsets of the iteration dims it keeps; reduced dims (given by
- * axis, -1 all) are at 0. */
+ * the offsets of the iteration dims it keeps; reduced dims (red[j], NULL
+ * when the root is not a reduction) are at 0. */
 static void
-store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
+store_root(LB *b, int v, TileOpKind op, const bool *red)
 {
+	bool reduced = red != NULL;
 	const Node *rn = &b->g->nodes[b->root];
 	const Type *t = &rn->type;
 	int it[IR_MAX_RANK], k = 0;
@@ -382,9 +445,7 @@ store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
 	 * kept as 1; then right-align as loads do. */
 	if (reduced) {
 		for (int j = 0; j < b->R; j++) {
-			bool r = red_axis < 0 || red_axis == j;
-
-			if (!r)
+			if (!red[j])
 				it[k++] = j;
 			else if (rn->at.keepdims)
 				it[k++] = -1;
@@ -529,13 +590,13 @@ lower_pointwise(LB *b, bool row)
 	if (ir_ops[b->g->nodes[b->root].op].cls == OC_REDUCTION) {
 		/* A reduced root (a row sum or mean): its dims are S's without
 		 * the reduced one, not S's right-aligned. */
-		const Node *rn = &b->g->nodes[b->root];
-		int xr = b->g->nodes[rn->in[0]].type.rank;
+		bool red[IR_MAX_RANK];
 
-		store_root(b, b->tv[b->root], TO_STORE, ir_reduce_axis(rn, xr) + b->R - xr, true);
+		red_mask(b, &b->g->nodes[b->root], red);
+		store_root(b, b->tv[b->root], TO_STORE, red);
 		return 0;
 	}
-	store_root(b, b->tv[b->root], TO_STORE, -1, false);
+	store_root(b, b->tv[b->root], TO_STORE, NULL);
 	return 0;
 }
 
@@ -607,7 +668,7 @@ lower_opaque(LB *b)
 		v = op_def(b, TO_TRANSPOSE, OP_INPUT, 1, &v, &at, "t", b->R, shape);
 	}
 	b->tv[b->root] = v;
-	store_root(b, b->tv[b->root], TO_STORE, -1, false);
+	store_root(b, b->tv[b->root], TO_STORE, NULL);
 	return 0;
 }
 
@@ -644,7 +705,9 @@ close_loop(LB *b, int fo, int v)
 /* A chain of elementwise ops ending in the root reduction: the reduced
  * dims are walked by loops inside each program, carrying the accumulator;
  * with split=S a full reduction is spread over S programs along dim 0 and
- * combined atomically. */
+ * combined atomically.  Several axes (not all): each reduced dim is a
+ * loop, the innermost in blocks of BN and the others one index at a
+ * time, and the tile is reduced one axis at a time, the highest first. */
 static int
 lower_reduction(LB *b)
 {
@@ -655,8 +718,9 @@ lower_reduction(LB *b)
 	int64_t s[IR_MAX_RANK], split = 1, chunk = 0;
 	int rr = 0, pid = -1, bmdim = -1, in[2];
 	TileAttrs at = {.set = TAB(AXIS) | TAB(KEEPDIMS), .keepdims = rn->at.keepdims};
-	OpId red = rn->op == OP_MAX ? OP_MAX : OP_SUM;
-	bool atomic;
+	OpId red = carried(rn->op);
+	bool atomic, mask[IR_MAX_RANK];
+	int64_t cnt;
 
 	if (ir_ops[rn->op].cls != OC_REDUCTION)
 		return fail(b, rn, "a reduction kernel ends in its reduction");
@@ -666,6 +730,7 @@ lower_reduction(LB *b)
 			    "before its one reduction");
 	set_space(b, xt);
 	ax = ir_reduce_axis(rn, b->R);
+	red_mask(b, rn, mask);
 	if (b->kn && (b->kn->kset & (1u << KA_SPLIT)))
 		split = b->kn->kattr[KA_SPLIT];
 	if (b->R == 0)
@@ -676,9 +741,20 @@ lower_reduction(LB *b)
 		memset(&b->dim[j].off, 0, sizeof b->dim[j].off);
 		b->dim[j].level = 0;
 		b->dim[j].ext = 1;
-		prog[j] = !(ax < 0 || ax == j);
+		prog[j] = !mask[j];
 	}
-	if (ax < 0 || b->R == 1) {
+	if (ax == -2) {
+		int rho = -1, inner = -1;
+
+		for (int j = 0; j < b->R; j++)
+			if (mask[j])
+				inner = j;
+			else
+				rho = j;
+		b->dim[inner].ext = b->bn;
+		b->dim[rho].ext = b->bm;
+		bmdim = rho;
+	} else if (ax < 0 || b->R == 1) {
 		if (b->R >= 1)
 			b->dim[b->R - 1].ext = b->bn;
 		if (b->R >= 2)
@@ -755,13 +831,37 @@ lower_reduction(LB *b)
 	in[0] = b->tv[rn->in[0]];
 	in[1] = acc;
 	at.axis = ax < 0 ? -1 : ax;
+	if (ax == -2) {
+		int lowest = 0, rk = b->R;
+		int64_t ps[IR_MAX_RANK];
+
+		while (!mask[lowest])
+			lowest++;
+		memcpy(ps, b->f->vals[in[0]].shape, sizeof ps);
+		for (int k = b->R - 1; k > lowest; k--) {
+			if (!mask[k])
+				continue;
+			at.axis = k;
+			if (rn->at.keepdims) {
+				ps[k] = 1;
+			} else {
+				memmove(ps + k, ps + k + 1, sizeof(int64_t) * (size_t)(rk - k - 1));
+				rk--;
+			}
+			in[0] = op_def(b, TO_REDUCE, red, 1, in, &at, "part", rk, ps);
+		}
+		at.axis = lowest;
+	}
 	r = op_def(b, TO_REDUCE, red, 2, in, &at, "part", rr, s);
 	for (int l = nl - 1; l >= 0; l--) {
 		close_loop(b, fo[l], r);
 		r = res(b, fo[l]);
 	}
+	cnt = 1;
+	for (int j = 0; j < b->R; j++)
+		if (mask[j])
+			cnt *= b->S[j];
 	if (rn->op == OP_MEAN) {
-		int64_t cnt = ax < 0 ? ir_type_numel(xt) : xt->dim[ax];
 		in[0] = r;
 		in[1] = full(b, "count", (double)cnt, 0, NULL);
 		r = op_def(b, TO_BINARY, OP_DIV, 2, in, NULL, "mean", rr, s);
@@ -771,8 +871,10 @@ lower_reduction(LB *b)
 		b->f->has_init = true;
 		b->f->init = ir_scalar_neutral(red, rn->type.dt);
 	}
+	if (atomic && red != OP_SUM && red != OP_MAX)
+		return fail(b, rn, "split= combines partial results by atomic add or max only");
 	store_root(b, r, !atomic ? TO_STORE : red == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD,
-	    ax, true);
+	    mask);
 	return 0;
 }
 
@@ -785,7 +887,7 @@ lower_matmul(LB *b)
 	int A = mm->in[0], B = mm->in[1], z, fo, d, v;
 	bool prog[IR_MAX_RANK] = {0}, reduce = ir_ops[rn->op].cls == OC_REDUCTION;
 	int64_t s[IR_MAX_RANK], K;
-	int R, ax = -1;
+	int R;
 
 	if (mm->op != OP_MATMUL)
 		return fail(b, mm, "a matmul kernel starts with its matmul");
@@ -849,21 +951,25 @@ lower_matmul(LB *b)
 	v = b->tv[b->root];
 	if (reduce) {
 		int64_t progs = 1;
+		bool red[IR_MAX_RANK];
 
-		ax = ir_reduce_axis(rn, R);
+		red_mask(b, rn, red);
 		for (int j = 0; j < R; j++)
-			if (ax < 0 || ax == j)
+			if (red[j])
 				progs *= (b->S[j] + b->dim[j].ext - 1) / b->dim[j].ext;
 		if (progs > 1) {
+			if (rn->op == OP_MIN || rn->op == OP_PROD)
+				return fail(b, rn, "its reduction spans several programs, and partial "
+				    "results combine by atomic add or max only");
 			b->f->has_init = true;
 			b->f->init = ir_scalar_neutral(rn->op, rn->type.dt);
-			store_root(b, v, rn->op == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD, ax, true);
+			store_root(b, v, rn->op == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD, red);
 			return 0;
 		}
-		store_root(b, v, TO_STORE, ax, true);
+		store_root(b, v, TO_STORE, red);
 		return 0;
 	}
-	store_root(b, v, TO_STORE, -1, false);
+	store_root(b, v, TO_STORE, NULL);
 	return 0;
 }
 
@@ -884,9 +990,14 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->from = b->first;
 	taken_clear(&b->taken);
 	taken_put(&b->taken, rn->name);
-	for (int i = b->first; i <= b->last; i++)
-		if (b->g->nodes[i].nin && b->g->nodes[i].op == OP_MAX)
+	for (int i = b->first; i <= b->last; i++) {
+		OpId op = b->g->nodes[i].op;
+
+		if (b->g->nodes[i].nin && (op == OP_MAX || op == OP_MIN || op == OP_PROD)) {
 			b->maxin[b->g->nodes[i].in[0]] = b->root;
+			b->redop[b->g->nodes[i].in[0]] = op;
+		}
+	}
 	/* Operands in first-use order. */
 	for (int i = b->first; i <= b->last; i++) {
 		const Node *n = &b->g->nodes[i];
@@ -964,10 +1075,11 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	b.ng = g;
 	b.d = d;
 	/* the per-node tables in one block (huge pages when large) */
-	b.map = xmalloc_huge(sizeof(int) * 4 * ((size_t)n + 1));
+	b.map = xmalloc_huge(sizeof(int) * 5 * ((size_t)n + 1));
 	b.tv = b.map + n + 1;
 	b.argof = b.tv + n + 1;
 	b.maxin = b.argof + n + 1;
+	b.redop = b.maxin + n + 1;
 	for (int i = 0; i < n; i++)
 		b.map[i] = b.maxin[i] = -1;
 	ir_users(g, &u);

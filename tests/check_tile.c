@@ -271,6 +271,12 @@ static const char *const xgraphs[] = {
 	"graph {\n  %x = input() : (5, 7, 33)\n  %y = input() : (7, 1)\n  %a = sub(%x, %y)\n"
 	"  %b = tanh(%a)\n  %s = max(%b) axis=0\n  %q = reshape(%s) shape=(33, 7)\n"
 	"  %m = sum(%b)\n  return %q, %m\n}\n",
+	/* min and prod, and reductions over several axes */
+	"graph {\n  %x = input() : (3, 40, 5, 7)\n  %y = input() : (5, 1)\n  %a = add(%x, %y)\n"
+	"  %s = sum(%a) axis=(0, 2)\n  %p = prod(%x) axis=(3, 1) keepdims=True\n"
+	"  %n = min(%a) axis=1\n  %e = mean(%x) axis=(0, 1, 3)\n"
+	"  %m = max(%x) axis=(1, 2) keepdims=True\n  %q = min(%x)\n  %r = prod(%a) axis=-1\n"
+	"  return %s, %p, %n, %e, %m, %q, %r\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)

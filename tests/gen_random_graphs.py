@@ -71,6 +71,13 @@ class Gen:
             self.one = nm
         return self.one
 
+    def half_val(self):
+        if getattr(self, "half", None) is None:
+            nm = self.name("half")
+            self.lines.append(f"  %{nm} = const() : {self.ty(())} value=0.5")
+            self.half = nm
+        return self.half
+
     def pick(self, pred=lambda s: True):
         cands = [v for v in self.vals if pred(v[1])]
         # recent values more often, so that chains form
@@ -133,12 +140,26 @@ class Gen:
                 b = self.op(f"add(%{g}, %{self.one_val()})", t)
             return self.op(f"{op}(%{a}, %{b})", out)
         if r < 0.72 and len(s) >= 1:
-            op = self.r.choice(["sum", "max", "mean"])
+            op = self.r.choice(["sum", "max", "mean", "min", "prod"])
             keep = self.r.random() < 0.5
-            ax = self.r.choice(list(range(len(s))) + [-1, None])
+            ax = self.r.choice(list(range(len(s))) + [-1, None, "tuple"])
+            if ax == "tuple":
+                # a tuple of axes (written in any order, maybe negative)
+                ks = self.r.sample(range(len(s)), self.r.randint(1, len(s)))
+                ax = tuple(k - len(s) if self.r.random() < 0.3 else k for k in ks)
+            if op == "prod":
+                # keep products of many elements away from 0 and overflow
+                g = self.op(f"tanh(%{a})", s)
+                h = self.op(f"mul(%{g}, %{self.half_val()})", s)
+                a = self.op(f"add(%{h}, %{self.one_val()})", s)
             if ax is None:
                 out = (1,) * len(s) if keep else ()
                 attrs = ""
+            elif isinstance(ax, tuple):
+                ks = {k % len(s) for k in ax}
+                out = tuple(1 if i in ks else d for i, d in enumerate(s)) if keep else \
+                    tuple(d for i, d in enumerate(s) if i not in ks)
+                attrs = " axis=(" + ", ".join(map(str, ax)) + ("," if len(ax) == 1 else "") + ")"
             else:
                 k = ax % len(s)
                 out = tuple(1 if i == k else d for i, d in enumerate(s)) if keep else \

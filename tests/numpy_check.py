@@ -33,7 +33,7 @@ NP = {"f64": np.float64, "f32": np.float32}
 UNARY = ["relu", "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "erf", "reciprocal",
          "sin"]
 BINARY = ["add", "sub", "mul", "div", "maximum", "minimum"]
-REDUCE = ["sum", "max", "mean"]
+REDUCE = ["sum", "max", "mean", "min", "prod"]
 NP_REDUCE = {"sum": np.sum, "max": np.max, "mean": np.mean, "min": np.min, "prod": np.prod}
 
 
@@ -377,7 +377,6 @@ def g_reduce_axes(dt):
         g.reduce(op, n, 1)
         g.reduce(op, n, (0,))
         g.reduce(op, n)
-    g.engines = ["reference"]     # TODO(issue 16): the tile engine next
     return g
 
 

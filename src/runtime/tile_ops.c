@@ -229,6 +229,22 @@ reduce_row(bool f32, OpId op, int64_t n, const void *row, void *po, bool lanes)
 {
 	bool mx = op == OP_MAX;
 
+	if (op != OP_SUM && op != OP_MAX) {
+		/* min and prod: scalar.h's step element by element; a row is
+		 * combined in double and rounded once, as the reference does */
+		if (lanes) {
+			for (int64_t q = 0; q < n; q++)
+				tset(po, q, ir_scalar_combine(op, tget(po, q, f32), tget(row, q, f32)),
+				    f32);
+		} else if (n > 0) {
+			double r = tget(row, 0, f32);
+
+			for (int64_t q = 1; q < n; q++)
+				r = ir_scalar_combine(op, r, tget(row, q, f32));
+			tset(po, 0, ir_scalar_combine(op, tget(po, 0, f32), r), f32);
+		}
+		return;
+	}
 	if (lanes) {
 		if (f32)
 			(mx ? simd_acc_max_f32 : simd_acc_sum_f32)(n, row, po);
