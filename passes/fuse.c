@@ -263,9 +263,15 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 			    "(fuse{matmul-reduce=true} allows it)", C->name, P->name);
 			return R_F6;
 		}
-		if (is(g, c, OC_REDUCTION) && (C->op == OP_MIN || C->op == OP_PROD)) {
-			WHY("reduction %%%s is a %s; a matmul kernel combines its partial reductions "
-			    "across programs by atomic add or max only", C->name, ir_ops[C->op].name);
+		if (g->nodes[P->in[0]].type.rank == 1 || g->nodes[P->in[1]].type.rank == 1) {
+			WHY("matmul %%%s has a 1-D operand; its tiles span the promoted result (a "
+			    "dim of 1 added), not %%%s's shape, so it runs alone", P->name, C->name);
+			return R_F3;
+		}
+		if (R->op == OP_MIN || R->op == OP_PROD) {
+			WHY("the kernel's root %%%s is a %s; a matmul kernel combines its partial "
+			    "reductions across programs by atomic add or max only", R->name,
+			    ir_ops[R->op].name);
 			return R_F6;
 		}
 		if (K->mm >= 0) {

@@ -878,6 +878,40 @@ lower_reduction(LB *b)
 	return 0;
 }
 
+/* Operand t of a matmul seen at rank R (leading 1s; a 1-D a as (1, K), a
+ * 1-D b as (K, 1)): v[0..R). */
+static void
+view_of(const Type *t, int R, bool is_a, int64_t *v)
+{
+	int r = t->rank < 2 ? 2 : t->rank;
+
+	for (int j = 0; j < R - r; j++)
+		v[j] = 1;
+	if (t->rank == 1) {
+		v[R - 2] = is_a ? 1 : t->dim[0];
+		v[R - 1] = is_a ? t->dim[0] : 1;
+	} else {
+		memcpy(v + R - r, t->dim, sizeof(int64_t) * (size_t)r);
+	}
+}
+
+/* A load of matmul operand x at idx through view v when x's own rank is
+ * not R (masked lanes read 0, a dot's neutral). */
+static int
+mm_load(LB *b, int x, int R, const TileIdx *idx, bool masked, const int64_t *v)
+{
+	TileAttrs at;
+
+	at.set = masked ? TAB(OTHER) : 0;
+	at.other = 0;
+	if (b->g->nodes[x].type.rank != R) {
+		at.set |= TAB(VIEW);
+		at.nview = R;
+		memcpy(at.view, v, sizeof(int64_t) * (size_t)R);
+	}
+	return tile_build_access(b->ng, b->f, TO_LOAD, b->argof[x], R, idx, -1, &at, LOC_NONE);
+}
+
 /* A matmul, then elementwise ops on its tile, then at most one reduction
  * (combined atomically when its axis spans several programs). */
 static int
@@ -885,8 +919,8 @@ lower_matmul(LB *b)
 {
 	const Node *mm = &b->g->nodes[b->first], *rn = &b->g->nodes[b->root];
 	int A = mm->in[0], B = mm->in[1], z, fo, d, v;
-	bool prog[IR_MAX_RANK] = {0}, reduce = ir_ops[rn->op].cls == OC_REDUCTION;
-	int64_t s[IR_MAX_RANK], K;
+	bool prog[IR_MAX_RANK] = {0}, reduce = ir_ops[rn->op].cls == OC_REDUCTION, promoted;
+	int64_t s[IR_MAX_RANK], K, av[IR_MAX_RANK], bv[IR_MAX_RANK];
 	int R;
 
 	if (mm->op != OP_MATMUL)
@@ -901,9 +935,27 @@ lower_matmul(LB *b)
 		return fail(b, n, "a matmul_epilogue holds a matmul, elementwise ops and at most "
 		    "one reduction last");
 	}
-	set_space(b, &mm->type);
-	R = b->R;
-	K = b->g->nodes[A].type.dim[R - 1];
+	/* numpy's matmul: the space is the promoted result (a 1-D a adds M = 1,
+	 * a 1-D b adds N = 1), and each operand is loaded through a view of
+	 * that rank (leading 1s; (1, K) or (K, 1) for a 1-D one), its batch
+	 * dims of 1 read at 0 where the result's are longer. */
+	{
+		const Type *ta = &b->g->nodes[A].type, *tb = &b->g->nodes[B].type;
+		Type p = mm->type;
+		int nb = mm->type.rank - (ta->rank > 1) - (tb->rank > 1);
+
+		promoted = ta->rank == 1 || tb->rank == 1;
+		p.rank = nb + 2;
+		p.dim[nb] = ta->rank == 1 ? 1 : ta->dim[ta->rank - 2];
+		p.dim[nb + 1] = tb->rank == 1 ? 1 : tb->dim[tb->rank - 1];
+		if (promoted && b->first != b->last)
+			return fail(b, rn, "a matmul with a 1-D operand takes no epilogue");
+		set_space(b, &p);
+		R = b->R;
+		K = ta->dim[ta->rank - 1];
+		view_of(ta, R, true, av);
+		view_of(tb, R, false, bv);
+	}
 	set_extents(b, b->bm, b->bn);
 	for (int j = 0; j < R; j++)
 		prog[j] = true;
@@ -927,21 +979,38 @@ lower_matmul(LB *b)
 		as[R - 1] = b->bk;
 		bs[R - 2] = b->bk;
 		for (int j = 0; j < R - 1; j++)
-			ia[j] = b->dim[j].off;
+			ia[j] = j < R - 2 && av[j] == 1 ? (TileIdx){0} : b->dim[j].off;
 		ia[R - 1] = idx_of(var, 1);
-		in[0] = def(b, load(b, b->argof[A], R, ia, b->S[R - 2] % b->bm || K % b->bk, 0), "a",
-		    R, as);
+		in[0] = def(b, mm_load(b, A, R, ia, b->S[R - 2] % b->bm || K % b->bk, av), "a", R,
+		    as);
 		for (int j = 0; j < R - 2; j++)
-			ib[j] = b->dim[j].off;
+			ib[j] = bv[j] == 1 ? (TileIdx){0} : b->dim[j].off;
 		ib[R - 2] = idx_of(var, 1);
 		ib[R - 1] = b->dim[R - 1].off;
-		in[1] = def(b, load(b, b->argof[B], R, ib, b->S[R - 1] % b->bn || K % b->bk, 0), "b",
-		    R, bs);
+		in[1] = def(b, mm_load(b, B, R, ib, b->S[R - 1] % b->bn || K % b->bk, bv), "b", R,
+		    bs);
 		in[2] = it;
 		d = op_def(b, TO_DOT, OP_INPUT, 3, in, NULL, "d", R, s);
 		close_loop(b, fo, d);
 	}
 	b->tv[b->first] = res(b, fo);
+	if (promoted) {
+		/* the result seen as the promoted space: its added 1 at 0 */
+		TileAttrs at = {.set = TAB(VIEW), .nview = R};
+		TileIdx idx[IR_MAX_RANK];
+		bool ragged = false;
+
+		for (int j = 0; j < R; j++) {
+			at.view[j] = b->S[j];
+			idx[j] = b->dim[j].off;
+			ragged |= b->S[j] % b->dim[j].ext != 0;
+		}
+		if (ragged)
+			at.set |= TAB(MASKED);
+		tile_build_access(b->ng, b->f, TO_STORE, TILE_RESULT, R, idx, res(b, fo), &at,
+		    LOC_NONE);
+		return 0;
+	}
 	/* The epilogue's externals are loaded once per program. */
 	b->from = b->first + 1;
 	load_level(b, 0);

@@ -277,6 +277,12 @@ static const char *const xgraphs[] = {
 	"  %n = min(%a) axis=1\n  %e = mean(%x) axis=(0, 1, 3)\n"
 	"  %m = max(%x) axis=(1, 2) keepdims=True\n  %q = min(%x)\n  %r = prod(%a) axis=-1\n"
 	"  return %s, %p, %n, %e, %m, %q, %r\n}\n",
+	/* numpy's matmul: batch dims that broadcast, 1-D operands */
+	"graph {\n  %x = input() : (2, 1, 33, 7)\n  %w = input() : (3, 7, 40)\n"
+	"  %v = input() : (7,)\n  %u = input() : (40,)\n  %mm = matmul(%x, %w)\n"
+	"  %y = relu(%mm)\n  %s = sum(%y) axis=(0, 2)\n  %a = matmul(%v, %w)\n"
+	"  %b = matmul(%x, %v)\n  %c = matmul(%y, %u)\n  %d = matmul(%u, %u)\n"
+	"  return %s, %a, %b, %c, %d\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)

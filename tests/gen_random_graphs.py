@@ -168,13 +168,31 @@ class Gen:
             if keep:
                 attrs += " keepdims=True"
             return self.op(f"{op}(%{a}){attrs}", out)
-        if r < 0.85 and len(s) in (2, 3):
+        if r < 0.85 and len(s) in (1, 2, 3, 4):
             n = self.r.choice(SIZES)
-            if len(s) == 2:
-                w = self.source((s[1], n), "const")
-                return self.op(f"matmul(%{a}, %{w})", (s[0], n))
-            w = self.source((s[0], s[2], n), "const")
-            return self.op(f"matmul(%{a}, %{w})", (s[0], s[1], n))
+            form = self.r.random()
+            if len(s) == 1:
+                # numpy's matmul with a 1-D a: (K,) x (.., K, N) drops M
+                bs = self.r.choice([(), (2,), (1, 3)])
+                w = self.source(bs + (s[0], n), "const")
+                return self.op(f"matmul(%{a}, %{w})", bs + (n,))
+            if form < 0.15:
+                # a 1-D b drops N
+                w = self.source((s[-1],), "const")
+                return self.op(f"matmul(%{a}, %{w})", s[:-1])
+            if form < 0.4:
+                # batch dims that broadcast: b with its own leading dims,
+                # a's stretched where they are 1
+                lead = s[:-2]
+                bl = tuple(self.r.choice([d, 1]) for d in lead)
+                if self.r.random() < 0.5 and len(s) < 4:
+                    bl = (self.r.choice([2, 3]),) + bl
+                w = self.source(bl + (s[-1], n), "const")
+                out = self.bcast(lead, bl[-len(lead):] if lead else ()) if lead else ()
+                out = bl[:len(bl) - len(lead)] + (out or ())
+                return self.op(f"matmul(%{a}, %{w})", out + (s[-2], n))
+            w = self.source(s[:-2] + (s[-1], n), "const")
+            return self.op(f"matmul(%{a}, %{w})", s[:-2] + (s[-2], n))
         if r < 0.93 and len(s) >= 2:
             if len(s) == 3 and self.r.random() < 0.5:
                 perm = self.r.sample(range(3), 3)
