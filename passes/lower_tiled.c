@@ -600,6 +600,97 @@ lower_pointwise(LB *b, bool row)
 	return 0;
 }
 
+/* A transpose of rank above 4 (the tile executor holds four dims per
+ * tile): its dims of 1 dropped and the runs of input axes that stay
+ * adjacent in the output merged, it is the transpose of a smaller rank
+ * ng, loaded and stored through views of that rank.  Of the output's
+ * last two dims, those whose source is not among the input's last four
+ * are walked one index at a time, so that every tile fits. */
+static int
+lower_transpose_wide(LB *b, const Node *n, int x)
+{
+	const Type *xt = &b->g->nodes[x].type;
+	int r = xt->rank, perm[IR_MAX_RANK], q[IR_MAX_RANK], nq = 0, ng = 0;
+	int head[IR_MAX_RANK], pc[IR_MAX_RANK], inv[IR_MAX_RANK], v;
+	int64_t yc[IR_MAX_RANK], xc[IR_MAX_RANK], shape[IR_MAX_RANK];
+	bool prog[IR_MAX_RANK], masked = false;
+	TileIdx idx[IR_MAX_RANK];
+	TileAttrs lat = {.set = TAB(VIEW)}, pat = {.set = TAB(PERM)}, sat = {.set = TAB(VIEW)};
+	Type sp = {.rank = 0, .dt = n->type.dt};
+
+	for (int i = 0; i < r; i++) {
+		int64_t p = ir_attr_ints(&n->at, ATTR_PERM).v[i];
+
+		perm[i] = (int)(p < 0 ? p + r : p);
+	}
+	for (int i = 0; i < r; i++)          /* the input dims longer than 1, in output order */
+		if (xt->dim[perm[i]] != 1)
+			q[nq++] = perm[i];
+	for (int i = 0; i < nq; i++) {       /* a group starts unless it continues the last */
+		bool cont = false;
+
+		if (i > 0) {
+			int d = q[i - 1] + 1;
+
+			while (d < r && xt->dim[d] == 1)
+				d++;
+			cont = d == q[i];
+		}
+		if (!cont) {
+			head[ng] = q[i];
+			yc[ng++] = 1;
+		}
+		yc[ng - 1] *= xt->dim[q[i]];
+	}
+	if (ng == 0) {
+		head[ng] = 0;
+		yc[ng++] = 1;
+	}
+	/* the groups in input order: pc[i] is output group i's place there */
+	for (int i = 0; i < ng; i++) {
+		pc[i] = 0;
+		for (int j = 0; j < ng; j++)
+			pc[i] += head[j] < head[i];
+		xc[pc[i]] = yc[i];
+		inv[pc[i]] = i;
+	}
+	sp.rank = ng;
+	memcpy(sp.dim, yc, sizeof(int64_t) * (size_t)ng);
+	set_space(b, &sp);
+	set_extents(b, b->bm, b->bn);
+	for (int j = 0; j < ng; j++) {
+		if (pc[j] < ng - 4)
+			b->dim[j].ext = 1;
+		prog[j] = true;
+	}
+	program_dims(b, prog);
+	use_ext(b, x);
+	lat.nview = sat.nview = pat.nperm = ng;
+	for (int k = 0; k < ng; k++) {
+		lat.view[k] = xc[k];
+		sat.view[k] = yc[k];
+		pat.perm[k] = pc[k];
+		shape[k] = b->dim[inv[k]].ext;
+		idx[k] = b->dim[inv[k]].off;
+		masked |= xc[k] % shape[k] != 0;
+	}
+	if (masked) {
+		lat.set |= TAB(OTHER);
+		lat.other = 0;
+	}
+	v = def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[x], ng, idx, -1, &lat,
+	    LOC_NONE), "tile", ng, shape);
+	for (int j = 0; j < ng; j++) {
+		shape[j] = b->dim[j].ext;
+		idx[j] = b->dim[j].off;
+	}
+	v = op_def(b, TO_TRANSPOSE, OP_INPUT, 1, &v, &pat, "t", ng, shape);
+	if (masked)
+		sat.set |= TAB(MASKED);
+	tile_build_access(b->ng, b->f, TO_STORE, TILE_RESULT, ng, idx, v, &sat, LOC_NONE);
+	return 0;
+}
+
 static int
 lower_opaque(LB *b)
 {
@@ -614,6 +705,8 @@ lower_opaque(LB *b)
 	if (b->first != b->last || ir_ops[n->op].cls != OC_LAYOUT)
 		return fail(b, n, "an opaque kernel holds one layout op");
 	xt = &b->g->nodes[x].type;
+	if (n->op == OP_TRANSPOSE && t->rank > 4 && (n->at.set & AB(PERM)))
+		return lower_transpose_wide(b, n, x);
 	set_space(b, t);
 	set_extents(b, b->bm, b->bn);
 	for (int j = 0; j < b->R; j++)
@@ -769,6 +862,10 @@ lower_reduction(LB *b)
 		b->dim[rho].ext = b->bm;
 		bmdim = rho;
 	}
+	/* the executor holds four dims per tile: before the last four, one
+	 * index at a time */
+	for (int j = 0; j + 4 < b->R; j++)
+		b->dim[j].ext = 1;
 	for (int j = 0; j < b->R; j++)
 		if (!prog[j])
 			loops[nl++] = j;
