@@ -422,9 +422,6 @@ emit_op(LB *b, int i)
 		}
 		return 0;
 	}
-	if (op->cls == OC_ARGREDUCE)
-		return fail(b, n, "argmax and argmin have no tile program yet: the tile executor "
-		    "computes a kernel in one element type and argmax's result is i64 (issue 16)");
 	return fail(b, n, "only elementwise ops and reductions can follow inside a tile");
 }
 
@@ -1175,6 +1172,11 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 			if (!in_kernel(b, n->in[j]))
 				use_ext(b, n->in[j]);
 	}
+	for (int i = b->first; i <= b->last; i++)
+		if (ir_ops[b->g->nodes[i].op].cls == OC_ARGREDUCE)
+			return fail(b, &b->g->nodes[i], "argmax and argmin have no tile program yet: "
+			    "the tile executor computes a kernel in one element type and their result "
+			    "is i64 (run them with --engine=reference)");
 	if (has_mm)
 		rc = lower_matmul(b);
 	else if (has_layout)
