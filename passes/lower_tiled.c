@@ -1051,6 +1051,11 @@ lower_matmul(LB *b)
 		view_of(tb, R, false, bv);
 	}
 	set_extents(b, b->bm, b->bn);
+	/* a promoted dim of 1 is a tile dim of 1, not a block of masked lanes */
+	if (b->g->nodes[A].type.rank == 1)
+		b->dim[R - 2].ext = 1;
+	if (b->g->nodes[B].type.rank == 1)
+		b->dim[R - 1].ext = 1;
 	for (int j = 0; j < R; j++)
 		prog[j] = true;
 	program_dims(b, prog);
