@@ -279,25 +279,31 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		}
 		m->mm_es = (int64_t)ir_dtype_size(g->nodes[m->mm].type.dt);
 		mn = &g->nodes[m->mm];
-		m->it = mn->type;
-		roles_rows_cols(m);
-		if (m->it.rank == 3) {
-			m->role[0] = RO_BATCH;
-			m->p.batch = m->it.dim[0];
+		{
+			/* numpy's matmul as lower-tiled tiles it: the result
+			 * with a 1-D operand's dim of 1 put back, its batch
+			 * dims flattened on grid axis 2 */
+			const Type *ta = &g->nodes[mn->in[0]].type, *tb = &g->nodes[mn->in[1]].type;
+			int nb = mn->type.rank - (ta->rank > 1) - (tb->rank > 1);
+
+			m->it = mn->type;
+			m->it.rank = nb + 2;
+			m->it.dim[nb] = ta->rank == 1 ? 1 : ta->dim[ta->rank - 2];
+			m->it.dim[nb + 1] = tb->rank == 1 ? 1 : tb->dim[tb->rank - 1];
+			rows_cols_batch(m, &ok);
+			m->p.k = ta->dim[ta->rank - 1];
 		}
-		m->p.m = m->it.dim[m->it.rank - 2];
-		m->p.n = m->it.dim[m->it.rank - 1];
-		m->p.k = g->nodes[mn->in[0]].type.dim[m->it.rank - 1];
 		if (m->red == m->mm)
 			m->red = -1;
 		if (m->red >= 0) {
 			const Node *rn = &g->nodes[m->red];
-			int ax = ir_reduce_axis(rn, g->nodes[rn->in[0]].type.rank);
+			bool mask[IR_MAX_RANK];
 
+			ir_reduce_mask(rn, g->nodes[rn->in[0]].type.rank, mask);
 			if (!ir_type_eq(&g->nodes[rn->in[0]].type, &m->it))
 				m->red = -1;     /* not over the matmul's space: stored as is */
 			for (int i = 0; m->red >= 0 && i < m->it.rank; i++)
-				if (ax < 0 || ax == i)
+				if (mask[i])
 					m->nred |= 1 << m->role[i];
 		}
 		break;
@@ -312,9 +318,12 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 			const Node *rn = &g->nodes[m->red];
 			int ax;
 
+			bool mask[IR_MAX_RANK];
+
 			m->it = g->nodes[rn->in[0]].type;
 			ax = ir_reduce_axis(rn, m->it.rank);
-			if (ax < 0) {
+			ir_reduce_mask(rn, m->it.rank, mask);
+			if (ax == -1) {
 				m->p.full_reduce = true;
 				for (int i = 0; i < m->it.rank; i++)
 					m->role[i] = RO_WHOLE;
@@ -322,22 +331,27 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 				m->p.n = numel(&ok, &m->it);
 			} else {
 				/* the last kept dimension is tiled by BM; the other
-				 * kept ones go to grid axis 2, as lower-tiled does */
+				 * kept ones go to grid axis 2, as lower-tiled does;
+				 * the reduced ones (one axis or several) are walked
+				 * inside each program */
 				int lastkept = -1;
 
-				m->rax = ax;
 				m->p.m = 1;
+				m->p.n = 1;
 				for (int i = 0; i < m->it.rank; i++)
-					if (i != ax)
+					if (!mask[i])
 						lastkept = i;
+					else if (m->rax < 0)
+						m->rax = i;     /* the outermost: split= cuts it */
 				for (int i = 0; i < m->it.rank; i++) {
-					m->role[i] = i == ax ? RO_WHOLE : i == lastkept ? RO_ROW : RO_BATCH;
-					if (i == lastkept)
+					m->role[i] = mask[i] ? RO_WHOLE : i == lastkept ? RO_ROW : RO_BATCH;
+					if (mask[i])
+						m->p.n = mul(&ok, m->p.n, m->it.dim[i]);
+					else if (i == lastkept)
 						m->p.m = m->it.dim[i];
-					else if (i != ax)
+					else
 						m->p.batch = mul(&ok, m->p.batch, m->it.dim[i]);
 				}
-				m->p.n = m->it.dim[ax];
 			}
 		}
 		break;

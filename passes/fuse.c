@@ -221,6 +221,14 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		    ir_ops[W->op].name);
 		return R_F4G;
 	}
+	if (is(g, p, OC_ARGREDUCE) || is(g, c, OC_ARGREDUCE)) {
+		const Node *A = is(g, p, OC_ARGREDUCE) ? P : C;
+
+		WHY("%%%s is '%s'; argmax and argmin run alone, in a kernel of their own (their "
+		    "result is i64 indices, which no other op of a kernel computes with)",
+		    A->name, ir_ops[A->op].name);
+		return R_F4D;
+	}
 	if (is(g, p, OC_REDUCTION)) {
 		const Type *in = &g->nodes[P->in[0]].type;
 
@@ -276,6 +284,17 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		if (is(g, c, OC_REDUCTION) && !f->mmred) {
 			WHY("reduction %%%s consumes matmul %%%s directly; matmul-reduce is off "
 			    "(fuse{matmul-reduce=true} allows it)", C->name, P->name);
+			return R_F6;
+		}
+		if (g->nodes[P->in[0]].type.rank == 1 || g->nodes[P->in[1]].type.rank == 1) {
+			WHY("matmul %%%s has a 1-D operand; its tiles span the promoted result (a "
+			    "dim of 1 added), not %%%s's shape, so it runs alone", P->name, C->name);
+			return R_F3;
+		}
+		if (R->op == OP_MIN || R->op == OP_PROD) {
+			WHY("the kernel's root %%%s is a %s; a matmul kernel combines its partial "
+			    "reductions across programs by atomic add or max only", R->name,
+			    ir_ops[R->op].name);
 			return R_F6;
 		}
 		if (K->mm >= 0) {

@@ -497,6 +497,105 @@ START_TEST(test_interp_f32_accumulates_in_f64)
 }
 END_TEST
 
+/* A tuple of axes: x[i, j, k] = 100 i + 10 j + k, shape (2, 3, 2). */
+START_TEST(test_interp_reduce_tuple)
+{
+	Run r = run("graph {\n  %x = input() : (2, 3, 2)\n"
+	    "  %s = sum(%x) : (3,) axis=(0, 2)\n  %m = max(%x) : (1, 3, 1) axis=(2, 0) keepdims=True\n"
+	    "  %e = mean(%x) : (2,) axis=(-1, -2)\n  %n = min(%x) : (2,) axis=(0, 1)\n"
+	    "  %p = prod(%x) : () axis=(0, 1, 2)\n  return %s, %m, %e, %n, %p\n}\n",
+	    IN(V(0, 1, 10, 11, 20, 21, 100, 101, 110, 111, 120, 121)));
+
+	expect(&r, "s", 1, D(3), V(202, 242, 282));
+	expect(&r, "m", 3, D(1, 3, 1), V(101, 111, 121));
+	expect(&r, "e", 1, D(2), V(10.5, 110.5));
+	expect(&r, "n", 1, D(2), V(0, 1));
+	expect(&r, "p", 0, D(0), V(0));
+	done(&r);
+}
+END_TEST
+
+/* min keeps a NaN once met (np.min); prod of an empty-free row, of signs,
+ * and NaN and infinities by arithmetic (inf * 0 is NaN). */
+START_TEST(test_interp_min_prod)
+{
+	Run r = run("graph {\n  %x = input() : (3, 3)\n"
+	    "  %n = min(%x) : (3,) axis=1\n  %p = prod(%x) : (3,) axis=1\n  %q = prod(%x) : (3,) axis=0\n"
+	    "  %a = min(%x) : ()\n  return %n, %p, %q, %a\n}\n",
+	    IN(V(3, -2, 0.5, 1, NAN, -7, INFINITY, 0, 2)));
+
+	expect(&r, "n", 1, D(3), V(-2, NAN, 0));
+	expect(&r, "p", 1, D(3), V(-3, NAN, NAN));
+	expect(&r, "q", 1, D(3), V(3 * INFINITY, NAN, -7));
+	expect(&r, "a", 0, D(0), V(NAN));
+	done(&r);
+}
+END_TEST
+
+/* argmax and argmin: i64 indices; ties go to the first index, or the last
+ * with last=True; a NaN wins (np.argmax: the first NaN; with last=True,
+ * ONNX's select_last_index: the last one). */
+START_TEST(test_interp_argmax)
+{
+	Run r = run("graph {\n  %x = input() : (3, 4)\n"
+	    "  %a = argmax(%x) : (3,) i64 axis=1\n  %al = argmax(%x) : (3,) i64 axis=1 last=True\n"
+	    "  %i = argmin(%x) : (3, 1) i64 axis=-1 keepdims=True\n  %il = argmin(%x) : (3,) i64 axis=1 last=True\n"
+	    "  %c = argmax(%x) : (4,) i64\n  %d = argmin(%x) : (4,) i64 axis=0 last=True\n"
+	    "  return %a, %al, %i, %il, %c, %d\n}\n",
+	    IN(V(1, 5, 5, -1,    -1, 2, -1, 2,    0, NAN, 3, NAN)));
+
+	ck_assert_int_eq(val(&r, "a")->dt, DT_I64);
+	expect(&r, "a", 1, D(3), V(1, 1, 1));
+	expect(&r, "al", 1, D(3), V(2, 3, 3));
+	expect(&r, "i", 2, D(3, 1), V(3, 0, 1));
+	expect(&r, "il", 1, D(3), V(3, 2, 3));
+	expect(&r, "c", 1, D(4), V(0, 2, 0, 2));
+	expect(&r, "d", 1, D(4), V(1, 2, 1, 2));
+	done(&r);
+}
+END_TEST
+
+/* numpy's matmul: 1-D operands promoted and the added dim removed, batch
+ * dims broadcast (b's one batch serves both of a's; a's 1 stretches). */
+START_TEST(test_interp_matmul_numpy)
+{
+	Run r = run("graph {\n  %a = input() : (2, 2, 2)\n  %b = input() : (2, 1)\n"
+	    "  %v = input() : (2,)\n  %w = input() : (3, 1, 2, 1)\n"
+	    "  %ab = matmul(%a, %b) : (2, 2, 1)\n  %av = matmul(%a, %v) : (2, 2)\n  %va = matmul(%v, %a) : (2, 2)\n"
+	    "  %vv = matmul(%v, %v) : ()\n  %wa = matmul(%v, %w) : (3, 1, 1)\n  %aw = matmul(%a, %w) : (3, 2, 2, 1)\n"
+	    "  return %ab, %av, %va, %vv, %wa, %aw\n}\n",
+	    IN(V(1, 2, 3, 4, 0, 1, 1, 0), V(1, 1), V(5, 7), V(1, 2, 3, 4, 5, 6)));
+
+	expect(&r, "ab", 3, D(2, 2, 1), V(3, 7, 1, 1));
+	expect(&r, "av", 2, D(2, 2), V(19, 43, 7, 5));
+	expect(&r, "va", 2, D(2, 2), V(26, 38, 7, 5));
+	expect(&r, "vv", 0, D(0), V(74));
+	expect(&r, "wa", 3, D(3, 1, 1), V(19, 43, 67));
+	expect(&r, "aw", 4, D(3, 2, 2, 1),
+	    V(5, 11, 2, 1,  11, 25, 4, 3,  17, 39, 6, 5));
+	done(&r);
+}
+END_TEST
+
+/* transpose and reshape at rank 8: y[perm] walks x's axes reversed. */
+START_TEST(test_interp_rank8)
+{
+	double x[2 * 3 * 2] = {0};
+	Run r;
+
+	for (int i = 0; i < 12; i++)
+		x[i] = i;
+	r = run("graph {\n  %x = input() : (2, 1, 1, 3, 1, 1, 1, 2)\n"
+	    "  %t = transpose(%x) : (2, 1, 1, 1, 3, 1, 1, 2) perm=(7, 6, 5, 4, 3, 2, 1, 0)\n"
+	    "  %r = reshape(%t) : (1, 1, 1, 1, 1, 2, 3, 2) shape=(1, 1, 1, 1, 1, 2, -1, 2)\n"
+	    "  %s = sum(%x) : (1, 1, 3, 1, 1, 1) axis=(0, 7)\n  return %t, %r, %s\n}\n", IN(x));
+	expect(&r, "t", 8, D(2, 1, 1, 1, 3, 1, 1, 2), V(0, 6, 2, 8, 4, 10, 1, 7, 3, 9, 5, 11));
+	expect(&r, "r", 8, D(1, 1, 1, 1, 1, 2, 3, 2), V(0, 6, 2, 8, 4, 10, 1, 7, 3, 9, 5, 11));
+	expect(&r, "s", 6, D(1, 1, 3, 1, 1, 1), V(14, 22, 30));
+	done(&r);
+}
+END_TEST
+
 /* ---- matmul ---------------------------------------------------------- */
 
 START_TEST(test_interp_matmul)
@@ -1115,6 +1214,11 @@ make_interp_suite(void)
 	tcase_add_test(k, test_interp_f32_accumulates_in_f64);
 	tcase_add_test(k, test_interp_matmul);
 	tcase_add_test(k, test_interp_matmul_batched);
+	tcase_add_test(k, test_interp_reduce_tuple);
+	tcase_add_test(k, test_interp_min_prod);
+	tcase_add_test(k, test_interp_argmax);
+	tcase_add_test(k, test_interp_matmul_numpy);
+	tcase_add_test(k, test_interp_rank8);
 	tcase_add_test(k, test_interp_transpose);
 	tcase_add_test(k, test_interp_reshape);
 	tcase_add_test(x, test_interp_missing_source);

@@ -288,6 +288,18 @@ static const char *const xgraphs[] = {
 	"  %q = avg_pool2d(%z) kernel=(2, 2) pads=(1, 1, 1, 1) dilations=(2, 1)\n"
 	"  %r = avg_pool2d(%y) kernel=(3, 3) strides=(2, 2) pads=(1, 1, 1, 1) ceil_mode=True "
 	"count_include_pad=True\n  return %p, %q, %r\n}\n",
+	/* min and prod, and reductions over several axes */
+	"graph {\n  %x = input() : (3, 40, 5, 7)\n  %y = input() : (5, 1)\n  %a = add(%x, %y)\n"
+	"  %s = sum(%a) axis=(0, 2)\n  %p = prod(%x) axis=(3, 1) keepdims=True\n"
+	"  %n = min(%a) axis=1\n  %e = mean(%x) axis=(0, 1, 3)\n"
+	"  %m = max(%x) axis=(1, 2) keepdims=True\n  %q = min(%x)\n  %r = prod(%a) axis=-1\n"
+	"  return %s, %p, %n, %e, %m, %q, %r\n}\n",
+	/* numpy's matmul: batch dims that broadcast, 1-D operands */
+	"graph {\n  %x = input() : (2, 1, 33, 7)\n  %w = input() : (3, 7, 40)\n"
+	"  %v = input() : (7,)\n  %u = input() : (40,)\n  %mm = matmul(%x, %w)\n"
+	"  %y = relu(%mm)\n  %s = sum(%y) axis=(0, 2)\n  %a = matmul(%v, %w)\n"
+	"  %b = matmul(%x, %v)\n  %c = matmul(%y, %u)\n  %d = matmul(%u, %u)\n"
+	"  return %s, %a, %b, %c, %d\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)

@@ -177,6 +177,13 @@ class Gen:
             self.one = nm
         return self.one
 
+    def half_val(self):
+        if getattr(self, "half", None) is None:
+            nm = self.name("half")
+            self.lines.append(f"  %{nm} = const() : {self.ty(())} value=0.5")
+            self.half = nm
+        return self.half
+
     def pick(self, pred=lambda s: True):
         cands = [v for v in self.vals if pred(v[1])]
         # recent values more often, so that chains form
@@ -286,12 +293,26 @@ class Gen:
                 b = self.op(f"add(%{g}, %{self.one_val()})", t)
             return self.op(f"{op}(%{a}, %{b})", out)
         if r < 0.72 and len(s) >= 1:
-            op = self.r.choice(["sum", "max"] + ([] if isint else ["mean"]))
+            op = self.r.choice(["sum", "max", "min", "prod"] + ([] if isint else ["mean"]))
             keep = self.r.random() < 0.5
-            ax = self.r.choice(list(range(len(s))) + [-1, None])
+            ax = self.r.choice(list(range(len(s))) + [-1, None, "tuple"])
+            if ax == "tuple":
+                # a tuple of axes (written in any order, maybe negative)
+                ks = self.r.sample(range(len(s)), self.r.randint(1, len(s)))
+                ax = tuple(k - len(s) if self.r.random() < 0.3 else k for k in ks)
+            if op == "prod":
+                # keep products of many elements away from 0 and overflow
+                g = self.op(f"tanh(%{a})", s)
+                h = self.op(f"mul(%{g}, %{self.half_val()})", s)
+                a = self.op(f"add(%{h}, %{self.one_val()})", s)
             if ax is None:
                 out = (1,) * len(s) if keep else ()
                 attrs = ""
+            elif isinstance(ax, tuple):
+                ks = {k % len(s) for k in ax}
+                out = tuple(1 if i in ks else d for i, d in enumerate(s)) if keep else \
+                    tuple(d for i, d in enumerate(s) if i not in ks)
+                attrs = " axis=(" + ", ".join(map(str, ax)) + ("," if len(ax) == 1 else "") + ")"
             else:
                 k = ax % len(s)
                 out = tuple(1 if i == k else d for i, d in enumerate(s)) if keep else \
@@ -300,13 +321,31 @@ class Gen:
             if keep:
                 attrs += " keepdims=True"
             return self.op(f"{op}(%{a}){attrs}", out)
-        if r < 0.85 and len(s) in (2, 3):
+        if r < 0.85 and len(s) in (1, 2, 3, 4):
             n = self.r.choice(SIZES)
-            if len(s) == 2:
-                w = self.source((s[1], n), "const")
-                return self.op(f"matmul(%{a}, %{w})", (s[0], n))
-            w = self.source((s[0], s[2], n), "const")
-            return self.op(f"matmul(%{a}, %{w})", (s[0], s[1], n))
+            form = self.r.random()
+            if len(s) == 1:
+                # numpy's matmul with a 1-D a: (K,) x (.., K, N) drops M
+                bs = self.r.choice([(), (2,), (1, 3)])
+                w = self.source(bs + (s[0], n), "const")
+                return self.op(f"matmul(%{a}, %{w})", bs + (n,))
+            if form < 0.15:
+                # a 1-D b drops N
+                w = self.source((s[-1],), "const")
+                return self.op(f"matmul(%{a}, %{w})", s[:-1])
+            if form < 0.4:
+                # batch dims that broadcast: b with its own leading dims,
+                # a's stretched where they are 1
+                lead = s[:-2]
+                bl = tuple(self.r.choice([d, 1]) for d in lead)
+                if self.r.random() < 0.5 and len(s) < 4:
+                    bl = (self.r.choice([2, 3]),) + bl
+                w = self.source(bl + (s[-1], n), "const")
+                out = self.bcast(lead, bl[-len(lead):] if lead else ()) if lead else ()
+                out = bl[:len(bl) - len(lead)] + (out or ())
+                return self.op(f"matmul(%{a}, %{w})", out + (s[-2], n))
+            w = self.source(s[:-2] + (s[-1], n), "const")
+            return self.op(f"matmul(%{a}, %{w})", s[:-2] + (s[-2], n))
         if r < 0.93 and len(s) >= 2:
             if len(s) == 3 and self.r.random() < 0.5:
                 perm = self.r.sample(range(3), 3)

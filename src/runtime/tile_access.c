@@ -45,9 +45,20 @@ access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t 
 		int64_t o = eval_idx(w, &in->idx[k]), left = a->dim[k] - o;
 		int d = a->pad + k;
 
-		off[d] = o;
 		if (o < 0)
 			AICM_BUG("a negative tile offset survived the verifier");
+		if (d < 0) {
+			/* a leading dim of extent 1 past the four a tile holds:
+			 * its offset only moves the base */
+			if (left < 1) {
+				if (!in->masked)
+					AICM_BUG("an unmasked access out of bounds survived the verifier");
+				valid[0] = 0;
+			}
+			base += o * a->lstr[k];
+			continue;
+		}
+		off[d] = o;
 		if (left < sh[d]) {
 			if (!in->masked)
 				AICM_BUG("an unmasked access out of bounds survived the verifier");

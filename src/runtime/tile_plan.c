@@ -280,9 +280,10 @@ plan_memo(PKernel *k, const int64_t *trips)
 		size_t bytes;
 		int64_t need;
 
+		/* (a memo's key is the four tile dims' offsets: none past rank 4) */
 		if (in->op != TO_LOAD || trips[i] <= 1 || trips[i] == INT64_MAX ||
 		    in->arg == TILE_RESULT || a->dense || a->view || (a->dep & (1u << fast)) ||
-		    trips[i] > MEMO_MAX)
+		    trips[i] > MEMO_MAX || a->rank > 4)
 			continue;
 		bytes = ((size_t)k->tile[in->res].n * k->es + 63) & ~(size_t)63;
 		if (__builtin_mul_overflow(trips[i], (int64_t)bytes, &need) ||
@@ -350,6 +351,12 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 
 		if (f->vals[v].rank < 0)
 			continue;
+		/* A program holds tiles of four dims: one of a higher rank
+		 * must be 1 along all but its last four (lower-tiled walks the
+		 * leading dims of a space one index at a time). */
+		for (int d = 0; d + 4 < f->vals[v].rank; d++)
+			if (f->vals[v].shape[d] != 1)
+				return -3;
 		pad4(f->vals[v].rank, f->vals[v].shape, t->sh);
 		t->n = 1;
 		for (int d = 0; d < 4; d++)
@@ -423,8 +430,11 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 		}
 		for (int d = t->rank - 1; d >= 0; d--) {
 			a->dim[d] = t->dim[d];
-			a->tstr[a->pad + d] = st;
-			a->tdim[a->pad + d] = t->dim[d];
+			a->lstr[d] = st;
+			if (a->pad + d >= 0) {
+				a->tstr[a->pad + d] = st;
+				a->tdim[a->pad + d] = t->dim[d];
+			}
 			st *= t->dim[d];
 		}
 		mark_dense(k, in, a, t, &u);
@@ -457,6 +467,13 @@ exec_tile_compile(const Graph *g, Diag *d)
 			if (rc == -1) {
 				diag_error(d, n->loc, "tiled '%%%s' needs more tile memory than a "
 				    "program may have (2^28 elements)", n->name);
+				exec_tile_free(p);
+				return NULL;
+			}
+			if (rc == -3) {
+				diag_error(d, n->loc, "tiled '%%%s' has a tile longer than 1 in a dim "
+				    "before its last four; the tile executor holds four dims per tile",
+				    n->name);
 				exec_tile_free(p);
 				return NULL;
 			}

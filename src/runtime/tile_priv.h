@@ -57,7 +57,8 @@ typedef struct PAccess {
 	int64_t dim[IR_MAX_RANK];
 	int64_t tstr[4];             /* tensor stride per padded tile dim */
 	int64_t tdim[4];             /* tensor extent per padded tile dim (1 if none) */
-	int pad;                     /* 4 - rank */
+	int pad;                     /* 4 - rank (< 0: leading dims of extent 1) */
+	int64_t lstr[IR_MAX_RANK];   /* tensor stride per tensor dim */
 	bool dense;                  /* a whole tile has the tensor's layout */
 	bool view;                   /* loads: a dot's a, read in place with its rows' stride */
 	bool stream;                 /* stores: non-temporal */
@@ -162,6 +163,8 @@ void tx_crew_stop(Crew *c);
 static inline void
 pad4(int rank, const int64_t *s, int64_t *out)
 {
+	/* rank > 4: the last four dims (the plan checks that the leading
+	 * ones are 1s, tile_plan.c compile_kernel) */
 	for (int d = 0; d < 4; d++)
 		out[d] = d < 4 - rank ? 1 : s[d - (4 - rank)];
 }
