@@ -198,7 +198,7 @@ tstmts:
 	;
 
 /* tstmt = value "=" op "(" operands? ")" (":" ttype)? item*
- *       | value "=" "load" value "[" idxs? "]" ":" ttype item*
+ *       | value "=" "load" value "[" idxs? "]" ("," value)? ":" ttype item*
  *       | ("store" | "atomic_add" | "atomic_max") value "[" idxs? "]" "," value item*
  *   (no index: a rank-0 tensor, as the printer writes it)
  *       | value "=" "for" value "=" int "to" int "step" int "iter" "(" value "=" value ")"
@@ -209,6 +209,9 @@ tstmt:
 	| VALUE '=' IDENT VALUE '[' idxs_opt ']' ttype_opt items
 	    { t_access(ctx, $1, L(@1), $3, L(@3), $4, L(@4), $6, $8, L(@8), (Tok){0},
 	        L(@4), $9); }
+	| VALUE '=' IDENT VALUE '[' idxs_opt ']' ',' VALUE ttype_opt items
+	    { t_access(ctx, $1, L(@1), $3, L(@3), $4, L(@4), $6, $10, L(@10), $9,
+	        L(@9), $11); }
 	| storekw VALUE '[' idxs_opt ']' ',' VALUE items
 	    { t_access(ctx, (Tok){0}, L(@1), $1, L(@1), $2, L(@2), $4, NULL, L(@1), $7,
 	        L(@7), $8); }
@@ -1567,6 +1570,10 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 			if (item_ints(c, it, at->view, &at->nview))
 				at->set |= TAB(VIEW);
 			break;
+		case TA_STEPS:
+			if (item_ints(c, it, at->steps, &at->nsteps))
+				at->set |= TAB(STEPS);
+			break;
 		case TA_COUNT:
 			break;
 		}
@@ -1685,7 +1692,8 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 	TileAttrs at = {0};
 
 	if (k < 0 || tile_ops[k].form != (name.s ? TF_LOAD : TF_STORE)) {
-		diag_error(c->d, ol, name.s ? "expected 'load', found '%s'" :
+		diag_error(c->d, ol, name.s ? "expected 'load', 'load_pad', 'load_step' or "
+		    "'load_gather', found '%s'" :
 		    "expected 'store', 'atomic_add' or 'atomic_max', found '%s'", op.s);
 		goto out;
 	}
@@ -1705,7 +1713,15 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 		goto out;
 	if (!t_index(c, idx, x))
 		goto out;
-	if (!name.s)
+	if (val.s && name.s && tile_ops[k].nmax < 1) {
+		diag_error(c->d, vl, "'%s' takes no operand tile", op.s);
+		goto out;
+	}
+	if (name.s && !val.s && tile_ops[k].nin > 0) {
+		diag_error(c->d, ol, "'%s' needs an operand tile: '%s %%x[..], %%t'", op.s, op.s);
+		goto out;
+	}
+	if (val.s)
 		v = t_use(c, val, vl);
 	t_attrs(c, (TileOpKind)k, &at, op.s, items);
 	i = tile_build_access(c->g, f, (TileOpKind)k, arg, idx->n, x, v, &at, ol);

@@ -42,7 +42,8 @@ enum {
 	X(PERM, "perm")            \
 	X(OTHER, "other")          \
 	X(MASKED, "masked")        \
-	X(VIEW, "view")
+	X(VIEW, "view")            \
+	X(STEPS, "steps")
 
 typedef enum TileAttrId {
 #define X(id, name) TA_##id,
@@ -80,7 +81,16 @@ typedef enum TileResult {
  *   TO_UNARY, TO_BINARY  gop on tiles, numpy broadcasting
  *   TO_REDUCE            gop (sum/max) of in[0] along axis, into
  *                        accumulator in[1] if nin == 2
- *   TO_TRANSPOSE         permute in[0] by perm */
+ *   TO_TRANSPOSE         permute in[0] by perm
+ *   TO_LOAD_PAD          a load at any offset: lanes outside the tensor
+ *                        read in[0]'s lanes if nin == 1, else other; the
+ *                        whole tile is valid (pad, concat)
+ *   TO_LOAD_STEP         a load whose lane i of dim k reads element
+ *                        idx[k] + steps[k] * i (slice; steps may be < 0)
+ *   TO_LOAD_GATHER       lane (p, j, q) reads the tensor at idx[0..axis) +
+ *                        p, in[0][j] (the index tile), idx[axis+1..) + q;
+ *                        'masked': lanes off the tensor read 0
+ *   TO_BROADCAST         in[0] broadcast to the written shape (expand) */
 typedef enum TileOpKind {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) TO_##id,
 #include "tile_ops.def"
@@ -133,7 +143,7 @@ typedef struct TileInst {
 	int arg;                     /* TO_LOAD/stores: operand index or TILE_RESULT */
 	int nidx;
 	int nview;                   /* load/store: the tensor seen with this shape */
-	int nperm;                   /* transpose */
+	int nperm;                   /* transpose; load_step: its steps */
 	int var, iter;               /* for: the counter and the carried value */
 	int end;                     /* for: index of its yield */
 	Loc loc;
@@ -150,6 +160,7 @@ typedef struct TileInst {
 	union {
 		int64_t view[IR_MAX_RANK];      /* load/stores with has_view */
 		int64_t perm[IR_MAX_RANK];      /* transpose */
+		int64_t steps[IR_MAX_RANK];     /* load_step, nperm of them */
 		struct {
 			int64_t lo, hi, step;   /* for */
 		};
@@ -204,9 +215,10 @@ typedef struct TileAttrs {
 	double value;
 	double other;
 	bool keepdims;
-	int nperm, nview;
+	int nperm, nview, nsteps;
 	int64_t perm[IR_MAX_RANK];
 	int64_t view[IR_MAX_RANK];
+	int64_t steps[IR_MAX_RANK];
 } TileAttrs;
 
 /* tile_build.c */

@@ -450,4 +450,8 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_BINARY] = op_binary,
 	[TO_REDUCE] = op_reduce,
 	[TO_TRANSPOSE] = op_transpose,
+	[TO_LOAD_PAD] = tx_load_pad,
+	[TO_LOAD_STEP] = tx_load_step,
+	[TO_LOAD_GATHER] = tx_load_gather,
+	[TO_BROADCAST] = tx_broadcast,
 };

@@ -376,14 +376,14 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			AICM_BUG("tile op %d has no row in tx_ops", (int)in->op);
 		if (in->op == TO_ATOMIC_ADD || in->op == TO_ATOMIC_MAX)
 			k->atomics = true;
-		if (in->op != TO_LOAD && in->op != TO_STORE && in->op != TO_ATOMIC_ADD &&
-		    in->op != TO_ATOMIC_MAX)
+		if (tile_ops[in->op].form != TF_LOAD && tile_ops[in->op].form != TF_STORE)
 			continue;
 		t = tile_target_type(g, n, in, &buf);
 		a->node = in->arg == TILE_RESULT ? node : f->args[in->arg];
 		a->rank = t->rank;
-		tr = in->op == TO_LOAD ? f->vals[in->res].rank : f->vals[in->in[0]].rank;
-		if (tr != t->rank)
+		tr = tile_ops[in->op].form == TF_LOAD ? f->vals[in->res].rank :
+		    f->vals[in->in[0]].rank;
+		if (tr != t->rank && in->op != TO_LOAD_GATHER)
 			AICM_BUG("an access of rank %d to a tensor of rank %d", tr, t->rank);
 		a->pad = 4 - t->rank;
 		for (int d = 0; d < 4; d++) {
@@ -396,7 +396,8 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			a->tdim[a->pad + d] = t->dim[d];
 			st *= t->dim[d];
 		}
-		mark_dense(k, in, a, t, &u);
+		if (in->op == TO_LOAD || tile_ops[in->op].form == TF_STORE)
+			mark_dense(k, in, a, t, &u);
 	}
 	k->bytes = ((k->bufsize * k->es) + 63) & ~(size_t)63;
 	plan_memo(k, trips);

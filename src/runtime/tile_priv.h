@@ -119,6 +119,8 @@ typedef struct Worker {
 	int64_t pid[3];
 	AtomLog *logs;               /* per program, or NULL: apply at once */
 	int64_t prog;
+	int64_t bad_prog;            /* the lowest program that failed, or -1 */
+	char bad[IR_ERR_MAX];        /* its message (load_gather's index) */
 } Worker;
 
 /* Runs instruction i (in) of the current program and returns the next
@@ -138,6 +140,12 @@ int tx_store(Worker *w, const TileInst *in, int i);   /* stores and atomics */
 /* Where store i puts its whole tile as one contiguous run of its tensor,
  * or NULL (a strip run's store then goes the ordinary way). */
 char *tx_store_target(Worker *w, int i);
+
+/* tile_copy.c: the copy programs' loads and broadcast */
+int tx_load_pad(Worker *w, const TileInst *in, int i);
+int tx_load_step(Worker *w, const TileInst *in, int i);
+int tx_load_gather(Worker *w, const TileInst *in, int i);
+int tx_broadcast(Worker *w, const TileInst *in, int i);
 
 /* tile_run.c */
 int tx_run_for(Worker *w, const TileInst *in, int i);

@@ -123,6 +123,7 @@ worker_init(Worker *w, const Scratch *s, const PKernel *k, Tensor *vals, AtomLog
 	w->sc = s->sc;
 	w->valid = s->valid;
 	w->logs = logs;
+	w->bad_prog = -1;
 	for (int v = 0; v < k->nvals; v++) {
 		w->p[v] = w->buf + k->tile[v].off * k->es;
 		w->ld[v] = k->tile[v].sh[3];
@@ -281,8 +282,9 @@ add_stats(KernelStats *st, const Worker *w)
 }
 
 /* Programs are taken in grid order (axis 0 slowest, axis 2 fastest) by
- * nt threads. */
-static void
+ * nt threads.  Returns the run-time error of the lowest program that had
+ * one (a gather's index out of range), or NULL. */
+static const char *
 run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *st)
 {
 	const TileFn *f = k->f;
@@ -290,6 +292,8 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	int64_t programs = f->grid[0] * f->grid[1] * f->grid[2];
 	Crew *c = plan->crew;
 	Pool pool = {k, vals, programs, 1, 1, 0, NULL};
+	const char *bad = NULL;
+	int64_t badp = 0;
 
 	if (f->has_init) {
 		for (int64_t i = 0; i < out->numel; i++)
@@ -342,12 +346,22 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	free(pool.logs);
 	for (int t = 0; t < nt; t++)
 		add_stats(st, &c->m[t].w);
+	for (int t = 0; t < nt; t++) {
+		const Worker *w = &c->m[t].w;
+
+		if (w->bad_prog >= 0 && (!bad || w->bad_prog < badp)) {
+			bad = w->bad;
+			badp = w->bad_prog;
+		}
+	}
+	return bad;
 }
 
 int
 exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 {
 	const Graph *g = p->g;
+	const char *bad;
 
 	if (threads < 1)
 		threads = 1;
@@ -387,7 +401,11 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 			ideal += ir_type_numel(&g->nodes[k->f->args[j]].type);
 		st->ideal_read = ideal * (int64_t)k->es;
 		st->ideal_written = ir_type_numel(&n->type) * (int64_t)k->es;
-		run_kernel(p, k, vals, threads, st);
+		bad = run_kernel(p, k, vals, threads, st);
+		if (bad) {
+			diag_error(d, n->loc, "'%%%s': %s", n->name, bad);
+			return -1;
+		}
 	}
 	return 0;
 }
