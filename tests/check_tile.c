@@ -33,6 +33,10 @@ run_tiled(const Graph *g, int threads, KernelStats *tot)
 
 	diag_init(&d, "t.aicm", "", 0, stderr);
 	ck_fill_sources(g, vals, 7);
+	for (int i = 0; i < g->nnodes; i++)     /* values= (a gather's indices) */
+		if (g->nodes[i].op == OP_CONST && (g->nodes[i].at.set & AB(VALUES)))
+			for (int64_t e = 0; e < vals[i].numel; e++)
+				exec_seti(&vals[i], e, g->nodes[i].at.ivalues[e]);
 	p = exec_tile_compile(g, &d);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(exec_tile_run(p, vals, threads, &d), 0);
@@ -271,6 +275,15 @@ static const char *const xgraphs[] = {
 	"graph {\n  %x = input() : (5, 7, 33)\n  %y = input() : (7, 1)\n  %a = sub(%x, %y)\n"
 	"  %b = tanh(%a)\n  %s = max(%b) axis=0\n  %q = reshape(%s) shape=(33, 7)\n"
 	"  %m = sum(%b)\n  return %q, %m\n}\n",
+	/* the copy programs: ragged tiles, crops, concat of one value twice,
+	 * gathers by a 2-d and a 0-d index, an expand along two dims */
+	"graph {\n  %x = input() : (5, 37)\n  %y = input() : (5, 3)\n  %z = input() : (3, 1, 40)\n"
+	"  %i = const() : (2, 3) i64 values=(0, -1, 4, 2, 3, 1)\n  %k = const() : () i32 values=(-2,)\n"
+	"  %c = concat(%x, %y, %x) axis=1\n  %p = pad(%x) pads=(2, -1, 1, 30)\n"
+	"  %q = pad(%z) pads=(0, 0, -3, 1, 2, -1)\n"
+	"  %s = slice(%x) starts=(-1, 36) ends=(-100, 0) steps=(-2, -5)\n"
+	"  %g = gather(%x, %i) axis=0\n  %h = gather(%z, %k) axis=-1\n"
+	"  %e = expand(%z) shape=(2, 1, 33, 1)\n  return %c, %p, %q, %s, %g, %h, %e\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)

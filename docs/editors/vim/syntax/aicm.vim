@@ -29,6 +29,7 @@ syn match   aicmSplit        "^// -----$"
 " Structure.
 syn keyword aicmKeyword      graph kernel tiled return for to step iter yield
 syn keyword aicmKeyword      load store atomic_add atomic_max masked other
+syn keyword aicmKeyword      load_pad load_step load_gather
 syn keyword aicmType         f32 f64
 
 " Graph ops (src/ir/ops.def) and tile ops (src/ir/tile_ops.def); tests/opnames.sh
@@ -38,6 +39,7 @@ syn keyword aicmOp           relu neg exp log sqrt tanh sigmoid abs erf reciproc
 syn keyword aicmOp           add sub mul div maximum minimum
 syn keyword aicmOp           sum max mean matmul transpose reshape
 syn keyword aicmOp           program_id zeros full dot idiv irem
+syn keyword aicmOp           concat slice pad gather expand broadcast
 
 " Kernel kinds, between brackets after the kernel's name.
 syn match   aicmKind         "\[\s*\(matmul_epilogue\|matmul\|elementwise\|reduction\|row_reduction\|opaque\)\s*\]"
