@@ -356,9 +356,16 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	}
 	m->out_numel = numel(&ok, &root->type);
 	m->g_mean = m->red >= 0 && g->nodes[m->red].op == OP_MEAN;
-	m->ext = xcalloc((size_t)(2 * (last - first + 1)), sizeof *m->ext);
-	while (seen.cap < 4 * (size_t)(last - first + 1))
-		seen.cap *= 2;           /* operands: two a node at most */
+	{
+		/* room for every operand: concat takes any number */
+		size_t nin = 1;
+
+		for (int i = first; i <= last; i++)
+			nin += (size_t)g->nodes[i].nin;
+		m->ext = xcalloc(nin, sizeof *m->ext);
+		while (seen.cap < 2 * nin)
+			seen.cap *= 2;
+	}
 	seen.slot = xcalloc(seen.cap, sizeof *seen.slot);
 	for (int i = first; i <= last; i++) {
 		const Node *n = &g->nodes[i];

@@ -1025,7 +1025,13 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->f = tile_fn_new(ng, arena_strndup(&ng->arena, name, strlen(name)), kind);
 	b->f->dt = rn->type.dt;
 	tile_fn_begin(b->f, &b->scratch);
-	b->f->args = arena_alloc(&ng->arena, sizeof(int) * (size_t)(2 * (b->last - b->first + 1) + 1));
+	{
+		size_t nin = 1;      /* every operand at most: concat takes any number */
+
+		for (int i = b->first; i <= b->last; i++)
+			nin += (size_t)b->g->nodes[i].nin;
+		b->f->args = arena_alloc(&ng->arena, sizeof(int) * nin);
+	}
 	b->from = b->first;
 	taken_clear(&b->taken);
 	taken_put(&b->taken, rn->name);
