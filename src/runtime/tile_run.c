@@ -403,7 +403,7 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		st->ideal_written = ir_type_numel(&n->type) * (int64_t)k->es;
 		bad = run_kernel(p, k, vals, threads, st);
 		if (bad) {
-			diag_error(d, n->loc, "'%%%s': %s", n->name, bad);
+			diag_error(d, n->oploc.line ? n->oploc : n->loc, "'%%%s': %s", n->name, bad);
 			return -1;
 		}
 	}
