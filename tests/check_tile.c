@@ -363,6 +363,54 @@ START_TEST(test_tile_verify_unmasked_load)
 }
 END_TEST
 
+/* The copy programs' tile ops refuse what they cannot run: a load_step that
+ * can step out without a mask, a load_pad without a fill, a gather from a
+ * tensor of rank 5, a broadcast that does not broadcast, an operand tile on
+ * a plain load. */
+static const struct {
+	const char *body;            /* statements of a kernel over %x (5, 37), %z (1, 1, 1, 1, 3) */
+	const char *want;
+} copy_bad[] = {
+	{"    %t = load_step %x[0, 36] : [8, 8] steps=(1, -5)\n    store %y[0, 0], %t masked\n",
+	 "t.aicm:6:10: error: 'load_step' of '%x' can step out of dimension 0 (size 5) without a "
+	 "mask; write other=..."},
+	{"    %t = load_step %x[0, 36] : [8, 8] other=0.0 steps=(1, 0)\n    store %y[0, 0], %t masked\n",
+	 "t.aicm:6:10: error: 'load_step' step 1 is 0; a step is nonzero and within +-2^30"},
+	{"    %t = load_step %x[-1, 0] : [8, 8] other=0.0 steps=(1, 1)\n    store %y[0, 0], %t masked\n",
+	 "t.aicm:6:10: error: 'load_step' of '%x' index 0 can leave dimension 0 (size 5); its first "
+	 "lane must be inside"},
+	{"    %t = load_pad %x[-3, 0] : [8, 8]\n    store %y[0, 0], %t masked\n",
+	 "t.aicm:6:10: error: 'load_pad' needs a fill: other=V or an operand tile"},
+	{"    %i = zeros() : []\n    %t = load_gather %z[0, 0, 0, 0, 0], %i : [1, 1, 1, 8] axis=4\n"
+	 "    store %y[0, 0], %t masked\n",
+	 "error: 'load_gather' of '%z' (rank 5): a tensor it gathers from has rank 4 at most"},
+	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8, 1]\n"
+	 "    store %y[0, 0], %b masked\n",
+	 "t.aicm:7:10: error: 'broadcast' result '%b' is written [8, 1] but its operands make "
+	 "[8, 8]"},
+	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8, 8, 8, 8, 8]\n"
+	 "    store %y[0, 0], %t masked\n", "t.aicm:7:26: error: tile rank 5 is more than the "
+	 "maximum of 4"},
+	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %u = load %x[0, 0], %t : [8, 8] other=0.0\n"
+	 "    store %y[0, 0], %u masked\n",
+	 "error: 'load' takes no operand tile"},
+};
+
+START_TEST(test_tile_verify_copy_ops)
+{
+	char src[1024], *msgs = NULL;
+	Graph *g;
+
+	snprintf(src, sizeof src, "graph {\n  %%x = input() : (5, 37)\n"
+	    "  %%z = input() : (1, 1, 1, 1, 3)\n"
+	    "  %%y = tiled @k [opaque] (%%x, %%z) : (5, 37) grid=(1, 1) BM=8 BN=8 {\n"
+	    "    %%m = program_id() axis=0\n%s  }\n}\n", copy_bad[_i].body);
+	g = ck_parse(src, &msgs);
+	ck_assert_msg(g == NULL && strstr(msgs, copy_bad[_i].want), "%s\n%s", src, msgs);
+	free(msgs);
+}
+END_TEST
+
 /* Bodies grow in the builder's scratch arrays past their first capacity
  * and land in the graph at their exact size; the next body reuses the
  * scratch without disturbing the first. */
@@ -1000,6 +1048,8 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_kinds_match_reference_any_threads);
 	tcase_add_test(tc, test_tile_traffic_rules);
 	tcase_add_test(tc, test_tile_verify_unmasked_load);
+	tcase_add_loop_test(tc, test_tile_verify_copy_ops, 0,
+	    (int)(sizeof copy_bad / sizeof copy_bad[0]));
 	tcase_add_test(tc, test_tile_cost_model_agrees);
 	tcase_add_test(tc, test_tile_scratch_build);
 	tcase_add_test(tc, test_tile_names_avoid_operands);

@@ -618,6 +618,9 @@ tv_load_gather(VCtx *c, int i)
 		return VERR(c, in, "'load_gather' of '%%%s' (rank %d) needs axis= below its rank, "
 		    "%d indices, and a tile of rank %d - 1 + the index tile's %d", name, t->rank,
 		    t->rank, t->rank, ix->rank);
+	if (t->rank > 4)             /* the executor's tiles and accesses are 4-d */
+		return VERR(c, in, "'load_gather' of '%%%s' (rank %d): a tensor it gathers from has "
+		    "rank 4 at most", name, t->rank);
 	for (int k = 0; k < in->nidx; k++) {
 		int d = k < in->axis ? k : k > in->axis ? k - 1 + ix->rank : -1;
 

@@ -56,12 +56,10 @@ tx_load_pad(Worker *w, const TileInst *in, int i)
 		bool inside = true;
 
 		lane(t->sh, q, l);
-		for (int d = 0; d < 4; d++) {
-			int64_t x = off[d] + l[d];
-
-			inside &= x >= 0 && x < a->tdim[d];
-			e += x * a->tstr[d];
-		}
+		for (int d = 0; d < 4; d++)
+			inside &= off[d] + l[d] >= 0 && off[d] + l[d] < a->tdim[d];
+		for (int d = 0; inside && d < 4; d++)     /* only inside: no overflow */
+			e += (off[d] + l[d]) * a->tstr[d];
 		if (inside) {
 			tset(o, q, exec_get(src, e), k->f32);
 			n++;
@@ -103,10 +101,10 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 		bool inside = true;
 
 		lane(t->sh, q, l);
-		for (int d = 0; d < 4; d++) {
+		for (int d = 0; d < 4; d++)
 			inside &= l[d] < valid[d];
+		for (int d = 0; inside && d < 4; d++)
 			e += (off[d] + st[d] * l[d]) * a->tstr[d];
-		}
 		tset(o, q, inside ? exec_get(src, e) : in->other, k->f32);
 	}
 	w->rd += box(valid) * (int64_t)k->es;
