@@ -363,6 +363,42 @@ START_TEST(test_tile_verify_unmasked_load)
 }
 END_TEST
 
+/* The copy programs copy an i64 past 2^53 bit for bit (no round trip
+ * through double), and a bool as a bool. */
+START_TEST(test_tile_copy_exact_integers)
+{
+	Graph *t = ck_pipeline("graph {\n"
+	    "  %n = const() : (4,) i64 values=(1, -2, 9007199254740993, 4)\n"
+	    "  %i = const() : (3,) i64 values=(2, -2, 0)\n"
+	    "  %b = const() : (2,) bool values=(True, False)\n"
+	    "  %p = pad(%n) pads=(1, 2) value=-7\n"
+	    "  %s = slice(%n) starts=(-2,) ends=(-100,) steps=(-1,)\n"
+	    "  %g = gather(%n, %i)\n  %c = concat(%n, %n) axis=0\n"
+	    "  %e = expand(%b) shape=(3, 2)\n  return %p, %s, %g, %c, %e\n}\n",
+	    "shape-infer,lower-tiled");
+	Tensor *v;
+	int p, s, gi, c, e;
+
+	ck_assert_ptr_nonnull(t);
+	v = run_tiled(t, 1, NULL);
+	p = ir_lookup(t, "p"), s = ir_lookup(t, "s"), gi = ir_lookup(t, "g");
+	c = ir_lookup(t, "c"), e = ir_lookup(t, "e");
+	ck_assert_int_eq(exec_geti(&v[p], 0), -7);
+	ck_assert_int_eq(exec_geti(&v[p], 3), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[p], 6), -7);
+	ck_assert_int_eq(exec_geti(&v[s], 0), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[s], 2), 1);
+	ck_assert_int_eq(exec_geti(&v[gi], 0), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[gi], 1), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[c], 6), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[e], 4), 1);
+	ck_assert_int_eq(exec_geti(&v[e], 5), 0);
+	exec_tensors_free(v, t->nnodes);
+	free(v);
+	ir_graph_free(t);
+}
+END_TEST
+
 /* The copy programs' tile ops refuse what they cannot run: a load_step that
  * can step out without a mask, a load_pad without a fill, a gather from a
  * tensor of rank 5, a broadcast that does not broadcast, an operand tile on
@@ -1048,6 +1084,7 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_kinds_match_reference_any_threads);
 	tcase_add_test(tc, test_tile_traffic_rules);
 	tcase_add_test(tc, test_tile_verify_unmasked_load);
+	tcase_add_test(tc, test_tile_copy_exact_integers);
 	tcase_add_loop_test(tc, test_tile_verify_copy_ops, 0,
 	    (int)(sizeof copy_bad / sizeof copy_bad[0]));
 	tcase_add_test(tc, test_tile_cost_model_agrees);

@@ -28,6 +28,28 @@ eval_idx(const Worker *w, const TileIdx *x)
 	return v;
 }
 
+/* Lane q of tile o gets element e of src: its bytes when the types agree
+ * (exact for every element type: an i64 past 2^53, a bool, a NaN's
+ * payload), else converted as every load converts (a float kernel). */
+static inline void
+take(const PKernel *k, void *o, int64_t q, const Tensor *src, int64_t e)
+{
+	if (src->dt == k->dt)
+		memcpy(at(o, q, k->es), at(src->data, e, k->es), k->es);
+	else
+		tset(o, q, exec_get(src, e), k->f32);
+}
+
+/* Lane q of tile o gets v in the kernel's element type (exec_set's
+ * rounding: an integer kernel truncates and saturates, a bool is v != 0). */
+static inline void
+put(const PKernel *k, void *o, int64_t q, double v)
+{
+	Tensor t = {.dt = k->dt, .data = o};
+
+	exec_set(&t, q, v);
+}
+
 /* The 4-d lane index of flat lane q of a tile of padded shape sh. */
 static void
 lane(const int64_t *sh, int64_t q, int64_t *l)
@@ -61,10 +83,12 @@ tx_load_pad(Worker *w, const TileInst *in, int i)
 		for (int d = 0; inside && d < 4; d++)     /* only inside: no overflow */
 			e += (off[d] + l[d]) * a->tstr[d];
 		if (inside) {
-			tset(o, q, exec_get(src, e), k->f32);
+			take(k, o, q, src, e);
 			n++;
+		} else if (fill) {
+			memcpy(at(o, q, k->es), at(fill, q, k->es), k->es);
 		} else {
-			tset(o, q, fill ? tget(fill, q, k->f32) : in->other, k->f32);
+			put(k, o, q, in->other);
 		}
 	}
 	/* every lane holds a value: the store clips to the result */
@@ -105,7 +129,10 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 			inside &= l[d] < valid[d];
 		for (int d = 0; inside && d < 4; d++)
 			e += (off[d] + st[d] * l[d]) * a->tstr[d];
-		tset(o, q, inside ? exec_get(src, e) : in->other, k->f32);
+		if (inside)
+			take(k, o, q, src, e);
+		else
+			put(k, o, q, in->other);
 	}
 	w->rd += box(valid) * (int64_t)k->es;
 	return i + 1;
@@ -196,14 +223,14 @@ tx_load_gather(Worker *w, const TileInst *in, int i)
 		if (w->valid[in->in[0]][4 - q + d] < valid[p + ax + d])
 			valid[p + ax + d] = w->valid[in->in[0]][4 - q + d];
 	for (int64_t e = 0; e < t->n; e++) {
-		int64_t x = 0, li = 0, lo[4], v, at;
+		int64_t x = 0, li = 0, lo[4], v, pos;
 		bool inside = true;
 
 		lane(t->sh, e, l);
 		for (int d = 0; d < 4; d++)
 			inside &= l[d] < valid[d];
 		if (!inside) {
-			tset(o, e, 0, k->f32);      /* masked: 0, as 'masked' says */
+			memset(at(o, e, k->es), 0, k->es);   /* masked: 0, as 'masked' says */
 			continue;
 		}
 		/* the index tile's lane: the result's dims ax .. ax+q */
@@ -211,17 +238,17 @@ tx_load_gather(Worker *w, const TileInst *in, int i)
 			lo[d] = d < 4 - q ? 0 : l[p + ax + d - (4 - q)];
 		for (int d = 0; d < 4; d++)
 			li = li * ti->sh[d] + lo[d];
-		v = gather_index(w, in, li, &at);
+		v = gather_index(w, in, li, &pos);
 		if (v < -a->dim[ax] || v >= a->dim[ax]) {
-			gather_fail(w, in, a, v, at);
-			tset(o, e, 0, k->f32);
+			gather_fail(w, in, a, v, pos);
+			memset(at(o, e, k->es), 0, k->es);
 			continue;
 		}
 		if (v < 0)
 			v += a->dim[ax];
 		for (int d = 0; d < r; d++)
 			x += (d == ax ? v : off[d] + l[p + (d < ax ? d : d - 1 + q)]) * s[d];
-		tset(o, e, exec_get(src, x), k->f32);
+		take(k, o, e, src, x);
 		n++;
 	}
 	w->rd += n * (int64_t)k->es;
@@ -244,8 +271,8 @@ tx_broadcast(Worker *w, const TileInst *in, int i)
 	}
 	for (int64_t q = 0; q < to->n; q++) {
 		lane(to->sh, q, l);
-		tset(o, q, tget(x, l[0] * xs[0] + l[1] * xs[1] + l[2] * xs[2] + l[3] * xs[3],
-		    k->f32), k->f32);
+		memcpy(at(o, q, k->es), at(x, l[0] * xs[0] + l[1] * xs[1] + l[2] * xs[2] +
+		    l[3] * xs[3], k->es), k->es);
 	}
 	return i + 1;
 }
