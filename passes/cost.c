@@ -97,6 +97,8 @@ struct CostModel {
 	int nred;                    /* matmul kinds: reduced grid axes as bits */
 	int64_t out_numel;           /* the root's elements */
 	int64_t in_bytes;            /* opaque: every input once */
+	const Graph *g;              /* copy_loads reads the copy op's node */
+	int copy;                    /* opaque: the copy op (pad, ..), or -1 */
 	int split;                   /* the kernel's own split attribute */
 	int rax;                     /* a reduction's reduced dim (not full), or -1 */
 	bool g_mean;                 /* the reducing root is a mean */
@@ -128,6 +130,7 @@ cost_single_kind(OpId op)
 	case OC_REDUCTION:
 		return KK_REDUCTION;
 	case OC_LAYOUT:
+	case OC_COPY:
 		return KK_OPAQUE;
 	default:
 		return KK_ELEMENTWISE;
@@ -247,7 +250,10 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	Seen seen = {NULL, 16};
 
 	memset(m, 0, sizeof *m);
-	m->mm = m->red = m->rax = -1;
+	m->mm = m->red = m->rax = m->copy = -1;
+	m->g = g;
+	if (kind == KK_OPAQUE && first == last && ir_ops[root->op].cls == OC_COPY)
+		m->copy = last;
 	m->p.kind = kind;
 	m->p.first = first;
 	m->p.last = last;
@@ -628,6 +634,89 @@ full_reduce_loads(const Model *m, const Ext *e, const TileConfig *c, int split, 
 	return v;
 }
 
+/* |[lo, hi) n [0, span)|: lanes of tiles covering [0, span) that fall on
+ * an operand occupying [lo, hi) of the result's coordinates. */
+static int64_t
+overlap(int64_t lo, int64_t hi, int64_t span)
+{
+	lo = lo < 0 ? 0 : lo;
+	hi = hi > span ? span : hi;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The elements a copy program loads over its grid, as the executor counts
+ * them (tile_copy.c; docs/passes.md "Copy programs"): the tiles of the
+ * result's dim j cover [0, G_j * ext_j), G_j = ceil(S_j / ext_j), ext the
+ * block of lower-tiled's rule (BN last, BM second to last, else 1), and
+ * the lanes of a load are a product over dims.  pad and concat (load_pad)
+ * read the lanes inside each operand's place; slice (load_step) and
+ * gather's data (load_gather) the result's elements; gather's index tile
+ * is loaded whole by each program along the other dims; expand loads its
+ * operand once per program along the dims it is stretched on. */
+static int64_t
+copy_loads(const Model *m, const TileConfig *c, int64_t *idx_bytes, bool *ok)
+{
+	const Graph *g = m->g;
+	const Node *n = &g->nodes[m->copy];
+	const Type *t = &n->type, *x = &g->nodes[n->in[0]].type;
+	int R = t->rank;
+	int64_t ext[IR_MAX_RANK], G[IR_MAX_RANK], v = 1;
+
+	for (int j = 0; j < R; j++) {
+		ext[j] = j == R - 1 ? c->bn : j == R - 2 ? c->bm : 1;
+		G[j] = cdiv(t->dim[j], ext[j]);
+	}
+	switch (n->op) {
+	case OP_PAD: {
+		IntTuple p = ir_attr_ints(&n->at, ATTR_PADS);
+
+		for (int j = 0; j < R; j++)
+			v = mul(ok, v, overlap(p.v[j], p.v[j] + x->dim[j], mul(ok, G[j], ext[j])));
+		return v;
+	}
+	case OP_CONCAT: {
+		int ax = (int)(n->at.axis < 0 ? n->at.axis + R : n->at.axis);
+		int64_t c0 = 0, sum = 0;
+
+		for (int q = 0; q < n->nin; q++) {
+			const Type *o = &g->nodes[n->in[q]].type;
+
+			v = 1;
+			for (int j = 0; j < R; j++)
+				v = mul(ok, v, j == ax ? overlap(c0, c0 + o->dim[j], mul(ok, G[j], ext[j])) :
+				    o->dim[j]);
+			sum = add(ok, sum, v);
+			c0 += o->dim[ax];
+		}
+		return sum;
+	}
+	case OP_GATHER: {
+		const Type *it = &g->nodes[n->in[1]].type;
+		int ax = (int)(n->at.axis < 0 ? n->at.axis + x->rank : n->at.axis);
+
+		/* the indices in their own type (i32 or i64), as bytes; the
+		 * gathered elements in the kernel's */
+		v = numel(ok, it);
+		for (int j = 0; j < R; j++)
+			if (j < ax || j >= ax + it->rank)
+				v = mul(ok, v, G[j]);
+		*idx_bytes = mul(ok, v, (int64_t)ir_dtype_size(it->dt));
+		return numel(ok, t);
+	}
+	case OP_EXPAND:
+		for (int j = 0; j < R; j++) {
+			int k = j - (R - x->rank);
+			bool has = k >= 0 && !(x->dim[k] == 1 && t->dim[j] != 1);
+
+			v = mul(ok, v, has ? t->dim[j] : G[j]);
+		}
+		return v;
+	case OP_SLICE:
+	default:
+		return numel(ok, t);
+	}
+}
+
 /* The model's traffic for one configuration. */
 static void
 model_traffic(const Model *m, const TileConfig *c, Traffic *t)
@@ -704,7 +793,10 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	}
 	/* external operands, each once per program as the tile it needs */
 	if (p->kind == KK_OPAQUE) {
-		ld = add(&ok, ld, m->in_bytes);
+		int64_t idx = 0;
+
+		ld = add(&ok, ld, m->copy >= 0 ? copy_loads(m, c, &idx, &ok) : m->in_bytes);
+		ldb = add(&ok, ldb, idx);
 	} else {
 		for (int i = 0; i < m->next; i++) {
 			const Ext *e = &m->ext[i];

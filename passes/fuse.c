@@ -44,12 +44,13 @@ typedef enum Rule {
 	R_F7,        /* a graph output */
 	R_F8,        /* a kernel written in the input */
 	R_F4G,       /* conv2d and the pools run alone */
+	R_F4H,       /* copy ops run alone */
 	R_COUNT
 } Rule;
 
 static const char *const rule_id[R_COUNT] = {
 	"", "F1", "F2", "F3", "F4a", "F4b", "F4c", "F4d", "F4e", "F4f", "F5", "F6", "F7", "F8",
-	"F4g",
+	"F4g", "F4h",
 };
 
 typedef struct Part {
@@ -229,6 +230,15 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		    A->name, ir_ops[A->op].name);
 		return R_F4D;
 	}
+	if (is(g, p, OC_COPY) || is(g, c, OC_COPY)) {
+		/* a copy program walks its result's tiles with offsets of its own
+		 * (lower-tiled): nothing elementwise rides along with it */
+		const Node *L = is(g, c, OC_COPY) ? C : P;
+
+		WHY("%%%s is a copy op ('%s'): it starts a kernel of its own, a copy program with "
+		    "computed offsets and masks", L->name, ir_ops[L->op].name);
+		return R_F4H;
+	}
 	if (is(g, p, OC_REDUCTION)) {
 		const Type *in = &g->nodes[P->in[0]].type;
 
@@ -363,7 +373,8 @@ kind_of(const Fuse *f, const Part *K)
 		return K->nops == 1 ? KK_MATMUL : KK_MATMUL_EPILOGUE;
 	if (is(f->g, K->root, OC_CONV))
 		return KK_MATMUL;
-	if (is(f->g, K->root, OC_LAYOUT) || is(f->g, K->root, OC_POOL))
+	if (is(f->g, K->root, OC_LAYOUT) || is(f->g, K->root, OC_POOL) ||
+	    is(f->g, K->root, OC_COPY))
 		return KK_OPAQUE;
 	if (K->nrow > 0)
 		return KK_ROW_REDUCTION;

@@ -783,6 +783,151 @@ lower_opaque(LB *b)
 	return 0;
 }
 
+/* A copy op (pad, slice, concat, gather, expand) alone in its kernel: a
+ * copy program per output tile [.., BM, BN] (leading dims one at a time),
+ * which loads what the tile needs at computed offsets and stores it once.
+ * pad: load_pad at the tile's offsets less the begins, other= the value;
+ * slice: load_step at first + step * offset with the steps; concat: one
+ * load_pad per operand, shifted by the operand's start along the axis and
+ * filling from the previous one, so that each lane comes from the operand
+ * whose range holds it; gather: the index tile loaded like any tile, then
+ * load_gather; expand: the operand loaded with its stretched dims one
+ * element at 0, then broadcast.  The executor holds tiles of rank 4 at
+ * most: larger ranks are refused here. */
+static int
+lower_copy(LB *b)
+{
+	const Node *n = &b->g->nodes[b->first];
+	const Type *t = &n->type;
+	const Type *xt = &b->g->nodes[n->in[0]].type;
+	bool prog[IR_MAX_RANK], rag = false;
+	int64_t sh[IR_MAX_RANK];
+	TileIdx idx[IR_MAX_RANK];
+	TileAttrs at = {0};
+	int v = -1;
+
+	if (b->first != b->last)
+		return fail(b, n, "a copy op runs alone in its kernel");
+	if (t->rank > 4)
+		return fail(b, n, "copy programs take results of rank 4 at most");
+	for (int j = 0; j < n->nin; j++)
+		if (b->g->nodes[n->in[j]].type.rank > 4)
+			return fail(b, n, "copy programs take operands of rank 4 at most");
+	set_space(b, t);
+	set_extents(b, b->bm, b->bn);
+	for (int j = 0; j < b->R; j++) {
+		prog[j] = true;
+		sh[j] = b->dim[j].ext;
+		rag |= b->S[j] % b->dim[j].ext != 0;
+	}
+	program_dims(b, prog);
+	for (int j = 0; j < n->nin; j++)
+		use_ext(b, n->in[j]);
+	for (int j = 0; j < b->R; j++)
+		idx[j] = b->dim[j].off;
+	switch (n->op) {
+	case OP_PAD: {
+		IntTuple p = ir_attr_ints(&n->at, ATTR_PADS);
+
+		for (int j = 0; j < b->R; j++)
+			idx[j].k -= p.v[j];
+		at.set = TAB(OTHER);
+		at.other = (n->at.set & AB(VALUE)) ? n->at.value : 0;
+		v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_PAD, b->argof[n->in[0]], b->R, idx,
+		    -1, &at, LOC_NONE), "tile", b->R, sh);
+		break;
+	}
+	case OP_SLICE: {
+		IntTuple st = ir_attr_ints(&n->at, ATTR_STARTS), en = ir_attr_ints(&n->at, ATTR_ENDS);
+		IntTuple ax = ir_attr_ints(&n->at, ATTR_AXES), sp = ir_attr_ints(&n->at, ATTR_STEPS);
+
+		at.set = TAB(STEPS) | (rag ? TAB(OTHER) : 0);
+		at.nsteps = b->R;
+		for (int j = 0; j < b->R; j++)
+			at.steps[j] = 1;
+		for (int i = 0; i < st.n; i++) {
+			int64_t k = ax.n > 0 ? ax.v[i] : i, first, len, step = sp.n > 0 ? sp.v[i] : 1;
+
+			if (k < 0)
+				k += b->R;
+			ir_slice_range(xt->dim[k], st.v[i], en.v[i], step, &first, &len);
+			at.steps[k] = step;
+			idx[k].k = first + step * idx[k].k;
+			for (int q = 0; q < idx[k].nterm; q++)
+				idx[k].coef[q] *= step;
+		}
+		v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_STEP, b->argof[n->in[0]], b->R,
+		    idx, -1, &at, LOC_NONE), "tile", b->R, sh);
+		break;
+	}
+	case OP_CONCAT: {
+		int ax = (int)(n->at.axis < 0 ? n->at.axis + b->R : n->at.axis);
+		int64_t c0 = 0;
+
+		for (int q = 0; q < n->nin; q++) {
+			TileIdx x[IR_MAX_RANK];
+
+			memcpy(x, idx, sizeof x);
+			x[ax].k -= c0;
+			at.set = v < 0 ? TAB(OTHER) : 0;
+			at.other = 0;
+			v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_PAD, b->argof[n->in[q]], b->R,
+			    x, v, &at, LOC_NONE), "tile", b->R, sh);
+			c0 += b->g->nodes[n->in[q]].type.dim[ax];
+		}
+		break;
+	}
+	case OP_GATHER: {
+		const Type *it = &b->g->nodes[n->in[1]].type;
+		int r = xt->rank, q = it->rank;
+		int ax = (int)(n->at.axis < 0 ? n->at.axis + r : n->at.axis);
+		TileIdx xi[IR_MAX_RANK] = {{0}};
+		bool irag = false, xrag = false;
+		int vi;
+
+		for (int k = 0; k < q; k++)
+			irag |= b->S[ax + k] % b->dim[ax + k].ext != 0;
+		for (int j = 0; j < b->R; j++)
+			if (j < ax || j >= ax + q)
+				xrag |= b->S[j] % b->dim[j].ext != 0;
+		vi = def(b, load(b, b->argof[n->in[1]], q, idx + ax, irag, 0), "idx", q, sh + ax);
+		for (int d = 0; d < r; d++)
+			if (d != ax)
+				xi[d] = idx[d < ax ? d : d - 1 + q];
+		at.set = TAB(AXIS) | (xrag ? TAB(MASKED) : 0);
+		at.axis = ax;
+		v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_GATHER, b->argof[n->in[0]], r, xi,
+		    vi, &at, LOC_NONE), "tile", b->R, sh);
+		break;
+	}
+	case OP_EXPAND: {
+		int r = xt->rank;
+		int64_t xs[IR_MAX_RANK];
+		TileIdx xi[IR_MAX_RANK];
+		bool xrag = false, same = r == b->R;
+
+		for (int k = 0; k < r; k++) {
+			int j = align(b, r, k);
+			bool stretched = xt->dim[k] == 1 && b->S[j] != 1;
+
+			xs[k] = stretched ? 1 : b->dim[j].ext;
+			xi[k] = stretched ? (TileIdx){0} : b->dim[j].off;
+			xrag |= !stretched && b->S[j] % b->dim[j].ext != 0;
+			same &= xs[k] == sh[j];
+		}
+		v = def(b, load(b, b->argof[n->in[0]], r, xi, xrag, 0), "tile", r, xs);
+		if (!same)
+			v = op_def(b, TO_BROADCAST, OP_INPUT, 1, &v, NULL, "b", b->R, sh);
+		break;
+	}
+	default:
+		return fail(b, n, "not a copy op");
+	}
+	b->tv[b->root] = v;
+	store_root(b, v, TO_STORE, NULL);
+	return 0;
+}
+
 /* Opens a loop over dim j in steps of its extent, from 0 to span (with a
  * program part base*pid added to the offset when pidv >= 0). */
 static int
@@ -1396,7 +1541,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 {
 	const Node *rn = &b->g->nodes[b->root];
 	int rc;
-	bool has_mm = false, has_layout = false, has_red = false;
+	bool has_mm = false, has_layout = false, has_red = false, has_copy = false;
 	Graph *ng = b->ng;
 
 	b->f = tile_fn_new(ng, arena_strndup(&ng->arena, name, strlen(name)), kind);
@@ -1426,6 +1571,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 
 		has_mm |= n->op == OP_MATMUL;
 		has_layout |= ir_ops[n->op].cls == OC_LAYOUT;
+		has_copy |= ir_ops[n->op].cls == OC_COPY;
 		has_red |= ir_ops[n->op].cls == OC_REDUCTION;
 		for (int j = 0; j < n->nin; j++)
 			if (!in_kernel(b, n->in[j]))
@@ -1451,6 +1597,9 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 			for (int j = -1; j < n->nin; j++) {
 				DType dt = j < 0 ? n->type.dt : b->g->nodes[n->in[j]].type.dt;
 
+				if (n->op == OP_GATHER && j == 1)
+					continue;    /* its indices are read exactly (load_gather) */
+
 				seen |= ir_dtype_is_float(dt) ? 1u : dt == DT_I32 ? 2u :
 				    dt == DT_I64 ? 4u : 0u;
 				if (seen == 3 || seen == 5 || seen == 6 || seen == 7)
@@ -1469,6 +1618,8 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 		rc = lower_matmul(b);
 	else if (has_layout)
 		rc = lower_opaque(b);
+	else if (has_copy)
+		rc = lower_copy(b);
 	else if (kind == KK_ROW_REDUCTION)
 		rc = lower_pointwise(b, true);
 	else if (has_red)
@@ -1605,10 +1756,11 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		} else {
 			OpClass c = ir_ops[nd->op].cls;
 			/* conv2d is an implicit GEMM: matmul's kind (autotune sees
-			 * its M, N, K); a pool is a kernel of its own, opaque */
+			 * its M, N, K); a pool or a copy op is a kernel of its own,
+			 * opaque */
 			KernelKind kk = c == OC_CONTRACTION || c == OC_CONV ? KK_MATMUL :
-			    c == OC_REDUCTION ? KK_REDUCTION : c == OC_LAYOUT || c == OC_POOL ?
-			    KK_OPAQUE : KK_ELEMENTWISE;
+			    c == OC_REDUCTION ? KK_REDUCTION : c == OC_LAYOUT || c == OC_POOL ||
+			    c == OC_COPY ? KK_OPAQUE : KK_ELEMENTWISE;
 
 			if (lower_kernel(&b, kname, kk) != 0)
 				bad++;

@@ -661,6 +661,115 @@ START_TEST(test_interp_reshape)
 }
 END_TEST
 
+/* ---- copy ops (interp_copy.c) ---------------------------------------- */
+
+START_TEST(test_interp_concat)
+{
+	Run r = run("graph {\n  %a = input() : (2, 2)\n  %b = input() : (2, 1)\n"
+	    "  %c = input() : (1, 2)\n"
+	    "  %x = concat(%a, %b, %a) : (2, 5) axis=-1\n"
+	    "  %y = concat(%a, %c) : (3, 2) axis=0\n  %one = concat(%c) : (1, 2) axis=1\n"
+	    "  return %x, %y, %one\n}\n",
+	    IN(V(1, 2, 3, 4), V(5, 6), V(7, 8)));
+
+	expect(&r, "x", 2, D(2, 5), V(1, 2, 5, 1, 2, 3, 4, 6, 3, 4));
+	expect(&r, "y", 2, D(3, 2), V(1, 2, 3, 4, 7, 8));
+	expect(&r, "one", 2, D(1, 2), V(7, 8));
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_slice)
+{
+	/* x[i, j] = 10 i + j, shape (3, 5) */
+	Run r = run("graph {\n  %x = input() : (3, 5)\n"
+	    "  %a = slice(%x) : (2, 5) starts=(1,) ends=(100,)\n"
+	    "  %b = slice(%x) : (3, 2) starts=(-1, 4) ends=(-100, -9223372036854775807) "
+	    "axes=(0, 1) steps=(-1, -3)\n"
+	    "  %c = slice(%x) : (3, 2) starts=(-4,) ends=(-1,) axes=(-1,) steps=(2,)\n"
+	    "  %d = slice(%x) : (1, 1) starts=(9, 2) ends=(-9223372036854775807, 1) "
+	    "steps=(-5, -9223372036854775807)\n"
+	    "  return %a, %b, %c, %d\n}\n",
+	    IN(V(0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24)));
+
+	expect(&r, "a", 2, D(2, 5), V(10, 11, 12, 13, 14, 20, 21, 22, 23, 24));
+	/* rows 2, 1, 0 (start -1 is row 2, end clamps to -1); columns 4, 1 */
+	expect(&r, "b", 2, D(3, 2), V(24, 21, 14, 11, 4, 1));
+	/* columns 1 and 3 */
+	expect(&r, "c", 2, D(3, 2), V(1, 3, 11, 13, 21, 23));
+	/* start 9 clamps to row 2; one step of INT64_MIN + 1 */
+	expect(&r, "d", 2, D(1, 1), V(22));
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_pad)
+{
+	Run r = run("graph {\n  %x = input() : (2, 3)\n  %i = input() : (3,) i64\n"
+	    "  %a = pad(%x) : (3, 5) pads=(1, 0, 0, 2) value=-1.5\n"
+	    "  %b = pad(%x) : (1, 2) pads=(0, -1, -1, 0)\n"
+	    "  %c = pad(%i) : (5,) i64 pads=(1, 1) value=-9007199254740993\n"
+	    "  return %a, %b, %c\n}\n",
+	    IN(V(1, 2, 3, 4, 5, 6), V(7, 8, 9)));
+
+	expect(&r, "a", 2, D(3, 5), V(-1.5, -1.5, -1.5, -1.5, -1.5, 1, 2, 3, -1.5, -1.5, 4, 5, 6,
+	    -1.5, -1.5));
+	/* negative pads crop: row 0, columns 1 and 2 */
+	expect(&r, "b", 2, D(1, 2), V(2, 3));
+	/* an integer value= is exact past 2^53 */
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_int_eq(exec_geti(val(&r, "c"), 0), -9007199254740993LL);
+	ck_assert_int_eq(exec_geti(val(&r, "c"), 2), 8);
+	ck_assert_int_eq(exec_geti(val(&r, "c"), 4), -9007199254740993LL);
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_gather)
+{
+	/* x[i, j] = 10 i + j, shape (3, 4) */
+	Run r = run("graph {\n  %x = input() : (3, 4)\n  %i = input() : (2, 2) i64\n"
+	    "  %k = input() : () i32\n"
+	    "  %a = gather(%x, %i) : (2, 2, 4) axis=0\n"
+	    "  %b = gather(%x, %i) : (3, 2, 2) axis=-1\n"
+	    "  %c = gather(%x, %k) : (3,) axis=1\n"
+	    "  return %a, %b, %c\n}\n",
+	    IN(V(0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23), V(0, -1, 2, -3), V(-2)));
+
+	expect(&r, "a", 3, D(2, 2, 4), V(0, 1, 2, 3, 20, 21, 22, 23, 20, 21, 22, 23, 0, 1, 2,
+	    3));
+	expect(&r, "b", 3, D(3, 2, 2), V(0, 3, 2, 1, 10, 13, 12, 11, 20, 23, 22, 21));
+	expect(&r, "c", 1, D(3), V(2, 12, 22));
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_gather_out_of_range)
+{
+	Run r = run("graph {\n  %x = input() : (3, 4)\n  %i = input() : (2, 2) i64\n"
+	    "  %a = gather(%x, %i) : (3, 2, 2) axis=1\n}\n",
+	    IN(V(0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23), V(0, 3, -4, -5)));
+
+	ck_assert_int_eq(r.rc, -1);
+	ck_assert_msg(strstr(r.msgs, "t.aicm:4:8: error: '%a': 'gather' index -5 at [1, 1] of "
+	    "its indices is out of range for axis 1 of size 4") != NULL, "%s", r.msgs);
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_expand)
+{
+	Run r = run("graph {\n  %x = input() : (2, 1)\n"
+	    "  %a = expand(%x) : (2, 2, 3) shape=(2, 1, 3)\n"
+	    "  %b = expand(%x) : (2, 1) shape=(1,)\n  return %a, %b\n}\n",
+	    IN(V(1, 2)));
+
+	expect(&r, "a", 3, D(2, 2, 3), V(1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2));
+	expect(&r, "b", 2, D(2, 1), V(1, 2));
+	done(&r);
+}
+END_TEST
+
 /* ---- the interpreter itself ------------------------------------------ */
 
 START_TEST(test_interp_missing_source)
@@ -1221,6 +1330,12 @@ make_interp_suite(void)
 	tcase_add_test(k, test_interp_rank8);
 	tcase_add_test(k, test_interp_transpose);
 	tcase_add_test(k, test_interp_reshape);
+	tcase_add_test(k, test_interp_concat);
+	tcase_add_test(k, test_interp_slice);
+	tcase_add_test(k, test_interp_pad);
+	tcase_add_test(k, test_interp_gather);
+	tcase_add_test(k, test_interp_gather_out_of_range);
+	tcase_add_test(k, test_interp_expand);
 	tcase_add_test(x, test_interp_missing_source);
 	tcase_add_test(x, test_interp_rerun);
 	tcase_add_test(o, test_interp_random);

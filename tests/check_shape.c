@@ -613,6 +613,104 @@ START_TEST(test_shape_window)
 }
 END_TEST
 
+/* ---- the copy ops (shape_copy.c) ------------------------------------- */
+
+#define A23 "%a = input() : (2, 3)\n"
+#define A45 "%a = input() : (4, 5) f32\n"
+
+static const Case copy[] = {
+	/* concat: variadic, any axis, negative axes, one operand */
+	{A23 "%b = input() : (2, 5)\n%y = concat(%a, %b) axis=1", "(2, 8)", NULL},
+	{A23 "%b = input() : (4, 3)\n%c = input() : (1, 3)\n%y = concat(%a, %b, %c) axis=-2",
+	 "(7, 3)", NULL},
+	{A23 "%y = concat(%a) axis=0", "(2, 3)", NULL},
+	{A23 "%b = input() : (2, 3)\n%y = concat(%a, %b) axis=2", NULL,
+	 "'concat' axis 2 is out of range for (2, 3) (rank 2)"},
+	{A23 "%b = input() : (3, 3)\n%y = concat(%a, %b) axis=1", NULL,
+	 "'concat' along axis 1 cannot join (2, 3) and (3, 3): every other dimension must be "
+	 "equal"},
+	{A23 "%b = input() : (2, 3, 1)\n%y = concat(%a, %b) axis=0", NULL,
+	 "'concat' along axis 0 cannot join (2, 3) and (2, 3, 1): every other dimension must "
+	 "be equal"},
+	{"%a = input() : ()\n%y = concat(%a, %a) axis=0", NULL,
+	 "'concat' cannot join rank-0 operands; they have no axis"},
+	{A23 "%b = input() : (2, 3) f32\n%y = concat(%a, %b) axis=0", NULL,
+	 "'concat' operands have different element types, f64 and f32 (no implicit promotion)"},
+	/* slice: ONNX's defaults, negative indices, clamping, negative steps */
+	{A45 "%y = slice(%a) starts=(1,) ends=(3,)", "(2, 5) f32", NULL},
+	{A45 "%y = slice(%a) starts=(0, 1) ends=(4, 5) steps=(2, 3)", "(2, 2) f32", NULL},
+	{A45 "%y = slice(%a) starts=(-2,) ends=(100,) axes=(1,)", "(4, 2) f32", NULL},
+	{A45 "%y = slice(%a) starts=(-1,) ends=(-100,) axes=(-1,) steps=(-1,)", "(4, 5) f32",
+	 NULL},
+	{A45 "%y = slice(%a) starts=(9223372036854775807,) ends=(-9223372036854775807,) "
+	 "steps=(-2,)", "(2, 5) f32", NULL},
+	{A45 "%y = slice(%a) starts=(3, 4) ends=(0, 0) axes=(1, 0) steps=(-1, -3)", "(1, 3) f32",
+	 NULL},
+	{A45 "%y = slice(%a) starts=(2,) ends=(2,)", NULL,
+	 "'slice' selects nothing along axis 0 of (4, 5) (start 2, end 2, step 1): a "
+	 "dimension must be positive"},
+	{A45 "%y = slice(%a) starts=(0,) ends=(3,) steps=(-1,)", NULL,
+	 "'slice' selects nothing along axis 0 of (4, 5) (start 0, end 3, step -1): a "
+	 "dimension must be positive"},
+	{A45 "%y = slice(%a) starts=(0,) ends=(3,) steps=(0,)", NULL,
+	 "'slice' step 0 is 0; a step must not be 0"},
+	{A45 "%y = slice(%a) starts=(0, 0) ends=(3, 3) axes=(1, -1)", NULL,
+	 "'slice' axes names axis 1 twice"},
+	{A45 "%y = slice(%a) starts=(0, 0) ends=(3,)", NULL,
+	 "'slice' ends has 1 entries but starts has 2"},
+	{A45 "%y = slice(%a) starts=(0,) ends=(3,) axes=(0, 1)", NULL,
+	 "'slice' axes has 2 entries but starts has 1"},
+	{A45 "%y = slice(%a) starts=(0,) ends=(3,) steps=(1, 1)", NULL,
+	 "'slice' steps has 2 entries but starts has 1"},
+	{A45 "%y = slice(%a) starts=(0,) ends=(3,) axes=(2,)", NULL,
+	 "'slice' axis 2 is out of range for (4, 5) (rank 2)"},
+	{A45 "%y = slice(%a) starts=(0, 0, 0) ends=(1, 1, 1)", NULL,
+	 "'slice' starts has 3 entries; (4, 5) has rank 2"},
+	/* pad: ONNX order, negative pads crop */
+	{A23 "%y = pad(%a) pads=(1, 2, 3, 4)", "(6, 9)", NULL},
+	{A23 "%y = pad(%a) pads=(0, -1, 0, -1) value=2.5", "(2, 1)", NULL},
+	{"%a = input() : (3,) i64\n%y = pad(%a) pads=(2, 0) value=-7", "(5,) i64", NULL},
+	{A23 "%y = pad(%a) pads=(1, 1, 1)", NULL,
+	 "'pad' pads has 3 entries; a rank-2 operand takes 4 (all begins, then all ends)"},
+	{A23 "%y = pad(%a) pads=(0, -2, 0, -1)", NULL,
+	 "'pad' pads=(0, -2, 0, -1) gives axis 1 of (2, 3) a size of 0; it must be from 1 to "
+	 "1073741824"},
+	{A23 "%y = pad(%a) pads=(0, -4, 0, 5)", NULL,
+	 "'pad' pads=(0, -4, 0, 5) gives axis 1 of (2, 3) a size of 0; it must be from 1 to "
+	 "1073741824"},
+	/* gather: numpy take */
+	{"%a = input() : (5, 4, 3)\n%i = input() : (2, 7) i64\n%y = gather(%a, %i) axis=1",
+	 "(5, 2, 7, 3)", NULL},
+	{"%a = input() : (5, 4) f32\n%i = input() : () i32\n%y = gather(%a, %i)", "(4,) f32",
+	 NULL},
+	{"%a = input() : (5, 4)\n%i = input() : (3,) i64\n%y = gather(%a, %i) axis=-1",
+	 "(5, 3)", NULL},
+	{"%a = input() : (5, 4)\n%i = input() : (3,) i64\n%y = gather(%a, %i) axis=2", NULL,
+	 "'gather' axis 2 is out of range for (5, 4) (rank 2)"},
+	{"%a = input() : (5, 4)\n%i = input() : (3,) f32\n%y = gather(%a, %i)", NULL,
+	 "'gather' indices are f32; they must be i32 or i64"},
+	{"%a = input() : ()\n%i = input() : (3,) i64\n%y = gather(%a, %i)", NULL,
+	 "'gather' cannot index a rank-0 operand"},
+	{"%a = input() : (2, 2, 2)\n%i = input() : (1, 1, 1, 1, 1, 1, 1) i64\n"
+	 "%y = gather(%a, %i)", NULL,
+	 "'gather' of (2, 2, 2) by indices (1, 1, 1, 1, 1, 1, 1) would have rank 9; the most "
+	 "is 8"},
+	/* expand: np.broadcast_shapes */
+	{A23 "%y = expand(%a) shape=(4, 1, 3)", "(4, 2, 3)", NULL},
+	{A23 "%y = expand(%a) shape=(1,)", "(2, 3)", NULL},
+	{"%a = input() : (2, 1) f32\n%y = expand(%a) shape=(2, 6)", "(2, 6) f32", NULL},
+	{A23 "%y = expand(%a) shape=(2, 4)", NULL, "'expand' cannot broadcast (2, 3) to "
+	 "shape=(2, 4)"},
+	{A23 "%y = expand(%a) shape=(0, 3)", NULL, "'expand' shape=(0, 3): every dimension "
+	 "must be from 1 to 1073741824"},
+};
+
+START_TEST(test_shape_copy)
+{
+	run_case(&copy[_i]);
+}
+END_TEST
+
 /* ---- the pass --------------------------------------------------------- */
 
 /* Runs shape-infer on src; returns its result, *msgs its diagnostics and
@@ -845,6 +943,7 @@ make_shape_suite(void)
 
 	tc = tcase_create("reshape");
 	tcase_add_loop_test(tc, test_shape_reshape, 0, N(reshape));
+	tcase_add_loop_test(tc, test_shape_copy, 0, N(copy));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("window");

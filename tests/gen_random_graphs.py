@@ -11,7 +11,8 @@ and ceil_mode, reshaped to rank 2 to join the rest): sources of odd sizes (1, 7,
 leave ragged tiles at every block size), elementwise ops on values that
 broadcast ((M, N) with (N,), (M, 1), (1, N), ()), reductions on either axis
 or over everything with and without keepdims, matmuls (also rank 3),
-transposes and reshapes, and chains long enough for fuse to build every
+transposes and reshapes, the copy ops (concat, slice, pad, gather by
+inline i32/i64 indices, expand), and chains long enough for fuse to build every
 kind of kernel.  Values stay finite and of moderate size (log, sqrt and div
 see 1 + |x|), so that a mismatch is a bug and not rounding amplified.
 In i32 and i64 a graph draws on the v1 ops that take integers (relu, neg,
@@ -264,16 +265,88 @@ class Gen:
         return self.op(f"reshape(%{v}) shape=({n * f * shape[2]}, {shape[3]})",
                        (n * f * shape[2], shape[3]))
 
+    def copy(self, a, s):
+        """A copy op on a (shape s): concat, slice, pad, gather or expand,
+        ragged and with negative indices, kept to rank 4 (the copy
+        programs' limit)."""
+        r = self.r
+        k = r.choice(["concat", "slice", "pad", "gather", "expand"]) if s else "expand"
+        if k == "concat":
+            ax = r.randrange(len(s))
+            parts, out = [a], list(s)
+            for _ in range(r.randint(0, 2)):
+                t = s[:ax] + (r.choice(SIZES),) + s[ax + 1:]
+                b = self.pick(lambda u: u == t)
+                parts.append(b[0] if b and r.random() < 0.5 else self.source(t))
+                out[ax] += t[ax]
+            axis = ax - len(s) if r.random() < 0.3 else ax
+            return self.op(f"concat({', '.join('%' + p for p in parts)}) axis={axis}",
+                           tuple(out))
+        if k == "slice":
+            axes = r.sample(range(len(s)), r.randint(1, len(s)))
+            st, en, sp, out = [], [], [], list(s)
+            for ax in axes:
+                d = s[ax]
+                while True:
+                    step = r.choice([1, 1, 2, 3, -1, -2])
+                    b, e = r.randint(-d - 2, d + 2), r.randint(-d - 2, d + 2)
+                    if r.random() < 0.2:
+                        e = 9223372036854775807 if step > 0 else -9223372036854775807
+                    n = len(range(*slice(b, e, step).indices(d)))
+                    if n > 0:
+                        break
+                st.append(b)
+                en.append(e)
+                sp.append(step)
+                out[ax] = n
+            tup = lambda v: "(" + ", ".join(map(str, v)) + ("," if len(v) == 1 else "") + ")"
+            return self.op(f"slice(%{a}) starts={tup(st)} ends={tup(en)} "
+                           f"axes={tup(axes)} steps={tup(sp)}", tuple(out))
+        if k == "pad":
+            pads = []
+            for d in s:
+                b, e = r.randint(-1, 3), r.randint(-1, 3)
+                while d + b + e <= 0:
+                    b, e = b + 1, e + 1
+                pads.append((b, e))
+            out = tuple(d + b + e for d, (b, e) in zip(s, pads))
+            val = r.choice(["", " value=3"] + ([] if self.dt in INTS else [" value=-2.5"]))
+            return self.op(f"pad(%{a}) pads=({', '.join(str(b) for b, _ in pads)}, "
+                           f"{', '.join(str(e) for _, e in pads)}){val}", out)
+        if k == "gather":
+            ax = r.randrange(len(s))
+            q = r.randint(0, min(2, 5 - len(s)))
+            ish = tuple(r.choice([1, 2, 3, 5]) for _ in range(q))
+            n = 1
+            for d in ish:
+                n *= d
+            vals = [r.randrange(-s[ax], s[ax]) for _ in range(n)]
+            nm = self.name("i")
+            self.lines.append(f"  %{nm} = const() : {'(' + ', '.join(map(str, ish)) + (',' if q == 1 else '') + ')'} "
+                              f"{r.choice(['i64', 'i32'])} values=({', '.join(map(str, vals))}"
+                              f"{',' if n == 1 else ''})")
+            axis = ax - len(s) if r.random() < 0.3 else ax
+            return self.op(f"gather(%{a}, %{nm}) axis={axis}", s[:ax] + ish + s[ax + 1:])
+        extra = r.randint(0, 4 - len(s))
+        shape = [r.choice([2, 3]) for _ in range(extra)]
+        shape += [r.choice(SIZES) if d == 1 and r.random() < 0.7 else
+                  (1 if r.random() < 0.3 else d) for d in s]
+        out = tuple(shape[:extra]) + tuple(d if d != 1 else t for d, t in zip(s, shape[extra:]))
+        sh = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+        return self.op(f"expand(%{a}) shape={sh}", out)
+
     def step(self):
         r = self.r.random()
-        if self.r.random() < 0.06:
-            return self.window()
-        a, s = self.pick()
         isint = self.dt in INTS
+        if self.r.random() < 0.06 and not isint:
+            return self.window()        # conv2d and the pools take floats
+        a, s = self.pick()
         if self.r.random() < 0.08 and len(s) >= 1 and not isint:
             return self.softmax(a, s)
         if self.r.random() < 0.15:
             return self.elem_v2_int(a, s) if isint else self.elem_v2(a, s)
+        if self.r.random() < 0.12:
+            return self.copy(a, s)
         if r < 0.25:
             op = self.r.choice(UNARY_INT if isint else UNARY)
             return self.op(f"{op}(%{a})", s)

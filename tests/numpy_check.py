@@ -168,6 +168,16 @@ class Graph:
         self.lines.append("  %%%s = const() %s value=%r" % (name, self._type(shape), value))
         return name
 
+    def ivalues(self, shape, dt, values):
+        """An integer const written inline (values=), for gather's indices."""
+        name = self.fresh("i")
+        self.env[name] = np.array(values, dtype=np.int64 if dt == "i64" else np.int32
+                                  ).reshape(shape)
+        self.lines.append("  %%%s = const() : %s %s values=(%s%s)" % (
+            name, "()" if len(shape) == 0 else shape_str(shape), dt,
+            ", ".join(map(str, values)), "," if len(values) == 1 else ""))
+        return name
+
     def op(self, op, args, attrs="", fn=None, dt=None):
         name = self.fresh(op[:2])
         vals = [self.env[a] for a in args]
@@ -577,6 +587,44 @@ def g_layout_rank8(dt):
     y = g.input((2, 3, 4, 5))
     g.reshape(y, (1, 2, 1, 3, 1, 4, 1, 5))
     g.reshape(y, (5, 1, 4, 1, -1, 1, 2, 1))
+
+
+def g_copy(dt):
+    """The copy ops: concat (variadic, every axis), ONNX slices (negative
+    indices, clamping, negative steps), pads (negative ones crop), gather
+    with negative indices (i64 and i32 consts), expand; ragged sizes."""
+    g = Graph("copy_" + dt, dt)
+    a, b = g.input((5, 7)), g.input((5, 3))
+    c = g.input((2, 7))
+    x3 = g.input((3, 33, 4))
+    g.op("concat", [a, b, a], "axis=1", fn=lambda *v: np.concatenate(v, axis=1))
+    g.op("concat", [a, c], "axis=-2", fn=lambda *v: np.concatenate(v, axis=0))
+    g.op("concat", [c], "axis=0", fn=lambda v: v.copy())
+    g.op("concat", [x3, x3], "axis=2", fn=lambda *v: np.concatenate(v, axis=2))
+    for attrs, fn in [
+            ("starts=(1,) ends=(100,)", lambda x: x[1:100]),
+            ("starts=(-1, 5) ends=(-100, -9223372036854775807) steps=(-2, -3)",
+             lambda x: x[-1:-100:-2, 5::-3]),
+            ("starts=(2,) ends=(-1,) axes=(-1,) steps=(2,)", lambda x: x[:, 2:-1:2]),
+            ("starts=(9223372036854775807,) ends=(0,) axes=(1,) steps=(-1,)",
+             lambda x: x[:, :0:-1])]:
+        g.op("slice", [a], attrs, fn=fn)
+    g.op("slice", [x3], "starts=(3, 1) ends=(30, 3) axes=(1, 2) steps=(4, 1)",
+         fn=lambda x: x[:, 3:30:4, 1:3])
+    g.op("pad", [a], "pads=(1, 2, 3, 0) value=-2.5",
+         fn=lambda x: np.pad(x, ((1, 3), (2, 0)), constant_values=-2.5))
+    g.op("pad", [a], "pads=(-1, 0, 2, -3)", fn=lambda x: np.pad(x[1:, :-3], ((0, 2), (0, 0))))
+    g.op("pad", [x3], "pads=(0, 31, 1, 1, 2, 0)",
+         fn=lambda x: np.pad(x, ((0, 1), (31, 2), (1, 0))))
+    idx = g.ivalues((2, 3), "i64", [0, -1, 4, -5, 2, 2])
+    g.op("gather", [a, idx], "axis=0", fn=lambda x, i: np.take(x, i, axis=0))
+    i32 = g.ivalues((4,), "i32", [6, 0, -7, 3])
+    g.op("gather", [a, i32], "axis=-1", fn=lambda x, i: np.take(x, i, axis=1))
+    one = g.ivalues((), "i64", [-2])
+    g.op("gather", [x3, one], "axis=1", fn=lambda x, i: np.take(x, i, axis=1))
+    g.op("expand", [b], "shape=(2, 1, 3)", fn=lambda x: np.broadcast_to(x, (2, 5, 3)).copy())
+    col = g.input((5, 1))
+    g.op("expand", [col], "shape=(33,)", fn=lambda x: np.broadcast_to(x, (5, 33)).copy())
     return g
 
 
@@ -976,7 +1024,7 @@ def main():
     for dt in ("f64", "f32"):
         graphs += [g_unary(dt), g_specials(dt), g_elem(dt), g_binary_corners(dt), g_reduce(dt),
                    g_matmul(dt), g_layout(dt), g_mlp(dt), g_reduce_axes(dt),
-                   g_argreduce(dt), g_matmul_numpy(dt), g_layout_rank8(dt)]
+                   g_argreduce(dt), g_matmul_numpy(dt), g_layout_rank8(dt), g_copy(dt)]
         graphs += [g_random(dt, s) for s in range(12)]
         graphs += [g_window(dt)]
     for dt in INTS:

@@ -107,7 +107,9 @@ tx_load(Worker *w, const TileInst *in, int i)
 				bool in_box = i0 < valid[0] && i1 < valid[1] && i2 < valid[2];
 				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2], v3 = in_box ? valid[3] : 0;
 
-				if (s[3] == 1 && src->dt == k->dt)
+				/* one element needs no stride (a rank-0 tensor has none):
+				 * copied as bytes too, exact for every element type */
+				if ((s[3] == 1 || v3 <= 1) && src->dt == k->dt)
 					memcpy(row, at(src->data, e, es), es * (size_t)v3);
 				else if (k->ik)
 					for (int64_t i3 = 0; i3 < v3; i3++)
@@ -166,7 +168,8 @@ tx_store(Worker *w, const TileInst *in, int i)
 				const void *row = at(src, ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3], es);
 				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2];
 
-				if (in->op == TO_STORE && s[3] == 1 && dst->dt == k->dt) {
+				if (in->op == TO_STORE && (s[3] == 1 || valid[3] <= 1) &&
+				    dst->dt == k->dt) {
 					if (a->stream)
 						simd_copy_stream(at(dst->data, e, es), row,
 						    es * (size_t)valid[3]);

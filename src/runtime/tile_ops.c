@@ -809,4 +809,8 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_TRANSPOSE] = op_transpose,
 	[TO_IM2COL] = tx_im2col,
 	[TO_WINDOW_COUNT] = tx_window_count,
+	[TO_LOAD_PAD] = tx_load_pad,
+	[TO_LOAD_STEP] = tx_load_step,
+	[TO_LOAD_GATHER] = tx_load_gather,
+	[TO_BROADCAST] = tx_broadcast,
 };

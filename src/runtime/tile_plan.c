@@ -311,9 +311,15 @@ static DType
 compute_dt(const TileFn *f, bool *ik)
 {
 	bool flt = false, f64 = false, i32 = false, i64 = false;
+	bool *idx = xcalloc((size_t)f->nvals + 1, 1);
 
+	/* a gather's index tiles do not count: load_gather reads each index
+	 * exactly from its tensor (tile_copy.c) */
+	for (int i = 0; i < f->ninsts; i++)
+		if (f->insts[i].op == TO_LOAD_GATHER)
+			idx[f->insts[i].in[0]] = true;
 	for (int v = 0; v < f->nvals; v++) {
-		if (f->vals[v].rank < 0)
+		if (f->vals[v].rank < 0 || idx[v])
 			continue;
 		switch (f->vals[v].dt) {
 		case DT_F64: flt = f64 = true; break;
@@ -323,6 +329,7 @@ compute_dt(const TileFn *f, bool *ik)
 		default: break;
 		}
 	}
+	free(idx);
 	*ik = !flt;
 	if (flt)
 		return f64 || i32 || i64 ? DT_F64 : DT_F32;
@@ -414,14 +421,17 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			AICM_BUG("tile op %d has no row in tx_ops", (int)in->op);
 		if (in->op == TO_ATOMIC_ADD || in->op == TO_ATOMIC_MAX)
 			k->atomics = true;
-		if (in->op != TO_LOAD && in->op != TO_STORE && in->op != TO_ATOMIC_ADD &&
-		    in->op != TO_ATOMIC_MAX)
+		/* im2col and window_count compute their own addresses
+		 * (tile_window.c): no access box */
+		if ((tile_ops[in->op].form != TF_LOAD && tile_ops[in->op].form != TF_STORE) ||
+		    in->op == TO_IM2COL || in->op == TO_WINDOW_COUNT)
 			continue;
 		t = tile_target_type(g, n, in, &buf);
 		a->node = in->arg == TILE_RESULT ? node : f->args[in->arg];
 		a->rank = t->rank;
-		tr = in->op == TO_LOAD ? f->vals[in->res].rank : f->vals[in->in[0]].rank;
-		if (tr != t->rank)
+		tr = tile_ops[in->op].form == TF_LOAD ? f->vals[in->res].rank :
+		    f->vals[in->in[0]].rank;
+		if (tr != t->rank && in->op != TO_LOAD_GATHER)
 			AICM_BUG("an access of rank %d to a tensor of rank %d", tr, t->rank);
 		a->pad = 4 - t->rank;
 		for (int d = 0; d < 4; d++) {
@@ -437,7 +447,8 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			}
 			st *= t->dim[d];
 		}
-		mark_dense(k, in, a, t, &u);
+		if (in->op == TO_LOAD || tile_ops[in->op].form == TF_STORE)
+			mark_dense(k, in, a, t, &u);
 	}
 	k->bytes = ((k->bufsize * k->es) + 63) & ~(size_t)63;
 	plan_memo(k, trips);

@@ -131,6 +131,8 @@ typedef struct Worker {
 	int64_t prog;
 	const TileInst *err;         /* the first instruction that divided an
 	                              * integer by zero in a valid lane, or NULL */
+	int64_t bad_prog;            /* the lowest program that failed, or -1 */
+	char bad[IR_ERR_MAX];        /* its message (load_gather's index) */
 } Worker;
 
 /* Runs instruction i (in) of the current program and returns the next
@@ -154,6 +156,11 @@ char *tx_store_target(Worker *w, int i);
 /* tile_window.c: im2col and window_count */
 int tx_im2col(Worker *w, const TileInst *in, int i);
 int tx_window_count(Worker *w, const TileInst *in, int i);
+/* tile_copy.c: the copy programs' loads and broadcast */
+int tx_load_pad(Worker *w, const TileInst *in, int i);
+int tx_load_step(Worker *w, const TileInst *in, int i);
+int tx_load_gather(Worker *w, const TileInst *in, int i);
+int tx_broadcast(Worker *w, const TileInst *in, int i);
 
 /* tile_run.c */
 int tx_run_for(Worker *w, const TileInst *in, int i);
