@@ -587,6 +587,7 @@ def g_layout_rank8(dt):
     y = g.input((2, 3, 4, 5))
     g.reshape(y, (1, 2, 1, 3, 1, 4, 1, 5))
     g.reshape(y, (5, 1, 4, 1, -1, 1, 2, 1))
+    return g
 
 
 def g_copy(dt):
