@@ -578,17 +578,21 @@ tv_transpose(VCtx *c, int i)
 	return want_shape(c, in, s, a->rank);
 }
 
-/* The copy programs' tile ops work on tiles of rank 4 at most, as the
- * executor holds them (tile_copy.c): a longer one is refused here, not
- * left to the plan. */
+/* The checks every copy load (load_pad, load_step, load_gather) starts
+ * with: a tile of rank 4 at most, as the executor holds the copy
+ * programs' tiles (tile_copy.c), and an operand, never the kernel's
+ * result, to read. */
 static int
-copy_rank_ok(VCtx *c, const TileInst *in)
+copy_load_ok(VCtx *c, const TileInst *in)
 {
 	const TileVal *t = &c->f->vals[in->res];
 
 	if (t->rank > 4)
 		return VERR(c, in, "'%s' tile '%%%s' has rank %d; the copy programs' tiles have "
 		    "rank 4 at most", tile_ops[in->op].name, t->name, t->rank);
+	if (tile_ops[in->op].form == TF_LOAD && (in->arg < 0 || in->arg >= c->f->nargs))
+		return VERR(c, in, "'%s' reads the kernel's result; it may only load its operands",
+		    tile_ops[in->op].name);
 	return 0;
 }
 
@@ -603,11 +607,8 @@ tv_load_pad(VCtx *c, int i)
 	Type buf;
 	const Type *t;
 
-	if (copy_rank_ok(c, in))
+	if (copy_load_ok(c, in))
 		return 1;
-	if (in->arg < 0 || in->arg >= c->f->nargs)
-		return VERR(c, in, "'load_pad' reads the kernel's result; it may only load its "
-		    "operands");
 	t = tile_target_type(c->g, c->n, in, &buf);
 	if (in->nidx != t->rank || tile->rank != t->rank)
 		return VERR(c, in, "'load_pad' of '%%%s' (rank %d) has %d indices and a tile of rank "
@@ -637,11 +638,8 @@ tv_load_step(VCtx *c, int i)
 	Type buf;
 	const Type *t;
 
-	if (copy_rank_ok(c, in))
+	if (copy_load_ok(c, in))
 		return 1;
-	if (in->arg < 0 || in->arg >= c->f->nargs)
-		return VERR(c, in, "'load_step' reads the kernel's result; it may only load its "
-		    "operands");
 	t = tile_target_type(c->g, c->n, in, &buf);
 	if (in->nidx != t->rank || tile->rank != t->rank || in->nperm != t->rank)
 		return VERR(c, in, "'load_step' of '%%%s' (rank %d) has %d indices, %d steps and a "
@@ -676,11 +674,8 @@ tv_load_gather(VCtx *c, int i)
 	Type buf;
 	const Type *t;
 
-	if (copy_rank_ok(c, in))
+	if (copy_load_ok(c, in))
 		return 1;
-	if (in->arg < 0 || in->arg >= c->f->nargs)
-		return VERR(c, in, "'load_gather' reads the kernel's result; it may only load its "
-		    "operands");
 	t = tile_target_type(c->g, c->n, in, &buf);
 	if (in->axis < 0 || in->axis >= t->rank || in->nidx != t->rank ||
 	    tile->rank != t->rank - 1 + ix->rank)
@@ -713,7 +708,7 @@ tv_broadcast(VCtx *c, int i)
 	int64_t s[IR_MAX_RANK];
 	int rk = broadcast(&c->f->vals[in->in[0]], &c->f->vals[in->res], s);
 
-	if (copy_rank_ok(c, in))
+	if (copy_load_ok(c, in))
 		return 1;
 	if (rk < 0 || c->f->vals[in->in[0]].rank > c->f->vals[in->res].rank)
 		return VERR(c, in, "'broadcast' cannot broadcast '%%%s' to its result",

@@ -19,16 +19,6 @@
 #include "simd.h"
 #include "tile_priv.h"
 
-static int64_t
-eval_idx(const Worker *w, const TileIdx *x)
-{
-	int64_t v = x->k;
-
-	for (int t = 0; t < x->nterm; t++)
-		v += x->coef[t] * w->sc[x->val[t]];
-	return v;
-}
-
 /* The tile coords' offset into the tensor and the valid box of an access
  * of tile shape sh at the instruction's indices. */
 static int64_t
@@ -42,7 +32,7 @@ access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t 
 		off[d] = 0;
 	}
 	for (int k = 0; k < a->rank; k++) {
-		int64_t o = eval_idx(w, &in->idx[k]), left = a->dim[k] - o;
+		int64_t o = tx_eval_idx(w, &in->idx[k]), left = a->dim[k] - o;
 		int d = a->pad + k;
 
 		if (o < 0)

@@ -18,16 +18,6 @@
 
 #include "tile_priv.h"
 
-static int64_t
-eval_idx(const Worker *w, const TileIdx *x)
-{
-	int64_t v = x->k;
-
-	for (int t = 0; t < x->nterm; t++)
-		v += x->coef[t] * w->sc[x->val[t]];
-	return v;
-}
-
 /* Lane q of tile o gets element e of src: its bytes when the types agree
  * (exact for every element type: an i64 past 2^53, a bool, a NaN's
  * payload), else converted as every load converts (a float kernel). */
@@ -72,7 +62,7 @@ tx_load_pad(Worker *w, const TileInst *in, int i)
 	int64_t off[4] = {0, 0, 0, 0}, l[4], n = 0;
 
 	for (int d = 0; d < a->rank; d++)
-		off[a->pad + d] = eval_idx(w, &in->idx[d]);
+		off[a->pad + d] = tx_eval_idx(w, &in->idx[d]);
 	for (int64_t q = 0; q < t->n; q++) {
 		int64_t e = 0;
 		bool inside = true;
@@ -111,7 +101,7 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 		valid[d] = t->sh[d];
 	for (int d = 0; d < a->rank; d++) {
 		int D = a->pad + d;
-		int64_t o0 = eval_idx(w, &in->idx[d]), s = in->steps[d];
+		int64_t o0 = tx_eval_idx(w, &in->idx[d]), s = in->steps[d];
 		/* lanes from the first (inside, by the verifier) to the edge */
 		int64_t left = s > 0 ? (a->dim[d] - o0 + s - 1) / s : o0 / -s + 1;
 
@@ -158,7 +148,7 @@ gather_index(const Worker *w, const TileInst *in, int64_t li, int64_t *at)
 
 		lane(ti->sh, li, l);
 		for (int d = 0; d < 4; d++)
-			e += (d >= a->pad ? eval_idx(w, &ld->idx[d - a->pad]) + l[d] : 0) * a->tstr[d];
+			e += (d >= a->pad ? tx_eval_idx(w, &ld->idx[d - a->pad]) + l[d] : 0) * a->tstr[d];
 		*at = e;
 		return exec_geti(&w->vals[a->node], e);
 	}
@@ -212,7 +202,7 @@ tx_load_gather(Worker *w, const TileInst *in, int i)
 	for (int d = 0; d < r; d++) {
 		int D;
 
-		off[d] = eval_idx(w, &in->idx[d]);
+		off[d] = tx_eval_idx(w, &in->idx[d]);
 		if (d == ax)
 			continue;
 		D = p + (d < ax ? d : d - 1 + q);

@@ -279,4 +279,16 @@ atom_apply_i(Tensor *t, int64_t e, int64_t v, int op)
 	exec_seti(t, e, ir_scalar_combine_i64(op == TO_ATOMIC_MAX ? OP_MAX : OP_SUM, cur, v));
 }
 
+/* The value of an index expression of the tile IR in the worker's current
+ * scalars (program ids, loop variables). */
+static inline int64_t
+tx_eval_idx(const Worker *w, const TileIdx *x)
+{
+	int64_t v = x->k;
+
+	for (int t = 0; t < x->nterm; t++)
+		v += x->coef[t] * w->sc[x->val[t]];
+	return v;
+}
+
 #endif
