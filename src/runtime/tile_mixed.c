@@ -279,7 +279,8 @@ tx_run_mixed(Worker *w, int i)
 		cast_tile(w, in);
 		return i + 1;
 	}
-	if (in->op != TO_FOR && in->op != TO_YIELD)
+	/* (a gather reads its indices exactly from their tensor, tile_copy.c) */
+	if (in->op != TO_FOR && in->op != TO_YIELD && in->op != TO_LOAD_GATHER)
 		for (int j = 0; j < in->nin && j < 3; j++) {
 			int v = in->in[j];
 			void *dst;
