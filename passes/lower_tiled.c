@@ -1582,34 +1582,8 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 			return fail(b, &b->g->nodes[i], "argmax and argmin have no tile program yet: "
 			    "the tile executor computes a kernel in one element type and their result "
 			    "is i64 (run them with --engine=reference)");
-	/* The tile executor holds a kernel's tiles in one compute type
-	 * (tile_plan.c): a float type for a body with floats (bools, 0 and 1,
-	 * ride along), else its integer type.  A kernel that mixes integers
-	 * with floats (a cast between them, a where choosing floats by an
-	 * integer compare), or i32 with i64, has none (TODO(issue 16): tiles
-	 * of several types in one kernel). */
-	{
-		unsigned seen = 0;       /* 1: float, 2: i32, 4: i64 */
-
-		for (int i = b->first; i <= b->last; i++) {
-			const Node *n = &b->g->nodes[i];
-
-			for (int j = -1; j < n->nin; j++) {
-				DType dt = j < 0 ? n->type.dt : b->g->nodes[n->in[j]].type.dt;
-
-				if (n->op == OP_GATHER && j == 1)
-					continue;    /* its indices are read exactly (load_gather) */
-
-				seen |= ir_dtype_is_float(dt) ? 1u : dt == DT_I32 ? 2u :
-				    dt == DT_I64 ? 4u : 0u;
-				if (seen == 3 || seen == 5 || seen == 6 || seen == 7)
-					return fail(b, n, seen & 1 ? "the kernel mixes integer and float "
-					    "values; the tile engine holds a kernel's tiles in one type "
-					    "(a bool rides along)" : "the kernel mixes i32 and i64 values; "
-					    "the tile engine holds a kernel's tiles in one type");
-			}
-		}
-	}
+	/* A kernel may mix integers with floats, or i32 with i64: the tile
+	 * executor then holds each tile in its own type (tile_mixed.c). */
 	if (rn->op == OP_CONV2D)
 		rc = lower_conv(b);
 	else if (ir_ops[rn->op].cls == OC_POOL)

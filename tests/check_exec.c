@@ -460,6 +460,56 @@ START_TEST(test_exec_int_kinds)
 }
 END_TEST
 
+/* Kernels of several element types (tile_mixed.c) in f64 and f32, on
+ * every thread count: floats cast to i64 and i32 (a split sum's integer
+ * atomics), an integer compare choosing floats, an i32 row's max as
+ * floats taken from a float row, an i32 dot (wrapping) cast to floats in
+ * a matmul's epilogue (its loop's zeros typed by the float result), i32
+ * with i64. */
+START_TEST(test_exec_mixed_kinds)
+{
+	static const char *const tmpl =
+	    "graph {\n"
+	    "  %x = input() : (33, 97) DT\n"
+	    "  %k = input() : (33, 97) i32\n"
+	    "  %l = input() : (97,) i64\n"
+	    "  %W = const() : (97, 7) i32\n"
+	    "  %big = const() : () DT value=1000.0\n"
+	    "  %wrap = const() : () i32 value=1000003\n"
+	    "  kernel @k0 [elementwise] {\n"
+	    "    %xs = mul(%x, %big)\n"
+	    "    %xi = cast(%xs) to=i64\n"
+	    "    %c = greater(%xi, %l)\n"
+	    "    %w = where(%c, %xs, %x)\n"
+	    "  }\n"
+	    "  kernel @k1 [reduction] split=3 {\n"
+	    "    %t = cast(%w) to=i32\n"
+	    "    %s = sum(%t)\n"
+	    "  }\n"
+	    "  kernel @k3 [row_reduction] {\n"
+	    "    %kf = cast(%k) to=DT\n"
+	    "    %rm = max(%kf) axis=1 keepdims=True\n"
+	    "    %sub = sub(%x, %rm)\n"
+	    "    %rs = max(%sub) axis=1 keepdims=True\n"
+	    "  }\n"
+	    "  %kw = mul(%k, %wrap)\n"
+	    "  kernel @k5 [matmul_epilogue] BM=16 BN=16 BK=16 {\n"
+	    "    %mm = matmul(%kw, %W)\n"
+	    "    %e = cast(%mm) to=DT\n"
+	    "    %cm = max(%e) axis=0 keepdims=True\n"
+	    "  }\n"
+	    "  kernel @k6 [elementwise] {\n"
+	    "    %ki = cast(%l) to=i32\n"
+	    "    %kl = cast(%ki) to=i64\n"
+	    "    %d = sub(%l, %kl)\n"
+	    "  }\n"
+	    "  return %w, %s, %rs, %cm, %d\n"
+	    "}\n";
+
+	check_both_types(tmpl, "shape-infer,lower-tiled", 0, 0);
+}
+END_TEST
+
 /* An integer division by zero in a valid lane stops the run with the op
  * named at the kernel; zeros in masked lanes (a ragged tile's padding)
  * are not divisions. */
@@ -565,6 +615,7 @@ make_exec_suite(void)
 	tcase_add_test(tc, test_exec_work_limit);
 	tcase_add_test(tc, test_exec_int_kinds);
 	tcase_add_test(tc, test_exec_int_div_zero);
+	tcase_add_test(tc, test_exec_mixed_kinds);
 	suite_add_tcase(s, tc);
 	return s;
 }

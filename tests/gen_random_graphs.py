@@ -18,7 +18,9 @@ see 1 + |x|), so that a mismatch is a bug and not rounding amplified.
 In i32 and i64 a graph draws on the v1 ops that take integers (relu, neg,
 abs, the binary ops, sum and max, matmul and the layout ops); a divisor is
 add(abs(x), 1), which is never 0 even where abs wraps, and results compare
-exactly.
+exactly.  Graphs of every type also pass values through another element
+type (elem_mixed: floats through i32 or i64, integers through the other
+integer type or a float), so that kernels mix types.
 
 'check' generates N graphs (default 200) in f64 and f32, and N/4 in each of
 i32 and i64, and runs each
@@ -169,6 +171,37 @@ class Gen:
             return self.op(f"cast(%{c}) to={self.dt}", out)
         c = self.temp(f"cast(%{a}) to=bool")
         return self.op(f"cast(%{c}) to={self.dt}", s)
+
+    def elem_mixed(self, a, s):
+        """Values of another element type inside the graph's kernels (the
+        tile engine's mixed kernels): a float graph's values cast to i32 or
+        i64 (truncated, saturated), an integer sum or compare there, back
+        through cast or a where; an integer graph's through the other
+        integer type (the low bits) or a float (rounded, saturated back),
+        or chosen by a float compare."""
+        b, t = self.partner(s)
+        out = self.bcast(s, t)
+        isint = self.dt in INTS
+        k = self.r.random()
+        if isint:
+            other = self.r.choice([d for d in INTS if d != self.dt] + ["f32", "f64"])
+        else:
+            other = self.r.choice(INTS)
+        ca = self.temp(f"cast(%{a}) to={other}", "m")
+        cb = self.temp(f"cast(%{b}) to={other}", "m")
+        if k < 0.4:
+            c = self.temp(f"{self.r.choice(COMPARE)}(%{ca}, %{cb})")
+            return self.op(f"where(%{c}, %{a}, %{b})", out)
+        if k < 0.7:
+            op = self.r.choice(["add", "sub", "maximum", "minimum"])
+            d = self.temp(f"{op}(%{ca}, %{cb})", "m")
+            return self.op(f"cast(%{d}) to={self.dt}", out)
+        if k < 0.85 and len(s) >= 1:
+            ax = self.r.randrange(len(s))
+            d = self.temp(f"sum(%{ca}) axis={ax} keepdims=True", "m")
+            return self.op(f"cast(%{d}) to={self.dt}",
+                           tuple(1 if i == ax else x for i, x in enumerate(s)))
+        return self.op(f"cast(%{ca}) to={self.dt}", s)
 
     def one_val(self):
         if self.one is None:
@@ -347,6 +380,8 @@ class Gen:
             return self.elem_v2_int(a, s) if isint else self.elem_v2(a, s)
         if self.r.random() < 0.12:
             return self.copy(a, s)
+        if self.r.random() < 0.1:
+            return self.elem_mixed(a, s)
         if r < 0.25:
             op = self.r.choice(UNARY_INT if isint else UNARY)
             return self.op(f"{op}(%{a})", s)

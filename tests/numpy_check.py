@@ -120,6 +120,7 @@ class Graph:
         self.name, self.dt, self.typed = name, dt, typed
         self.lines, self.env, self.inputs, self.computed = [], {}, {}, []
         self.n = 0
+        self.mixed = False       # values of every type are made and returned
         self.engines = None         # None: both; else the engines that run it
 
     def fresh(self, base):
@@ -188,10 +189,10 @@ class Graph:
         kind = {np.dtype(np.bool_): "bool", np.dtype(np.float32): "f32",
                 np.dtype(np.float64): "f64", np.dtype(np.int32): "i32",
                 np.dtype(np.int64): "i64"}[v.dtype]
-        assert v.dtype == NP[self.dt] or op in COMPARE + LOGIC + ["isnan", "not", "cast", "argmax", "argmin"], \
-            (op, v.dtype)
+        assert v.dtype == NP[self.dt] or op in COMPARE + LOGIC + ["isnan", "not", "cast", "argmax", "argmin"] or \
+            self.mixed, (op, v.dtype)
         self.env[name] = v
-        if v.dtype == NP[self.dt] or op in ("argmax", "argmin"):
+        if v.dtype == NP[self.dt] or op in ("argmax", "argmin") or self.mixed:
             self.computed.append(name)
         t = " " + self._type(v.shape, kind) if self.typed else ""
         self.lines.append("  %%%s = %s(%s)%s%s" % (
@@ -937,6 +938,56 @@ def g_elem_int(dt):
     g.cast(g.op("not", [conds[0]], fn=np.logical_not), dt)
     g.where(conds[1], x, y)
     g.cast(g.cast(x, "bool"), dt)
+    # through the other integer type (the low bits) and through f32
+    # (rounded once, saturated back): mixed kernels on the tile engine
+    g.cast(g.cast(x, "i64" if dt == "i32" else "i32"), dt)
+    xf = g.cast(x, "f32")
+    g.op("cast", [xf], "to=" + dt, fn=lambda a: np_f2i(a, dt))
+    return g
+
+
+def np_f2i(x, to):
+    """cast from a float to integer type `to` (DESIGN section 12, where
+    numpy's astype is undefined): toward zero, saturated, NaN to 0."""
+    bits = np.iinfo(NP[to]).bits
+    t = np.trunc(x.astype(np.float64))
+    t = np.where(np.isnan(t), 0.0, np.clip(t, -2.0 ** (bits - 1), 2.0 ** (bits - 1)))
+    top = t >= 2.0 ** (bits - 1)         # the maximum is no double in i64
+    r = np.where(top, 0.0, t).astype(np.int64)
+    return np.where(top, np.iinfo(NP[to]).max, r).astype(NP[to])
+
+
+def g_mixed(dt, fused=False):
+    """Kernels of several element types in a float graph (the tile
+    engine's mixed kernels, tile_mixed.c): casts to i32 and i64 of
+    values past both ranges, NaN and infinities; i32 to i64 and back (the
+    low bits); integer sums; an integer compare choosing floats and a
+    float compare choosing integers; integers and bools back to floats.
+    Every value is returned, or (fused) the two that end the chains, so
+    that fuse makes one kernel of them."""
+    g = Graph("mixed_%s%s" % ("fused_" if fused else "", dt), dt)
+    g.mixed = True
+    x = g.input((7, 13), lo=-3e9, hi=3e9)
+    g.env[x][0, :5] = [np.nan, np.inf, -np.inf, 2.5, -2.5]
+    y = g.input((13,), lo=-40.0, hi=40.0)
+    cast = {}
+    for to in INTS:
+        for v in (x, y):
+            cast[v, to] = g.op("cast", [v], "to=" + to, fn=lambda a, to=to: np_f2i(a, to))
+    wl = g.cast(cast[x, "i32"], "i64")
+    wi = g.cast(cast[x, "i64"], "i32")
+    s = g.binary("add", wl, cast[y, "i64"])
+    c = g.binary("greater", cast[x, "i64"], cast[y, "i64"])
+    w = g.where(c, x, y)
+    d = g.binary("less", x, y)
+    v = g.where(d, wi, cast[y, "i32"])
+    f = g.cast(s, dt)
+    r = g.cast(v, dt)
+    m = g.binary("mul", g.cast(c, dt), x)
+    t = g.binary("add", g.binary("add", w, f), g.binary("add", r, m))
+    n = g.reduce("sum", g.binary("mul", s, cast[y, "i64"]), axis=1)
+    if fused:
+        g.computed = [t, n]
     return g
 
 
@@ -1028,6 +1079,7 @@ def main():
                    g_argreduce(dt), g_matmul_numpy(dt), g_layout_rank8(dt), g_copy(dt)]
         graphs += [g_random(dt, s) for s in range(12)]
         graphs += [g_window(dt)]
+    graphs += [g_mixed(dt, fused) for dt in ("f64", "f32") for fused in (False, True)]
     for dt in INTS:
         graphs += [g_int(dt), g_elem_int(dt), g_layout(dt)] + [g_random(dt, s) for s in range(8)]
     graphs.append(g_layout("bool"))
@@ -1046,6 +1098,11 @@ def main():
     g = g_mlp("f64")
     g.name = "mlp_check"
     fails += run_graph(tool, tmp, g, extra=["--pass=shape-infer,fuse", "--check"])
+    # the mixed kernels fused: one kernel of several types
+    for dt in ("f64", "f32"):
+        g = g_mixed(dt, fused=True)
+        g.name += ".fused"
+        fails += run_graph(tool, tmp, g, extra=["--pass=shape-infer,fuse"])
     missing = set(table_ops()) - ops
     if missing:
         fails.append("ops never exercised: %s" % ", ".join(sorted(missing)))

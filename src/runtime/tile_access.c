@@ -88,7 +88,7 @@ tx_load(Worker *w, const TileInst *in, int i)
 			return i + 1;   /* packed by this thread for an earlier program */
 		memcpy(w->mkey[slot], off, sizeof off);
 	} else {
-		o = w->p[in->res] = w->buf + t->off * es;
+		o = w->p[in->res] = w->buf + t->off * k->les;
 	}
 	for (int64_t i0 = 0; i0 < sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < sh[1]; i1++)

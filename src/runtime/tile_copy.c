@@ -58,7 +58,7 @@ tx_load_pad(Worker *w, const TileInst *in, int i)
 	const PTile *t = &k->tile[in->res];
 	const Tensor *src = &w->vals[a->node];
 	const void *fill = in->nin ? w->p[in->in[0]] : NULL;
-	void *o = w->p[in->res] = w->buf + t->off * k->es;
+	void *o = w->p[in->res] = w->buf + t->off * k->les;
 	int64_t off[4] = {0, 0, 0, 0}, l[4], n = 0;
 
 	for (int d = 0; d < a->rank; d++)
@@ -94,7 +94,7 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 	const PAccess *a = &k->acc[i];
 	const PTile *t = &k->tile[in->res];
 	const Tensor *src = &w->vals[a->node];
-	void *o = w->p[in->res] = w->buf + t->off * k->es;
+	void *o = w->p[in->res] = w->buf + t->off * k->les;
 	int64_t *valid = w->valid[in->res], off[4] = {0, 0, 0, 0}, st[4] = {1, 1, 1, 1}, l[4];
 
 	for (int d = 0; d < 4; d++)
@@ -184,7 +184,7 @@ tx_load_gather(Worker *w, const TileInst *in, int i)
 	const PTile *t = &k->tile[in->res], *ti = &k->tile[in->in[0]];
 	const Tensor *src = &w->vals[a->node];
 	const void *ix = w->p[in->in[0]];
-	void *o = w->p[in->res] = w->buf + t->off * k->es;
+	void *o = w->p[in->res] = w->buf + t->off * k->les;
 	int r = a->rank, q = w->k->f->vals[in->in[0]].rank, rr = r - 1 + q, p = 4 - rr;
 	int ax = (int)in->axis;
 	int64_t *valid = w->valid[in->res], off[IR_MAX_RANK], s[IR_MAX_RANK], l[4], st = 1;

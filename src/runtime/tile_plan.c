@@ -305,10 +305,11 @@ plan_memo(PKernel *k, const int64_t *trips)
  * float value computes in floats: f32 when every tile value is f32 or
  * bool (bools are 0 and 1), else f64.  A body of integers and bools only
  * is an integer kernel (*ik) in its widest type (i64, i32, or bool for
- * bools alone); lower-tiled makes no body that mixes integers with floats
- * or i32 with i64. */
+ * bools alone).  A body that mixes integers with floats, or i32 with i64,
+ * is a mixed kernel (*mx, tile_mixed.c): each tile in its own type, the
+ * floats in the type returned (f32 when every float value is f32). */
 static DType
-compute_dt(const TileFn *f, bool *ik)
+compute_dt(const TileFn *f, bool *ik, bool *mx)
 {
 	bool flt = false, f64 = false, i32 = false, i64 = false;
 	bool *idx = xcalloc((size_t)f->nvals + 1, 1);
@@ -331,6 +332,10 @@ compute_dt(const TileFn *f, bool *ik)
 	}
 	free(idx);
 	*ik = !flt;
+	/* several types: a mixed kernel (tile_mixed.c), its floats in this */
+	*mx = (flt && (i32 || i64)) || (i32 && i64);
+	if (*mx)
+		return f64 ? DT_F64 : DT_F32;
 	if (flt)
 		return f64 || i32 || i64 ? DT_F64 : DT_F32;
 	return i64 ? DT_I64 : i32 ? DT_I32 : DT_BOOL;
@@ -347,9 +352,15 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 
 	k->node = node;
 	k->f = f;
-	k->dt = compute_dt(f, &k->ik);
+	k->dt = compute_dt(f, &k->ik, &k->mx);
 	k->f32 = k->dt == DT_F32;
 	k->es = ir_dtype_size(k->dt);
+	if (k->mx) {             /* the base's ops never run: its views' do */
+		k->ik = false;
+		k->f32 = false;
+		k->es = 8;
+	}
+	k->les = k->es;
 	k->nvals = f->nvals;
 	k->tile = xcalloc((size_t)f->nvals + 1, sizeof *k->tile);
 	k->acc = xcalloc((size_t)f->ninsts + 1, sizeof *k->acc);
@@ -380,7 +391,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	trips = u.trips;
 	alias_dot_accumulators(f, k, &u);
 	alias_loop_carried(f, k, &u);
-	if (!k->ik)              /* integer ops run tile by tile (tile_ops.c) */
+	if (!k->ik && !k->mx)    /* integer ops run tile by tile (tile_ops.c) */
 		plan_strips(f, k);
 	else
 		k->run_end = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_end);
@@ -453,6 +464,8 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	k->bytes = ((k->bufsize * k->es) + 63) & ~(size_t)63;
 	plan_memo(k, trips);
 	uses_free(&u);
+	if (k->mx)
+		tx_plan_mixed(k, k->dt);
 	return 0;
 }
 
@@ -525,6 +538,9 @@ exec_tile_free(TilePlan *p)
 		free(p->k[i].acc);
 		free(p->k[i].memoed);
 		free(p->k[i].run_end);
+		free(p->k[i].vdt);
+		free(p->k[i].idt);
+		free(p->k[i].views);
 	}
 	free(p->k);
 	free(p->stats);

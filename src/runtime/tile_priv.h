@@ -11,7 +11,9 @@
  * 0 and 1; an f32 kernel's work runs at the f32 rate and moves half the
  * bytes), else in f64, where a value of element type f32 is rounded to
  * float after the op that makes it; a body of integers and bools is an
- * integer kernel (ik) in its integer type.  Loads and stores convert to
+ * integer kernel (ik) in its integer type.  A body that mixes integers
+ * with floats, or i32 with i64, is a mixed kernel (mx, tile_mixed.c):
+ * each tile in its own value's type.  Loads and stores convert to
  * and from the tensors' own element types and count their bytes.  The valid box (tile.h) rides along with
  * each tile; reductions and stores honour it, so that ragged tiles never
  * change a result.
@@ -21,6 +23,7 @@
  *   tile_access.c  loads, stores and atomics: tiles in and out of tensors
  *   tile_ops.c     the compute ops, strip runs, and tx_ops, the table
  *                  that dispatches an instruction by its op kind
+ *   tile_mixed.c   mixed kernels: per-value types, views, casts
  *   tile_run.c     one program's instructions, a grid's programs on the
  *                  crew of threads, exec_tile_run
  *   tile_stats.c   KernelStats: the getter, totals, the table and JSON
@@ -91,6 +94,21 @@ typedef struct PKernel {
 	                              * that starts there (plan_strips), or 0 */
 	bool atomics;
 	KernelStats st;
+	/* A mixed kernel (tile_mixed.c): integers with floats, or i32 with
+	 * i64.  Each tile holds its value's own type (vdt: a float in the
+	 * kernel's float type, an integer or bool in its own), each
+	 * instruction computes in one type (idt) and runs on the view of the
+	 * kernel as one of that type (views, per DType), its operands of
+	 * another type converted first; tiles are laid out les bytes an
+	 * element (8), whatever they hold. */
+	bool mx;
+	size_t les;                  /* a tile element's bytes in the buffer */
+	DType *vdt;                  /* mixed: per value */
+	DType *idt;                  /* mixed: per instruction */
+	struct PKernel *views;       /* mixed: per DType (DT_COUNT of them) */
+	size_t cvt_off;              /* mixed: 3 scratch tiles for converted operands */
+	size_t cvt_bytes;            /* each */
+	bool atom_ik;                /* mixed: the atomics add integers */
 } PKernel;
 
 typedef struct Crew Crew;
@@ -161,6 +179,16 @@ int tx_load_pad(Worker *w, const TileInst *in, int i);
 int tx_load_step(Worker *w, const TileInst *in, int i);
 int tx_load_gather(Worker *w, const TileInst *in, int i);
 int tx_broadcast(Worker *w, const TileInst *in, int i);
+
+/* tile_mixed.c: runs instruction i of a mixed kernel (PKernel.mx);
+ * returns the next one. */
+int tx_run_mixed(Worker *w, int i);
+/* The types of a mixed kernel's values and instructions, its views and
+ * its scratch (after the rest of the plan); fdt is its float type. */
+void tx_plan_mixed(PKernel *k, DType fdt);
+/* Copies tile src to tile dst of a mixed kernel, converting between
+ * their types (a loop's carried value). */
+void tx_copy_mixed(Worker *w, int dst, int src);
 
 /* tile_run.c */
 int tx_run_for(Worker *w, const TileInst *in, int i);

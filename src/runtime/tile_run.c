@@ -38,7 +38,7 @@ run_insts(Worker *w, int i, int end)
 	const TileFn *f = w->k->f;
 
 	while (i < end)
-		i = w->k->run_end[i] ? tx_run_strips(w, i) :
+		i = w->k->mx ? tx_run_mixed(w, i) : w->k->run_end[i] ? tx_run_strips(w, i) :
 		    tx_ops[f->insts[i].op](w, &f->insts[i], i);
 }
 
@@ -47,7 +47,9 @@ copy_tile(Worker *w, int dst, int src)
 {
 	if (dst == src)
 		return;
-	if (w->p[dst] != w->p[src])   /* a dot's result may share its accumulator */
+	if (w->k->mx && w->p[dst] != w->p[src])
+		tx_copy_mixed(w, dst, src);
+	else if (w->p[dst] != w->p[src])   /* a dot's result may share its accumulator */
 		memcpy(w->p[dst], w->p[src], w->k->es * (size_t)w->k->tile[dst].n);
 	memcpy(w->valid[dst], w->valid[src], sizeof w->valid[0]);
 }
@@ -125,7 +127,7 @@ worker_init(Worker *w, const Scratch *s, const PKernel *k, Tensor *vals, AtomLog
 	w->logs = logs;
 	w->bad_prog = -1;
 	for (int v = 0; v < k->nvals; v++) {
-		w->p[v] = w->buf + k->tile[v].off * k->es;
+		w->p[v] = w->buf + k->tile[v].off * k->les;
 		w->ld[v] = k->tile[v].sh[3];
 	}
 	for (int q = 0; q < k->nslots; q++)
@@ -302,7 +304,7 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	if (f->has_init) {
 		for (int64_t i = 0; i < out->numel; i++)
 			exec_set(out, i, f->init);
-		st->bytes_written += out->numel * (int64_t)k->es;
+		st->bytes_written += out->numel * (int64_t)(k->mx ? ir_dtype_size(out->dt) : k->es);
 	}
 	if (nt > programs)
 		nt = (int)(programs < 1 ? 1 : programs);
@@ -343,7 +345,7 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 		AtomLog *l = &pool.logs[p];
 
 		for (int64_t q = 0; q < l->n; q++) {
-			if (k->ik)
+			if (k->mx ? k->atom_ik : k->ik)
 				atom_apply_i(out, l->idx[q], l->ival[q], l->op);
 			else
 				atom_apply(out, l->idx[q], l->val[q], l->op);

@@ -49,7 +49,7 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 	bool f32 = k->f32, same = x->dt == k->dt;
 	size_t es = k->es;
 	double other = in->other;
-	char *o = w->buf + t->off * es;
+	char *o = w->buf + t->off * k->les;
 
 	vr = vr < 0 ? 0 : vr > rows ? rows : vr;
 	vc = vc < 0 ? 0 : vc > cols ? cols : vc;
@@ -178,7 +178,7 @@ tx_window_count(Worker *w, const TileInst *in, int i)
 	const int64_t *g = in->win;
 	int64_t ow = g[1], p0 = tx_eval_idx(w, &in->idx[0]), cols = t->sh[3];
 	int64_t vc = g[0] * ow - p0;
-	char *o = w->buf + t->off * k->es;
+	char *o = w->buf + t->off * k->les;
 
 	vc = vc < 0 ? 0 : vc > cols ? cols : vc;
 	w->p[in->res] = o;
