@@ -92,7 +92,11 @@ typedef enum TileResult {
  *                        outside the input read other (window=, docs/tiled.md)
  *   TO_WINDOW_COUNT      tile [1, BN]: per output pixel from idx [p], the
  *                        window positions inside a range (avg_pool2d's
- *                        divisor; reads no tensor) */
+ *                        divisor; reads no tensor)
+ *   TO_WINDOW_MAX,       tile [planes, BN]: per plane from idx [plane, p] and
+ *   TO_WINDOW_SUM        output pixel p + j, the max (NaN wins) or the sum of
+ *                        the window's taps inside the input of operand arg
+ *                        (max_pool2d, avg_pool2d; window= as im2col's) */
 typedef enum TileOpKind {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) TO_##id,
 #include "tile_ops.def"
@@ -166,7 +170,7 @@ typedef struct TileInst {
 		struct {
 			int64_t lo, hi, step;   /* for */
 		};
-		struct {                        /* im2col, window_count: window=, */
+		struct {                        /* im2col, window_*: window=, */
 			const int64_t *win;     /*   nwin numbers in the graph's arena */
 			int nwin;
 		};

@@ -9,6 +9,7 @@
  * instruction), on AVX2 a shuffle and a lane permute give 8.  The ragged
  * end is done element by element, so no load reads past the run.
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -205,4 +206,193 @@ simd_gather_f32(int64_t n, const float *src, int64_t stride, float *dst)
 	}
 	for (; j < n; j++)
 		dst[j] = src[j * stride];
+}
+
+/* ---- pools: the taps folded into the result as they are read ---------
+ *
+ * max_pool2d and avg_pool2d fold the window's taps into their result row
+ * directly (window_max, window_sum): no tap is packed into a tile of its
+ * own, so each tap costs its strided loads and one max or add on a row of
+ * the result that stays in L1, not a tile written and read again.  The
+ * max lets a NaN win, as the reference's does: maxps keeps its second
+ * operand (the row) when either is NaN, and the tap's own NaN lanes are
+ * put back with a mask. */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx512f"), always_inline)) static inline __m512
+fold512(__m512 d, __m512 v, int mx)
+{
+	if (!mx)
+		return _mm512_add_ps(d, v);
+	return _mm512_mask_mov_ps(_mm512_max_ps(v, d), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+}
+
+/* dst[j] = fold(dst[j], src[j * stride]) for j < n; reads no element past
+ * src[(n-1) * stride] (masked-off lanes neither load nor fault) */
+__attribute__((target("avx512f"), always_inline)) static inline void
+comb512(int64_t n, const float *src, int64_t stride, float *dst, int mx)
+{
+	int64_t j = 0;
+
+	if (stride == 1) {
+		for (; j + 16 <= n; j += 16)
+			_mm512_storeu_ps(dst + j, fold512(_mm512_loadu_ps(dst + j),
+			    _mm512_loadu_ps(src + j), mx));
+		if (j < n) {
+			__mmask16 m = (__mmask16)((1u << (n - j)) - 1);
+
+			_mm512_mask_storeu_ps(dst + j, m, fold512(_mm512_maskz_loadu_ps(m, dst + j),
+			    _mm512_maskz_loadu_ps(m, src + j), mx));
+			j = n;
+		}
+	} else if (stride == 2) {
+		const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+		    24, 26, 28, 30);
+
+		for (; j + 16 < n; j += 16) {
+			__m512 lo = _mm512_loadu_ps(src + 2 * j), hi = _mm512_loadu_ps(src + 2 * j + 16);
+
+			_mm512_storeu_ps(dst + j, fold512(_mm512_loadu_ps(dst + j),
+			    _mm512_permutex2var_ps(lo, even, hi), mx));
+		}
+		if (j < n) {
+			int64_t r = n - j, e = 2 * r - 1;     /* source elements 2j .. 2j+e-1 */
+			__mmask16 m1 = (__mmask16)(e >= 16 ? 0xFFFF : (1u << e) - 1);
+			__mmask16 m2 = (__mmask16)(e <= 16 ? 0 : (1u << (e - 16)) - 1);
+			__mmask16 m = (__mmask16)((1u << r) - 1);
+			__m512 lo = _mm512_maskz_loadu_ps(m1, src + 2 * j);
+			__m512 hi = _mm512_maskz_loadu_ps(m2, src + 2 * j + 16);
+
+			_mm512_mask_storeu_ps(dst + j, m, fold512(_mm512_maskz_loadu_ps(m, dst + j),
+			    _mm512_permutex2var_ps(lo, even, hi), mx));
+			j = n;
+		}
+	} else if (stride * 15 < INT32_MAX / 4) {
+		const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8,
+		    9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32((int)stride));
+
+		for (; j < n; j += 16) {
+			__mmask16 m = (__mmask16)(n - j >= 16 ? 0xFFFF : (1u << (n - j)) - 1);
+			__m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx,
+			    src + j * stride, 4);
+
+			_mm512_mask_storeu_ps(dst + j, m, fold512(_mm512_maskz_loadu_ps(m, dst + j), v,
+			    mx));
+		}
+	}
+	for (; j < n; j++) {
+		float v = src[j * stride];
+
+		dst[j] = !mx ? dst[j] + v : v > dst[j] || v != v ? v : dst[j];
+	}
+}
+
+__attribute__((target("avx2"), always_inline)) static inline __m256
+fold256(__m256 d, __m256 v, int mx)
+{
+	if (!mx)
+		return _mm256_add_ps(d, v);
+	return _mm256_blendv_ps(_mm256_max_ps(v, d), v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+comb256(int64_t n, const float *src, int64_t stride, float *dst, int mx)
+{
+	int64_t j = 0;
+
+	if (stride == 1)
+		for (; j + 8 <= n; j += 8)
+			_mm256_storeu_ps(dst + j, fold256(_mm256_loadu_ps(dst + j),
+			    _mm256_loadu_ps(src + j), mx));
+	else if (stride == 2)
+		for (; j + 8 < n; j += 8) {
+			__m256 lo = _mm256_loadu_ps(src + 2 * j), hi = _mm256_loadu_ps(src + 2 * j + 8);
+			__m256 s = _mm256_shuffle_ps(lo, hi, 0x88);
+
+			_mm256_storeu_ps(dst + j, fold256(_mm256_loadu_ps(dst + j),
+			    _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xD8)), mx));
+		}
+	for (; j < n; j++) {
+		float v = src[j * stride];
+
+		dst[j] = !mx ? dst[j] + v : v > dst[j] || v != v ? v : dst[j];
+	}
+}
+#endif
+
+static void
+comb_scalar(int64_t n, const float *src, int64_t stride, float *dst, int mx)
+{
+	for (int64_t j = 0; j < n; j++) {
+		float v = src[j * stride];
+
+		dst[j] = !mx ? dst[j] + v : v > dst[j] || v != v ? v : dst[j];
+	}
+}
+
+/* A row of the pool's result, output row by output row: the row's run
+ * starts at the fold's identity and every tap whose input row is inside
+ * folds in its run of the input row (the x positions inside, as im2col
+ * packs them). */
+#define POOL_ROW(NAME, ATTR, COMB)                                                  \
+	ATTR static int64_t                                                            \
+	NAME(float *dst, int64_t vc, int64_t p0, const int64_t *g, const float *plane, \
+	    int64_t H, int64_t W, int mx)                                              \
+	{                                                                              \
+		int64_t kh = g[1], kw = g[2], ow = g[4], sh = g[5], sw = g[6], pt = g[7];  \
+		int64_t pl = g[8], dh = g[9], dw = g[10];                                  \
+		int64_t reads = 0, oy = p0 / ow, ox = p0 % ow;                             \
+		float init = mx ? -INFINITY : 0.0f;                                        \
+                                                                                       \
+		for (int64_t j = 0; j < vc; oy++, ox = 0) {                                \
+			int64_t seg = ow - ox;                                                 \
+			float *d = dst + j;                                                    \
+                                                                                       \
+			if (seg > vc - j)                                                      \
+				seg = vc - j;                                                  \
+			j += seg;                                                              \
+			for (int64_t e = 0; e < seg; e++)                                      \
+				d[e] = init;                                                   \
+			for (int64_t ky = 0; ky < kh; ky++) {                                  \
+				int64_t y = oy * sh + ky * dh - pt;                            \
+                                                                                       \
+				if (y < 0 || y >= H)                                           \
+					continue;                                              \
+				for (int64_t kx = 0; kx < kw; kx++) {                          \
+					int64_t x0 = ox * sw + kx * dw - pl;                   \
+					int64_t lo = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw;        \
+					int64_t hi = x0 >= W ? 0 : (W - x0 + sw - 1) / sw;     \
+                                                                                       \
+					hi = hi > seg ? seg : hi;                              \
+					if (hi > lo) {                                         \
+						COMB(hi - lo, plane + y * W + x0 + lo * sw, sw, \
+						    d + lo, mx);                               \
+						reads += hi - lo;                              \
+					}                                                      \
+				}                                                              \
+			}                                                                      \
+		}                                                                              \
+		return reads;                                                                  \
+	}
+
+POOL_ROW(pool_portable, , comb_scalar)
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+POOL_ROW(pool_avx512, __attribute__((target("avx512f"))), comb512)
+POOL_ROW(pool_avx2, __attribute__((target("avx2"))), comb256)
+#endif
+
+int64_t
+simd_pool_row_f32(float *dst, int64_t vc, int64_t p0, const int64_t *win, const float *plane,
+    int64_t H, int64_t W, int mx)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+	switch (simd_isa()) {
+	case SIMD_AVX512:
+		return pool_avx512(dst, vc, p0, win, plane, H, W, mx);
+	case SIMD_AVX2:
+		return pool_avx2(dst, vc, p0, win, plane, H, W, mx);
+	default:
+		break;
+	}
+#endif
+	return pool_portable(dst, vc, p0, win, plane, H, W, mx);
 }

@@ -788,4 +788,6 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_TRANSPOSE] = op_transpose,
 	[TO_IM2COL] = tx_im2col,
 	[TO_WINDOW_COUNT] = tx_window_count,
+	[TO_WINDOW_MAX] = tx_window_reduce,
+	[TO_WINDOW_SUM] = tx_window_reduce,
 };
