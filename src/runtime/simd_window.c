@@ -329,55 +329,207 @@ comb_scalar(int64_t n, const float *src, int64_t stride, float *dst, int mx)
 	}
 }
 
-/* A row of the pool's result, output row by output row: the row's run
- * starts at the fold's identity and every tap whose input row is inside
- * folds in its run of the input row (the x positions inside, as im2col
- * packs them). */
-#define POOL_ROW(NAME, ATTR, COMB)                                                  \
+/* n outputs of one output row, (oy, ox) on: the run starts at the fold's
+ * identity and every tap whose input row is inside folds in its run of the
+ * input row (the x positions inside, as im2col packs them). */
+#define POOL_RUN(NAME, ATTR, COMB)                                                  \
+	ATTR static int64_t                                                            \
+	NAME(float *d, int64_t n, int64_t oy, int64_t ox, const int64_t *g,           \
+	    const float *plane, int64_t H, int64_t W, int mx)                          \
+	{                                                                              \
+		int64_t kh = g[1], kw = g[2], sh = g[5], sw = g[6], pt = g[7];             \
+		int64_t pl = g[8], dh = g[9], dw = g[10], reads = 0;                       \
+		float init = mx ? -INFINITY : 0.0f;                                        \
+                                                                                       \
+		for (int64_t e = 0; e < n; e++)                                            \
+			d[e] = init;                                                       \
+		for (int64_t ky = 0; ky < kh; ky++) {                                      \
+			int64_t y = oy * sh + ky * dh - pt;                                \
+                                                                                       \
+			if (y < 0 || y >= H)                                               \
+				continue;                                                  \
+			for (int64_t kx = 0; kx < kw; kx++) {                              \
+				int64_t x0 = ox * sw + kx * dw - pl;                       \
+				int64_t lo = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw;            \
+				int64_t hi = x0 >= W ? 0 : (W - x0 + sw - 1) / sw;         \
+                                                                                       \
+				hi = hi > n ? n : hi;                                      \
+				if (hi > lo) {                                             \
+					COMB(hi - lo, plane + y * W + x0 + lo * sw, sw,    \
+					    d + lo, mx);                                   \
+					reads += hi - lo;                                  \
+				}                                                          \
+			}                                                                  \
+		}                                                                          \
+		return reads;                                                              \
+	}
+
+/* A row of the pool's result, output row by output row; FAST may take the
+ * middle of an output row (returning the outputs it did, from the first),
+ * RUN does the rest. */
+#define POOL_ROW(NAME, ATTR, RUN, FAST)                                             \
 	ATTR static int64_t                                                            \
 	NAME(float *dst, int64_t vc, int64_t p0, const int64_t *g, const float *plane, \
 	    int64_t H, int64_t W, int mx)                                              \
 	{                                                                              \
-		int64_t kh = g[1], kw = g[2], ow = g[4], sh = g[5], sw = g[6], pt = g[7];  \
-		int64_t pl = g[8], dh = g[9], dw = g[10];                                  \
-		int64_t reads = 0, oy = p0 / ow, ox = p0 % ow;                             \
-		float init = mx ? -INFINITY : 0.0f;                                        \
+		int64_t ow = g[4], reads = 0, oy = p0 / ow, ox = p0 % ow;                  \
                                                                                        \
 		for (int64_t j = 0; j < vc; oy++, ox = 0) {                                \
-			int64_t seg = ow - ox;                                                 \
-			float *d = dst + j;                                                    \
+			int64_t seg = ow - ox, e = 0, f;                                   \
                                                                                        \
-			if (seg > vc - j)                                                      \
-				seg = vc - j;                                                  \
-			j += seg;                                                              \
-			for (int64_t e = 0; e < seg; e++)                                      \
-				d[e] = init;                                                   \
-			for (int64_t ky = 0; ky < kh; ky++) {                                  \
-				int64_t y = oy * sh + ky * dh - pt;                            \
-                                                                                       \
-				if (y < 0 || y >= H)                                           \
-					continue;                                              \
-				for (int64_t kx = 0; kx < kw; kx++) {                          \
-					int64_t x0 = ox * sw + kx * dw - pl;                   \
-					int64_t lo = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw;        \
-					int64_t hi = x0 >= W ? 0 : (W - x0 + sw - 1) / sw;     \
-                                                                                       \
-					hi = hi > seg ? seg : hi;                              \
-					if (hi > lo) {                                         \
-						COMB(hi - lo, plane + y * W + x0 + lo * sw, sw, \
-						    d + lo, mx);                               \
-						reads += hi - lo;                              \
-					}                                                      \
-				}                                                              \
-			}                                                                      \
-		}                                                                              \
-		return reads;                                                                  \
+			if (seg > vc - j)                                                  \
+				seg = vc - j;                                              \
+			while (e < seg) {                                                  \
+				f = FAST(dst + j + e, seg - e, oy, ox + e, g, plane, H, W, \
+				    mx, &reads);                                           \
+				if (f == 0) {                                              \
+					/* up to where FAST can start again */             \
+					f = fast_from(seg - e, ox + e, g, W, mx);          \
+					reads += RUN(dst + j + e, f, oy, ox + e, g, plane, \
+					    H, W, mx);                                     \
+				}                                                          \
+				e += f;                                                    \
+			}                                                                  \
+			j += seg;                                                          \
+		}                                                                          \
+		return reads;                                                              \
 	}
 
-POOL_ROW(pool_portable, , comb_scalar)
+/* The fast path's geometry: the max over a 2- or 3-wide window at
+ * stride 2, dilation 1 (ResNet's 3x3/2, VGG's 2x2/2), any rows. */
+static int
+fast_ok(const int64_t *g, int mx)
+{
+	return mx && g[6] == 2 && g[10] == 1 && (g[2] == 2 || g[2] == 3);
+}
+
+/* Of n outputs from ox on, how many precede the first whose window lies
+ * inside the row (all n when none does, or the fast path does not apply);
+ * at least 1. */
+static int64_t
+fast_from(int64_t n, int64_t ox, const int64_t *g, int64_t W, int mx)
+{
+	int64_t kw = g[2], pl = g[8], e;
+
+	if (!fast_ok(g, mx))
+		return n;
+	/* the first e with (ox+e)*2 - pl >= 0 */
+	e = pl - 2 * ox <= 0 ? 0 : (pl - 2 * ox + 1) / 2;
+	if ((ox + e) * 2 - pl + kw > W)
+		return n;
+	return e < 1 ? 1 : e > n ? n : e;
+}
+
+static int64_t
+fast_none(float *d, int64_t n, int64_t oy, int64_t ox, const int64_t *g, const float *plane,
+    int64_t H, int64_t W, int mx, int64_t *reads)
+{
+	(void)d, (void)n, (void)oy, (void)ox, (void)g, (void)plane, (void)H, (void)W, (void)mx;
+	(void)reads;
+	return 0;
+}
+
+POOL_RUN(run_portable, , comb_scalar)
+POOL_ROW(pool_portable, , run_portable, fast_none)
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-POOL_ROW(pool_avx512, __attribute__((target("avx512f"))), comb512)
-POOL_ROW(pool_avx2, __attribute__((target("avx2"))), comb256)
+POOL_RUN(run_avx512, __attribute__((target("avx512f"))), comb512)
+POOL_RUN(run_avx2, __attribute__((target("avx2"))), comb256)
+
+/* The 2- or 3-wide max at stride 2 in registers, separable: the rows
+ * inside first (a vertical max of the same input columns), then the
+ * window along the row from the even, odd and next-even columns (two
+ * permutes).  From output ox on, in chunks of up to 16 outputs whose
+ * windows lie inside the row; returns the outputs done (0: none, the
+ * first's window leaves the row).  maxps drops NaNs, so a chunk whose
+ * inputs hold one is done again by run_avx512, which lets it win.  A tie
+ * keeps the earlier row's, then the earlier column's value: between -0
+ * and +0 the sign can differ from the reference's (row by row) pick. */
+__attribute__((target("avx512f"))) static int64_t
+fast512(float *d, int64_t n, int64_t oy, int64_t ox, const int64_t *g, const float *plane,
+    int64_t H, int64_t W, int mx, int64_t *reads)
+{
+	int64_t kh = g[1], kw = g[2], sh = g[5], pt = g[7], pl = g[8], dh = g[9];
+	int64_t x0 = ox * 2 - pl, done = 0, rows[64], nr = 0;
+	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+	    26, 28, 30);
+	const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25,
+	    27, 29, 31);
+
+	if (!fast_ok(g, mx) || x0 < 0)
+		return 0;
+	if (kh > 64) {
+		*reads += run_avx512(d, n, oy, ox, g, plane, H, W, mx);
+		return n;
+	}
+	for (int64_t ky = 0; ky < kh; ky++) {
+		int64_t y = oy * sh + ky * dh - pt;
+
+		if (y >= 0 && y < H)
+			rows[nr++] = y * W;
+	}
+	if (nr == 0) {
+		*reads += run_avx512(d, n, oy, ox, g, plane, H, W, mx);
+		return n;
+	}
+	/* outputs e < m have windows inside: (ox+e)*2 - pl + kw <= W */
+	{
+		int64_t m = (W - x0 - kw) / 2 + 1;
+
+		if (W - x0 - kw < 0)
+			return 0;
+		n = n < m ? n : m;
+	}
+	while (done < n) {
+		int64_t r = n - done > 16 ? 16 : n - done, ne = 2 * r + kw - 2;   /* inputs */
+		const float *src = plane + x0 + 2 * done;
+		__mmask16 m1 = (__mmask16)(ne >= 16 ? 0xFFFF : (1u << ne) - 1);
+		__mmask16 m2 = (__mmask16)(ne <= 16 ? 0 : ne >= 32 ? 0xFFFF : (1u << (ne - 16)) - 1);
+		__mmask16 m3 = (__mmask16)(ne <= 32 ? 0 : (1u << (ne - 32)) - 1);
+		__m512 lo = _mm512_maskz_loadu_ps(m1, src + rows[0]);
+		__m512 hi = _mm512_maskz_loadu_ps(m2, src + rows[0] + 16);
+		__m512 nx = _mm512_maskz_loadu_ps(m3, src + rows[0] + 32);
+		__mmask16 nan = _mm512_cmp_ps_mask(lo, hi, _CMP_UNORD_Q) |
+		    _mm512_cmp_ps_mask(nx, nx, _CMP_UNORD_Q);
+		__m512 e, o, out;
+
+		for (int64_t k = 1; k < nr; k++) {
+			__m512 a = _mm512_maskz_loadu_ps(m1, src + rows[k]);
+			__m512 b = _mm512_maskz_loadu_ps(m2, src + rows[k] + 16);
+			__m512 c = _mm512_maskz_loadu_ps(m3, src + rows[k] + 32);
+
+			nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(c, c,
+			    _CMP_UNORD_Q);
+			/* max(a, lo): a tie keeps the earlier row's */
+			lo = _mm512_max_ps(a, lo);
+			hi = _mm512_max_ps(b, hi);
+			nx = _mm512_max_ps(c, nx);
+		}
+		if (nan) {
+			*reads += run_avx512(d + done, r, oy, ox + done, g, plane, H, W, mx);
+			done += r;
+			continue;
+		}
+		e = _mm512_permutex2var_ps(lo, even, hi);
+		o = _mm512_permutex2var_ps(lo, odd, hi);
+		out = _mm512_max_ps(o, e);
+		if (kw == 3) {
+			/* the next even columns: 2, 4, .., 32 */
+			__m512 a = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi),
+			    _mm512_castps_si512(lo), 2));
+			__m512 b = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(nx),
+			    _mm512_castps_si512(hi), 2));
+
+			out = _mm512_max_ps(_mm512_permutex2var_ps(a, even, b), out);
+		}
+		_mm512_mask_storeu_ps(d + done, (__mmask16)(r >= 16 ? 0xFFFF : (1u << r) - 1), out);
+		*reads += nr * kw * r;
+		done += r;
+	}
+	return done;
+}
+
+POOL_ROW(pool_avx512, __attribute__((target("avx512f"))), run_avx512, fast512)
+POOL_ROW(pool_avx2, __attribute__((target("avx2"))), run_avx2, fast_none)
 #endif
 
 int64_t
