@@ -364,9 +364,8 @@ comb_scalar(int64_t n, const float *src, int64_t stride, float *dst, int mx)
 		return reads;                                                              \
 	}
 
-/* A row of the pool's result, output row by output row; FAST may take the
- * middle of an output row (returning the outputs it did, from the first),
- * RUN does the rest. */
+/* A row of the pool's result, output row by output row: FAST takes an
+ * output row's run (returning its length) or leaves it to RUN (0). */
 #define POOL_ROW(NAME, ATTR, RUN, FAST)                                             \
 	ATTR static int64_t                                                            \
 	NAME(float *dst, int64_t vc, int64_t p0, const int64_t *g, const float *plane, \
@@ -375,21 +374,12 @@ comb_scalar(int64_t n, const float *src, int64_t stride, float *dst, int mx)
 		int64_t ow = g[4], reads = 0, oy = p0 / ow, ox = p0 % ow;                  \
                                                                                        \
 		for (int64_t j = 0; j < vc; oy++, ox = 0) {                                \
-			int64_t seg = ow - ox, e = 0, f;                                   \
+			int64_t seg = ow - ox;                                             \
                                                                                        \
 			if (seg > vc - j)                                                  \
 				seg = vc - j;                                              \
-			while (e < seg) {                                                  \
-				f = FAST(dst + j + e, seg - e, oy, ox + e, g, plane, H, W, \
-				    mx, &reads);                                           \
-				if (f == 0) {                                              \
-					/* up to where FAST can start again */             \
-					f = fast_from(seg - e, ox + e, g, W, mx);          \
-					reads += RUN(dst + j + e, f, oy, ox + e, g, plane, \
-					    H, W, mx);                                     \
-				}                                                          \
-				e += f;                                                    \
-			}                                                                  \
+			if (FAST(dst + j, seg, oy, ox, g, plane, H, W, mx, &reads) == 0)  \
+				reads += RUN(dst + j, seg, oy, ox, g, plane, H, W, mx);    \
 			j += seg;                                                          \
 		}                                                                          \
 		return reads;                                                              \
@@ -401,23 +391,6 @@ static int
 fast_ok(const int64_t *g, int mx)
 {
 	return mx && g[6] == 2 && g[10] == 1 && (g[2] == 2 || g[2] == 3);
-}
-
-/* Of n outputs from ox on, how many precede the first whose window lies
- * inside the row (all n when none does, or the fast path does not apply);
- * at least 1. */
-static int64_t
-fast_from(int64_t n, int64_t ox, const int64_t *g, int64_t W, int mx)
-{
-	int64_t kw = g[2], pl = g[8], e;
-
-	if (!fast_ok(g, mx))
-		return n;
-	/* the first e with (ox+e)*2 - pl >= 0 */
-	e = pl - 2 * ox <= 0 ? 0 : (pl - 2 * ox + 1) / 2;
-	if ((ox + e) * 2 - pl + kw > W)
-		return n;
-	return e < 1 ? 1 : e > n ? n : e;
 }
 
 static int64_t
@@ -438,71 +411,64 @@ POOL_RUN(run_avx2, __attribute__((target("avx2"))), comb256)
 /* The 2- or 3-wide max at stride 2 in registers, separable: the rows
  * inside first (a vertical max of the same input columns), then the
  * window along the row from the even, odd and next-even columns (two
- * permutes).  From output ox on, in chunks of up to 16 outputs whose
- * windows lie inside the row; returns the outputs done (0: none, the
- * first's window leaves the row).  maxps drops NaNs, so a chunk whose
- * inputs hold one is done again by run_avx512, which lets it win.  A tie
- * keeps the earlier row's, then the earlier column's value: between -0
- * and +0 the sign can differ from the reference's (row by row) pick. */
+ * permutes), in chunks of up to 16 outputs; columns outside the row load
+ * as -inf (masked lanes neither load nor fault).  maxps drops NaNs, so a
+ * chunk whose inputs hold one is done again by run_avx512, which lets it
+ * win.  A tie keeps the earlier row's, then the earlier column's value:
+ * between -0 and +0 the sign can differ from the reference's (row by row)
+ * pick.  Returns the outputs done: all n, or 0 where it does not apply. */
 __attribute__((target("avx512f"))) static int64_t
 fast512(float *d, int64_t n, int64_t oy, int64_t ox, const int64_t *g, const float *plane,
     int64_t H, int64_t W, int mx, int64_t *reads)
 {
 	int64_t kh = g[1], kw = g[2], sh = g[5], pt = g[7], pl = g[8], dh = g[9];
-	int64_t x0 = ox * 2 - pl, done = 0, rows[64], nr = 0;
+	int64_t done = 0, nr = 0;
+	const float *rows[64];
+	const __m512 ninf = _mm512_set1_ps(-INFINITY);
 	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
 	    26, 28, 30);
 	const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25,
 	    27, 29, 31);
 
-	if (!fast_ok(g, mx) || x0 < 0)
+	if (!fast_ok(g, mx) || kh > 64)
 		return 0;
-	if (kh > 64) {
-		*reads += run_avx512(d, n, oy, ox, g, plane, H, W, mx);
-		return n;
-	}
 	for (int64_t ky = 0; ky < kh; ky++) {
 		int64_t y = oy * sh + ky * dh - pt;
 
 		if (y >= 0 && y < H)
-			rows[nr++] = y * W;
+			rows[nr++] = plane + y * W;
 	}
-	if (nr == 0) {
-		*reads += run_avx512(d, n, oy, ox, g, plane, H, W, mx);
-		return n;
-	}
-	/* outputs e < m have windows inside: (ox+e)*2 - pl + kw <= W */
-	{
-		int64_t m = (W - x0 - kw) / 2 + 1;
-
-		if (W - x0 - kw < 0)
-			return 0;
-		n = n < m ? n : m;
-	}
+	if (nr == 0)
+		return 0;
 	while (done < n) {
 		int64_t r = n - done > 16 ? 16 : n - done, ne = 2 * r + kw - 2;   /* inputs */
-		const float *src = plane + x0 + 2 * done;
-		__mmask16 m1 = (__mmask16)(ne >= 16 ? 0xFFFF : (1u << ne) - 1);
-		__mmask16 m2 = (__mmask16)(ne <= 16 ? 0 : ne >= 32 ? 0xFFFF : (1u << (ne - 16)) - 1);
-		__mmask16 m3 = (__mmask16)(ne <= 32 ? 0 : (1u << (ne - 32)) - 1);
-		__m512 lo = _mm512_maskz_loadu_ps(m1, src + rows[0]);
-		__m512 hi = _mm512_maskz_loadu_ps(m2, src + rows[0] + 16);
-		__m512 nx = _mm512_maskz_loadu_ps(m3, src + rows[0] + 32);
-		__mmask16 nan = _mm512_cmp_ps_mask(lo, hi, _CMP_UNORD_Q) |
-		    _mm512_cmp_ps_mask(nx, nx, _CMP_UNORD_Q);
-		__m512 e, o, out;
+		int64_t x0 = (ox + done) * 2 - pl, a = x0 < 0 ? -x0 : 0, b = W - x0, taps = 0;
+		uint64_t live;
+		__mmask16 m1, m2, m3, nan;
+		__m512 lo, hi, nx, e, o, out;
 
-		for (int64_t k = 1; k < nr; k++) {
-			__m512 a = _mm512_maskz_loadu_ps(m1, src + rows[k]);
-			__m512 b = _mm512_maskz_loadu_ps(m2, src + rows[k] + 16);
-			__m512 c = _mm512_maskz_loadu_ps(m3, src + rows[k] + 32);
+		b = b > ne ? ne : b;
+		live = b <= a ? 0 : (((uint64_t)1 << b) - 1) & ~(((uint64_t)1 << a) - 1);
+		m1 = (__mmask16)(live & 0xFFFF);
+		m2 = (__mmask16)(live >> 16 & 0xFFFF);
+		m3 = (__mmask16)(live >> 32 & 0xFFFF);
+		lo = hi = nx = ninf;
+		nan = 0;
+		for (int64_t k = 0; k < nr; k++) {
+			/* the chunk's first column may lie left of the row: the
+			 * address is formed without pointer arithmetic past it */
+			const float *src = (const float *)(const void *)((uintptr_t)rows[k] +
+			    (uintptr_t)x0 * sizeof(float));
+			__m512 va = _mm512_mask_loadu_ps(ninf, m1, src);
+			__m512 vb = _mm512_mask_loadu_ps(ninf, m2, src + 16);
+			__m512 vc = _mm512_mask_loadu_ps(ninf, m3, src + 32);
 
-			nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(c, c,
+			nan |= _mm512_cmp_ps_mask(va, vb, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(vc, vc,
 			    _CMP_UNORD_Q);
-			/* max(a, lo): a tie keeps the earlier row's */
-			lo = _mm512_max_ps(a, lo);
-			hi = _mm512_max_ps(b, hi);
-			nx = _mm512_max_ps(c, nx);
+			/* max(va, lo): a tie keeps the earlier row's */
+			lo = _mm512_max_ps(va, lo);
+			hi = _mm512_max_ps(vb, hi);
+			nx = _mm512_max_ps(vc, nx);
 		}
 		if (nan) {
 			*reads += run_avx512(d + done, r, oy, ox + done, g, plane, H, W, mx);
@@ -514,15 +480,23 @@ fast512(float *d, int64_t n, int64_t oy, int64_t ox, const int64_t *g, const flo
 		out = _mm512_max_ps(o, e);
 		if (kw == 3) {
 			/* the next even columns: 2, 4, .., 32 */
-			__m512 a = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi),
+			__m512 a2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(hi),
 			    _mm512_castps_si512(lo), 2));
-			__m512 b = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(nx),
+			__m512 b2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(nx),
 			    _mm512_castps_si512(hi), 2));
 
-			out = _mm512_max_ps(_mm512_permutex2var_ps(a, even, b), out);
+			out = _mm512_max_ps(_mm512_permutex2var_ps(a2, even, b2), out);
 		}
 		_mm512_mask_storeu_ps(d + done, (__mmask16)(r >= 16 ? 0xFFFF : (1u << r) - 1), out);
-		*reads += nr * kw * r;
+		/* the reads: per row, the taps inside, as run_avx512 counts them */
+		for (int64_t kx = 0; kx < kw; kx++) {
+			int64_t c = x0 + kx, tl = c >= 0 ? 0 : (-c + 1) / 2;
+			int64_t th = c >= W ? 0 : (W - c + 1) / 2;
+
+			th = th > r ? r : th;
+			taps += th > tl ? th - tl : 0;
+		}
+		*reads += nr * taps;
 		done += r;
 	}
 	return done;
