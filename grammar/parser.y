@@ -199,7 +199,7 @@ tstmts:
 	;
 
 /* tstmt = value "=" op "(" operands? ")" (":" ttype)? item*
- *       | value "=" "load" value "[" idxs? "]" ":" ttype item*
+ *       | value "=" "load" value "[" idxs? "]" ("," value)? ":" ttype item*
  *       | ("store" | "atomic_add" | "atomic_max") value "[" idxs? "]" "," value item*
  *   (no index: a rank-0 tensor, as the printer writes it)
  *       | value "=" "for" value "=" int "to" int "step" int "iter" "(" value "=" value ")"
@@ -210,6 +210,9 @@ tstmt:
 	| VALUE '=' IDENT VALUE '[' idxs_opt ']' ttype_opt items
 	    { t_access(ctx, $1, L(@1), $3, L(@3), $4, L(@4), $6, $8, L(@8), (Tok){0},
 	        L(@4), $9); }
+	| VALUE '=' IDENT VALUE '[' idxs_opt ']' ',' VALUE ttype_opt items
+	    { t_access(ctx, $1, L(@1), $3, L(@3), $4, L(@4), $6, $10, L(@10), $9,
+	        L(@9), $11); }
 	| storekw VALUE '[' idxs_opt ']' ',' VALUE items
 	    { t_access(ctx, (Tok){0}, L(@1), $1, L(@1), $2, L(@2), $4, NULL, L(@1), $7,
 	        L(@7), $8); }
@@ -1260,6 +1263,8 @@ idxs_free(Idxs *x)
 static bool
 tile_shape(ParseCtx *c, Refs *s, Loc tl, int *rank, int64_t *dim)
 {
+	/* up to IR_MAX_RANK: the executor runs a tile whose dims before its
+	 * last four are 1 and refuses any other (tile_plan.c) */
 	if (s->n > IR_MAX_RANK) {
 		diag_error(c->d, tl, "tile rank %d is more than the maximum of %d", s->n, IR_MAX_RANK);
 		return false;
@@ -1602,6 +1607,10 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 				if (!parse_int(c, it->tuple->v[q], &at->win[q]))
 					at->set &= ~TAB(WINDOW);
 			break;
+		case TA_STEPS:
+			if (item_ints(c, it, at->steps, &at->nsteps))
+				at->set |= TAB(STEPS);
+			break;
 		case TA_COUNT:
 			break;
 		}
@@ -1722,7 +1731,8 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 	TileAttrs at = {0};
 
 	if (k < 0 || tile_ops[k].form != (name.s ? TF_LOAD : TF_STORE)) {
-		diag_error(c->d, ol, name.s ? "expected 'load', found '%s'" :
+		diag_error(c->d, ol, name.s ? "expected 'load', 'load_pad', 'load_step' or "
+		    "'load_gather', found '%s'" :
 		    "expected 'store', 'atomic_add' or 'atomic_max', found '%s'", op.s);
 		goto out;
 	}
@@ -1742,7 +1752,15 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 		goto out;
 	if (!t_index(c, idx, x))
 		goto out;
-	if (!name.s)
+	if (val.s && name.s && tile_ops[k].nmax < 1) {
+		diag_error(c->d, vl, "'%s' takes no operand tile", op.s);
+		goto out;
+	}
+	if (name.s && !val.s && tile_ops[k].nin > 0) {
+		diag_error(c->d, ol, "'%s' needs an operand tile: '%s %%x[..], %%t'", op.s, op.s);
+		goto out;
+	}
+	if (val.s)
 		v = t_use(c, val, vl);
 	t_attrs(c, (TileOpKind)k, &at, op.s, items);
 	i = tile_build_access(c->g, f, (TileOpKind)k, arg, idx->n, x, v, &at, ol);

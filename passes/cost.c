@@ -97,6 +97,8 @@ struct CostModel {
 	int nred;                    /* matmul kinds: reduced grid axes as bits */
 	int64_t out_numel;           /* the root's elements */
 	int64_t in_bytes;            /* opaque: every input once */
+	const Graph *g;              /* copy_loads reads the copy op's node */
+	int copy;                    /* opaque: the copy op (pad, ..), or -1 */
 	int split;                   /* the kernel's own split attribute */
 	int rax;                     /* a reduction's reduced dim (not full), or -1 */
 	bool g_mean;                 /* the reducing root is a mean */
@@ -128,6 +130,7 @@ cost_single_kind(OpId op)
 	case OC_REDUCTION:
 		return KK_REDUCTION;
 	case OC_LAYOUT:
+	case OC_COPY:
 		return KK_OPAQUE;
 	default:
 		return KK_ELEMENTWISE;
@@ -247,7 +250,10 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	Seen seen = {NULL, 16};
 
 	memset(m, 0, sizeof *m);
-	m->mm = m->red = m->rax = -1;
+	m->mm = m->red = m->rax = m->copy = -1;
+	m->g = g;
+	if (kind == KK_OPAQUE && first == last && ir_ops[root->op].cls == OC_COPY)
+		m->copy = last;
 	m->p.kind = kind;
 	m->p.first = first;
 	m->p.last = last;
@@ -279,25 +285,31 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		}
 		m->mm_es = (int64_t)ir_dtype_size(g->nodes[m->mm].type.dt);
 		mn = &g->nodes[m->mm];
-		m->it = mn->type;
-		roles_rows_cols(m);
-		if (m->it.rank == 3) {
-			m->role[0] = RO_BATCH;
-			m->p.batch = m->it.dim[0];
+		{
+			/* numpy's matmul as lower-tiled tiles it: the result
+			 * with a 1-D operand's dim of 1 put back, its batch
+			 * dims flattened on grid axis 2 */
+			const Type *ta = &g->nodes[mn->in[0]].type, *tb = &g->nodes[mn->in[1]].type;
+			int nb = mn->type.rank - (ta->rank > 1) - (tb->rank > 1);
+
+			m->it = mn->type;
+			m->it.rank = nb + 2;
+			m->it.dim[nb] = ta->rank == 1 ? 1 : ta->dim[ta->rank - 2];
+			m->it.dim[nb + 1] = tb->rank == 1 ? 1 : tb->dim[tb->rank - 1];
+			rows_cols_batch(m, &ok);
+			m->p.k = ta->dim[ta->rank - 1];
 		}
-		m->p.m = m->it.dim[m->it.rank - 2];
-		m->p.n = m->it.dim[m->it.rank - 1];
-		m->p.k = g->nodes[mn->in[0]].type.dim[m->it.rank - 1];
 		if (m->red == m->mm)
 			m->red = -1;
 		if (m->red >= 0) {
 			const Node *rn = &g->nodes[m->red];
-			int ax = ir_reduce_axis(rn, g->nodes[rn->in[0]].type.rank);
+			bool mask[IR_MAX_RANK];
 
+			ir_reduce_mask(rn, g->nodes[rn->in[0]].type.rank, mask);
 			if (!ir_type_eq(&g->nodes[rn->in[0]].type, &m->it))
 				m->red = -1;     /* not over the matmul's space: stored as is */
 			for (int i = 0; m->red >= 0 && i < m->it.rank; i++)
-				if (ax < 0 || ax == i)
+				if (mask[i])
 					m->nred |= 1 << m->role[i];
 		}
 		break;
@@ -312,9 +324,12 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 			const Node *rn = &g->nodes[m->red];
 			int ax;
 
+			bool mask[IR_MAX_RANK];
+
 			m->it = g->nodes[rn->in[0]].type;
 			ax = ir_reduce_axis(rn, m->it.rank);
-			if (ax < 0) {
+			ir_reduce_mask(rn, m->it.rank, mask);
+			if (ax == -1) {
 				m->p.full_reduce = true;
 				for (int i = 0; i < m->it.rank; i++)
 					m->role[i] = RO_WHOLE;
@@ -322,22 +337,27 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 				m->p.n = numel(&ok, &m->it);
 			} else {
 				/* the last kept dimension is tiled by BM; the other
-				 * kept ones go to grid axis 2, as lower-tiled does */
+				 * kept ones go to grid axis 2, as lower-tiled does;
+				 * the reduced ones (one axis or several) are walked
+				 * inside each program */
 				int lastkept = -1;
 
-				m->rax = ax;
 				m->p.m = 1;
+				m->p.n = 1;
 				for (int i = 0; i < m->it.rank; i++)
-					if (i != ax)
+					if (!mask[i])
 						lastkept = i;
+					else if (m->rax < 0)
+						m->rax = i;     /* the outermost: split= cuts it */
 				for (int i = 0; i < m->it.rank; i++) {
-					m->role[i] = i == ax ? RO_WHOLE : i == lastkept ? RO_ROW : RO_BATCH;
-					if (i == lastkept)
+					m->role[i] = mask[i] ? RO_WHOLE : i == lastkept ? RO_ROW : RO_BATCH;
+					if (mask[i])
+						m->p.n = mul(&ok, m->p.n, m->it.dim[i]);
+					else if (i == lastkept)
 						m->p.m = m->it.dim[i];
-					else if (i != ax)
+					else
 						m->p.batch = mul(&ok, m->p.batch, m->it.dim[i]);
 				}
-				m->p.n = m->it.dim[ax];
 			}
 		}
 		break;
@@ -614,6 +634,89 @@ full_reduce_loads(const Model *m, const Ext *e, const TileConfig *c, int split, 
 	return v;
 }
 
+/* |[lo, hi) n [0, span)|: lanes of tiles covering [0, span) that fall on
+ * an operand occupying [lo, hi) of the result's coordinates. */
+static int64_t
+overlap(int64_t lo, int64_t hi, int64_t span)
+{
+	lo = lo < 0 ? 0 : lo;
+	hi = hi > span ? span : hi;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The elements a copy program loads over its grid, as the executor counts
+ * them (tile_copy.c; docs/passes.md "Copy programs"): the tiles of the
+ * result's dim j cover [0, G_j * ext_j), G_j = ceil(S_j / ext_j), ext the
+ * block of lower-tiled's rule (BN last, BM second to last, else 1), and
+ * the lanes of a load are a product over dims.  pad and concat (load_pad)
+ * read the lanes inside each operand's place; slice (load_step) and
+ * gather's data (load_gather) the result's elements; gather's index tile
+ * is loaded whole by each program along the other dims; expand loads its
+ * operand once per program along the dims it is stretched on. */
+static int64_t
+copy_loads(const Model *m, const TileConfig *c, int64_t *idx_bytes, bool *ok)
+{
+	const Graph *g = m->g;
+	const Node *n = &g->nodes[m->copy];
+	const Type *t = &n->type, *x = &g->nodes[n->in[0]].type;
+	int R = t->rank;
+	int64_t ext[IR_MAX_RANK], G[IR_MAX_RANK], v = 1;
+
+	for (int j = 0; j < R; j++) {
+		ext[j] = j == R - 1 ? c->bn : j == R - 2 ? c->bm : 1;
+		G[j] = cdiv(t->dim[j], ext[j]);
+	}
+	switch (n->op) {
+	case OP_PAD: {
+		IntTuple p = ir_attr_ints(&n->at, ATTR_PADS);
+
+		for (int j = 0; j < R; j++)
+			v = mul(ok, v, overlap(p.v[j], p.v[j] + x->dim[j], mul(ok, G[j], ext[j])));
+		return v;
+	}
+	case OP_CONCAT: {
+		int ax = (int)(n->at.axis < 0 ? n->at.axis + R : n->at.axis);
+		int64_t c0 = 0, sum = 0;
+
+		for (int q = 0; q < n->nin; q++) {
+			const Type *o = &g->nodes[n->in[q]].type;
+
+			v = 1;
+			for (int j = 0; j < R; j++)
+				v = mul(ok, v, j == ax ? overlap(c0, c0 + o->dim[j], mul(ok, G[j], ext[j])) :
+				    o->dim[j]);
+			sum = add(ok, sum, v);
+			c0 += o->dim[ax];
+		}
+		return sum;
+	}
+	case OP_GATHER: {
+		const Type *it = &g->nodes[n->in[1]].type;
+		int ax = (int)(n->at.axis < 0 ? n->at.axis + x->rank : n->at.axis);
+
+		/* the indices in their own type (i32 or i64), as bytes; the
+		 * gathered elements in the kernel's */
+		v = numel(ok, it);
+		for (int j = 0; j < R; j++)
+			if (j < ax || j >= ax + it->rank)
+				v = mul(ok, v, G[j]);
+		*idx_bytes = mul(ok, v, (int64_t)ir_dtype_size(it->dt));
+		return numel(ok, t);
+	}
+	case OP_EXPAND:
+		for (int j = 0; j < R; j++) {
+			int k = j - (R - x->rank);
+			bool has = k >= 0 && !(x->dim[k] == 1 && t->dim[j] != 1);
+
+			v = mul(ok, v, has ? t->dim[j] : G[j]);
+		}
+		return v;
+	case OP_SLICE:
+	default:
+		return numel(ok, t);
+	}
+}
+
 /* The model's traffic for one configuration. */
 static void
 model_traffic(const Model *m, const TileConfig *c, Traffic *t)
@@ -690,7 +793,10 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	}
 	/* external operands, each once per program as the tile it needs */
 	if (p->kind == KK_OPAQUE) {
-		ld = add(&ok, ld, m->in_bytes);
+		int64_t idx = 0;
+
+		ld = add(&ok, ld, m->copy >= 0 ? copy_loads(m, c, &idx, &ok) : m->in_bytes);
+		ldb = add(&ok, ldb, idx);
 	} else {
 		for (int i = 0; i < m->next; i++) {
 			const Ext *e = &m->ext[i];

@@ -44,12 +44,13 @@ typedef enum Rule {
 	R_F7,        /* a graph output */
 	R_F8,        /* a kernel written in the input */
 	R_F4G,       /* conv2d and the pools run alone */
+	R_F4H,       /* copy ops run alone */
 	R_COUNT
 } Rule;
 
 static const char *const rule_id[R_COUNT] = {
 	"", "F1", "F2", "F3", "F4a", "F4b", "F4c", "F4d", "F4e", "F4f", "F5", "F6", "F7", "F8",
-	"F4g",
+	"F4g", "F4h",
 };
 
 typedef struct Part {
@@ -221,6 +222,23 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		    ir_ops[W->op].name);
 		return R_F4G;
 	}
+	if (is(g, p, OC_ARGREDUCE) || is(g, c, OC_ARGREDUCE)) {
+		const Node *A = is(g, p, OC_ARGREDUCE) ? P : C;
+
+		WHY("%%%s is '%s'; argmax and argmin run alone, in a kernel of their own (their "
+		    "result is i64 indices, which no other op of a kernel computes with)",
+		    A->name, ir_ops[A->op].name);
+		return R_F4D;
+	}
+	if (is(g, p, OC_COPY) || is(g, c, OC_COPY)) {
+		/* a copy program walks its result's tiles with offsets of its own
+		 * (lower-tiled): nothing elementwise rides along with it */
+		const Node *L = is(g, c, OC_COPY) ? C : P;
+
+		WHY("%%%s is a copy op ('%s'): it starts a kernel of its own, a copy program with "
+		    "computed offsets and masks", L->name, ir_ops[L->op].name);
+		return R_F4H;
+	}
 	if (is(g, p, OC_REDUCTION)) {
 		const Type *in = &g->nodes[P->in[0]].type;
 
@@ -276,6 +294,17 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 		if (is(g, c, OC_REDUCTION) && !f->mmred) {
 			WHY("reduction %%%s consumes matmul %%%s directly; matmul-reduce is off "
 			    "(fuse{matmul-reduce=true} allows it)", C->name, P->name);
+			return R_F6;
+		}
+		if (g->nodes[P->in[0]].type.rank == 1 || g->nodes[P->in[1]].type.rank == 1) {
+			WHY("matmul %%%s has a 1-D operand; its tiles span the promoted result (a "
+			    "dim of 1 added), not %%%s's shape, so it runs alone", P->name, C->name);
+			return R_F3;
+		}
+		if (R->op == OP_MIN || R->op == OP_PROD) {
+			WHY("the kernel's root %%%s is a %s; a matmul kernel combines its partial "
+			    "reductions across programs by atomic add or max only", R->name,
+			    ir_ops[R->op].name);
 			return R_F6;
 		}
 		if (K->mm >= 0) {
@@ -344,7 +373,8 @@ kind_of(const Fuse *f, const Part *K)
 		return K->nops == 1 ? KK_MATMUL : KK_MATMUL_EPILOGUE;
 	if (is(f->g, K->root, OC_CONV))
 		return KK_MATMUL;
-	if (is(f->g, K->root, OC_LAYOUT) || is(f->g, K->root, OC_POOL))
+	if (is(f->g, K->root, OC_LAYOUT) || is(f->g, K->root, OC_POOL) ||
+	    is(f->g, K->root, OC_COPY))
 		return KK_OPAQUE;
 	if (K->nrow > 0)
 		return KK_ROW_REDUCTION;

@@ -61,8 +61,9 @@ typedef struct LB {
 	int64_t split_span;          /* covering this much of it (0: no split) */
 	TileScratch scratch;         /* where each body grows (tile.h) */
 	Taken taken;                 /* the body's names so far */
-	int *maxin;                  /* old node -> root of the kernel in which a max
-	                              * reduces it directly (neutral_for) */
+	int *maxin;                  /* old node -> root of the kernel in which a max,
+	                              * min or prod reduces it directly (neutral_for) */
+	int *redop;                  /* old node -> that reduction's op */
 } LB;
 
 /* ---- the names a body has taken ---------------------------------------- */
@@ -276,12 +277,36 @@ use_ext(LB *b, int x)
 	taken_put(&b->taken, b->g->nodes[x].name);
 }
 
-/* The neutral value a masked lane of a load of x should read: -inf when a
- * max reduction consumes it directly, else 0 (sums and dots). */
+/* The neutral value a masked lane of a load of x should read: the
+ * reduction's (-inf, +inf, 1) when a max, min or prod consumes it
+ * directly, else 0 (sums and dots). */
 static double
 neutral_for(const LB *b, int x)
 {
-	return ir_scalar_neutral(b->maxin[x] == b->root ? OP_MAX : OP_SUM, b->g->nodes[x].type.dt);
+	return ir_scalar_neutral(b->maxin[x] == b->root ? (OpId)b->redop[x] : OP_SUM,
+	    b->g->nodes[x].type.dt);
+}
+
+/* The op that a tile reduce carries for reduction op: mean is a sum (its
+ * one division follows). */
+static OpId
+carried(OpId op)
+{
+	return op == OP_MEAN ? OP_SUM : op;
+}
+
+/* The iteration dims that reduction n (whose operand is right-aligned in
+ * the R iteration dims) reduces: mask[j] for j < R. */
+static int
+red_mask(const LB *b, const Node *n, bool *mask)
+{
+	int xr = b->g->nodes[n->in[0]].type.rank, cnt;
+	bool m[IR_MAX_RANK];
+
+	cnt = ir_reduce_mask(n, xr, m);
+	for (int j = 0; j < b->R; j++)
+		mask[j] = j >= b->R - xr && m[j - (b->R - xr)];
+	return cnt;
 }
 
 /* Loads the externals that belong at loop depth lv. */
@@ -358,6 +383,40 @@ emit_op(LB *b, int i)
 		b->tv[i] = op_def(b, tile_op_of_gop(n->op), n->op, n->nin, in, &at, n->name, r, s);
 		return 0;
 	}
+	if (op->cls == OC_REDUCTION && ir_reduce_axis(n, b->g->nodes[n->in[0]].type.rank) == -2) {
+		/* several axes (not all): one tile reduce per axis, the highest
+		 * first, so that the lower axes keep their places */
+		const Type *t = &b->g->nodes[n->in[0]].type;
+		bool m[IR_MAX_RANK];
+		int x = b->tv[n->in[0]], in[2], rk = a->rank;
+		int64_t cnt = 1;
+
+		memcpy(s, a->shape, sizeof s);
+		ir_reduce_mask(n, t->rank, m);
+		for (int k = t->rank - 1; k >= 0; k--) {
+			TileAttrs at = {.set = TAB(AXIS) | TAB(KEEPDIMS),
+			    .axis = k - (t->rank - a->rank), .keepdims = n->at.keepdims};
+
+			if (!m[k])
+				continue;
+			cnt *= t->dim[k];
+			if (n->at.keepdims) {
+				s[at.axis] = 1;
+			} else {
+				memmove(s + at.axis, s + at.axis + 1,
+				    sizeof(int64_t) * (size_t)(rk - at.axis - 1));
+				rk--;
+			}
+			x = op_def(b, TO_REDUCE, carried(n->op), 1, &x, &at, "part", rk, s);
+		}
+		b->tv[i] = x;
+		if (n->op == OP_MEAN) {
+			in[0] = x;
+			in[1] = full(b, "count", (double)cnt, 0, NULL);
+			b->tv[i] = op_def(b, TO_BINARY, OP_DIV, 2, in, NULL, n->name, rk, s);
+		}
+		return 0;
+	}
 	if (op->cls == OC_REDUCTION) {
 		int ax = ir_reduce_axis(n, b->g->nodes[n->in[0]].type.rank);
 		int tax = ax < 0 ? -1 : ax - (b->g->nodes[n->in[0]].type.rank - a->rank);
@@ -370,7 +429,7 @@ emit_op(LB *b, int i)
 				s[r++] = a->shape[d];
 			else if (n->at.keepdims)
 				s[r++] = 1;
-		b->tv[i] = op_def(b, TO_REDUCE, n->op == OP_MAX ? OP_MAX : OP_SUM, 1, &x, &at,
+		b->tv[i] = op_def(b, TO_REDUCE, carried(n->op), 1, &x, &at,
 		    n->op == OP_MEAN ? "part" : n->name, r, s);
 		if (n->op == OP_MEAN) {
 			const Type *t = &b->g->nodes[n->in[0]].type;
@@ -386,11 +445,12 @@ emit_op(LB *b, int i)
 }
 
 /* Stores (or combines with atomic op) tile v, the value of the root, at
- * the offsets of the iteration dims it keeps; reduced dims (given by
- * axis, -1 all) are at 0. */
+ * the offsets of the iteration dims it keeps; reduced dims (red[j], NULL
+ * when the root is not a reduction) are at 0. */
 static void
-store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
+store_root(LB *b, int v, TileOpKind op, const bool *red)
 {
+	bool reduced = red != NULL;
 	const Node *rn = &b->g->nodes[b->root];
 	const Type *t = &rn->type;
 	int it[IR_MAX_RANK], k = 0;
@@ -401,9 +461,7 @@ store_root(LB *b, int v, TileOpKind op, int red_axis, bool reduced)
 	 * kept as 1; then right-align as loads do. */
 	if (reduced) {
 		for (int j = 0; j < b->R; j++) {
-			bool r = red_axis < 0 || red_axis == j;
-
-			if (!r)
+			if (!red[j])
 				it[k++] = j;
 			else if (rn->at.keepdims)
 				it[k++] = -1;
@@ -550,13 +608,104 @@ lower_pointwise(LB *b, bool row)
 	if (ir_ops[b->g->nodes[b->root].op].cls == OC_REDUCTION) {
 		/* A reduced root (a row sum or mean): its dims are S's without
 		 * the reduced one, not S's right-aligned. */
-		const Node *rn = &b->g->nodes[b->root];
-		int xr = b->g->nodes[rn->in[0]].type.rank;
+		bool red[IR_MAX_RANK];
 
-		store_root(b, b->tv[b->root], TO_STORE, ir_reduce_axis(rn, xr) + b->R - xr, true);
+		red_mask(b, &b->g->nodes[b->root], red);
+		store_root(b, b->tv[b->root], TO_STORE, red);
 		return 0;
 	}
-	store_root(b, b->tv[b->root], TO_STORE, -1, false);
+	store_root(b, b->tv[b->root], TO_STORE, NULL);
+	return 0;
+}
+
+/* A transpose of rank above 4 (the tile executor holds four dims per
+ * tile): its dims of 1 dropped and the runs of input axes that stay
+ * adjacent in the output merged, it is the transpose of a smaller rank
+ * ng, loaded and stored through views of that rank.  Of the output's
+ * last two dims, those whose source is not among the input's last four
+ * are walked one index at a time, so that every tile fits. */
+static int
+lower_transpose_wide(LB *b, const Node *n, int x)
+{
+	const Type *xt = &b->g->nodes[x].type;
+	int r = xt->rank, perm[IR_MAX_RANK], q[IR_MAX_RANK], nq = 0, ng = 0;
+	int head[IR_MAX_RANK], pc[IR_MAX_RANK], inv[IR_MAX_RANK], v;
+	int64_t yc[IR_MAX_RANK], xc[IR_MAX_RANK], shape[IR_MAX_RANK];
+	bool prog[IR_MAX_RANK], masked = false;
+	TileIdx idx[IR_MAX_RANK];
+	TileAttrs lat = {.set = TAB(VIEW)}, pat = {.set = TAB(PERM)}, sat = {.set = TAB(VIEW)};
+	Type sp = {.rank = 0, .dt = n->type.dt};
+
+	for (int i = 0; i < r; i++) {
+		int64_t p = ir_attr_ints(&n->at, ATTR_PERM).v[i];
+
+		perm[i] = (int)(p < 0 ? p + r : p);
+	}
+	for (int i = 0; i < r; i++)          /* the input dims longer than 1, in output order */
+		if (xt->dim[perm[i]] != 1)
+			q[nq++] = perm[i];
+	for (int i = 0; i < nq; i++) {       /* a group starts unless it continues the last */
+		bool cont = false;
+
+		if (i > 0) {
+			int d = q[i - 1] + 1;
+
+			while (d < r && xt->dim[d] == 1)
+				d++;
+			cont = d == q[i];
+		}
+		if (!cont) {
+			head[ng] = q[i];
+			yc[ng++] = 1;
+		}
+		yc[ng - 1] *= xt->dim[q[i]];
+	}
+	if (ng == 0) {
+		head[ng] = 0;
+		yc[ng++] = 1;
+	}
+	/* the groups in input order: pc[i] is output group i's place there */
+	for (int i = 0; i < ng; i++) {
+		pc[i] = 0;
+		for (int j = 0; j < ng; j++)
+			pc[i] += head[j] < head[i];
+		xc[pc[i]] = yc[i];
+		inv[pc[i]] = i;
+	}
+	sp.rank = ng;
+	memcpy(sp.dim, yc, sizeof(int64_t) * (size_t)ng);
+	set_space(b, &sp);
+	set_extents(b, b->bm, b->bn);
+	for (int j = 0; j < ng; j++) {
+		if (pc[j] < ng - 4)
+			b->dim[j].ext = 1;
+		prog[j] = true;
+	}
+	program_dims(b, prog);
+	use_ext(b, x);
+	lat.nview = sat.nview = pat.nperm = ng;
+	for (int k = 0; k < ng; k++) {
+		lat.view[k] = xc[k];
+		sat.view[k] = yc[k];
+		pat.perm[k] = pc[k];
+		shape[k] = b->dim[inv[k]].ext;
+		idx[k] = b->dim[inv[k]].off;
+		masked |= xc[k] % shape[k] != 0;
+	}
+	if (masked) {
+		lat.set |= TAB(OTHER);
+		lat.other = 0;
+	}
+	v = def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[x], ng, idx, -1, &lat,
+	    LOC_NONE), "tile", ng, shape);
+	for (int j = 0; j < ng; j++) {
+		shape[j] = b->dim[j].ext;
+		idx[j] = b->dim[j].off;
+	}
+	v = op_def(b, TO_TRANSPOSE, OP_INPUT, 1, &v, &pat, "t", ng, shape);
+	if (masked)
+		sat.set |= TAB(MASKED);
+	tile_build_access(b->ng, b->f, TO_STORE, TILE_RESULT, ng, idx, v, &sat, LOC_NONE);
 	return 0;
 }
 
@@ -574,6 +723,8 @@ lower_opaque(LB *b)
 	if (b->first != b->last || ir_ops[n->op].cls != OC_LAYOUT)
 		return fail(b, n, "an opaque kernel holds one layout op");
 	xt = &b->g->nodes[x].type;
+	if (n->op == OP_TRANSPOSE && t->rank > 4 && (n->at.set & AB(PERM)))
+		return lower_transpose_wide(b, n, x);
 	set_space(b, t);
 	set_extents(b, b->bm, b->bn);
 	for (int j = 0; j < b->R; j++)
@@ -628,7 +779,152 @@ lower_opaque(LB *b)
 		v = op_def(b, TO_TRANSPOSE, OP_INPUT, 1, &v, &at, "t", b->R, shape);
 	}
 	b->tv[b->root] = v;
-	store_root(b, b->tv[b->root], TO_STORE, -1, false);
+	store_root(b, b->tv[b->root], TO_STORE, NULL);
+	return 0;
+}
+
+/* A copy op (pad, slice, concat, gather, expand) alone in its kernel: a
+ * copy program per output tile [.., BM, BN] (leading dims one at a time),
+ * which loads what the tile needs at computed offsets and stores it once.
+ * pad: load_pad at the tile's offsets less the begins, other= the value;
+ * slice: load_step at first + step * offset with the steps; concat: one
+ * load_pad per operand, shifted by the operand's start along the axis and
+ * filling from the previous one, so that each lane comes from the operand
+ * whose range holds it; gather: the index tile loaded like any tile, then
+ * load_gather; expand: the operand loaded with its stretched dims one
+ * element at 0, then broadcast.  The executor holds tiles of rank 4 at
+ * most: larger ranks are refused here. */
+static int
+lower_copy(LB *b)
+{
+	const Node *n = &b->g->nodes[b->first];
+	const Type *t = &n->type;
+	const Type *xt = &b->g->nodes[n->in[0]].type;
+	bool prog[IR_MAX_RANK], rag = false;
+	int64_t sh[IR_MAX_RANK];
+	TileIdx idx[IR_MAX_RANK];
+	TileAttrs at = {0};
+	int v = -1;
+
+	if (b->first != b->last)
+		return fail(b, n, "a copy op runs alone in its kernel");
+	if (t->rank > 4)
+		return fail(b, n, "copy programs take results of rank 4 at most");
+	for (int j = 0; j < n->nin; j++)
+		if (b->g->nodes[n->in[j]].type.rank > 4)
+			return fail(b, n, "copy programs take operands of rank 4 at most");
+	set_space(b, t);
+	set_extents(b, b->bm, b->bn);
+	for (int j = 0; j < b->R; j++) {
+		prog[j] = true;
+		sh[j] = b->dim[j].ext;
+		rag |= b->S[j] % b->dim[j].ext != 0;
+	}
+	program_dims(b, prog);
+	for (int j = 0; j < n->nin; j++)
+		use_ext(b, n->in[j]);
+	for (int j = 0; j < b->R; j++)
+		idx[j] = b->dim[j].off;
+	switch (n->op) {
+	case OP_PAD: {
+		IntTuple p = ir_attr_ints(&n->at, ATTR_PADS);
+
+		for (int j = 0; j < b->R; j++)
+			idx[j].k -= p.v[j];
+		at.set = TAB(OTHER);
+		at.other = (n->at.set & AB(VALUE)) ? n->at.value : 0;
+		v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_PAD, b->argof[n->in[0]], b->R, idx,
+		    -1, &at, LOC_NONE), "tile", b->R, sh);
+		break;
+	}
+	case OP_SLICE: {
+		IntTuple st = ir_attr_ints(&n->at, ATTR_STARTS), en = ir_attr_ints(&n->at, ATTR_ENDS);
+		IntTuple ax = ir_attr_ints(&n->at, ATTR_AXES), sp = ir_attr_ints(&n->at, ATTR_STEPS);
+
+		at.set = TAB(STEPS) | (rag ? TAB(OTHER) : 0);
+		at.nsteps = b->R;
+		for (int j = 0; j < b->R; j++)
+			at.steps[j] = 1;
+		for (int i = 0; i < st.n; i++) {
+			int64_t k = ax.n > 0 ? ax.v[i] : i, first, len, step = sp.n > 0 ? sp.v[i] : 1;
+
+			if (k < 0)
+				k += b->R;
+			ir_slice_range(xt->dim[k], st.v[i], en.v[i], step, &first, &len);
+			at.steps[k] = step;
+			idx[k].k = first + step * idx[k].k;
+			for (int q = 0; q < idx[k].nterm; q++)
+				idx[k].coef[q] *= step;
+		}
+		v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_STEP, b->argof[n->in[0]], b->R,
+		    idx, -1, &at, LOC_NONE), "tile", b->R, sh);
+		break;
+	}
+	case OP_CONCAT: {
+		int ax = (int)(n->at.axis < 0 ? n->at.axis + b->R : n->at.axis);
+		int64_t c0 = 0;
+
+		for (int q = 0; q < n->nin; q++) {
+			TileIdx x[IR_MAX_RANK];
+
+			memcpy(x, idx, sizeof x);
+			x[ax].k -= c0;
+			at.set = v < 0 ? TAB(OTHER) : 0;
+			at.other = 0;
+			v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_PAD, b->argof[n->in[q]], b->R,
+			    x, v, &at, LOC_NONE), "tile", b->R, sh);
+			c0 += b->g->nodes[n->in[q]].type.dim[ax];
+		}
+		break;
+	}
+	case OP_GATHER: {
+		const Type *it = &b->g->nodes[n->in[1]].type;
+		int r = xt->rank, q = it->rank;
+		int ax = (int)(n->at.axis < 0 ? n->at.axis + r : n->at.axis);
+		TileIdx xi[IR_MAX_RANK] = {{0}};
+		bool irag = false, xrag = false;
+		int vi;
+
+		for (int k = 0; k < q; k++)
+			irag |= b->S[ax + k] % b->dim[ax + k].ext != 0;
+		for (int j = 0; j < b->R; j++)
+			if (j < ax || j >= ax + q)
+				xrag |= b->S[j] % b->dim[j].ext != 0;
+		vi = def(b, load(b, b->argof[n->in[1]], q, idx + ax, irag, 0), "idx", q, sh + ax);
+		for (int d = 0; d < r; d++)
+			if (d != ax)
+				xi[d] = idx[d < ax ? d : d - 1 + q];
+		at.set = TAB(AXIS) | (xrag ? TAB(MASKED) : 0);
+		at.axis = ax;
+		v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_GATHER, b->argof[n->in[0]], r, xi,
+		    vi, &at, LOC_NONE), "tile", b->R, sh);
+		break;
+	}
+	case OP_EXPAND: {
+		int r = xt->rank;
+		int64_t xs[IR_MAX_RANK];
+		TileIdx xi[IR_MAX_RANK];
+		bool xrag = false, same = r == b->R;
+
+		for (int k = 0; k < r; k++) {
+			int j = align(b, r, k);
+			bool stretched = xt->dim[k] == 1 && b->S[j] != 1;
+
+			xs[k] = stretched ? 1 : b->dim[j].ext;
+			xi[k] = stretched ? (TileIdx){0} : b->dim[j].off;
+			xrag |= !stretched && b->S[j] % b->dim[j].ext != 0;
+			same &= xs[k] == sh[j];
+		}
+		v = def(b, load(b, b->argof[n->in[0]], r, xi, xrag, 0), "tile", r, xs);
+		if (!same)
+			v = op_def(b, TO_BROADCAST, OP_INPUT, 1, &v, NULL, "b", b->R, sh);
+		break;
+	}
+	default:
+		return fail(b, n, "not a copy op");
+	}
+	b->tv[b->root] = v;
+	store_root(b, v, TO_STORE, NULL);
 	return 0;
 }
 
@@ -665,7 +961,9 @@ close_loop(LB *b, int fo, int v)
 /* A chain of elementwise ops ending in the root reduction: the reduced
  * dims are walked by loops inside each program, carrying the accumulator;
  * with split=S a full reduction is spread over S programs along dim 0 and
- * combined atomically. */
+ * combined atomically.  Several axes (not all): each reduced dim is a
+ * loop, the innermost in blocks of BN and the others one index at a
+ * time, and the tile is reduced one axis at a time, the highest first. */
 static int
 lower_reduction(LB *b)
 {
@@ -676,8 +974,9 @@ lower_reduction(LB *b)
 	int64_t s[IR_MAX_RANK], split = 1, chunk = 0;
 	int rr = 0, pid = -1, bmdim = -1, in[2];
 	TileAttrs at = {.set = TAB(AXIS) | TAB(KEEPDIMS), .keepdims = rn->at.keepdims};
-	OpId red = rn->op == OP_MAX ? OP_MAX : OP_SUM;
-	bool atomic;
+	OpId red = carried(rn->op);
+	bool atomic, mask[IR_MAX_RANK];
+	int64_t cnt;
 
 	if (ir_ops[rn->op].cls != OC_REDUCTION)
 		return fail(b, rn, "a reduction kernel ends in its reduction");
@@ -687,6 +986,7 @@ lower_reduction(LB *b)
 			    "before its one reduction");
 	set_space(b, xt);
 	ax = ir_reduce_axis(rn, b->R);
+	red_mask(b, rn, mask);
 	if (b->kn && (b->kn->kset & (1u << KA_SPLIT)))
 		split = b->kn->kattr[KA_SPLIT];
 	if (b->R == 0)
@@ -697,9 +997,20 @@ lower_reduction(LB *b)
 		memset(&b->dim[j].off, 0, sizeof b->dim[j].off);
 		b->dim[j].level = 0;
 		b->dim[j].ext = 1;
-		prog[j] = !(ax < 0 || ax == j);
+		prog[j] = !mask[j];
 	}
-	if (ax < 0 || b->R == 1) {
+	if (ax == -2) {
+		int rho = -1, inner = -1;
+
+		for (int j = 0; j < b->R; j++)
+			if (mask[j])
+				inner = j;
+			else
+				rho = j;
+		b->dim[inner].ext = b->bn;
+		b->dim[rho].ext = b->bm;
+		bmdim = rho;
+	} else if (ax < 0 || b->R == 1) {
 		if (b->R >= 1)
 			b->dim[b->R - 1].ext = b->bn;
 		if (b->R >= 2)
@@ -714,6 +1025,10 @@ lower_reduction(LB *b)
 		b->dim[rho].ext = b->bm;
 		bmdim = rho;
 	}
+	/* the executor holds four dims per tile: before the last four, one
+	 * index at a time */
+	for (int j = 0; j + 4 < b->R; j++)
+		b->dim[j].ext = 1;
 	for (int j = 0; j < b->R; j++)
 		if (!prog[j])
 			loops[nl++] = j;
@@ -776,13 +1091,37 @@ lower_reduction(LB *b)
 	in[0] = b->tv[rn->in[0]];
 	in[1] = acc;
 	at.axis = ax < 0 ? -1 : ax;
+	if (ax == -2) {
+		int lowest = 0, rk = b->R;
+		int64_t ps[IR_MAX_RANK];
+
+		while (!mask[lowest])
+			lowest++;
+		memcpy(ps, b->f->vals[in[0]].shape, sizeof ps);
+		for (int k = b->R - 1; k > lowest; k--) {
+			if (!mask[k])
+				continue;
+			at.axis = k;
+			if (rn->at.keepdims) {
+				ps[k] = 1;
+			} else {
+				memmove(ps + k, ps + k + 1, sizeof(int64_t) * (size_t)(rk - k - 1));
+				rk--;
+			}
+			in[0] = op_def(b, TO_REDUCE, red, 1, in, &at, "part", rk, ps);
+		}
+		at.axis = lowest;
+	}
 	r = op_def(b, TO_REDUCE, red, 2, in, &at, "part", rr, s);
 	for (int l = nl - 1; l >= 0; l--) {
 		close_loop(b, fo[l], r);
 		r = res(b, fo[l]);
 	}
+	cnt = 1;
+	for (int j = 0; j < b->R; j++)
+		if (mask[j])
+			cnt *= b->S[j];
 	if (rn->op == OP_MEAN) {
-		int64_t cnt = ax < 0 ? ir_type_numel(xt) : xt->dim[ax];
 		in[0] = r;
 		in[1] = full(b, "count", (double)cnt, 0, NULL);
 		r = op_def(b, TO_BINARY, OP_DIV, 2, in, NULL, "mean", rr, s);
@@ -792,9 +1131,45 @@ lower_reduction(LB *b)
 		b->f->has_init = true;
 		b->f->init = ir_scalar_neutral(red, rn->type.dt);
 	}
+	if (atomic && red != OP_SUM && red != OP_MAX)
+		return fail(b, rn, "split= combines partial results by atomic add or max only");
 	store_root(b, r, !atomic ? TO_STORE : red == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD,
-	    ax, true);
+	    mask);
 	return 0;
+}
+
+/* Operand t of a matmul seen at rank R (leading 1s; a 1-D a as (1, K), a
+ * 1-D b as (K, 1)): v[0..R). */
+static void
+view_of(const Type *t, int R, bool is_a, int64_t *v)
+{
+	int r = t->rank < 2 ? 2 : t->rank;
+
+	for (int j = 0; j < R - r; j++)
+		v[j] = 1;
+	if (t->rank == 1) {
+		v[R - 2] = is_a ? 1 : t->dim[0];
+		v[R - 1] = is_a ? t->dim[0] : 1;
+	} else {
+		memcpy(v + R - r, t->dim, sizeof(int64_t) * (size_t)r);
+	}
+}
+
+/* A load of matmul operand x at idx through view v when x's own rank is
+ * not R (masked lanes read 0, a dot's neutral). */
+static int
+mm_load(LB *b, int x, int R, const TileIdx *idx, bool masked, const int64_t *v)
+{
+	TileAttrs at;
+
+	at.set = masked ? TAB(OTHER) : 0;
+	at.other = 0;
+	if (b->g->nodes[x].type.rank != R) {
+		at.set |= TAB(VIEW);
+		at.nview = R;
+		memcpy(at.view, v, sizeof(int64_t) * (size_t)R);
+	}
+	return tile_build_access(b->ng, b->f, TO_LOAD, b->argof[x], R, idx, -1, &at, LOC_NONE);
 }
 
 /* A matmul, then elementwise ops on its tile, then at most one reduction
@@ -804,9 +1179,9 @@ lower_matmul(LB *b)
 {
 	const Node *mm = &b->g->nodes[b->first], *rn = &b->g->nodes[b->root];
 	int A = mm->in[0], B = mm->in[1], z, fo, d, v;
-	bool prog[IR_MAX_RANK] = {0}, reduce = ir_ops[rn->op].cls == OC_REDUCTION;
-	int64_t s[IR_MAX_RANK], K;
-	int R, ax = -1;
+	bool prog[IR_MAX_RANK] = {0}, reduce = ir_ops[rn->op].cls == OC_REDUCTION, promoted;
+	int64_t s[IR_MAX_RANK], K, av[IR_MAX_RANK], bv[IR_MAX_RANK];
+	int R;
 
 	if (mm->op != OP_MATMUL)
 		return fail(b, mm, "a matmul kernel starts with its matmul");
@@ -820,10 +1195,33 @@ lower_matmul(LB *b)
 		return fail(b, n, "a matmul_epilogue holds a matmul, elementwise ops and at most "
 		    "one reduction last");
 	}
-	set_space(b, &mm->type);
-	R = b->R;
-	K = b->g->nodes[A].type.dim[R - 1];
+	/* numpy's matmul: the space is the promoted result (a 1-D a adds M = 1,
+	 * a 1-D b adds N = 1), and each operand is loaded through a view of
+	 * that rank (leading 1s; (1, K) or (K, 1) for a 1-D one), its batch
+	 * dims of 1 read at 0 where the result's are longer. */
+	{
+		const Type *ta = &b->g->nodes[A].type, *tb = &b->g->nodes[B].type;
+		Type p = mm->type;
+		int nb = mm->type.rank - (ta->rank > 1) - (tb->rank > 1);
+
+		promoted = ta->rank == 1 || tb->rank == 1;
+		p.rank = nb + 2;
+		p.dim[nb] = ta->rank == 1 ? 1 : ta->dim[ta->rank - 2];
+		p.dim[nb + 1] = tb->rank == 1 ? 1 : tb->dim[tb->rank - 1];
+		if (promoted && b->first != b->last)
+			return fail(b, rn, "a matmul with a 1-D operand takes no epilogue");
+		set_space(b, &p);
+		R = b->R;
+		K = ta->dim[ta->rank - 1];
+		view_of(ta, R, true, av);
+		view_of(tb, R, false, bv);
+	}
 	set_extents(b, b->bm, b->bn);
+	/* a promoted dim of 1 is a tile dim of 1, not a block of masked lanes */
+	if (b->g->nodes[A].type.rank == 1)
+		b->dim[R - 2].ext = 1;
+	if (b->g->nodes[B].type.rank == 1)
+		b->dim[R - 1].ext = 1;
 	for (int j = 0; j < R; j++)
 		prog[j] = true;
 	program_dims(b, prog);
@@ -846,21 +1244,38 @@ lower_matmul(LB *b)
 		as[R - 1] = b->bk;
 		bs[R - 2] = b->bk;
 		for (int j = 0; j < R - 1; j++)
-			ia[j] = b->dim[j].off;
+			ia[j] = j < R - 2 && av[j] == 1 ? (TileIdx){0} : b->dim[j].off;
 		ia[R - 1] = idx_of(var, 1);
-		in[0] = def(b, load(b, b->argof[A], R, ia, b->S[R - 2] % b->bm || K % b->bk, 0), "a",
-		    R, as);
+		in[0] = def(b, mm_load(b, A, R, ia, b->S[R - 2] % b->bm || K % b->bk, av), "a", R,
+		    as);
 		for (int j = 0; j < R - 2; j++)
-			ib[j] = b->dim[j].off;
+			ib[j] = bv[j] == 1 ? (TileIdx){0} : b->dim[j].off;
 		ib[R - 2] = idx_of(var, 1);
 		ib[R - 1] = b->dim[R - 1].off;
-		in[1] = def(b, load(b, b->argof[B], R, ib, b->S[R - 1] % b->bn || K % b->bk, 0), "b",
-		    R, bs);
+		in[1] = def(b, mm_load(b, B, R, ib, b->S[R - 1] % b->bn || K % b->bk, bv), "b", R,
+		    bs);
 		in[2] = it;
 		d = op_def(b, TO_DOT, OP_INPUT, 3, in, NULL, "d", R, s);
 		close_loop(b, fo, d);
 	}
 	b->tv[b->first] = res(b, fo);
+	if (promoted) {
+		/* the result seen as the promoted space: its added 1 at 0 */
+		TileAttrs at = {.set = TAB(VIEW), .nview = R};
+		TileIdx idx[IR_MAX_RANK];
+		bool ragged = false;
+
+		for (int j = 0; j < R; j++) {
+			at.view[j] = b->S[j];
+			idx[j] = b->dim[j].off;
+			ragged |= b->S[j] % b->dim[j].ext != 0;
+		}
+		if (ragged)
+			at.set |= TAB(MASKED);
+		tile_build_access(b->ng, b->f, TO_STORE, TILE_RESULT, R, idx, res(b, fo), &at,
+		    LOC_NONE);
+		return 0;
+	}
 	/* The epilogue's externals are loaded once per program. */
 	b->from = b->first + 1;
 	load_level(b, 0);
@@ -870,21 +1285,25 @@ lower_matmul(LB *b)
 	v = b->tv[b->root];
 	if (reduce) {
 		int64_t progs = 1;
+		bool red[IR_MAX_RANK];
 
-		ax = ir_reduce_axis(rn, R);
+		red_mask(b, rn, red);
 		for (int j = 0; j < R; j++)
-			if (ax < 0 || ax == j)
+			if (red[j])
 				progs *= (b->S[j] + b->dim[j].ext - 1) / b->dim[j].ext;
 		if (progs > 1) {
+			if (rn->op == OP_MIN || rn->op == OP_PROD)
+				return fail(b, rn, "its reduction spans several programs, and partial "
+				    "results combine by atomic add or max only");
 			b->f->has_init = true;
 			b->f->init = ir_scalar_neutral(rn->op, rn->type.dt);
-			store_root(b, v, rn->op == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD, ax, true);
+			store_root(b, v, rn->op == OP_MAX ? TO_ATOMIC_MAX : TO_ATOMIC_ADD, red);
 			return 0;
 		}
-		store_root(b, v, TO_STORE, ax, true);
+		store_root(b, v, TO_STORE, red);
 		return 0;
 	}
-	store_root(b, v, TO_STORE, -1, false);
+	store_root(b, v, TO_STORE, NULL);
 	return 0;
 }
 
@@ -1109,7 +1528,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 {
 	const Node *rn = &b->g->nodes[b->root];
 	int rc;
-	bool has_mm = false, has_layout = false, has_red = false;
+	bool has_mm = false, has_layout = false, has_red = false, has_copy = false;
 	Graph *ng = b->ng;
 
 	b->f = tile_fn_new(ng, arena_strndup(&ng->arena, name, strlen(name)), kind);
@@ -1125,20 +1544,31 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->from = b->first;
 	taken_clear(&b->taken);
 	taken_put(&b->taken, rn->name);
-	for (int i = b->first; i <= b->last; i++)
-		if (b->g->nodes[i].nin && b->g->nodes[i].op == OP_MAX)
+	for (int i = b->first; i <= b->last; i++) {
+		OpId op = b->g->nodes[i].op;
+
+		if (b->g->nodes[i].nin && (op == OP_MAX || op == OP_MIN || op == OP_PROD)) {
 			b->maxin[b->g->nodes[i].in[0]] = b->root;
+			b->redop[b->g->nodes[i].in[0]] = op;
+		}
+	}
 	/* Operands in first-use order. */
 	for (int i = b->first; i <= b->last; i++) {
 		const Node *n = &b->g->nodes[i];
 
 		has_mm |= n->op == OP_MATMUL;
 		has_layout |= ir_ops[n->op].cls == OC_LAYOUT;
+		has_copy |= ir_ops[n->op].cls == OC_COPY;
 		has_red |= ir_ops[n->op].cls == OC_REDUCTION;
 		for (int j = 0; j < n->nin; j++)
 			if (!in_kernel(b, n->in[j]))
 				use_ext(b, n->in[j]);
 	}
+	for (int i = b->first; i <= b->last; i++)
+		if (ir_ops[b->g->nodes[i].op].cls == OC_ARGREDUCE)
+			return fail(b, &b->g->nodes[i], "argmax and argmin have no tile program yet: "
+			    "the tile executor computes a kernel in one element type and their result "
+			    "is i64 (run them with --engine=reference)");
 	/* The tile executor holds a kernel's tiles in one compute type
 	 * (tile_plan.c): a float type for a body with floats (bools, 0 and 1,
 	 * ride along), else its integer type.  A kernel that mixes integers
@@ -1153,6 +1583,9 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 
 			for (int j = -1; j < n->nin; j++) {
 				DType dt = j < 0 ? n->type.dt : b->g->nodes[n->in[j]].type.dt;
+
+				if (n->op == OP_GATHER && j == 1)
+					continue;    /* its indices are read exactly (load_gather) */
 
 				seen |= ir_dtype_is_float(dt) ? 1u : dt == DT_I32 ? 2u :
 				    dt == DT_I64 ? 4u : 0u;
@@ -1172,6 +1605,8 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 		rc = lower_matmul(b);
 	else if (has_layout)
 		rc = lower_opaque(b);
+	else if (has_copy)
+		rc = lower_copy(b);
 	else if (kind == KK_ROW_REDUCTION)
 		rc = lower_pointwise(b, true);
 	else if (has_red)
@@ -1234,10 +1669,11 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	b.ng = g;
 	b.d = d;
 	/* the per-node tables in one block (huge pages when large) */
-	b.map = xmalloc_huge(sizeof(int) * 4 * ((size_t)n + 1));
+	b.map = xmalloc_huge(sizeof(int) * 5 * ((size_t)n + 1));
 	b.tv = b.map + n + 1;
 	b.argof = b.tv + n + 1;
 	b.maxin = b.argof + n + 1;
+	b.redop = b.maxin + n + 1;
 	for (int i = 0; i < n; i++)
 		b.map[i] = b.maxin[i] = -1;
 	ir_users(g, &u);
@@ -1307,10 +1743,11 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		} else {
 			OpClass c = ir_ops[nd->op].cls;
 			/* conv2d is an implicit GEMM: matmul's kind (autotune sees
-			 * its M, N, K); a pool is a kernel of its own, opaque */
+			 * its M, N, K); a pool or a copy op is a kernel of its own,
+			 * opaque */
 			KernelKind kk = c == OC_CONTRACTION || c == OC_CONV ? KK_MATMUL :
-			    c == OC_REDUCTION ? KK_REDUCTION : c == OC_LAYOUT || c == OC_POOL ?
-			    KK_OPAQUE : KK_ELEMENTWISE;
+			    c == OC_REDUCTION ? KK_REDUCTION : c == OC_LAYOUT || c == OC_POOL ||
+			    c == OC_COPY ? KK_OPAQUE : KK_ELEMENTWISE;
 
 			if (lower_kernel(&b, kname, kk) != 0)
 				bad++;

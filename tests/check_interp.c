@@ -497,6 +497,105 @@ START_TEST(test_interp_f32_accumulates_in_f64)
 }
 END_TEST
 
+/* A tuple of axes: x[i, j, k] = 100 i + 10 j + k, shape (2, 3, 2). */
+START_TEST(test_interp_reduce_tuple)
+{
+	Run r = run("graph {\n  %x = input() : (2, 3, 2)\n"
+	    "  %s = sum(%x) : (3,) axis=(0, 2)\n  %m = max(%x) : (1, 3, 1) axis=(2, 0) keepdims=True\n"
+	    "  %e = mean(%x) : (2,) axis=(-1, -2)\n  %n = min(%x) : (2,) axis=(0, 1)\n"
+	    "  %p = prod(%x) : () axis=(0, 1, 2)\n  return %s, %m, %e, %n, %p\n}\n",
+	    IN(V(0, 1, 10, 11, 20, 21, 100, 101, 110, 111, 120, 121)));
+
+	expect(&r, "s", 1, D(3), V(202, 242, 282));
+	expect(&r, "m", 3, D(1, 3, 1), V(101, 111, 121));
+	expect(&r, "e", 1, D(2), V(10.5, 110.5));
+	expect(&r, "n", 1, D(2), V(0, 1));
+	expect(&r, "p", 0, D(0), V(0));
+	done(&r);
+}
+END_TEST
+
+/* min keeps a NaN once met (np.min); prod of an empty-free row, of signs,
+ * and NaN and infinities by arithmetic (inf * 0 is NaN). */
+START_TEST(test_interp_min_prod)
+{
+	Run r = run("graph {\n  %x = input() : (3, 3)\n"
+	    "  %n = min(%x) : (3,) axis=1\n  %p = prod(%x) : (3,) axis=1\n  %q = prod(%x) : (3,) axis=0\n"
+	    "  %a = min(%x) : ()\n  return %n, %p, %q, %a\n}\n",
+	    IN(V(3, -2, 0.5, 1, NAN, -7, INFINITY, 0, 2)));
+
+	expect(&r, "n", 1, D(3), V(-2, NAN, 0));
+	expect(&r, "p", 1, D(3), V(-3, NAN, NAN));
+	expect(&r, "q", 1, D(3), V(3 * INFINITY, NAN, -7));
+	expect(&r, "a", 0, D(0), V(NAN));
+	done(&r);
+}
+END_TEST
+
+/* argmax and argmin: i64 indices; ties go to the first index, or the last
+ * with last=True; a NaN wins (np.argmax: the first NaN; with last=True,
+ * ONNX's select_last_index: the last one). */
+START_TEST(test_interp_argmax)
+{
+	Run r = run("graph {\n  %x = input() : (3, 4)\n"
+	    "  %a = argmax(%x) : (3,) i64 axis=1\n  %al = argmax(%x) : (3,) i64 axis=1 last=True\n"
+	    "  %i = argmin(%x) : (3, 1) i64 axis=-1 keepdims=True\n  %il = argmin(%x) : (3,) i64 axis=1 last=True\n"
+	    "  %c = argmax(%x) : (4,) i64\n  %d = argmin(%x) : (4,) i64 axis=0 last=True\n"
+	    "  return %a, %al, %i, %il, %c, %d\n}\n",
+	    IN(V(1, 5, 5, -1,    -1, 2, -1, 2,    0, NAN, 3, NAN)));
+
+	ck_assert_int_eq(val(&r, "a")->dt, DT_I64);
+	expect(&r, "a", 1, D(3), V(1, 1, 1));
+	expect(&r, "al", 1, D(3), V(2, 3, 3));
+	expect(&r, "i", 2, D(3, 1), V(3, 0, 1));
+	expect(&r, "il", 1, D(3), V(3, 2, 3));
+	expect(&r, "c", 1, D(4), V(0, 2, 0, 2));
+	expect(&r, "d", 1, D(4), V(1, 2, 1, 2));
+	done(&r);
+}
+END_TEST
+
+/* numpy's matmul: 1-D operands promoted and the added dim removed, batch
+ * dims broadcast (b's one batch serves both of a's; a's 1 stretches). */
+START_TEST(test_interp_matmul_numpy)
+{
+	Run r = run("graph {\n  %a = input() : (2, 2, 2)\n  %b = input() : (2, 1)\n"
+	    "  %v = input() : (2,)\n  %w = input() : (3, 1, 2, 1)\n"
+	    "  %ab = matmul(%a, %b) : (2, 2, 1)\n  %av = matmul(%a, %v) : (2, 2)\n  %va = matmul(%v, %a) : (2, 2)\n"
+	    "  %vv = matmul(%v, %v) : ()\n  %wa = matmul(%v, %w) : (3, 1, 1)\n  %aw = matmul(%a, %w) : (3, 2, 2, 1)\n"
+	    "  return %ab, %av, %va, %vv, %wa, %aw\n}\n",
+	    IN(V(1, 2, 3, 4, 0, 1, 1, 0), V(1, 1), V(5, 7), V(1, 2, 3, 4, 5, 6)));
+
+	expect(&r, "ab", 3, D(2, 2, 1), V(3, 7, 1, 1));
+	expect(&r, "av", 2, D(2, 2), V(19, 43, 7, 5));
+	expect(&r, "va", 2, D(2, 2), V(26, 38, 7, 5));
+	expect(&r, "vv", 0, D(0), V(74));
+	expect(&r, "wa", 3, D(3, 1, 1), V(19, 43, 67));
+	expect(&r, "aw", 4, D(3, 2, 2, 1),
+	    V(5, 11, 2, 1,  11, 25, 4, 3,  17, 39, 6, 5));
+	done(&r);
+}
+END_TEST
+
+/* transpose and reshape at rank 8: y[perm] walks x's axes reversed. */
+START_TEST(test_interp_rank8)
+{
+	double x[2 * 3 * 2] = {0};
+	Run r;
+
+	for (int i = 0; i < 12; i++)
+		x[i] = i;
+	r = run("graph {\n  %x = input() : (2, 1, 1, 3, 1, 1, 1, 2)\n"
+	    "  %t = transpose(%x) : (2, 1, 1, 1, 3, 1, 1, 2) perm=(7, 6, 5, 4, 3, 2, 1, 0)\n"
+	    "  %r = reshape(%t) : (1, 1, 1, 1, 1, 2, 3, 2) shape=(1, 1, 1, 1, 1, 2, -1, 2)\n"
+	    "  %s = sum(%x) : (1, 1, 3, 1, 1, 1) axis=(0, 7)\n  return %t, %r, %s\n}\n", IN(x));
+	expect(&r, "t", 8, D(2, 1, 1, 1, 3, 1, 1, 2), V(0, 6, 2, 8, 4, 10, 1, 7, 3, 9, 5, 11));
+	expect(&r, "r", 8, D(1, 1, 1, 1, 1, 2, 3, 2), V(0, 6, 2, 8, 4, 10, 1, 7, 3, 9, 5, 11));
+	expect(&r, "s", 6, D(1, 1, 3, 1, 1, 1), V(14, 22, 30));
+	done(&r);
+}
+END_TEST
+
 /* ---- matmul ---------------------------------------------------------- */
 
 START_TEST(test_interp_matmul)
@@ -558,6 +657,115 @@ START_TEST(test_interp_reshape)
 	expect(&r, "a", 2, D(3, 2), V(1, 2, 3, 4, 5, 6));
 	expect(&r, "b", 2, D(6, 1), V(1, 2, 3, 4, 5, 6));
 	expect(&r, "c", 1, D(6), V(1, 4, 2, 5, 3, 6));
+	done(&r);
+}
+END_TEST
+
+/* ---- copy ops (interp_copy.c) ---------------------------------------- */
+
+START_TEST(test_interp_concat)
+{
+	Run r = run("graph {\n  %a = input() : (2, 2)\n  %b = input() : (2, 1)\n"
+	    "  %c = input() : (1, 2)\n"
+	    "  %x = concat(%a, %b, %a) : (2, 5) axis=-1\n"
+	    "  %y = concat(%a, %c) : (3, 2) axis=0\n  %one = concat(%c) : (1, 2) axis=1\n"
+	    "  return %x, %y, %one\n}\n",
+	    IN(V(1, 2, 3, 4), V(5, 6), V(7, 8)));
+
+	expect(&r, "x", 2, D(2, 5), V(1, 2, 5, 1, 2, 3, 4, 6, 3, 4));
+	expect(&r, "y", 2, D(3, 2), V(1, 2, 3, 4, 7, 8));
+	expect(&r, "one", 2, D(1, 2), V(7, 8));
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_slice)
+{
+	/* x[i, j] = 10 i + j, shape (3, 5) */
+	Run r = run("graph {\n  %x = input() : (3, 5)\n"
+	    "  %a = slice(%x) : (2, 5) starts=(1,) ends=(100,)\n"
+	    "  %b = slice(%x) : (3, 2) starts=(-1, 4) ends=(-100, -9223372036854775807) "
+	    "axes=(0, 1) steps=(-1, -3)\n"
+	    "  %c = slice(%x) : (3, 2) starts=(-4,) ends=(-1,) axes=(-1,) steps=(2,)\n"
+	    "  %d = slice(%x) : (1, 1) starts=(9, 2) ends=(-9223372036854775807, 1) "
+	    "steps=(-5, -9223372036854775807)\n"
+	    "  return %a, %b, %c, %d\n}\n",
+	    IN(V(0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24)));
+
+	expect(&r, "a", 2, D(2, 5), V(10, 11, 12, 13, 14, 20, 21, 22, 23, 24));
+	/* rows 2, 1, 0 (start -1 is row 2, end clamps to -1); columns 4, 1 */
+	expect(&r, "b", 2, D(3, 2), V(24, 21, 14, 11, 4, 1));
+	/* columns 1 and 3 */
+	expect(&r, "c", 2, D(3, 2), V(1, 3, 11, 13, 21, 23));
+	/* start 9 clamps to row 2; one step of INT64_MIN + 1 */
+	expect(&r, "d", 2, D(1, 1), V(22));
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_pad)
+{
+	Run r = run("graph {\n  %x = input() : (2, 3)\n  %i = input() : (3,) i64\n"
+	    "  %a = pad(%x) : (3, 5) pads=(1, 0, 0, 2) value=-1.5\n"
+	    "  %b = pad(%x) : (1, 2) pads=(0, -1, -1, 0)\n"
+	    "  %c = pad(%i) : (5,) i64 pads=(1, 1) value=-9007199254740993\n"
+	    "  return %a, %b, %c\n}\n",
+	    IN(V(1, 2, 3, 4, 5, 6), V(7, 8, 9)));
+
+	expect(&r, "a", 2, D(3, 5), V(-1.5, -1.5, -1.5, -1.5, -1.5, 1, 2, 3, -1.5, -1.5, 4, 5, 6,
+	    -1.5, -1.5));
+	/* negative pads crop: row 0, columns 1 and 2 */
+	expect(&r, "b", 2, D(1, 2), V(2, 3));
+	/* an integer value= is exact past 2^53 */
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_int_eq(exec_geti(val(&r, "c"), 0), -9007199254740993LL);
+	ck_assert_int_eq(exec_geti(val(&r, "c"), 2), 8);
+	ck_assert_int_eq(exec_geti(val(&r, "c"), 4), -9007199254740993LL);
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_gather)
+{
+	/* x[i, j] = 10 i + j, shape (3, 4) */
+	Run r = run("graph {\n  %x = input() : (3, 4)\n  %i = input() : (2, 2) i64\n"
+	    "  %k = input() : () i32\n"
+	    "  %a = gather(%x, %i) : (2, 2, 4) axis=0\n"
+	    "  %b = gather(%x, %i) : (3, 2, 2) axis=-1\n"
+	    "  %c = gather(%x, %k) : (3,) axis=1\n"
+	    "  return %a, %b, %c\n}\n",
+	    IN(V(0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23), V(0, -1, 2, -3), V(-2)));
+
+	expect(&r, "a", 3, D(2, 2, 4), V(0, 1, 2, 3, 20, 21, 22, 23, 20, 21, 22, 23, 0, 1, 2,
+	    3));
+	expect(&r, "b", 3, D(3, 2, 2), V(0, 3, 2, 1, 10, 13, 12, 11, 20, 23, 22, 21));
+	expect(&r, "c", 1, D(3), V(2, 12, 22));
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_gather_out_of_range)
+{
+	Run r = run("graph {\n  %x = input() : (3, 4)\n  %i = input() : (2, 2) i64\n"
+	    "  %a = gather(%x, %i) : (3, 2, 2) axis=1\n}\n",
+	    IN(V(0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23), V(0, 3, -4, -5)));
+
+	ck_assert_int_eq(r.rc, -1);
+	ck_assert_msg(strstr(r.msgs, "t.aicm:4:8: error: '%a': 'gather' index -5 at [1, 1] of "
+	    "its indices is out of range for axis 1 of size 4") != NULL, "%s", r.msgs);
+	done(&r);
+}
+END_TEST
+
+START_TEST(test_interp_expand)
+{
+	Run r = run("graph {\n  %x = input() : (2, 1)\n"
+	    "  %a = expand(%x) : (2, 2, 3) shape=(2, 1, 3)\n"
+	    "  %b = expand(%x) : (2, 1) shape=(1,)\n  return %a, %b\n}\n",
+	    IN(V(1, 2)));
+
+	expect(&r, "a", 3, D(2, 2, 3), V(1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2));
+	expect(&r, "b", 2, D(2, 1), V(1, 2));
 	done(&r);
 }
 END_TEST
@@ -1115,8 +1323,19 @@ make_interp_suite(void)
 	tcase_add_test(k, test_interp_f32_accumulates_in_f64);
 	tcase_add_test(k, test_interp_matmul);
 	tcase_add_test(k, test_interp_matmul_batched);
+	tcase_add_test(k, test_interp_reduce_tuple);
+	tcase_add_test(k, test_interp_min_prod);
+	tcase_add_test(k, test_interp_argmax);
+	tcase_add_test(k, test_interp_matmul_numpy);
+	tcase_add_test(k, test_interp_rank8);
 	tcase_add_test(k, test_interp_transpose);
 	tcase_add_test(k, test_interp_reshape);
+	tcase_add_test(k, test_interp_concat);
+	tcase_add_test(k, test_interp_slice);
+	tcase_add_test(k, test_interp_pad);
+	tcase_add_test(k, test_interp_gather);
+	tcase_add_test(k, test_interp_gather_out_of_range);
+	tcase_add_test(k, test_interp_expand);
 	tcase_add_test(x, test_interp_missing_source);
 	tcase_add_test(x, test_interp_rerun);
 	tcase_add_test(o, test_interp_random);

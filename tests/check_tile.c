@@ -33,6 +33,10 @@ run_tiled(const Graph *g, int threads, KernelStats *tot)
 
 	diag_init(&d, "t.aicm", "", 0, stderr);
 	ck_fill_sources(g, vals, 7);
+	for (int i = 0; i < g->nnodes; i++)     /* values= (a gather's indices) */
+		if (g->nodes[i].op == OP_CONST && (g->nodes[i].at.set & AB(VALUES)))
+			for (int64_t e = 0; e < vals[i].numel; e++)
+				exec_seti(&vals[i], e, g->nodes[i].at.ivalues[e]);
 	p = exec_tile_compile(g, &d);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(exec_tile_run(p, vals, threads, &d), 0);
@@ -288,6 +292,27 @@ static const char *const xgraphs[] = {
 	"  %q = avg_pool2d(%z) kernel=(2, 2) pads=(1, 1, 1, 1) dilations=(2, 1)\n"
 	"  %r = avg_pool2d(%y) kernel=(3, 3) strides=(2, 2) pads=(1, 1, 1, 1) ceil_mode=True "
 	"count_include_pad=True\n  return %p, %q, %r\n}\n",
+	/* min and prod, and reductions over several axes */
+	"graph {\n  %x = input() : (3, 40, 5, 7)\n  %y = input() : (5, 1)\n  %a = add(%x, %y)\n"
+	"  %s = sum(%a) axis=(0, 2)\n  %p = prod(%x) axis=(3, 1) keepdims=True\n"
+	"  %n = min(%a) axis=1\n  %e = mean(%x) axis=(0, 1, 3)\n"
+	"  %m = max(%x) axis=(1, 2) keepdims=True\n  %q = min(%x)\n  %r = prod(%a) axis=-1\n"
+	"  return %s, %p, %n, %e, %m, %q, %r\n}\n",
+	/* numpy's matmul: batch dims that broadcast, 1-D operands */
+	"graph {\n  %x = input() : (2, 1, 33, 7)\n  %w = input() : (3, 7, 40)\n"
+	"  %v = input() : (7,)\n  %u = input() : (40,)\n  %mm = matmul(%x, %w)\n"
+	"  %y = relu(%mm)\n  %s = sum(%y) axis=(0, 2)\n  %a = matmul(%v, %w)\n"
+	"  %b = matmul(%x, %v)\n  %c = matmul(%y, %u)\n  %d = matmul(%u, %u)\n"
+	"  return %s, %a, %b, %c, %d\n}\n",
+	/* the copy programs: ragged tiles, crops, concat of one value twice,
+	 * gathers by a 2-d and a 0-d index, an expand along two dims */
+	"graph {\n  %x = input() : (5, 37)\n  %y = input() : (5, 3)\n  %z = input() : (3, 1, 40)\n"
+	"  %i = const() : (2, 3) i64 values=(0, -1, 4, 2, 3, 1)\n  %k = const() : () i32 values=(-2,)\n"
+	"  %c = concat(%x, %y, %x) axis=1\n  %p = pad(%x) pads=(2, -1, 1, 30)\n"
+	"  %q = pad(%z) pads=(0, 0, -3, 1, 2, -1)\n"
+	"  %s = slice(%x) starts=(-1, 36) ends=(-100, 0) steps=(-2, -5)\n"
+	"  %g = gather(%x, %i) axis=0\n  %h = gather(%z, %k) axis=-1\n"
+	"  %e = expand(%z) shape=(2, 1, 33, 1)\n  return %c, %p, %q, %s, %g, %h, %e\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)
@@ -363,6 +388,90 @@ START_TEST(test_tile_verify_unmasked_load)
 	ck_assert_ptr_null(g);
 	ck_assert_ptr_nonnull(strstr(msgs, "t.aicm:5:10: error: 'load' of '%x' reaches element 47 "
 	    "of dimension 0 (size 40) without a mask"));
+	free(msgs);
+}
+END_TEST
+
+/* The copy programs copy an i64 past 2^53 bit for bit (no round trip
+ * through double), and a bool as a bool. */
+START_TEST(test_tile_copy_exact_integers)
+{
+	Graph *t = ck_pipeline("graph {\n"
+	    "  %n = const() : (4,) i64 values=(1, -2, 9007199254740993, 4)\n"
+	    "  %i = const() : (3,) i64 values=(2, -2, 0)\n"
+	    "  %b = const() : (2,) bool values=(True, False)\n"
+	    "  %p = pad(%n) pads=(1, 2) value=-7\n"
+	    "  %s = slice(%n) starts=(-2,) ends=(-100,) steps=(-1,)\n"
+	    "  %g = gather(%n, %i)\n  %c = concat(%n, %n) axis=0\n"
+	    "  %e = expand(%b) shape=(3, 2)\n  return %p, %s, %g, %c, %e\n}\n",
+	    "shape-infer,lower-tiled");
+	Tensor *v;
+	int p, s, gi, c, e;
+
+	ck_assert_ptr_nonnull(t);
+	v = run_tiled(t, 1, NULL);
+	p = ir_lookup(t, "p"), s = ir_lookup(t, "s"), gi = ir_lookup(t, "g");
+	c = ir_lookup(t, "c"), e = ir_lookup(t, "e");
+	ck_assert_int_eq(exec_geti(&v[p], 0), -7);
+	ck_assert_int_eq(exec_geti(&v[p], 3), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[p], 6), -7);
+	ck_assert_int_eq(exec_geti(&v[s], 0), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[s], 2), 1);
+	ck_assert_int_eq(exec_geti(&v[gi], 0), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[gi], 1), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[c], 6), 9007199254740993LL);
+	ck_assert_int_eq(exec_geti(&v[e], 4), 1);
+	ck_assert_int_eq(exec_geti(&v[e], 5), 0);
+	exec_tensors_free(v, t->nnodes);
+	free(v);
+	ir_graph_free(t);
+}
+END_TEST
+
+/* The copy programs' tile ops refuse what they cannot run: a load_step that
+ * can step out without a mask, a load_pad without a fill, a gather from a
+ * tensor of rank 5, a broadcast that does not broadcast, an operand tile on
+ * a plain load. */
+static const struct {
+	const char *body;            /* statements of a kernel over %x (5, 37), %z (1, 1, 1, 1, 3) */
+	const char *want;
+} copy_bad[] = {
+	{"    %t = load_step %x[0, 36] : [8, 8] steps=(1, -5)\n    store %y[0, 0], %t masked\n",
+	 "t.aicm:6:10: error: 'load_step' of '%x' can step out of dimension 0 (size 5) without a "
+	 "mask; write other=..."},
+	{"    %t = load_step %x[0, 36] : [8, 8] other=0.0 steps=(1, 0)\n    store %y[0, 0], %t masked\n",
+	 "t.aicm:6:10: error: 'load_step' step 1 is 0; a step is nonzero and within +-2^30"},
+	{"    %t = load_step %x[-1, 0] : [8, 8] other=0.0 steps=(1, 1)\n    store %y[0, 0], %t masked\n",
+	 "t.aicm:6:10: error: 'load_step' of '%x' index 0 can leave dimension 0 (size 5); its first "
+	 "lane must be inside"},
+	{"    %t = load_pad %x[-3, 0] : [8, 8]\n    store %y[0, 0], %t masked\n",
+	 "t.aicm:6:10: error: 'load_pad' needs a fill: other=V or an operand tile"},
+	{"    %i = zeros() : []\n    %t = load_gather %z[0, 0, 0, 0, 0], %i : [1, 1, 1, 8] axis=4\n"
+	 "    store %y[0, 0], %t masked\n",
+	 "error: 'load_gather' of '%z' (rank 5): a tensor it gathers from has rank 4 at most"},
+	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8, 1]\n"
+	 "    store %y[0, 0], %b masked\n",
+	 "t.aicm:7:10: error: 'broadcast' result '%b' is written [8, 1] but its operands make "
+	 "[8, 8]"},
+	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8, 8, 8, 8, 8]\n"
+	 "    store %y[0, 0], %t masked\n", "t.aicm:7:10: error: 'broadcast' tile '%b' has rank 5; "
+	 "the copy programs' tiles have rank 4 at most"},
+	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %u = load %x[0, 0], %t : [8, 8] other=0.0\n"
+	 "    store %y[0, 0], %u masked\n",
+	 "error: 'load' takes no operand tile"},
+};
+
+START_TEST(test_tile_verify_copy_ops)
+{
+	char src[1024], *msgs = NULL;
+	Graph *g;
+
+	snprintf(src, sizeof src, "graph {\n  %%x = input() : (5, 37)\n"
+	    "  %%z = input() : (1, 1, 1, 1, 3)\n"
+	    "  %%y = tiled @k [opaque] (%%x, %%z) : (5, 37) grid=(1, 1) BM=8 BN=8 {\n"
+	    "    %%m = program_id() axis=0\n%s  }\n}\n", copy_bad[_i].body);
+	g = ck_parse(src, &msgs);
+	ck_assert_msg(g == NULL && strstr(msgs, copy_bad[_i].want), "%s\n%s", src, msgs);
 	free(msgs);
 }
 END_TEST
@@ -1005,6 +1114,9 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_kinds_match_reference_any_threads);
 	tcase_add_test(tc, test_tile_traffic_rules);
 	tcase_add_test(tc, test_tile_verify_unmasked_load);
+	tcase_add_test(tc, test_tile_copy_exact_integers);
+	tcase_add_loop_test(tc, test_tile_verify_copy_ops, 0,
+	    (int)(sizeof copy_bad / sizeof copy_bad[0]));
 	tcase_add_test(tc, test_tile_cost_model_agrees);
 	tcase_add_test(tc, test_tile_scratch_build);
 	tcase_add_test(tc, test_tile_names_avoid_operands);

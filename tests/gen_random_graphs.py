@@ -11,7 +11,8 @@ and ceil_mode, reshaped to rank 2 to join the rest): sources of odd sizes (1, 7,
 leave ragged tiles at every block size), elementwise ops on values that
 broadcast ((M, N) with (N,), (M, 1), (1, N), ()), reductions on either axis
 or over everything with and without keepdims, matmuls (also rank 3),
-transposes and reshapes, and chains long enough for fuse to build every
+transposes and reshapes, the copy ops (concat, slice, pad, gather by
+inline i32/i64 indices, expand), and chains long enough for fuse to build every
 kind of kernel.  Values stay finite and of moderate size (log, sqrt and div
 see 1 + |x|), so that a mismatch is a bug and not rounding amplified.
 In i32 and i64 a graph draws on the v1 ops that take integers (relu, neg,
@@ -177,6 +178,13 @@ class Gen:
             self.one = nm
         return self.one
 
+    def half_val(self):
+        if getattr(self, "half", None) is None:
+            nm = self.name("half")
+            self.lines.append(f"  %{nm} = const() : {self.ty(())} value=0.5")
+            self.half = nm
+        return self.half
+
     def pick(self, pred=lambda s: True):
         cands = [v for v in self.vals if pred(v[1])]
         # recent values more often, so that chains form
@@ -257,16 +265,88 @@ class Gen:
         return self.op(f"reshape(%{v}) shape=({n * f * shape[2]}, {shape[3]})",
                        (n * f * shape[2], shape[3]))
 
+    def copy(self, a, s):
+        """A copy op on a (shape s): concat, slice, pad, gather or expand,
+        ragged and with negative indices, kept to rank 4 (the copy
+        programs' limit)."""
+        r = self.r
+        k = r.choice(["concat", "slice", "pad", "gather", "expand"]) if s else "expand"
+        if k == "concat":
+            ax = r.randrange(len(s))
+            parts, out = [a], list(s)
+            for _ in range(r.randint(0, 2)):
+                t = s[:ax] + (r.choice(SIZES),) + s[ax + 1:]
+                b = self.pick(lambda u: u == t)
+                parts.append(b[0] if b and r.random() < 0.5 else self.source(t))
+                out[ax] += t[ax]
+            axis = ax - len(s) if r.random() < 0.3 else ax
+            return self.op(f"concat({', '.join('%' + p for p in parts)}) axis={axis}",
+                           tuple(out))
+        if k == "slice":
+            axes = r.sample(range(len(s)), r.randint(1, len(s)))
+            st, en, sp, out = [], [], [], list(s)
+            for ax in axes:
+                d = s[ax]
+                while True:
+                    step = r.choice([1, 1, 2, 3, -1, -2])
+                    b, e = r.randint(-d - 2, d + 2), r.randint(-d - 2, d + 2)
+                    if r.random() < 0.2:
+                        e = 9223372036854775807 if step > 0 else -9223372036854775807
+                    n = len(range(*slice(b, e, step).indices(d)))
+                    if n > 0:
+                        break
+                st.append(b)
+                en.append(e)
+                sp.append(step)
+                out[ax] = n
+            tup = lambda v: "(" + ", ".join(map(str, v)) + ("," if len(v) == 1 else "") + ")"
+            return self.op(f"slice(%{a}) starts={tup(st)} ends={tup(en)} "
+                           f"axes={tup(axes)} steps={tup(sp)}", tuple(out))
+        if k == "pad":
+            pads = []
+            for d in s:
+                b, e = r.randint(-1, 3), r.randint(-1, 3)
+                while d + b + e <= 0:
+                    b, e = b + 1, e + 1
+                pads.append((b, e))
+            out = tuple(d + b + e for d, (b, e) in zip(s, pads))
+            val = r.choice(["", " value=3"] + ([] if self.dt in INTS else [" value=-2.5"]))
+            return self.op(f"pad(%{a}) pads=({', '.join(str(b) for b, _ in pads)}, "
+                           f"{', '.join(str(e) for _, e in pads)}){val}", out)
+        if k == "gather":
+            ax = r.randrange(len(s))
+            q = r.randint(0, min(2, 5 - len(s)))
+            ish = tuple(r.choice([1, 2, 3, 5]) for _ in range(q))
+            n = 1
+            for d in ish:
+                n *= d
+            vals = [r.randrange(-s[ax], s[ax]) for _ in range(n)]
+            nm = self.name("i")
+            self.lines.append(f"  %{nm} = const() : {'(' + ', '.join(map(str, ish)) + (',' if q == 1 else '') + ')'} "
+                              f"{r.choice(['i64', 'i32'])} values=({', '.join(map(str, vals))}"
+                              f"{',' if n == 1 else ''})")
+            axis = ax - len(s) if r.random() < 0.3 else ax
+            return self.op(f"gather(%{a}, %{nm}) axis={axis}", s[:ax] + ish + s[ax + 1:])
+        extra = r.randint(0, 4 - len(s))
+        shape = [r.choice([2, 3]) for _ in range(extra)]
+        shape += [r.choice(SIZES) if d == 1 and r.random() < 0.7 else
+                  (1 if r.random() < 0.3 else d) for d in s]
+        out = tuple(shape[:extra]) + tuple(d if d != 1 else t for d, t in zip(s, shape[extra:]))
+        sh = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+        return self.op(f"expand(%{a}) shape={sh}", out)
+
     def step(self):
         r = self.r.random()
-        if self.r.random() < 0.06:
-            return self.window()
-        a, s = self.pick()
         isint = self.dt in INTS
+        if self.r.random() < 0.06 and not isint:
+            return self.window()        # conv2d and the pools take floats
+        a, s = self.pick()
         if self.r.random() < 0.08 and len(s) >= 1 and not isint:
             return self.softmax(a, s)
         if self.r.random() < 0.15:
             return self.elem_v2_int(a, s) if isint else self.elem_v2(a, s)
+        if self.r.random() < 0.12:
+            return self.copy(a, s)
         if r < 0.25:
             op = self.r.choice(UNARY_INT if isint else UNARY)
             return self.op(f"{op}(%{a})", s)
@@ -286,12 +366,27 @@ class Gen:
                 b = self.op(f"add(%{g}, %{self.one_val()})", t)
             return self.op(f"{op}(%{a}, %{b})", out)
         if r < 0.72 and len(s) >= 1:
-            op = self.r.choice(["sum", "max"] + ([] if isint else ["mean"]))
+            op = self.r.choice(["sum", "max", "min", "prod"] + ([] if isint else ["mean"]))
             keep = self.r.random() < 0.5
-            ax = self.r.choice(list(range(len(s))) + [-1, None])
+            ax = self.r.choice(list(range(len(s))) + [-1, None, "tuple"])
+            if ax == "tuple":
+                # a tuple of axes (written in any order, maybe negative)
+                ks = self.r.sample(range(len(s)), self.r.randint(1, len(s)))
+                ax = tuple(k - len(s) if self.r.random() < 0.3 else k for k in ks)
+            if op == "prod" and not isint:
+                # keep products of many elements away from 0 and overflow
+                # (an integer product wraps, exactly on both engines)
+                g = self.op(f"tanh(%{a})", s)
+                h = self.op(f"mul(%{g}, %{self.half_val()})", s)
+                a = self.op(f"add(%{h}, %{self.one_val()})", s)
             if ax is None:
                 out = (1,) * len(s) if keep else ()
                 attrs = ""
+            elif isinstance(ax, tuple):
+                ks = {k % len(s) for k in ax}
+                out = tuple(1 if i in ks else d for i, d in enumerate(s)) if keep else \
+                    tuple(d for i, d in enumerate(s) if i not in ks)
+                attrs = " axis=(" + ", ".join(map(str, ax)) + ("," if len(ax) == 1 else "") + ")"
             else:
                 k = ax % len(s)
                 out = tuple(1 if i == k else d for i, d in enumerate(s)) if keep else \
@@ -300,13 +395,31 @@ class Gen:
             if keep:
                 attrs += " keepdims=True"
             return self.op(f"{op}(%{a}){attrs}", out)
-        if r < 0.85 and len(s) in (2, 3):
+        if r < 0.85 and len(s) in (1, 2, 3, 4):
             n = self.r.choice(SIZES)
-            if len(s) == 2:
-                w = self.source((s[1], n), "const")
-                return self.op(f"matmul(%{a}, %{w})", (s[0], n))
-            w = self.source((s[0], s[2], n), "const")
-            return self.op(f"matmul(%{a}, %{w})", (s[0], s[1], n))
+            form = self.r.random()
+            if len(s) == 1:
+                # numpy's matmul with a 1-D a: (K,) x (.., K, N) drops M
+                bs = self.r.choice([(), (2,), (1, 3)])
+                w = self.source(bs + (s[0], n), "const")
+                return self.op(f"matmul(%{a}, %{w})", bs + (n,))
+            if form < 0.15:
+                # a 1-D b drops N
+                w = self.source((s[-1],), "const")
+                return self.op(f"matmul(%{a}, %{w})", s[:-1])
+            if form < 0.4:
+                # batch dims that broadcast: b with its own leading dims,
+                # a's stretched where they are 1
+                lead = s[:-2]
+                bl = tuple(self.r.choice([d, 1]) for d in lead)
+                if self.r.random() < 0.5 and len(s) < 4:
+                    bl = (self.r.choice([2, 3]),) + bl
+                w = self.source(bl + (s[-1], n), "const")
+                out = self.bcast(lead, bl[-len(lead):] if lead else ()) if lead else ()
+                out = bl[:len(bl) - len(lead)] + (out or ())
+                return self.op(f"matmul(%{a}, %{w})", out + (s[-2], n))
+            w = self.source(s[:-2] + (s[-1], n), "const")
+            return self.op(f"matmul(%{a}, %{w})", s[:-2] + (s[-2], n))
         if r < 0.93 and len(s) >= 2:
             if len(s) == 3 and self.r.random() < 0.5:
                 perm = self.r.sample(range(3), 3)

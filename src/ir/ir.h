@@ -442,6 +442,11 @@ int ir_reduce_axis(const Node *n, int rank);
  * table's), or -1 with the message and the place. */
 int ir_shape_copy(const Graph *g, const Node *n, Type *out, char *err, Loc *where);
 int ir_shape_window(const Graph *g, const Node *n, Type *out, char *err, Loc *where);
+/* ONNX Slice's range along one dimension of size d > 0 (shape_copy.c):
+ * the first index taken and how many, stepping by step != 0, after
+ * negative indices count from the end and the clamping. */
+void ir_slice_range(int64_t d, int64_t start, int64_t end, int64_t step, int64_t *first,
+    int64_t *len);
 
 /* print.c */
 void ir_print(FILE *f, const Graph *g);

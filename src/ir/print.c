@@ -451,6 +451,10 @@ print_tile_attrs(Out *o, const TileInst *in)
 			puts_(o, " window=");
 			print_list(o, '(', in->win, in->nwin, ')', true);
 			break;
+		case TA_STEPS:
+			puts_(o, " steps=");
+			print_list(o, '(', in->steps, in->nperm, ')', true);
+			break;
 		case TA_COUNT:
 			break;
 		}
@@ -502,6 +506,10 @@ print_insts(Out *o, const Graph *g, const Node *n, int i, int end, int depth)
 			puts_(o, tile_op_name(in));
 			put(o, " ", 1);
 			print_access(o, g, n, in);
+			if (in->nin > 0) {
+				put(o, ", ", 2);
+				put_val(o, f, in->in[0]);
+			}
 			print_tile_type(o, r);
 			break;
 		case TF_STORE:

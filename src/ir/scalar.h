@@ -22,7 +22,8 @@
  * A reduction's row also names its neutral element, the value that an
  * empty reduction and a masked lane take: 0 for a sum, the element type's
  * lowest value for a max (-inf for floats, an integer type's minimum:
- * ir_scalar_lowest is where a new element type says it).  mean combines as
+ * ir_scalar_lowest is where a new element type says it), the highest for
+ * a min (ir_scalar_highest), 1 for a prod.  mean combines as
  * a sum; the one division by the count is the caller's.
  *
  * cast is the one elementwise op without a row: its formula depends on
@@ -117,12 +118,15 @@ ir_scalar_mod_(double a, double b)
 	X(XOR, (a != 0) != (b != 0) ? 1 : 0)
 
 /* X(ID, combining step in acc and v, neutral element in dt): every
- * OC_REDUCTION op.  max keeps a NaN once met, as np.max: NaN > x is
- * false. */
+ * OC_REDUCTION op.  max and min keep a NaN once met, as np.max and
+ * np.min: NaN > x and NaN < x are false.  prod's NaN propagates by
+ * arithmetic. */
 #define IR_SCALAR_REDUCE(X)                                                    \
 	X(SUM, acc + v, 0.0)                                                   \
 	X(MAX, isnan(v) || v > acc ? v : acc, ir_scalar_lowest(dt))            \
-	X(MEAN, acc + v, 0.0)
+	X(MEAN, acc + v, 0.0)                                                  \
+	X(MIN, isnan(v) || v < acc ? v : acc, ir_scalar_highest(dt))           \
+	X(PROD, acc * v, 1.0)
 
 /* ---- integer formulas ------------------------------------------------- */
 
@@ -222,7 +226,17 @@ ir_scalar_int_mod(int64_t a, int64_t b)
  * every OC_REDUCTION op that takes integers (not mean: floats only). */
 #define IR_SCALAR_REDUCE_INT(X)                                                \
 	X(SUM, IR_I64(IR_U64(acc) + IR_U64(v)), 0)                             \
-	X(MAX, v > acc ? v : acc, ir_scalar_lowest_i64(dt))
+	X(MAX, v > acc ? v : acc, ir_scalar_lowest_i64(dt))                    \
+	X(MIN, v < acc ? v : acc, ir_scalar_highest_i64(dt))                   \
+	X(PROD, IR_I64(IR_U64(acc) * IR_U64(v)), 1)
+
+/* The highest value of integer (or bool) element type dt: an integer
+ * min's neutral element. */
+static inline int64_t
+ir_scalar_highest_i64(DType dt)
+{
+	return dt == DT_I32 ? INT32_MAX : dt == DT_I64 ? INT64_MAX : 1;
+}
 
 /* The lowest value of integer (or bool) element type dt. */
 static inline int64_t
@@ -328,6 +342,26 @@ ir_scalar_lowest(DType dt)
 	AICM_BUG("no lowest value for element type %d", (int)dt);
 }
 
+/* The highest value of element type dt: a min's neutral element. */
+static inline double
+ir_scalar_highest(DType dt)
+{
+	switch (dt) {
+	case DT_F64:
+	case DT_F32:
+		return INFINITY;
+	case DT_I32:
+		return (double)INT32_MAX;
+	case DT_I64:
+		return (double)INT64_MAX;
+	case DT_BOOL:
+		return 1;
+	case DT_COUNT:
+		break;
+	}
+	AICM_BUG("no highest value for element type %d", (int)dt);
+}
+
 /* A reduction's neutral element in element type dt. */
 static inline double
 ir_scalar_neutral(OpId op, DType dt)
@@ -339,6 +373,23 @@ ir_scalar_neutral(OpId op, DType dt)
 	default:
 		AICM_BUG("'%s' is not a reduction", ir_ops[op].name);
 	}
+}
+
+/* argmax and argmin (ONNX ArgMax/ArgMin): whether element v, met after
+ * best in the scan along the axis, takes the place of best.  A NaN wins
+ * over any number, as in np.argmax (the first NaN's index); last=True
+ * (ONNX's select_last_index) lets a later equal value win, NaNs included,
+ * as ONNX's reference flips the axis, takes the first, and flips back. */
+static inline bool
+ir_scalar_arg_wins(OpId op, double v, double best, bool last)
+{
+	if (isnan(best))
+		return last && isnan(v);
+	if (isnan(v))
+		return true;
+	if (v == best)
+		return last;
+	return op == OP_ARGMAX ? v > best : v < best;
 }
 
 /* The three formula functions on element type T, named with suffix SFX. */

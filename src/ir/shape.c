@@ -230,40 +230,56 @@ where3(const Node *n, const Type *c, const Type *a, const Type *b, Type *out, ch
 	return too_big(n, a, b, out, err, where);
 }
 
+/* numpy's matmul: the last two dims multiply as (M, K) x (K, N); a 1-D a is
+ * promoted to (1, K) and a 1-D b to (K, 1), the added dim removed from the
+ * result; the batch dims (all before the last two) broadcast as an
+ * elementwise op's do.  The result's rank is at most the larger operand's,
+ * so IR_MAX_RANK holds it. */
 static int
 matmul(const Node *n, const Type *a, const Type *b, Type *out, char *err, Loc *where)
 {
 	char sa[IR_TYPE_STR], sb[IR_TYPE_STR];
-	int r = a->rank;
+	int ra = a->rank, rb = b->rank, ba, bb, r;
+	int64_t ka, kb, m, nn;
 
-	if (!((a->rank == 2 && b->rank == 2) || (a->rank == 3 && b->rank == 3))) {
-		snprintf(err, IR_ERR_MAX,
-		    "'matmul' takes (M, K) x (K, N) or (B, M, K) x (B, K, N), not %s x %s",
+	if (ra == 0 || rb == 0) {
+		snprintf(err, IR_ERR_MAX, "'matmul' takes operands of rank 1 or more, not %s x %s",
 		    ir_shape_str(a, sa), ir_shape_str(b, sb));
-		*where = place(n, n->oploc);
+		*where = place(n, n->inloc[ra == 0 ? 0 : 1]);
 		return -1;
 	}
-	if (a->dim[r - 1] != b->dim[r - 2]) {
+	ka = a->dim[ra - 1];
+	kb = rb == 1 ? b->dim[0] : b->dim[rb - 2];
+	if (ka != kb) {
 		snprintf(err, IR_ERR_MAX,
 		    "'matmul' cannot multiply %s by %s: inner dimensions %lld and %lld differ",
-		    ir_shape_str(a, sa), ir_shape_str(b, sb), (long long)a->dim[r - 1],
-		    (long long)b->dim[r - 2]);
+		    ir_shape_str(a, sa), ir_shape_str(b, sb), (long long)ka, (long long)kb);
 		*where = place(n, n->inloc[1]);
 		return -1;
 	}
-	if (r == 3 && a->dim[0] != b->dim[0]) {
-		snprintf(err, IR_ERR_MAX,
-		    "'matmul' batch dimensions differ: %s x %s", ir_shape_str(a, sa),
-		    ir_shape_str(b, sb));
-		*where = place(n, n->inloc[1]);
-		return -1;
-	}
-	out->rank = r;
+	m = ra == 1 ? 1 : a->dim[ra - 2];
+	nn = rb == 1 ? 1 : b->dim[rb - 1];
+	ba = ra > 2 ? ra - 2 : 0;     /* batch ranks */
+	bb = rb > 2 ? rb - 2 : 0;
+	r = ba > bb ? ba : bb;
+	out->rank = 0;
 	out->dt = a->dt;
-	if (r == 3)
-		out->dim[0] = a->dim[0];
-	out->dim[r - 2] = a->dim[r - 2];
-	out->dim[r - 1] = b->dim[r - 1];
+	for (int i = 0; i < r; i++) {
+		int ia = ba - r + i, ib = bb - r + i;
+		int64_t da = ia >= 0 ? a->dim[ia] : 1, db = ib >= 0 ? b->dim[ib] : 1;
+
+		if (da != db && da != 1 && db != 1) {
+			snprintf(err, IR_ERR_MAX, "'matmul' batch dimensions differ: %s x %s",
+			    ir_shape_str(a, sa), ir_shape_str(b, sb));
+			*where = place(n, n->inloc[1]);
+			return -1;
+		}
+		out->dim[out->rank++] = da == 1 ? db : da;
+	}
+	if (ra > 1)
+		out->dim[out->rank++] = m;
+	if (rb > 1)
+		out->dim[out->rank++] = nn;
 	return too_big(n, a, b, out, err, where);
 }
 

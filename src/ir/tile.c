@@ -72,7 +72,7 @@ tile_op_of_gop(OpId gop)
 	pthread_once(&top_of_class_once, top_of_class_build);
 	/* Of the reductions, those that an accumulator can carry: mean is
 	 * lowered as a sum and a division. */
-	if (ir_ops[gop].cls == OC_REDUCTION && gop != OP_SUM && gop != OP_MAX)
+	if (ir_ops[gop].cls == OC_REDUCTION && gop == OP_MEAN)
 		return TO_COUNT;
 	return (TileOpKind)top_of_class[ir_ops[gop].cls];
 }

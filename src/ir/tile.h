@@ -45,7 +45,8 @@ enum {
 	X(MASKED, "masked")        \
 	X(VIEW, "view")            \
 	X(TO, "to")                \
-	X(WINDOW, "window")
+	X(WINDOW, "window")        \
+	X(STEPS, "steps")
 
 typedef enum TileAttrId {
 #define X(id, name) TA_##id,
@@ -96,7 +97,16 @@ typedef enum TileResult {
  *   TO_WINDOW_MAX,       tile [planes, BN]: per plane from idx [plane, p] and
  *   TO_WINDOW_SUM        output pixel p + j, the max (NaN wins) or the sum of
  *                        the window's taps inside the input of operand arg
- *                        (max_pool2d, avg_pool2d; window= as im2col's) */
+ *                        (max_pool2d, avg_pool2d; window= as im2col's)
+ *   TO_LOAD_PAD          a load at any offset: lanes outside the tensor
+ *                        read in[0]'s lanes if nin == 1, else other; the
+ *                        whole tile is valid (pad, concat)
+ *   TO_LOAD_STEP         a load whose lane i of dim k reads element
+ *                        idx[k] + steps[k] * i (slice; steps may be < 0)
+ *   TO_LOAD_GATHER       lane (p, j, q) reads the tensor at idx[0..axis) +
+ *                        p, in[0][j] (the index tile), idx[axis+1..) + q;
+ *                        'masked': lanes off the tensor read 0
+ *   TO_BROADCAST         in[0] broadcast to the written shape (expand) */
 typedef enum TileOpKind {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) TO_##id,
 #include "tile_ops.def"
@@ -149,7 +159,7 @@ typedef struct TileInst {
 	int arg;                     /* TO_LOAD/stores: operand index or TILE_RESULT */
 	int nidx;
 	int nview;                   /* load/store: the tensor seen with this shape */
-	int nperm;                   /* transpose */
+	int nperm;                   /* transpose; load_step: its steps */
 	int var, iter;               /* for: the counter and the carried value */
 	int end;                     /* for: index of its yield */
 	Loc loc;
@@ -167,6 +177,7 @@ typedef struct TileInst {
 	union {
 		int64_t view[IR_MAX_RANK];      /* load/stores with has_view */
 		int64_t perm[IR_MAX_RANK];      /* transpose */
+		int64_t steps[IR_MAX_RANK];     /* load_step, nperm of them */
 		struct {
 			int64_t lo, hi, step;   /* for */
 		};
@@ -226,9 +237,10 @@ typedef struct TileAttrs {
 	double other;
 	bool keepdims;
 	DType to;
-	int nperm, nview;
+	int nperm, nview, nsteps;
 	int64_t perm[IR_MAX_RANK];
 	int64_t view[IR_MAX_RANK];
+	int64_t steps[IR_MAX_RANK];
 	int nwin;
 	int64_t win[TILE_MAX_WINDOW];
 } TileAttrs;

@@ -266,6 +266,10 @@ set_attrs(TileInst *in, const TileAttrs *at)
 		in->nview = at->nview;
 		memcpy(in->view, at->view, sizeof in->view);
 	}
+	if (at->set & TAB(STEPS)) {
+		in->nperm = at->nsteps;
+		memcpy(in->steps, at->steps, sizeof in->steps);
+	}
 }
 
 int
@@ -306,7 +310,10 @@ tile_build_access(Graph *g, TileFn *f, TileOpKind op, int arg, int nidx, const T
 	}
 	t->loc = loc;
 	t->arg = arg;
-	if (tile_ops[op].form == TF_STORE) {
+	if (tile_ops[op].form == TF_STORE || v >= 0) {
+		/* a load's operand tile: load_pad's fill, load_gather's indices */
+		if (tile_ops[op].form == TF_LOAD && tile_ops[op].nmax < 1)
+			AICM_BUG("'%s' built with an operand tile", tile_op_name(t));
 		t->nin = 1;
 		t->in[0] = v;
 	}
@@ -341,7 +348,8 @@ val_dt(const Graph *g, const TileFn *f, int i)
 {
 	const TileInst *in = &f->insts[i];
 
-	if (in->op == TO_LOAD && in->arg >= 0 && in->arg < f->nargs && f->args[in->arg] >= 0)
+	if (tile_ops[in->op].form == TF_LOAD && in->arg >= 0 && in->arg < f->nargs &&
+	    f->args[in->arg] >= 0)
 		return g->nodes[f->args[in->arg]].type.dt;
 	if (in->op == TO_UNARY && in->gop == OP_CAST)
 		return in->to;

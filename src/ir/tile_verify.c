@@ -246,7 +246,8 @@ check_index(VCtx *c, const TileInst *in, const Type *t, int k, int64_t ext)
 	if (!in->masked && r.hi + ext > t->dim[k])
 		return VERR(c, in, "'%s' of '%%%s' reaches element %lld of dimension %d (size %lld) "
 		    "without a mask; write %s", tile_op_name(in), name, (long long)(r.hi + ext - 1),
-		    k, (long long)t->dim[k], in->op == TO_LOAD ? "other=..." : "'masked'");
+		    k, (long long)t->dim[k], tile_ops[in->op].form == TF_LOAD ? "other=..." :
+		    "'masked'");
 	return 0;
 }
 
@@ -577,6 +578,144 @@ tv_transpose(VCtx *c, int i)
 	return want_shape(c, in, s, a->rank);
 }
 
+/* The checks every copy load (load_pad, load_step, load_gather) starts
+ * with: a tile of rank 4 at most, as the executor holds the copy
+ * programs' tiles (tile_copy.c), and an operand, never the kernel's
+ * result, to read. */
+static int
+copy_load_ok(VCtx *c, const TileInst *in)
+{
+	const TileVal *t = &c->f->vals[in->res];
+
+	if (t->rank > 4)
+		return VERR(c, in, "'%s' tile '%%%s' has rank %d; the copy programs' tiles have "
+		    "rank 4 at most", tile_ops[in->op].name, t->name, t->rank);
+	if (tile_ops[in->op].form == TF_LOAD && (in->arg < 0 || in->arg >= c->f->nargs))
+		return VERR(c, in, "'%s' reads the kernel's result; it may only load its operands",
+		    tile_ops[in->op].name);
+	return 0;
+}
+
+/* load_pad: any offset within +-2^50 (lanes outside the tensor read the
+ * fill), one index per tensor dimension, a tile of the tensor's rank, and
+ * a fill: other= or an operand tile of the result's shape. */
+static int
+tv_load_pad(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *tile = &c->f->vals[in->res];
+	Type buf;
+	const Type *t;
+
+	if (copy_load_ok(c, in))
+		return 1;
+	t = tile_target_type(c->g, c->n, in, &buf);
+	if (in->nidx != t->rank || tile->rank != t->rank)
+		return VERR(c, in, "'load_pad' of '%%%s' (rank %d) has %d indices and a tile of rank "
+		    "%d; all three must agree", target_name(c->g, c->n, in), t->rank, in->nidx,
+		    tile->rank);
+	for (int k = 0; k < in->nidx; k++)
+		if (idx_range(c, &in->idx[k]).ovf)
+			return VERR(c, in, "'load_pad' of '%%%s' index %d can exceed %lld in magnitude",
+			    target_name(c->g, c->n, in), k, (long long)TILE_IDX_MAX);
+	if (in->nin == 1)
+		return same_type(&c->f->vals[in->in[0]], tile) ? 0 : VERR(c, in, "'load_pad' fill "
+		    "'%%%s' does not have the shape of its result", c->f->vals[in->in[0]].name);
+	if (!in->masked)
+		return VERR(c, in, "'load_pad' needs a fill: other=V or an operand tile");
+	return 0;
+}
+
+/* load_step: steps= has one nonzero step per dimension within +-2^30, the
+ * first lane inside the tensor, and the last too unless masked (the valid
+ * lanes then lead the tile, as a plain load's do). */
+static int
+tv_load_step(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *tile = &c->f->vals[in->res];
+	const char *name = target_name(c->g, c->n, in);
+	Type buf;
+	const Type *t;
+
+	if (copy_load_ok(c, in))
+		return 1;
+	t = tile_target_type(c->g, c->n, in, &buf);
+	if (in->nidx != t->rank || tile->rank != t->rank || in->nperm != t->rank)
+		return VERR(c, in, "'load_step' of '%%%s' (rank %d) has %d indices, %d steps and a "
+		    "tile of rank %d; all four must agree", name, t->rank, in->nidx, in->nperm,
+		    tile->rank);
+	for (int k = 0; k < in->nidx; k++) {
+		Range r = idx_range(c, &in->idx[k]);
+		int64_t st = in->steps[k], last = st * (tile->shape[k] - 1);
+
+		if (st == 0 || st > IR_MAX_DIM || st < -IR_MAX_DIM)
+			return VERR(c, in, "'load_step' step %d is %lld; a step is nonzero and within "
+			    "+-2^30", k, (long long)st);
+		if (r.ovf || r.lo < 0 || r.hi >= t->dim[k])
+			return VERR(c, in, "'load_step' of '%%%s' index %d can leave dimension %d (size "
+			    "%lld); its first lane must be inside", name, k, k, (long long)t->dim[k]);
+		if (!in->masked && (r.hi + last >= t->dim[k] || r.lo + last < 0))
+			return VERR(c, in, "'load_step' of '%%%s' can step out of dimension %d (size "
+			    "%lld) without a mask; write other=...", name, k, (long long)t->dim[k]);
+	}
+	return 0;
+}
+
+/* load_gather: the tensor's indices with axis's ignored, an index tile of
+ * rank q, and a result of rank r - 1 + q: the tile's dims before axis, the
+ * index tile's, the tile's after. */
+static int
+tv_load_gather(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *tile = &c->f->vals[in->res], *ix = &c->f->vals[in->in[0]];
+	const char *name = target_name(c->g, c->n, in);
+	Type buf;
+	const Type *t;
+
+	if (copy_load_ok(c, in))
+		return 1;
+	t = tile_target_type(c->g, c->n, in, &buf);
+	if (in->axis < 0 || in->axis >= t->rank || in->nidx != t->rank ||
+	    tile->rank != t->rank - 1 + ix->rank)
+		return VERR(c, in, "'load_gather' of '%%%s' (rank %d) needs axis= below its rank, "
+		    "%d indices, and a tile of rank %d - 1 + the index tile's %d", name, t->rank,
+		    t->rank, t->rank, ix->rank);
+	if (t->rank > 4)             /* the executor's tiles and accesses are 4-d */
+		return VERR(c, in, "'load_gather' of '%%%s' (rank %d): a tensor it gathers from has "
+		    "rank 4 at most", name, t->rank);
+	for (int k = 0; k < in->nidx; k++) {
+		int d = k < in->axis ? k : k > in->axis ? k - 1 + ix->rank : -1;
+
+		if (d < 0)
+			continue;
+		if (check_index(c, in, t, k, tile->shape[d]))
+			return 1;
+	}
+	for (int k = 0; k < ix->rank; k++)
+		if (ix->shape[k] != tile->shape[in->axis + k])
+			return VERR(c, in, "'load_gather' index tile '%%%s' does not match its result's "
+			    "dimensions from axis %lld", ix->name, (long long)in->axis);
+	return 0;
+}
+
+/* broadcast: numpy's broadcasting of in[0] to the written shape. */
+static int
+tv_broadcast(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	int64_t s[IR_MAX_RANK];
+	int rk = broadcast(&c->f->vals[in->in[0]], &c->f->vals[in->res], s);
+
+	if (copy_load_ok(c, in))
+		return 1;
+	if (rk < 0 || c->f->vals[in->in[0]].rank > c->f->vals[in->res].rank)
+		return VERR(c, in, "'broadcast' cannot broadcast '%%%s' to its result",
+		    c->f->vals[in->in[0]].name);
+	return want_shape(c, in, s, rk);
+}
+
 /* Each op's own check (tile_ops.def's verify column), run after
  * check_inst's common ones. */
 /* im2col: the implicit im2col matrix of a conv2d (or a pool's tap) over
@@ -852,9 +991,42 @@ mixes_types(const TileFn *f)
 	return false;
 }
 
+/* Whether operand j of f is a gather's indices: an i32 or i64 tensor that
+ * is only loaded whole-tile into load_gather's index tiles (the executor
+ * reads the index itself exactly from the tensor). */
+static bool
+gather_indices(const Graph *g, const TileFn *f, int j)
+{
+	bool used = false;
+
+	if (!ir_dtype_is_int(g->nodes[f->args[j]].type.dt))
+		return false;
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		bool feeds = false;
+
+		if (tile_ops[in->op].form != TF_LOAD || in->arg != j)
+			continue;
+		if (in->op != TO_LOAD || in->has_view)
+			return false;
+		for (int u = i + 1; u < f->ninsts; u++)
+			if (f->insts[u].op == TO_LOAD_GATHER && f->insts[u].in[0] == in->res)
+				feeds = true;
+			else
+				for (int q = 0; q < f->insts[u].nin; q++)
+					if (f->insts[u].in[q] == in->res)
+						return false;
+		if (!feeds)
+			return false;
+		used = true;
+	}
+	return used;
+}
+
 /* The tiled node around the body: operands defined before it, typed, of
- * its element type unless the body changes types (mixes_types); a result
- * type; a grid of at most 2^40 programs. */
+ * its element type unless the body changes types (mixes_types; a gather's
+ * indices are integers); a result type; a
+ * grid of at most 2^40 programs. */
 static int
 check_kernel(const Graph *g, int node, Diag *d)
 {
@@ -871,7 +1043,8 @@ check_kernel(const Graph *g, int node, Diag *d)
 			diag_error(d, n->loc, "operand '%%%s' of tiled '%%%s' has no type",
 			    g->nodes[f->args[j]].name, n->name);
 			return 1;
-		} else if (!mixed && g->nodes[f->args[j]].type.dt != n->type.dt) {
+		} else if (!mixed && g->nodes[f->args[j]].type.dt != n->type.dt &&
+		    !gather_indices(g, f, j)) {
 			diag_error(d, n->loc, "operand '%%%s' of tiled '%%%s' is %s but the kernel "
 			    "is %s", g->nodes[f->args[j]].name, n->name,
 			    ir_dtype_name(g->nodes[f->args[j]].type.dt), ir_dtype_name(n->type.dt));

@@ -220,6 +220,7 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 			ok = kk == KK_MATMUL || kk == KK_MATMUL_EPILOGUE;
 			break;
 		case OC_LAYOUT:
+		case OC_COPY:           /* copy programs are opaque too (lower-tiled) */
 			ok = kk == KK_OPAQUE;
 			break;
 		case OC_CONV:            /* an implicit GEMM, alone (conv_epilogue: later) */

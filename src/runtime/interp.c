@@ -217,47 +217,63 @@ kern_TILED(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 
 /* ---- reductions ------------------------------------------------------ */
 
-/* a viewed as (outer, len, inner) around the reduced axis (all axes: one
- * run of numel); out[o * inner + i] reduces a[o, :, i] by op's formula
- * from its neutral element (mean: a sum, divided once). */
+/* Strides (in elements of out, which has the kept dims of a in order)
+ * with which a's multi-index moves through out: 0 along the reduced
+ * axes (mask), whether or not they are kept as 1s. */
+static void
+reduced_strides(const Tensor *a, const bool *mask, int64_t *st)
+{
+	int64_t s = 1;
+
+	for (int k = a->rank - 1; k >= 0; k--) {
+		st[k] = mask[k] ? 0 : s;
+		if (!mask[k])
+			s *= a->dim[k];
+	}
+}
+
+/* out[j] reduces the elements of a that map to j (every reduced axis
+ * walked) by op's formula from its neutral element, in a's order, so that
+ * each result combines its elements first to last (mean: a sum, divided
+ * once by the count). */
 static inline void
 reduce(const Node *n, const Tensor *a, Tensor *out, OpId op)
 {
-	int ax = ir_reduce_axis(n, a->rank);
-	int64_t outer = 1, len = a->numel, inner = 1;
+	bool mask[IR_MAX_RANK];
+	int64_t st[IR_MAX_RANK], zero[IR_MAX_RANK] = {0}, idx[IR_MAX_RANK] = {0};
+	int64_t io = 0, dummy = 0, cnt = 1;
+	double *acc = xmalloc(sizeof(double) * (size_t)out->numel);
 
-	if (ax >= 0) {
-		len = a->dim[ax];
-		for (int k = 0; k < ax; k++)
-			outer *= a->dim[k];
-		for (int k = ax + 1; k < a->rank; k++)
-			inner *= a->dim[k];
-	}
-	for (int64_t o = 0; o < outer; o++) {
-		for (int64_t i = 0; i < inner; i++) {
-			double acc = ir_scalar_neutral(op, a->dt);
+	ir_reduce_mask(n, a->rank, mask);
+	reduced_strides(a, mask, st);
+	for (int k = 0; k < a->rank; k++)
+		if (mask[k])
+			cnt *= a->dim[k];
+	if (!ir_dtype_is_float(a->dt)) {
+		/* integers: exact and wrapping, scalar.h's integer formulas */
+		int64_t *iacc = xmalloc(sizeof(int64_t) * (size_t)out->numel);
 
-			if (!ir_dtype_is_float(a->dt)) {
-				/* integers: exact and wrapping, scalar.h's formulas */
-				int64_t iacc = ir_scalar_neutral_i64(op, a->dt);
-
-				for (int64_t r = 0; r < len; r++)
-					iacc = ir_scalar_combine_i64(op, iacc,
-					    exec_geti(a, (o * len + r) * inner + i));
-				exec_seti(out, o * inner + i, iacc);
-				continue;
-			}
-
-			for (int64_t r = 0; r < len; r++) {
-				double v = exec_get(a, (o * len + r) * inner + i);
-
-				acc = ir_scalar_combine(op, acc, v);
-			}
-			if (op == OP_MEAN)
-				acc /= (double)len;
-			exec_set(out, o * inner + i, acc);
+		for (int64_t j = 0; j < out->numel; j++)
+			iacc[j] = ir_scalar_neutral_i64(op, a->dt);
+		for (int64_t i = 0; i < a->numel; i++) {
+			iacc[io] = ir_scalar_combine_i64(op, iacc[io], exec_geti(a, i));
+			step(a->rank, a->dim, idx, st, &io, zero, &dummy);
 		}
+		for (int64_t j = 0; j < out->numel; j++)
+			exec_seti(out, j, iacc[j]);
+		free(iacc);
+		free(acc);
+		return;
 	}
+	for (int64_t j = 0; j < out->numel; j++)
+		acc[j] = ir_scalar_neutral(op, a->dt);
+	for (int64_t i = 0; i < a->numel; i++) {
+		acc[io] = ir_scalar_combine(op, acc[io], exec_get(a, i));
+		step(a->rank, a->dim, idx, st, &io, zero, &dummy);
+	}
+	for (int64_t j = 0; j < out->numel; j++)
+		exec_set(out, j, op == OP_MEAN ? acc[j] / (double)cnt : acc[j]);
+	free(acc);
 }
 
 #define REDUCE(ID, step, neutral)                                              \
@@ -271,55 +287,104 @@ reduce(const Node *n, const Tensor *a, Tensor *out, OpId op)
 IR_SCALAR_REDUCE(REDUCE)
 #undef REDUCE
 
+/* ---- argmax, argmin -------------------------------------------------- */
+
+/* a viewed as (outer, len, inner) around the axis; out[o * inner + i] is
+ * the index along the axis of the winner of a[o, :, i] by scalar.h's rule
+ * (ir_scalar_arg_wins).  Integers compare exactly, as integers. */
+static int
+argreduce(const Node *n, const Tensor *const *in, Tensor *o, char *err)
+{
+	const Tensor *a = in[0];
+	int64_t ax = (n->at.set & AB(AXIS)) ? n->at.axis : 0, outer = 1, len, inner = 1;
+	bool last = n->at.last, isint = ir_dtype_is_int(a->dt) || a->dt == DT_BOOL;
+
+	(void)err;
+	if (ax < 0)
+		ax += a->rank;
+	len = a->dim[ax];
+	for (int k = 0; k < ax; k++)
+		outer *= a->dim[k];
+	for (int k = (int)ax + 1; k < a->rank; k++)
+		inner *= a->dim[k];
+	for (int64_t p = 0; p < outer; p++)
+		for (int64_t i = 0; i < inner; i++) {
+			int64_t base = p * len * inner + i, win = 0;
+
+			for (int64_t r = 1; r < len; r++) {
+				int64_t e = base + r * inner, w = base + win * inner;
+				bool take;
+
+				if (isint) {
+					int64_t v = exec_geti(a, e), b = exec_geti(a, w);
+
+					take = v == b ? last : n->op == OP_ARGMAX ? v > b : v < b;
+				} else {
+					take = ir_scalar_arg_wins(n->op, exec_get(a, e), exec_get(a, w),
+					    last);
+				}
+				if (take)
+					win = r;
+			}
+			exec_seti(o, p * inner + i, win);
+		}
+	return 0;
+}
+#define kern_ARGMAX argreduce
+#define kern_ARGMIN argreduce
+
 /* ---- contraction ----------------------------------------------------- */
 
-/* The integer matmul: each dot a wrapping sum of wrapping products in
- * int64 (an i32's is its low 32 bits, as wrapping i32 arithmetic gives). */
-static void
-matmul_int(const Tensor *a, const Tensor *b, Tensor *o, int64_t nb, int64_t m, int64_t k,
-    int64_t nn)
-{
-	for (int64_t z = 0; z < nb; z++) {
-		int64_t ao = z * m * k, bo = z * k * nn, oo = z * m * nn;
-
-		for (int64_t i = 0; i < m; i++) {
-			for (int64_t j = 0; j < nn; j++) {
-				int64_t acc = 0;
-
-				for (int64_t p = 0; p < k; p++)
-					acc = ir_scalar_binary_i64(OP_ADD, acc,
-					    ir_scalar_binary_i64(OP_MUL, exec_geti(a, ao + i * k + p),
-					    exec_geti(b, bo + p * nn + j)));
-				exec_seti(o, oo + i * nn + j, acc);
-			}
-		}
-	}
-}
-
-/* (M, K) x (K, N), or batched (B, M, K) x (B, K, N); each dot in f64.
- * A row of the result is accumulated at once (for each p, a[i, p] times
- * row p of b), so that b is read along its rows; every element still sums
- * its products in the order p = 0, 1, ..., K-1 and is rounded once. */
+/* numpy's matmul (DESIGN §12): a 1-D a is (1, K), a 1-D b (K, 1), and the
+ * batch dims broadcast; the result (whose shape the shape rule made) is
+ * walked batch by batch, each operand's batch offset from its broadcast
+ * strides.  Each dot in f64.  A row of the result is accumulated at once
+ * (for each p, a[i, p] times row p of b), so that b is read along its
+ * rows; every element still sums its products in the order p = 0, 1, ...,
+ * K-1 and is rounded once. */
 static int
 kern_MATMUL(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 {
 	const Tensor *a = in[0], *b = in[1];
-
-	int r = a->rank;
-	int64_t nb = r == 3 ? a->dim[0] : 1;
-	int64_t m = a->dim[r - 2], k = a->dim[r - 1], nn = b->dim[r - 1];
-	double *acc;
+	int ra = a->rank, rb = b->rank, nbd = o->rank - (ra > 1) - (rb > 1);
+	int64_t m = ra == 1 ? 1 : a->dim[ra - 2], k = a->dim[ra - 1];
+	int64_t nn = rb == 1 ? 1 : b->dim[rb - 1], nb = 1;
+	int64_t sa[IR_MAX_RANK], sb[IR_MAX_RANK], idx[IR_MAX_RANK] = {0}, za = 0, zb = 0;
+	bool isint = !ir_dtype_is_float(a->dt);
+	double *acc = xmalloc(sizeof(double) * (size_t)nn);
 
 	(void)n, (void)err;
-	if (!ir_dtype_is_float(a->dt)) {
-		matmul_int(a, b, o, nb, m, k, nn);
-		return 0;
-	}
-	acc = xmalloc(sizeof(double) * (size_t)nn);
-	for (int64_t z = 0; z < nb; z++) {
-		int64_t ao = z * m * k, bo = z * k * nn, oo = z * m * nn;
+	/* batch strides, in whole matrices, aligned from the right */
+	{
+		int64_t s1 = 1, s2 = 1;
 
-		for (int64_t i = 0; i < m; i++) {
+		for (int d = nbd - 1; d >= 0; d--) {
+			int ia = ra - 2 - nbd + d, ib = rb - 2 - nbd + d;
+			int64_t da = ia >= 0 ? a->dim[ia] : 1, db = ib >= 0 ? b->dim[ib] : 1;
+
+			sa[d] = da == 1 ? 0 : s1;
+			sb[d] = db == 1 ? 0 : s2;
+			s1 *= da;
+			s2 *= db;
+			nb *= o->dim[d];
+		}
+	}
+	for (int64_t z = 0; z < nb; z++) {
+		int64_t ao = za * m * k, bo = zb * k * nn, oo = z * m * nn;
+
+		for (int64_t i = 0; isint && i < m; i++)
+			for (int64_t j = 0; j < nn; j++) {
+				/* integers: a wrapping sum of wrapping products in int64
+				 * (an i32's is its low 32 bits) */
+				int64_t iacc = 0;
+
+				for (int64_t p = 0; p < k; p++)
+					iacc = ir_scalar_binary_i64(OP_ADD, iacc,
+					    ir_scalar_binary_i64(OP_MUL, exec_geti(a, ao + i * k + p),
+					    exec_geti(b, bo + p * nn + j)));
+				exec_seti(o, oo + i * nn + j, iacc);
+			}
+		for (int64_t i = 0; !isint && i < m; i++) {
 			for (int64_t j = 0; j < nn; j++)
 				acc[j] = 0;
 			for (int64_t p = 0; p < k; p++) {
@@ -330,16 +395,20 @@ kern_MATMUL(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 
 					for (int64_t j = 0; j < nn; j++)
 						acc[j] += x * row[j];
-				} else {
+				} else if (b->dt == DT_F32) {
 					const float *row = (const float *)b->data + bo + p * nn;
 
 					for (int64_t j = 0; j < nn; j++)
 						acc[j] += x * (double)row[j];
+				} else {
+					for (int64_t j = 0; j < nn; j++)
+						acc[j] += x * exec_get(b, bo + p * nn + j);
 				}
 			}
 			for (int64_t j = 0; j < nn; j++)
 				exec_set(o, oo + i * nn + j, acc[j]);
 		}
+		step(nbd, o->dim, idx, sa, &za, sb, &zb);
 	}
 	free(acc);
 	return 0;
@@ -393,20 +462,7 @@ kern_RESHAPE(const Node *n, const Tensor *const *in, Tensor *o, char *err)
 	return 0;
 }
 
-/* The ops whose reference kernels are still to be written: the
- * interpreter refuses them with a message (TODO(issue 16): each family's
- * kernels replace these). */
-#define NOT_YET(ID)                                                            \
-	static int kern_##ID(const Node *n, const Tensor *const *in, Tensor *o, \
-	    char *err)                                                         \
-	{                                                                      \
-		(void)in, (void)o;                                             \
-		snprintf(err, IR_ERR_MAX, "'%s' has no reference kernel yet",   \
-		    ir_ops[n->op].name);                                       \
-		return -1;                                                     \
-	}
-NOT_YET(MIN) NOT_YET(PROD) NOT_YET(ARGMAX) NOT_YET(ARGMIN)
-#undef NOT_YET
+/* The kernels of the copy and windowed ops live in their own files. */
 #define kern_CONCAT exec_kern_CONCAT
 #define kern_SLICE exec_kern_SLICE
 #define kern_PAD exec_kern_PAD

@@ -19,16 +19,6 @@
 #include "simd.h"
 #include "tile_priv.h"
 
-static int64_t
-eval_idx(const Worker *w, const TileIdx *x)
-{
-	int64_t v = x->k;
-
-	for (int t = 0; t < x->nterm; t++)
-		v += x->coef[t] * w->sc[x->val[t]];
-	return v;
-}
-
 /* The tile coords' offset into the tensor and the valid box of an access
  * of tile shape sh at the instruction's indices. */
 static int64_t
@@ -42,12 +32,23 @@ access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t 
 		off[d] = 0;
 	}
 	for (int k = 0; k < a->rank; k++) {
-		int64_t o = eval_idx(w, &in->idx[k]), left = a->dim[k] - o;
+		int64_t o = tx_eval_idx(w, &in->idx[k]), left = a->dim[k] - o;
 		int d = a->pad + k;
 
-		off[d] = o;
 		if (o < 0)
 			AICM_BUG("a negative tile offset survived the verifier");
+		if (d < 0) {
+			/* a leading dim of extent 1 past the four a tile holds:
+			 * its offset only moves the base */
+			if (left < 1) {
+				if (!in->masked)
+					AICM_BUG("an unmasked access out of bounds survived the verifier");
+				valid[0] = 0;
+			}
+			base += o * a->lstr[k];
+			continue;
+		}
+		off[d] = o;
 		if (left < sh[d]) {
 			if (!in->masked)
 				AICM_BUG("an unmasked access out of bounds survived the verifier");
@@ -96,7 +97,9 @@ tx_load(Worker *w, const TileInst *in, int i)
 				bool in_box = i0 < valid[0] && i1 < valid[1] && i2 < valid[2];
 				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2], v3 = in_box ? valid[3] : 0;
 
-				if (s[3] == 1 && src->dt == k->dt)
+				/* one element needs no stride (a rank-0 tensor has none):
+				 * copied as bytes too, exact for every element type */
+				if ((s[3] == 1 || v3 <= 1) && src->dt == k->dt)
 					memcpy(row, at(src->data, e, es), es * (size_t)v3);
 				else if (k->ik)
 					for (int64_t i3 = 0; i3 < v3; i3++)
@@ -155,7 +158,8 @@ tx_store(Worker *w, const TileInst *in, int i)
 				const void *row = at(src, ((i0 * sh[1] + i1) * sh[2] + i2) * sh[3], es);
 				int64_t e = base + i0 * s[0] + i1 * s[1] + i2 * s[2];
 
-				if (in->op == TO_STORE && s[3] == 1 && dst->dt == k->dt) {
+				if (in->op == TO_STORE && (s[3] == 1 || valid[3] <= 1) &&
+				    dst->dt == k->dt) {
 					if (a->stream)
 						simd_copy_stream(at(dst->data, e, es), row,
 						    es * (size_t)valid[3]);

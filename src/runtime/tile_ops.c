@@ -503,6 +503,22 @@ reduce_row(bool f32, OpId op, int64_t n, const void *row, void *po, bool lanes)
 {
 	bool mx = op == OP_MAX;
 
+	if (op != OP_SUM && op != OP_MAX) {
+		/* min and prod: scalar.h's step element by element; a row is
+		 * combined in double and rounded once, as the reference does */
+		if (lanes) {
+			for (int64_t q = 0; q < n; q++)
+				tset(po, q, ir_scalar_combine(op, tget(po, q, f32), tget(row, q, f32)),
+				    f32);
+		} else if (n > 0) {
+			double r = tget(row, 0, f32);
+
+			for (int64_t q = 1; q < n; q++)
+				r = ir_scalar_combine(op, r, tget(row, q, f32));
+			tset(po, 0, ir_scalar_combine(op, tget(po, 0, f32), r), f32);
+		}
+		return;
+	}
 	if (lanes) {
 		if (f32)
 			(mx ? simd_acc_max_f32 : simd_acc_sum_f32)(n, row, po);
@@ -557,7 +573,9 @@ op_reduce(Worker *w, const TileInst *in, int i)
 	void *o = w->p[in->res];
 	const int64_t *sh = ti->sh, *vi = w->valid[in->in[0]];
 	int64_t *ov = w->valid[in->res], osh[4], ost[4], m = 1;
-	int ax = in->axis < 0 ? -1 : (int)in->axis + 4 - rin;
+	/* ax: the padded dim reduced, -1 all; a leading dim of extent 1
+	 * past the four a tile holds is no padded dim (ax = -2: none) */
+	int ax = in->axis < 0 ? -1 : (int)in->axis + 4 - rin < 0 ? -2 : (int)in->axis + 4 - rin;
 	bool f32 = w->k->f32;
 	const void *acc = in->nin == 2 ? w->p[in->in[1]] : NULL;
 	int64_t on = w->k->tile[in->res].n;
@@ -567,7 +585,7 @@ op_reduce(Worker *w, const TileInst *in, int i)
 	 * have stride 0 (the result tile's own layout is the same elements in
 	 * the same order, whether or not the reduced dims are kept). */
 	for (int d = 3; d >= 0; d--) {
-		bool red = ax < 0 ? d >= 4 - rin : d == ax;
+		bool red = ax == -1 ? d >= 4 - rin : d == ax;
 
 		osh[d] = red ? 1 : sh[d];
 		ost[d] = red ? 0 : m;
@@ -594,11 +612,12 @@ op_reduce(Worker *w, const TileInst *in, int i)
 		int64_t kv[4], r = 0, tmp[IR_MAX_RANK];
 		int rout = f->vals[in->res].rank;
 
-		for (int d = 4 - rin; d < 4; d++) {
-			bool red = ax < 0 || d == ax;
+		for (int q = 0; q < rin; q++) {
+			int d = q + 4 - rin;
+			bool red = in->axis < 0 || q == in->axis;
 
 			if (!red)
-				tmp[r++] = vi[d];
+				tmp[r++] = d >= 0 ? vi[d] : 1;
 			else if (in->keepdims)
 				tmp[r++] = 1;
 		}
@@ -684,10 +703,12 @@ op_transpose(Worker *w, const TileInst *in, int i)
 		st *= ti->sh[d];
 	}
 	for (int d = 0; d < 4; d++) {
+		/* (rank > 4: a source among the leading dims of extent 1 is
+		 * walked once, at stride 0) */
 		int src = d < p ? d : p + (int)in->perm[d - p];
 
-		s[d] = xs[src];
-		w->valid[in->res][d] = w->valid[in->in[0]][src];
+		s[d] = src >= 0 ? xs[src] : 0;
+		w->valid[in->res][d] = src >= 0 ? w->valid[in->in[0]][src] : 1;
 	}
 	for (int64_t i0 = 0, q = 0; i0 < to->sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < to->sh[1]; i1++)
@@ -790,4 +811,8 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_WINDOW_COUNT] = tx_window_count,
 	[TO_WINDOW_MAX] = tx_window_reduce,
 	[TO_WINDOW_SUM] = tx_window_reduce,
+	[TO_LOAD_PAD] = tx_load_pad,
+	[TO_LOAD_STEP] = tx_load_step,
+	[TO_LOAD_GATHER] = tx_load_gather,
+	[TO_BROADCAST] = tx_broadcast,
 };

@@ -280,9 +280,10 @@ plan_memo(PKernel *k, const int64_t *trips)
 		size_t bytes;
 		int64_t need;
 
+		/* (a memo's key is the four tile dims' offsets: none past rank 4) */
 		if (in->op != TO_LOAD || trips[i] <= 1 || trips[i] == INT64_MAX ||
 		    in->arg == TILE_RESULT || a->dense || a->view || (a->dep & (1u << fast)) ||
-		    trips[i] > MEMO_MAX)
+		    trips[i] > MEMO_MAX || a->rank > 4)
 			continue;
 		bytes = ((size_t)k->tile[in->res].n * k->es + 63) & ~(size_t)63;
 		if (__builtin_mul_overflow(trips[i], (int64_t)bytes, &need) ||
@@ -310,9 +311,15 @@ static DType
 compute_dt(const TileFn *f, bool *ik)
 {
 	bool flt = false, f64 = false, i32 = false, i64 = false;
+	bool *idx = xcalloc((size_t)f->nvals + 1, 1);
 
+	/* a gather's index tiles do not count: load_gather reads each index
+	 * exactly from its tensor (tile_copy.c) */
+	for (int i = 0; i < f->ninsts; i++)
+		if (f->insts[i].op == TO_LOAD_GATHER)
+			idx[f->insts[i].in[0]] = true;
 	for (int v = 0; v < f->nvals; v++) {
-		if (f->vals[v].rank < 0)
+		if (f->vals[v].rank < 0 || idx[v])
 			continue;
 		switch (f->vals[v].dt) {
 		case DT_F64: flt = f64 = true; break;
@@ -322,6 +329,7 @@ compute_dt(const TileFn *f, bool *ik)
 		default: break;
 		}
 	}
+	free(idx);
 	*ik = !flt;
 	if (flt)
 		return f64 || i32 || i64 ? DT_F64 : DT_F32;
@@ -350,6 +358,12 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 
 		if (f->vals[v].rank < 0)
 			continue;
+		/* A program holds tiles of four dims: one of a higher rank
+		 * must be 1 along all but its last four (lower-tiled walks the
+		 * leading dims of a space one index at a time). */
+		for (int d = 0; d + 4 < f->vals[v].rank; d++)
+			if (f->vals[v].shape[d] != 1)
+				return -3;
 		pad4(f->vals[v].rank, f->vals[v].shape, t->sh);
 		t->n = 1;
 		for (int d = 0; d < 4; d++)
@@ -407,14 +421,18 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			AICM_BUG("tile op %d has no row in tx_ops", (int)in->op);
 		if (in->op == TO_ATOMIC_ADD || in->op == TO_ATOMIC_MAX)
 			k->atomics = true;
-		if (in->op != TO_LOAD && in->op != TO_STORE && in->op != TO_ATOMIC_ADD &&
-		    in->op != TO_ATOMIC_MAX)
+		/* im2col, window_count, window_max and window_sum compute
+		 * their own addresses (tile_window.c): no access box */
+		if ((tile_ops[in->op].form != TF_LOAD && tile_ops[in->op].form != TF_STORE) ||
+		    in->op == TO_IM2COL || in->op == TO_WINDOW_COUNT || in->op == TO_WINDOW_MAX ||
+		    in->op == TO_WINDOW_SUM)
 			continue;
 		t = tile_target_type(g, n, in, &buf);
 		a->node = in->arg == TILE_RESULT ? node : f->args[in->arg];
 		a->rank = t->rank;
-		tr = in->op == TO_LOAD ? f->vals[in->res].rank : f->vals[in->in[0]].rank;
-		if (tr != t->rank)
+		tr = tile_ops[in->op].form == TF_LOAD ? f->vals[in->res].rank :
+		    f->vals[in->in[0]].rank;
+		if (tr != t->rank && in->op != TO_LOAD_GATHER)
 			AICM_BUG("an access of rank %d to a tensor of rank %d", tr, t->rank);
 		a->pad = 4 - t->rank;
 		for (int d = 0; d < 4; d++) {
@@ -423,11 +441,15 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 		}
 		for (int d = t->rank - 1; d >= 0; d--) {
 			a->dim[d] = t->dim[d];
-			a->tstr[a->pad + d] = st;
-			a->tdim[a->pad + d] = t->dim[d];
+			a->lstr[d] = st;
+			if (a->pad + d >= 0) {
+				a->tstr[a->pad + d] = st;
+				a->tdim[a->pad + d] = t->dim[d];
+			}
 			st *= t->dim[d];
 		}
-		mark_dense(k, in, a, t, &u);
+		if (in->op == TO_LOAD || tile_ops[in->op].form == TF_STORE)
+			mark_dense(k, in, a, t, &u);
 	}
 	k->bytes = ((k->bufsize * k->es) + 63) & ~(size_t)63;
 	plan_memo(k, trips);
@@ -457,6 +479,13 @@ exec_tile_compile(const Graph *g, Diag *d)
 			if (rc == -1) {
 				diag_error(d, n->loc, "tiled '%%%s' needs more tile memory than a "
 				    "program may have (2^28 elements)", n->name);
+				exec_tile_free(p);
+				return NULL;
+			}
+			if (rc == -3) {
+				diag_error(d, n->loc, "tiled '%%%s' has a tile longer than 1 in a dim "
+				    "before its last four; the tile executor holds four dims per tile",
+				    n->name);
 				exec_tile_free(p);
 				return NULL;
 			}

@@ -57,7 +57,8 @@ typedef struct PAccess {
 	int64_t dim[IR_MAX_RANK];
 	int64_t tstr[4];             /* tensor stride per padded tile dim */
 	int64_t tdim[4];             /* tensor extent per padded tile dim (1 if none) */
-	int pad;                     /* 4 - rank */
+	int pad;                     /* 4 - rank (< 0: leading dims of extent 1) */
+	int64_t lstr[IR_MAX_RANK];   /* tensor stride per tensor dim */
 	bool dense;                  /* a whole tile has the tensor's layout */
 	bool view;                   /* loads: a dot's a, read in place with its rows' stride */
 	bool stream;                 /* stores: non-temporal */
@@ -130,6 +131,8 @@ typedef struct Worker {
 	int64_t prog;
 	const TileInst *err;         /* the first instruction that divided an
 	                              * integer by zero in a valid lane, or NULL */
+	int64_t bad_prog;            /* the lowest program that failed, or -1 */
+	char bad[IR_ERR_MAX];        /* its message (load_gather's index) */
 } Worker;
 
 /* Runs instruction i (in) of the current program and returns the next
@@ -154,6 +157,11 @@ char *tx_store_target(Worker *w, int i);
 int tx_im2col(Worker *w, const TileInst *in, int i);
 int tx_window_reduce(Worker *w, const TileInst *in, int i);
 int tx_window_count(Worker *w, const TileInst *in, int i);
+/* tile_copy.c: the copy programs' loads and broadcast */
+int tx_load_pad(Worker *w, const TileInst *in, int i);
+int tx_load_step(Worker *w, const TileInst *in, int i);
+int tx_load_gather(Worker *w, const TileInst *in, int i);
+int tx_broadcast(Worker *w, const TileInst *in, int i);
 
 /* tile_run.c */
 int tx_run_for(Worker *w, const TileInst *in, int i);
@@ -163,6 +171,8 @@ void tx_crew_stop(Crew *c);
 static inline void
 pad4(int rank, const int64_t *s, int64_t *out)
 {
+	/* rank > 4: the last four dims (the plan checks that the leading
+	 * ones are 1s, tile_plan.c compile_kernel) */
 	for (int d = 0; d < 4; d++)
 		out[d] = d < 4 - rank ? 1 : s[d - (4 - rank)];
 }
@@ -268,6 +278,18 @@ atom_apply_i(Tensor *t, int64_t e, int64_t v, int op)
 	int64_t cur = exec_geti(t, e);
 
 	exec_seti(t, e, ir_scalar_combine_i64(op == TO_ATOMIC_MAX ? OP_MAX : OP_SUM, cur, v));
+}
+
+/* The value of an index expression of the tile IR in the worker's current
+ * scalars (program ids, loop variables). */
+static inline int64_t
+tx_eval_idx(const Worker *w, const TileIdx *x)
+{
+	int64_t v = x->k;
+
+	for (int t = 0; t < x->nterm; t++)
+		v += x->coef[t] * w->sc[x->val[t]];
+	return v;
 }
 
 #endif

@@ -123,6 +123,7 @@ worker_init(Worker *w, const Scratch *s, const PKernel *k, Tensor *vals, AtomLog
 	w->sc = s->sc;
 	w->valid = s->valid;
 	w->logs = logs;
+	w->bad_prog = -1;
 	for (int v = 0; v < k->nvals; v++) {
 		w->p[v] = w->buf + k->tile[v].off * k->es;
 		w->ld[v] = k->tile[v].sh[3];
@@ -281,18 +282,23 @@ add_stats(KernelStats *st, const Worker *w)
 }
 
 /* Programs are taken in grid order (axis 0 slowest, axis 2 fastest) by
- * nt threads.  Returns the instruction that divided an integer by zero
- * (in some program, any thread's), or NULL. */
-static const TileInst *
-run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *st)
+ * nt threads.  Returns the run-time error of the lowest program that had
+ * one (a gather's index out of range), or NULL; *divz gets the instruction
+ * that divided an integer by zero (in some program, any thread's), or
+ * NULL. */
+static const char *
+run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *st,
+    const TileInst **divz)
 {
-	const TileInst *err = NULL;
 	const TileFn *f = k->f;
 	Tensor *out = &vals[k->node];
 	int64_t programs = f->grid[0] * f->grid[1] * f->grid[2];
 	Crew *c = plan->crew;
 	Pool pool = {k, vals, programs, 1, 1, 0, NULL};
+	const char *bad = NULL;
+	int64_t badp = 0;
 
+	*divz = NULL;
 	if (f->has_init) {
 		for (int64_t i = 0; i < out->numel; i++)
 			exec_set(out, i, f->init);
@@ -349,16 +355,25 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	free(pool.logs);
 	for (int t = 0; t < nt; t++) {
 		add_stats(st, &c->m[t].w);
-		if (!err)
-			err = c->m[t].w.err;
+		if (!*divz)
+			*divz = c->m[t].w.err;
 	}
-	return err;
+	for (int t = 0; t < nt; t++) {
+		const Worker *w = &c->m[t].w;
+
+		if (w->bad_prog >= 0 && (!bad || w->bad_prog < badp)) {
+			bad = w->bad;
+			badp = w->bad_prog;
+		}
+	}
+	return bad;
 }
 
 int
 exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 {
 	const Graph *g = p->g;
+	const char *bad;
 
 	if (threads < 1)
 		threads = 1;
@@ -403,12 +418,17 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		}
 		st->ideal_read = ideal;
 		st->ideal_written = ir_type_numel(&n->type) * (int64_t)ir_dtype_size(n->type.dt);
-		err = run_kernel(p, k, vals, threads, st);
+		bad = run_kernel(p, k, vals, threads, st, &err);
 		if (err) {
-			/* the only run-time error a program can meet (tile_ops.c) */
+			/* an integer division by zero in a valid lane (tile_ops.c) */
 			diag_error(d, n->loc, "'%%%s': integer division by zero in '%s' (its tile "
 			    "'%%%s' of kernel '@%s')", n->name, ir_ops[err->gop].name,
 			    k->f->vals[err->res].name, k->f->name);
+			return -1;
+		}
+		if (bad) {
+			/* a gather's index out of range (tile_copy.c) */
+			diag_error(d, n->oploc.line ? n->oploc : n->loc, "'%%%s': %s", n->name, bad);
 			return -1;
 		}
 	}

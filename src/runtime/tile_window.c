@@ -22,16 +22,6 @@
 #include "simd.h"
 #include "tile_priv.h"
 
-static int64_t
-idx_val(const Worker *w, const TileIdx *x)
-{
-	int64_t v = x->k;
-
-	for (int t = 0; t < x->nterm; t++)
-		v += x->coef[t] * w->sc[x->val[t]];
-	return v;
-}
-
 static void
 fill(void *row, int64_t n, double v, bool f32)
 {
@@ -55,8 +45,8 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 	int64_t cg = g[0], kh = g[1], kw = g[2], oh = g[3], ow = g[4], sh = g[5], sw = g[6];
 	int64_t pt = g[7], pl = g[8], dh = g[9], dw = g[10];
 	int64_t H = x->dim[2], W = x->dim[3], kk = kh * kw;
-	int64_t plane0 = idx_val(w, &in->idx[0]), k0 = idx_val(w, &in->idx[1]);
-	int64_t p0 = idx_val(w, &in->idx[2]);
+	int64_t plane0 = tx_eval_idx(w, &in->idx[0]), k0 = tx_eval_idx(w, &in->idx[1]);
+	int64_t p0 = tx_eval_idx(w, &in->idx[2]);
 	int64_t rows = t->sh[2], cols = t->sh[3], vr = cg * kk - k0, vc = oh * ow - p0, reads = 0;
 	bool f32 = k->f32, same = x->dt == k->dt;
 	size_t es = k->es;
@@ -179,7 +169,7 @@ tx_window_reduce(Worker *w, const TileInst *in, int i)
 	int64_t kh = g[1], kw = g[2], oh = g[3], ow = g[4], sh = g[5], sw = g[6];
 	int64_t pt = g[7], pl = g[8], dh = g[9], dw = g[10];
 	int64_t H = x->dim[2], W = x->dim[3];
-	int64_t plane0 = idx_val(w, &in->idx[0]), p0 = idx_val(w, &in->idx[1]);
+	int64_t plane0 = tx_eval_idx(w, &in->idx[0]), p0 = tx_eval_idx(w, &in->idx[1]);
 	int64_t rows = t->sh[2], cols = t->sh[3], vr = g[0] - plane0, vc = oh * ow - p0, reads = 0;
 	bool f32 = k->f32, same = x->dt == k->dt, mx = in->op == TO_WINDOW_MAX;
 	size_t es = k->es;
@@ -260,7 +250,7 @@ tx_window_count(Worker *w, const TileInst *in, int i)
 	const PKernel *k = w->k;
 	const PTile *t = &k->tile[in->res];
 	const int64_t *g = in->win;
-	int64_t ow = g[1], p0 = idx_val(w, &in->idx[0]), cols = t->sh[3];
+	int64_t ow = g[1], p0 = tx_eval_idx(w, &in->idx[0]), cols = t->sh[3];
 	int64_t vc = g[0] * ow - p0;
 	char *o = w->buf + t->off * k->es;
 

@@ -29,6 +29,7 @@ syn match   aicmSplit        "^// -----$"
 " Structure.
 syn keyword aicmKeyword      graph kernel tiled return for to step iter yield
 syn keyword aicmKeyword      load store atomic_add atomic_max masked other
+syn keyword aicmKeyword      load_pad load_step load_gather
 syn keyword aicmType         f32 f64 i32 i64 bool
 
 " Graph ops (src/ir/ops.def) and tile ops (src/ir/tile_ops.def); tests/opnames.sh
@@ -44,6 +45,7 @@ syn keyword aicmOp           equal less less_equal greater greater_equal and or 
 syn keyword aicmOp           program_id zeros full dot idiv irem
 syn keyword aicmOp           conv2d max_pool2d avg_pool2d
 syn keyword aicmKeyword      im2col window_count window_max window_sum window
+syn keyword aicmOp           broadcast
 
 " Kernel kinds, between brackets after the kernel's name.
 syn match   aicmKind         "\[\s*\(matmul_epilogue\|matmul\|elementwise\|reduction\|row_reduction\|opaque\)\s*\]"

@@ -1,0 +1,268 @@
+/*
+ * tile_copy.c: the copy programs' loads (load_pad, load_step,
+ * load_gather) and broadcast, the tile ops that lower-tiled gives pad,
+ * concat, slice, gather and expand (tile_priv.h has the executor's map).
+ *
+ * They move elements and compute nothing, converting only where a tensor's
+ * element type differs from the kernel's, as every load does.  Each
+ * counts what it reads as tx_load does: the elements it takes from the
+ * tensor, never the lanes it fills (a pad's value, the lanes past a ragged
+ * edge).  The offsets and the valid box follow each op's rule in tile.h;
+ * load_gather is the one that can fail at run time: an index outside the
+ * gathered axis is recorded with its program (the lowest program's error
+ * wins, so that the message is the same on any number of threads) and the
+ * lane reads 0; exec_tile_run reports it after the grid.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tile_priv.h"
+
+/* Lane q of tile o gets element e of src: its bytes when the types agree
+ * (exact for every element type: an i64 past 2^53, a bool, a NaN's
+ * payload), else converted as every load converts (a float kernel). */
+static inline void
+take(const PKernel *k, void *o, int64_t q, const Tensor *src, int64_t e)
+{
+	if (src->dt == k->dt)
+		memcpy(at(o, q, k->es), at(src->data, e, k->es), k->es);
+	else
+		tset(o, q, exec_get(src, e), k->f32);
+}
+
+/* Lane q of tile o gets v in the kernel's element type (exec_set's
+ * rounding: an integer kernel truncates and saturates, a bool is v != 0). */
+static inline void
+put(const PKernel *k, void *o, int64_t q, double v)
+{
+	Tensor t = {.dt = k->dt, .data = o};
+
+	exec_set(&t, q, v);
+}
+
+/* The 4-d lane index of flat lane q of a tile of padded shape sh. */
+static void
+lane(const int64_t *sh, int64_t q, int64_t *l)
+{
+	for (int d = 3; d >= 0; d--) {
+		l[d] = q % sh[d];
+		q /= sh[d];
+	}
+}
+
+int
+tx_load_pad(Worker *w, const TileInst *in, int i)
+{
+	const PKernel *k = w->k;
+	const PAccess *a = &k->acc[i];
+	const PTile *t = &k->tile[in->res];
+	const Tensor *src = &w->vals[a->node];
+	const void *fill = in->nin ? w->p[in->in[0]] : NULL;
+	void *o = w->p[in->res] = w->buf + t->off * k->es;
+	int64_t off[4] = {0, 0, 0, 0}, l[4], n = 0;
+
+	for (int d = 0; d < a->rank; d++)
+		off[a->pad + d] = tx_eval_idx(w, &in->idx[d]);
+	for (int64_t q = 0; q < t->n; q++) {
+		int64_t e = 0;
+		bool inside = true;
+
+		lane(t->sh, q, l);
+		for (int d = 0; d < 4; d++)
+			inside &= off[d] + l[d] >= 0 && off[d] + l[d] < a->tdim[d];
+		for (int d = 0; inside && d < 4; d++)     /* only inside: no overflow */
+			e += (off[d] + l[d]) * a->tstr[d];
+		if (inside) {
+			take(k, o, q, src, e);
+			n++;
+		} else if (fill) {
+			memcpy(at(o, q, k->es), at(fill, q, k->es), k->es);
+		} else {
+			put(k, o, q, in->other);
+		}
+	}
+	/* every lane holds a value: the store clips to the result */
+	memcpy(w->valid[in->res], t->sh, sizeof t->sh);
+	w->rd += n * (int64_t)ir_dtype_size(src->dt);   /* in the tensor's type */
+	return i + 1;
+}
+
+int
+tx_load_step(Worker *w, const TileInst *in, int i)
+{
+	const PKernel *k = w->k;
+	const PAccess *a = &k->acc[i];
+	const PTile *t = &k->tile[in->res];
+	const Tensor *src = &w->vals[a->node];
+	void *o = w->p[in->res] = w->buf + t->off * k->es;
+	int64_t *valid = w->valid[in->res], off[4] = {0, 0, 0, 0}, st[4] = {1, 1, 1, 1}, l[4];
+
+	for (int d = 0; d < 4; d++)
+		valid[d] = t->sh[d];
+	for (int d = 0; d < a->rank; d++) {
+		int D = a->pad + d;
+		int64_t o0 = tx_eval_idx(w, &in->idx[d]), s = in->steps[d];
+		/* lanes from the first (inside, by the verifier) to the edge */
+		int64_t left = s > 0 ? (a->dim[d] - o0 + s - 1) / s : o0 / -s + 1;
+
+		off[D] = o0;
+		st[D] = s;
+		if (left < valid[D])
+			valid[D] = left;
+	}
+	for (int64_t q = 0; q < t->n; q++) {
+		int64_t e = 0;
+		bool inside = true;
+
+		lane(t->sh, q, l);
+		for (int d = 0; d < 4; d++)
+			inside &= l[d] < valid[d];
+		for (int d = 0; inside && d < 4; d++)
+			e += (off[d] + st[d] * l[d]) * a->tstr[d];
+		if (inside)
+			take(k, o, q, src, e);
+		else
+			put(k, o, q, in->other);
+	}
+	w->rd += box(valid) * (int64_t)ir_dtype_size(src->dt);
+	return i + 1;
+}
+
+/* Index lane li of load_gather's index tile, exactly: from the indices
+ * tensor when a plain load made the tile (as lower-tiled's do), so that
+ * an f32 kernel reads an i64 index without rounding; else the tile's
+ * value.  *at gets its flat place in that tensor (-1 when none). */
+static int64_t
+gather_index(const Worker *w, const TileInst *in, int64_t li, int64_t *at)
+{
+	const PKernel *k = w->k;
+	int v = in->in[0], di = k->f->vals[v].def;
+	const TileInst *ld = &k->f->insts[di];
+	const PTile *ti = &k->tile[v];
+	double x;
+
+	*at = -1;
+	if (ld->op == TO_LOAD && ld->res == v && !ld->has_view && ld->arg >= 0) {
+		const PAccess *a = &k->acc[di];
+		int64_t l[4], e = 0;
+
+		lane(ti->sh, li, l);
+		for (int d = 0; d < 4; d++)
+			e += (d >= a->pad ? tx_eval_idx(w, &ld->idx[d - a->pad]) + l[d] : 0) * a->tstr[d];
+		*at = e;
+		return exec_geti(&w->vals[a->node], e);
+	}
+	x = tget(w->p[v], li, k->f32);
+	return x != x ? INT64_MIN : x >= 0x1p62 ? INT64_MAX : x <= -0x1p62 ? INT64_MIN :
+	    (int64_t)x;
+}
+
+/* Records the first bad index of the lowest program. */
+static void
+gather_fail(Worker *w, const TileInst *in, const PAccess *a, int64_t v, int64_t at)
+{
+	char where[IR_TYPE_STR];
+	int di = w->k->f->vals[in->in[0]].def;
+
+	if (w->bad_prog >= 0 && w->bad_prog <= w->prog)
+		return;
+	w->bad_prog = w->prog;
+	if (at >= 0)
+		exec_index_str(&w->vals[w->k->acc[di].node], at, where);
+	else
+		snprintf(where, sizeof where, "a lane");
+	snprintf(w->bad, sizeof w->bad, "'gather' index %lld at %s of its indices is out of "
+	    "range for axis %lld of size %lld", (long long)v, where, (long long)in->axis,
+	    (long long)a->dim[in->axis]);
+}
+
+int
+tx_load_gather(Worker *w, const TileInst *in, int i)
+{
+	const PKernel *k = w->k;
+	const PAccess *a = &k->acc[i];
+	const PTile *t = &k->tile[in->res], *ti = &k->tile[in->in[0]];
+	const Tensor *src = &w->vals[a->node];
+	const void *ix = w->p[in->in[0]];
+	void *o = w->p[in->res] = w->buf + t->off * k->es;
+	int r = a->rank, q = w->k->f->vals[in->in[0]].rank, rr = r - 1 + q, p = 4 - rr;
+	int ax = (int)in->axis;
+	int64_t *valid = w->valid[in->res], off[IR_MAX_RANK], s[IR_MAX_RANK], l[4], st = 1;
+	int64_t n = 0;
+
+	(void)ix;
+	for (int d = r - 1; d >= 0; d--) {
+		s[d] = st;
+		st *= a->dim[d];
+	}
+	for (int d = 0; d < 4; d++)
+		valid[d] = t->sh[d];
+	/* the tensor's dims around axis: clipped to its bounds; the index
+	 * tile's: its own valid box */
+	for (int d = 0; d < r; d++) {
+		int D;
+
+		off[d] = tx_eval_idx(w, &in->idx[d]);
+		if (d == ax)
+			continue;
+		D = p + (d < ax ? d : d - 1 + q);
+		if (a->dim[d] - off[d] < valid[D])
+			valid[D] = a->dim[d] - off[d] < 0 ? 0 : a->dim[d] - off[d];
+	}
+	for (int d = 0; d < q; d++)
+		if (w->valid[in->in[0]][4 - q + d] < valid[p + ax + d])
+			valid[p + ax + d] = w->valid[in->in[0]][4 - q + d];
+	for (int64_t e = 0; e < t->n; e++) {
+		int64_t x = 0, li = 0, lo[4], v, pos;
+		bool inside = true;
+
+		lane(t->sh, e, l);
+		for (int d = 0; d < 4; d++)
+			inside &= l[d] < valid[d];
+		if (!inside) {
+			memset(at(o, e, k->es), 0, k->es);   /* masked: 0, as 'masked' says */
+			continue;
+		}
+		/* the index tile's lane: the result's dims ax .. ax+q */
+		for (int d = 0; d < 4; d++)
+			lo[d] = d < 4 - q ? 0 : l[p + ax + d - (4 - q)];
+		for (int d = 0; d < 4; d++)
+			li = li * ti->sh[d] + lo[d];
+		v = gather_index(w, in, li, &pos);
+		if (v < -a->dim[ax] || v >= a->dim[ax]) {
+			gather_fail(w, in, a, v, pos);
+			memset(at(o, e, k->es), 0, k->es);
+			continue;
+		}
+		if (v < 0)
+			v += a->dim[ax];
+		for (int d = 0; d < r; d++)
+			x += (d == ax ? v : off[d] + l[p + (d < ax ? d : d - 1 + q)]) * s[d];
+		take(k, o, e, src, x);
+		n++;
+	}
+	w->rd += n * (int64_t)ir_dtype_size(src->dt);
+	return i + 1;
+}
+
+int
+tx_broadcast(Worker *w, const TileInst *in, int i)
+{
+	const PKernel *k = w->k;
+	const PTile *ti = &k->tile[in->in[0]], *to = &k->tile[in->res];
+	const void *x = w->p[in->in[0]];
+	void *o = w->p[in->res];
+	int64_t xs[4], st = 1, l[4];
+
+	for (int d = 3; d >= 0; d--) {
+		xs[d] = ti->sh[d] == 1 ? 0 : st;
+		st *= ti->sh[d];
+		w->valid[in->res][d] = ti->sh[d] == 1 ? to->sh[d] : w->valid[in->in[0]][d];
+	}
+	for (int64_t q = 0; q < to->n; q++) {
+		lane(to->sh, q, l);
+		memcpy(at(o, q, k->es), at(x, l[0] * xs[0] + l[1] * xs[1] + l[2] * xs[2] +
+		    l[3] * xs[3], k->es), k->es);
+	}
+	return i + 1;
+}
