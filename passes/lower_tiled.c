@@ -1327,11 +1327,11 @@ idx2(int v0, int64_t c0, int v1, int64_t c1, int64_t k)
 	return x;
 }
 
-/* Why the geometry is beyond what im2col's window= holds (the tile
+/* Why the geometry is beyond what window= holds (the tile
  * verifier's bounds, which keep its index arithmetic far from overflow),
  * or NULL. */
 static const char *
-window_too_big(const Window *v, bool pool)
+window_too_big(const Window *v)
 {
 	const int64_t lim = (int64_t)1 << 20, pmax = (int64_t)1 << 40;
 
@@ -1340,10 +1340,6 @@ window_too_big(const Window *v, bool pool)
 		return "a kernel size, stride or dilation above 2^20 is beyond the tile IR's window=";
 	if (v->pt > pmax || v->pl > pmax || v->pb > pmax || v->pr > pmax)
 		return "a pad above 2^40 is beyond the tile IR's window=";
-	/* a pool's taps are unrolled, one im2col each (224 x 224, a global
-	 * pool of ImageNet's input, is 50176) */
-	if (pool && v->kh * v->kw > 65536)
-		return "a pool window of more than 65536 positions (its taps are unrolled)";
 	return NULL;
 }
 
@@ -1388,8 +1384,8 @@ lower_conv(LB *b)
 		return fail(b, n, "conv2d is a kernel of its own");
 	if (ir_window_of(b->g, n, &v, err, &at_) != 0)
 		return fail(b, n, err);
-	if (window_too_big(&v, false))
-		return fail(b, n, window_too_big(&v, false));
+	if (window_too_big(&v))
+		return fail(b, n, window_too_big(&v));
 	P = v.oh * v.ow;
 	Kg = v.c / v.groups * v.kh * v.kw;
 	fg = v.f / v.groups;
@@ -1462,12 +1458,12 @@ lower_conv(LB *b)
 	return 0;
 }
 
-/* max_pool2d and avg_pool2d as windowed reductions: a program holds a
- * [BM planes (N*C), BN output pixels] tile and folds in the window's taps
- * one by one (maximum, or add), each tap an im2col of one position per
- * plane (KH = KW = 1, the tap's offset in the pads) that reads -inf or 0
- * outside the input; avg_pool2d then divides by window_count's divisors.
- * Grid axis 0 walks the pixel blocks, axis 1 the plane blocks. */
+/* max_pool2d and avg_pool2d as windowed reductions: a program's
+ * [BM planes (N*C), BN output pixels] tile is one window_max or
+ * window_sum, which folds each tap of the window (-inf or 0 outside the
+ * input) into the result as it reads it; avg_pool2d then divides by
+ * window_count's divisors.  Grid axis 0 walks the pixel blocks, axis 1
+ * the plane blocks. */
 static int
 lower_pool(LB *b)
 {
@@ -1479,14 +1475,14 @@ lower_pool(LB *b)
 	int64_t P, NC, s[2], cs[2];
 	int pp, pr, acc, in[2];
 	TileAttrs at = {0};
-	TileIdx ix[3];
+	TileIdx ix[2];
 
 	if (b->first != b->last)
 		return fail(b, n, "a pool is a kernel of its own");
 	if (ir_window_of(b->g, n, &v, err, &at_) != 0)
 		return fail(b, n, err);
-	if (window_too_big(&v, true))
-		return fail(b, n, window_too_big(&v, true));
+	if (window_too_big(&v))
+		return fail(b, n, window_too_big(&v));
 	P = v.oh * v.ow;
 	NC = v.n * v.c;
 	b->f->grid[0] = (P + b->bn - 1) / b->bn;
@@ -1495,26 +1491,17 @@ lower_pool(LB *b)
 	pp = scalar(b, TO_PROGRAM_ID, "pp", -1, 0);
 	pr = scalar(b, TO_PROGRAM_ID, "pr", -1, 1);
 	s[0] = b->bm, s[1] = b->bn;
-	acc = full(b, mx ? "init" : "zero", mx ? -INFINITY : 0, 2, s);
-	ix[0] = (TileIdx){0};
-	ix[1] = idx_of(pr, b->bm);
-	ix[2] = idx_of(pp, b->bn);
-	for (int64_t ky = 0; ky < v.kh; ky++)
-		for (int64_t kx = 0; kx < v.kw; kx++) {
-			int64_t w[11] = {NC, 1, 1, v.oh, v.ow, v.sh, v.sw, v.pt - ky * v.dh,
-			    v.pl - kx * v.dw, 1, 1};
+	ix[0] = idx_of(pr, b->bm);
+	ix[1] = idx_of(pp, b->bn);
+	{
+		int64_t w[11] = {NC, v.kh, v.kw, v.oh, v.ow, v.sh, v.sw, v.pt, v.pl, v.dh, v.dw};
 
-			memset(&at, 0, sizeof at);
-			at.set = TAB(OTHER) | TAB(WINDOW);
-			at.other = mx ? -INFINITY : 0;
-			at.nwin = 11;
-			memcpy(at.win, w, sizeof w);
-			in[0] = acc;
-			in[1] = def(b, tile_build_access(b->ng, b->f, TO_IM2COL, b->argof[n->in[0]], 3,
-			    ix, -1, &at, LOC_NONE), "tap", 2, s);
-			acc = op_def(b, TO_BINARY, mx ? OP_MAXIMUM : OP_ADD, 2, in, NULL, mx ? "mx" : "sum",
-			    2, s);
-		}
+		at.set = TAB(WINDOW);
+		at.nwin = 11;
+		memcpy(at.win, w, sizeof w);
+		acc = def(b, tile_build_access(b->ng, b->f, mx ? TO_WINDOW_MAX : TO_WINDOW_SUM,
+		    b->argof[n->in[0]], 2, ix, -1, &at, LOC_NONE), mx ? "mx" : "sum", 2, s);
+	}
 	if (!mx) {
 		int64_t w[12] = {v.oh, v.ow, v.sh, v.sw, v.kh, v.kw, v.dh, v.dw,
 		    v.count_include_pad ? 0 : v.pt, v.count_include_pad ? v.pt + v.h + v.pb : v.pt + v.h,
@@ -1527,7 +1514,7 @@ lower_pool(LB *b)
 		cs[0] = 1, cs[1] = b->bn;
 		in[0] = acc;
 		in[1] = def(b, tile_build_access(b->ng, b->f, TO_WINDOW_COUNT, b->argof[n->in[0]], 1,
-		    &ix[2], -1, &at, LOC_NONE), "count", 2, cs);
+		    &ix[1], -1, &at, LOC_NONE), "count", 2, cs);
 		acc = op_def(b, TO_BINARY, OP_DIV, 2, in, NULL, "avg", 2, s);
 	}
 	store_view(b, acc, idx_of(pr, b->bm), idx_of(pp, b->bn), NC, P, NC % b->bm || P % b->bn);

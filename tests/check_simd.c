@@ -172,6 +172,64 @@ START_TEST(test_simd_elementwise_every_path)
 }
 END_TEST
 
+/* simd_pool_row_f32 on every path against the taps folded one by one in
+ * (ky, kx) order: windows inside and across the plane's edges, strides 1
+ * to 3 (2: the permute and the register fast path), rows from any pixel
+ * on, a NaN in some planes (it wins the max), and the reads it reports
+ * (the taps inside). */
+START_TEST(test_simd_pool_row_every_path)
+{
+	SimdIsa best = simd_isa_best();
+	float plane[9 * 45], got[300], want[300];
+
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (int t = 0; t < 400; t++) {
+			int64_t H = 1 + t % 9, W = 1 + (t * 7) % 45, kh = 1 + t % 3, kw = 2 + (t / 3) % 2;
+			int64_t sh = 1 + (t / 2) % 2, sw = 1 + (t / 5) % 3, dh = 1 + (t / 7) % 2;
+			int64_t dw = t % 4 == 0 ? 2 : 1, pt = (t / 11) % 2, pl = (t / 13) % 3;
+			int64_t oh = (H + 2 * pt - dh * (kh - 1) - 1) / sh + 1;
+			int64_t ow = (W + 2 * pl - dw * (kw - 1) - 1) / sw + 1, p0, vc, reads;
+			int mx = t % 2 == 0 || t % 5 == 0;
+			int64_t win[11] = {1, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw};
+
+			if (oh < 1 || ow < 1)
+				continue;
+			for (int64_t i = 0; i < H * W; i++)
+				plane[i] = (float)rnd();
+			if (t % 7 == 3)
+				plane[(t * 13) % (H * W)] = NAN;
+			p0 = (t * 3) % (oh * ow);
+			vc = oh * ow - p0;
+			reads = 0;
+			for (int64_t j = 0; j < vc; j++) {
+				int64_t oy = (p0 + j) / ow, ox = (p0 + j) % ow;
+				float a = mx ? -INFINITY : 0.0f;
+
+				for (int64_t ky = 0; ky < kh; ky++)
+					for (int64_t kx = 0; kx < kw; kx++) {
+						int64_t y = oy * sh + ky * dh - pt, x = ox * sw + kx * dw - pl;
+						float v;
+
+						if (y < 0 || y >= H || x < 0 || x >= W)
+							continue;
+						v = plane[y * W + x];
+						reads++;
+						a = !mx ? a + v : v > a || v != v ? v : a;
+					}
+				want[j] = a;
+			}
+			ck_assert_int_eq(simd_pool_row_f32(got, vc, p0, win, plane, H, W, mx), reads);
+			for (int64_t j = 0; j < vc; j++)
+				ck_assert_msg(isnan(want[j]) ? isnan(got[j]) : got[j] == want[j],
+				    "%s case %d: pixel %lld is %g, not %g", simd_isa_name((SimdIsa)isa), t,
+				    (long long)(p0 + j), (double)got[j], (double)want[j]);
+		}
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
 START_TEST(test_simd_reductions_every_path)
 {
 	SimdIsa best = simd_isa_best();
@@ -800,6 +858,7 @@ make_simd_suite(void)
 	tcase_add_test(t, test_simd_reductions_f32_every_path);
 	tcase_add_test(t, test_simd_sum_f32_same_bits_every_path);
 	tcase_add_test(t, test_simd_exp_f32_every_path);
+	tcase_add_test(t, test_simd_pool_row_every_path);
 	tcase_add_test(t, test_simd_copy_stream_every_path);
 	tcase_add_test(t, test_simd_int_every_path);
 	suite_add_tcase(s, t);

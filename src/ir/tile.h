@@ -94,6 +94,10 @@ typedef enum TileResult {
  *   TO_WINDOW_COUNT      tile [1, BN]: per output pixel from idx [p], the
  *                        window positions inside a range (avg_pool2d's
  *                        divisor; reads no tensor)
+ *   TO_WINDOW_MAX,       tile [planes, BN]: per plane from idx [plane, p] and
+ *   TO_WINDOW_SUM        output pixel p + j, the max (NaN wins) or the sum of
+ *                        the window's taps inside the input of operand arg
+ *                        (max_pool2d, avg_pool2d; window= as im2col's)
  *   TO_LOAD_PAD          a load at any offset: lanes outside the tensor
  *                        read in[0]'s lanes if nin == 1, else other; the
  *                        whole tile is valid (pad, concat)
@@ -177,7 +181,7 @@ typedef struct TileInst {
 		struct {
 			int64_t lo, hi, step;   /* for */
 		};
-		struct {                        /* im2col, window_count: window=, */
+		struct {                        /* im2col, window_*: window=, */
 			const int64_t *win;     /*   nwin numbers in the graph's arena */
 			int nwin;
 		};

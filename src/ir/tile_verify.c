@@ -806,6 +806,52 @@ tv_window_count(VCtx *c, int i)
 	return 0;
 }
 
+/* window_max, window_sum: a pool's result over operand arg, x (N, C, H,
+ * W), from indices [plane, p]: window= as im2col's, (Cg, KH, KW, OH, OW,
+ * sh, sw, pt, pl, dh, dw), where Cg counts the planes (N*C) the rows walk;
+ * a tile [rows, columns], rows from Cg on and columns from OH*OW on
+ * outside (masked).  The same bounds as im2col's. */
+static int
+tv_window_reduce(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *r = &c->f->vals[in->res];
+	const char *op = tile_op_name(in);
+	const Type *x;
+	const int64_t *w = in->win;
+
+	if (in->arg < 0 || in->arg >= c->f->nargs)
+		return VERR(c, in, "'%s' reads the kernel's result; it may only read its operands", op);
+	x = &c->g->nodes[c->f->args[in->arg]].type;
+	if (x->rank != 4)
+		return VERR(c, in, "'%s' of '%%%s' needs a tensor (N, C, H, W); it has rank %d", op,
+		    target_name(c->g, c->n, in), x->rank);
+	if (in->nidx != 2 || r->rank != 2)
+		return VERR(c, in, "'%s' takes 2 indices [plane, p] and a tile of rank 2; found %d "
+		    "and rank %d", op, in->nidx, r->rank);
+	if (in->nwin != 11)
+		return VERR(c, in, "'%s' needs window=(Cg, KH, KW, OH, OW, sh, sw, pt, pl, dh, dw), "
+		    "11 numbers; found %d", op, in->nwin);
+	for (int k = 0; k < 11; k++)
+		if (k == 7 || k == 8 ? w[k] < -TILE_IDX_MAX || w[k] > TILE_IDX_MAX :
+		    w[k] < 1 || w[k] > (k == 0 || k == 3 || k == 4 ? IR_MAX_DIM : TILE_WIN_MAX))
+			return VERR(c, in, "'%s' window entry %d is %lld; Cg, OH, OW are positive up "
+			    "to 2^30, KH, KW, the strides and dilations up to 2^20, the pads within "
+			    "2^50", op, k, (long long)w[k]);
+	for (int k = 0; k < 2; k++) {
+		Range q = idx_range(c, &in->idx[k]);
+
+		if (q.ovf || q.lo < 0)
+			return VERR(c, in, "'%s' index %d can be %lld, below 0 (or beyond 2^50)", op, k,
+			    (long long)q.lo);
+	}
+	if (w[0] > x->dim[0] * x->dim[1])
+		return VERR(c, in, "'%s' of '%%%s' reads %lld planes but it has %lld (N*C)", op,
+		    target_name(c->g, c->n, in), (long long)w[0],
+		    (long long)(x->dim[0] * x->dim[1]));
+	return 0;
+}
+
 static int (*const tile_check[TO_COUNT])(VCtx *c, int i) = {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) [TO_##id] = verify,
 #include "tile_ops.def"

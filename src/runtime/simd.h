@@ -111,5 +111,12 @@ void simd_gather_f32(int64_t n, const float *src, int64_t stride, float *dst);
  * returns the reads. */
 int64_t simd_im2col_row_f32(float *dst, int64_t vc, int64_t p0, int64_t ow, int64_t sh, int64_t sw,
     int64_t dy, int64_t dx, const float *plane, int64_t H, int64_t W, float other);
+/* One row of an f32 pool tile (tile_window.c, window_max and window_sum):
+ * dst[j] for the output pixels p0 + j, j < vc, of a plane, the max (NaN
+ * wins; mx) or the sum of the taps of window win (docs/tiled.md: Cg, KH,
+ * KW, OH, OW, sh, sw, pt, pl, dh, dw) inside the H x W plane, folded in
+ * tap by tap in (ky, kx) order from -inf or 0; returns the reads. */
+int64_t simd_pool_row_f32(float *dst, int64_t vc, int64_t p0, const int64_t *win,
+    const float *plane, int64_t H, int64_t W, int mx);
 
 #endif

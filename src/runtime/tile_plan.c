@@ -432,10 +432,11 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			AICM_BUG("tile op %d has no row in tx_ops", (int)in->op);
 		if (in->op == TO_ATOMIC_ADD || in->op == TO_ATOMIC_MAX)
 			k->atomics = true;
-		/* im2col and window_count compute their own addresses
-		 * (tile_window.c): no access box */
+		/* im2col, window_count, window_max and window_sum compute
+		 * their own addresses (tile_window.c): no access box */
 		if ((tile_ops[in->op].form != TF_LOAD && tile_ops[in->op].form != TF_STORE) ||
-		    in->op == TO_IM2COL || in->op == TO_WINDOW_COUNT)
+		    in->op == TO_IM2COL || in->op == TO_WINDOW_COUNT || in->op == TO_WINDOW_MAX ||
+		    in->op == TO_WINDOW_SUM)
 			continue;
 		t = tile_target_type(g, n, in, &buf);
 		a->node = in->arg == TILE_RESULT ? node : f->args[in->arg];

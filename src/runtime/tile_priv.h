@@ -173,6 +173,7 @@ char *tx_store_target(Worker *w, int i);
 
 /* tile_window.c: im2col and window_count */
 int tx_im2col(Worker *w, const TileInst *in, int i);
+int tx_window_reduce(Worker *w, const TileInst *in, int i);
 int tx_window_count(Worker *w, const TileInst *in, int i);
 /* tile_copy.c: the copy programs' loads and broadcast */
 int tx_load_pad(Worker *w, const TileInst *in, int i);

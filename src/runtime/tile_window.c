@@ -11,8 +11,10 @@
  * and the types agree, padding (other) where the window leaves the input.
  * Only positions inside the input are reads (KernelStats count them; the
  * cost model counts the same, cost.c).  A pool's taps are the same op with
- * KH = KW = 1 and the tap folded into the pads.  window_count gives
- * avg_pool2d its divisors from the geometry alone.
+ * KH = KW = 1 and the tap folded into the pads.  The pools themselves use
+ * window_max and window_sum, which fold each tap into the result as they
+ * read it (no tap tile, no pass of maximum or add over it); window_count
+ * gives avg_pool2d its divisors from the geometry alone.
  */
 #include <math.h>
 #include <string.h>
@@ -149,6 +151,78 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 	w->valid[in->res][2] = vr;
 	w->valid[in->res][3] = vc;
 	w->rd += reads * (int64_t)es;
+	return i + 1;
+}
+
+/* window_max, window_sum: a [planes, pixels] tile of max_pool2d's or
+ * avg_pool2d's (not yet divided) result, each tap folded in as it is read
+ * (the f32 rows in simd_pool_row_f32).  Reads and flops are the taps' as
+ * im2col with maximum or add counted them: the taps inside the input, and
+ * KH*KW per valid output. */
+int
+tx_window_reduce(Worker *w, const TileInst *in, int i)
+{
+	const PKernel *k = w->k;
+	const PTile *t = &k->tile[in->res];
+	const Tensor *x = &w->vals[k->f->args[in->arg]];
+	const int64_t *g = in->win;
+	int64_t kh = g[1], kw = g[2], oh = g[3], ow = g[4], sh = g[5], sw = g[6];
+	int64_t pt = g[7], pl = g[8], dh = g[9], dw = g[10];
+	int64_t H = x->dim[2], W = x->dim[3];
+	int64_t plane0 = tx_eval_idx(w, &in->idx[0]), p0 = tx_eval_idx(w, &in->idx[1]);
+	int64_t rows = t->sh[2], cols = t->sh[3], vr = g[0] - plane0, vc = oh * ow - p0, reads = 0;
+	bool f32 = k->f32, same = x->dt == k->dt, mx = in->op == TO_WINDOW_MAX;
+	size_t es = k->es;
+	double init = mx ? -INFINITY : 0;
+	char *o = w->buf + t->off * es;
+
+	vr = vr < 0 ? 0 : vr > rows ? rows : vr;
+	vc = vc < 0 ? 0 : vc > cols ? cols : vc;
+	w->p[in->res] = o;
+	w->ld[in->res] = cols;
+	for (int64_t r = 0; r < rows; r++) {
+		char *row = o + (size_t)(r * cols) * es;
+		int64_t base = (plane0 + r) * H * W;
+
+		if (r >= vr) {
+			fill(row, cols, init, f32);
+			continue;
+		}
+		if (f32 && same) {
+			reads += simd_pool_row_f32((float *)(void *)row, vc, p0, g,
+			    (const float *)x->data + base, H, W, mx);
+			fill(row + (size_t)vc * es, cols - vc, init, f32);
+			continue;
+		}
+		for (int64_t j = 0; j < vc; j++) {
+			int64_t oy = (p0 + j) / ow, ox = (p0 + j) % ow;
+			double acc = init;
+
+			for (int64_t ky = 0; ky < kh; ky++) {
+				int64_t y = oy * sh + ky * dh - pt;
+
+				if (y < 0 || y >= H)
+					continue;
+				for (int64_t kx = 0; kx < kw; kx++) {
+					int64_t xx = ox * sw + kx * dw - pl;
+					double v;
+
+					if (xx < 0 || xx >= W)
+						continue;
+					v = exec_get(x, base + y * W + xx);
+					reads++;
+					acc = !mx ? acc + v : v > acc || v != v ? v : acc;
+				}
+			}
+			tset(row, j, acc, f32);
+		}
+		fill(row + (size_t)vc * es, cols - vc, init, f32);
+	}
+	w->valid[in->res][0] = w->valid[in->res][1] = 1;
+	w->valid[in->res][2] = vr;
+	w->valid[in->res][3] = vc;
+	w->rd += reads * (int64_t)es;
+	w->fl += kh * kw * vr * vc;
 	return i + 1;
 }
 

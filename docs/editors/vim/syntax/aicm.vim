@@ -44,7 +44,7 @@ syn keyword aicmOp           cos floor ceil round sign isnan not cast pow mod fm
 syn keyword aicmOp           equal less less_equal greater greater_equal and or xor where
 syn keyword aicmOp           program_id zeros full dot idiv irem
 syn keyword aicmOp           conv2d max_pool2d avg_pool2d
-syn keyword aicmKeyword      im2col window_count window
+syn keyword aicmKeyword      im2col window_count window_max window_sum window
 syn keyword aicmOp           broadcast
 
 " Kernel kinds, between brackets after the kernel's name.
