@@ -1,0 +1,457 @@
+#!/usr/bin/python3
+"""conformance.py: ONNX's own backend tests through aicm-import and aicm-run.
+
+    tests/conformance.py [BUILD_DIR] [-k PATTERN] [-j N] [--list-unsupported]
+                         [--data DIR] [--timeout S]
+
+Every test folder of Debian's libonnx-testdata under node/,
+pytorch-converted/, pytorch-operator/ and simple/ (not real/: those
+download their models) runs as ONNX's backend runner runs it
+(onnx/backend/test/runner), with aicm as the backend:
+
+  1. its test_data_set_*/{input,output}_N.pb become .npy files
+     (scripts/onnx-pb2npy.py, imported here so that the ~3000 files
+     convert in one process, in about a second);
+  2. aicm-import model.onnx -o WORK/t.aicm, with --bind NAME=input_K.npy
+     for every graph input that feeds an attribute-like operand
+     (Reshape's shape, Slice's starts, ...: SHAPE_LIKE below, after
+     ONNX 1.12's operator specs), since aicm's shapes are static;
+  3. aicm-run WORK/t.aicm --pass=shape-infer,fuse,autotune,lower-tiled
+     (the full pipeline) with --input NAME=input_K.npy for every other
+     graph input, and --expected-output NAME=output_K.npy --rtol=1e-3
+     --atol=1e-5 for every graph output (ONNX's rule and its default
+     tolerances for these tests, DESIGN §16; integers and bools compare
+     exactly).
+
+The names: the importer keeps ONNX's input order for the 'input' nodes it
+writes (a bound input becomes a const), so the `%NAME = input()` lines of
+the .aicm pair, in order, with the unbound ONNX inputs; the outputs are
+its return list in ONNX's order.  Each output's name is also computed
+here (safe_name, the importer's rule) and a disagreement is a failure, so
+that a renaming bug in either shows.
+
+A test is UNSUPPORTED only when aicm-import exits 1 with a message
+starting "unsupported:"; any other import failure, a crash, a timeout
+(--timeout, 60 s a command) or a mismatch is a FAIL.  A test with
+several data sets runs each (with the binds of that set: the import is
+per set when anything is bound).  One line per test, in order, then
+`conformance: N passed, N failed, N unsupported`; exit 1 if any failed.
+--list-unsupported adds how many tests each ONNX op (or other feature)
+named in the unsupported messages stops, most first.
+
+The work files live in BUILD_DIR/conformance/, removed at the start of
+each run.  Tests run -j at a time (default 2), each aicm-run on one
+thread.
+"""
+import argparse
+import collections
+import concurrent.futures
+import fnmatch
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+DATA = "/usr/share/libonnx-testdata/data"
+SUITES = ("node", "pytorch-converted", "pytorch-operator", "simple")
+PIPELINE = "shape-infer,fuse,autotune,lower-tiled"
+RTOL, ATOL = "1e-3", "1e-5"
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The inputs, by position, that ONNX's operator specs (onnx.defs, 1.12,
+# opsets 1 to 17, and 18's axes inputs) make attribute-like: their values
+# decide shapes or the op's own parameters, which aicm fixes when it
+# compiles.  A position an op does not have at the model's opset never
+# occurs, so one set serves every opset (Resize's 1 is scales at opset 10
+# and roi from 11: both are bound).
+SHAPE_LIKE = {
+    "Reshape": {1},                       # shape
+    "Slice": {1, 2, 3, 4},                # starts, ends, axes, steps
+    "Pad": {1, 2, 3},                     # pads, constant_value, axes (18)
+    "Squeeze": {1}, "Unsqueeze": {1},     # axes (13)
+    "Clip": {1, 2},                       # min, max (11)
+    "Expand": {1},                        # shape
+    "Tile": {1, 2},                       # repeats (tiles, axis before 6)
+    "ConstantOfShape": {0},               # input: the shape
+    "Range": {0, 1, 2},                   # start, limit, delta
+    "Split": {1}, "SplitToSequence": {1},  # split
+    "TopK": {1},                          # K (10)
+    "OneHot": {1},                        # depth
+    "Resize": {1, 2, 3},                  # roi, scales, sizes
+    "Upsample": {1},                      # scales (9)
+    "CumSum": {1},                        # axis
+    "Trilu": {1},                         # k
+    "Dropout": {1, 2},                    # ratio, training_mode (12)
+    "NonMaxSuppression": {2, 3, 4},       # max_output_boxes_per_class, thresholds
+    "MaxUnpool": {2},                     # output_shape
+    "DFT": {1},                           # dft_length
+    "STFT": {1, 3},                       # frame_step, frame_length
+    "MelWeightMatrix": {0, 1, 2, 3, 4},
+    "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},  # size
+    "CenterCropPad": {1}, "Col2Im": {1, 2},  # (18)
+}
+for _r in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+           "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"):
+    SHAPE_LIKE[_r] = {1}                  # axes (ReduceSum 13, the others 18)
+
+# Ops whose result depends on their input's shape, not its values: a
+# walk back from an attribute-like operand stops at them.
+SHAPE_ONLY = {"Shape", "Size"}
+
+
+def safe_name(onnx_name):
+    """The name aicm-import gives an ONNX value (imp_safe_name in
+    src/import/import.c): a leading '/' dropped, a trailing '_output_0'
+    made '_out', every character outside [A-Za-z0-9_] made '_', a '_' in
+    front of a name that starts with a digit and is not all digits, 'v'
+    for an empty one.  (The importer may add a suffix to make it unique;
+    the .aicm's return list is then the authority.)"""
+    s = onnx_name[1:] if onnx_name.startswith("/") else onnx_name
+    if s.endswith("_output_0"):
+        s = s[: -len("_output_0")] + "_out"
+    # by bytes, as the C code: a UTF-8 'é' is two bytes, two '_'
+    s = re.sub(rb"[^A-Za-z0-9_]", b"_", s.encode("utf-8")).decode("ascii")
+    if s and s[0] in "0123456789" and not all(c in "0123456789" for c in s):
+        s = "_" + s
+    return s or "v"
+
+
+def graph_feeds(graph):
+    """The graph inputs that are not initializers, in order."""
+    inits = {t.name for t in graph.initializer}
+    return [v.name for v in graph.input if v.name not in inits]
+
+
+def bound_inputs(graph):
+    """The graph inputs (not initializers) whose values reach an
+    attribute-like operand of a node of the main graph: directly, or
+    through nodes that compute on values (Cast, Concat, Gather...), not
+    through Shape or Size.  Returns a set of ONNX names."""
+    feeds = set(graph_feeds(graph))
+    producer = {}
+    for n in graph.node:
+        for o in n.output:
+            if o:
+                producer[o] = n
+    todo = []
+    for n in graph.node:
+        for k in SHAPE_LIKE.get(n.op_type, ()):
+            if k < len(n.input) and n.input[k]:
+                todo.append(n.input[k])
+    seen, bound = set(), set()
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in feeds:
+            bound.add(v)
+        p = producer.get(v)
+        if p is not None and p.op_type not in SHAPE_ONLY:
+            todo.extend(i for i in p.input if i)
+    return bound
+
+
+def load_pb2npy():
+    """scripts/onnx-pb2npy.py as a module (its name has dashes)."""
+    path = os.path.join(TOP, "scripts", "onnx-pb2npy.py")
+    spec = importlib.util.spec_from_file_location("onnx_pb2npy", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def first_line(text):
+    """The first line of a tool's stderr that says what went wrong: an
+    'error:' line if there is one, else the first non-empty line."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    for l in lines:
+        if "error:" in l or "unsupported:" in l:
+            return l
+    return lines[0] if lines else "(no message)"
+
+
+UNSUPPORTED = re.compile(r"^(?:[^ :]+: )*unsupported: ")
+
+
+def run(cmd, timeout):
+    """(returncode, stdout, stderr) of cmd; returncode None on a timeout
+    (the child is killed)."""
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None, "", ""
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def describe_failure(tool, rc, err, timeout):
+    """The first line of a FAIL's reason for a command that did not exit
+    0 (or, for aicm-import, 1 unsupported)."""
+    if rc is None:
+        return "%s timed out after %g s" % (tool, timeout)
+    if rc < 0:
+        return "%s killed by signal %d: %s" % (tool, -rc, first_line(err))
+    if rc >= 3:
+        return "%s exit %d (internal error or crash): %s" % (tool, rc, first_line(err))
+    return "%s exit %d: %s" % (tool, rc, first_line(err))
+
+
+INPUT_LINE = re.compile(r"^\s*%([A-Za-z0-9_]+)\s*=\s*input\(\)", re.M)
+RETURN_LINE = re.compile(r"^\s*return\s+(.*?)\s*$", re.M)
+
+
+def aicm_names(path):
+    """The input names (in order) and the return list of a .aicm file."""
+    with open(path) as f:
+        text = f.read()
+    ins = INPUT_LINE.findall(text)
+    m = RETURN_LINE.findall(text)
+    outs = re.findall(r"%([A-Za-z0-9_]+)", m[-1]) if m else None
+    return ins, outs
+
+
+class Test:
+    """One test folder: its ONNX names, worked out in the main process
+    (onnx is imported once), and its converted data sets."""
+
+    def __init__(self, suite, name, path, work):
+        self.id = "%s/%s" % (suite, name)
+        self.path, self.work = path, work
+        self.sets = []
+        self.feeds, self.outputs, self.bound = [], [], set()
+        self.setup_error = None
+
+
+def prepare(test, onnx, pb2npy):
+    try:
+        model = onnx.load(os.path.join(test.path, "model.onnx"), load_external_data=False)
+    except Exception as e:  # a model python-onnx cannot read: the importer is still tried
+        test.setup_error = "python-onnx cannot read model.onnx: %s" % str(e).splitlines()[0]
+        return
+    g = model.graph
+    test.feeds = graph_feeds(g)
+    test.outputs = [v.name for v in g.output]
+    test.bound = bound_inputs(g)
+    test.sets = pb2npy.convert_test(test.path, os.path.join(test.work, "data"))
+
+
+def run_test(test, build, timeout):
+    """(verdict, message): verdict 'PASS', 'FAIL' or 'UNSUPPORTED'."""
+    imp = os.path.join(build, "aicm-import")
+    runner = os.path.join(build, "aicm-run")
+    model = os.path.join(test.path, "model.onnx")
+    aicm = os.path.join(test.work, "t.aicm")
+    imported_plain = False
+    if not test.sets and not test.setup_error:
+        return "FAIL", "no test_data_set_* folder"
+    for ds in test.sets or [None]:
+        tag = "%s: " % ds["name"] if ds and len(test.sets) > 1 else ""
+        cmd = [imp, model, "-o", aicm]
+        binds = {}
+        if ds:
+            for k, name in enumerate(test.feeds):
+                if name in test.bound and k < len(ds["inputs"]):
+                    path, why = ds["inputs"][k]
+                    if why:
+                        return "FAIL", "%sinput_%d.pb %s" % (tag, k, why)
+                    binds[name] = path
+                    cmd += ["--bind", "%s=%s" % (name, path)]
+        if not (imported_plain and not binds):
+            rc, _, err = run(cmd, timeout)
+            if rc == 1 and UNSUPPORTED.match(first_line(err)):
+                return "UNSUPPORTED", first_line(err)
+            if rc != 0:
+                return "FAIL", tag + describe_failure("aicm-import", rc, err, timeout)
+            imported_plain = not binds
+        if test.setup_error:
+            return "FAIL", test.setup_error
+        ins, outs = aicm_names(aicm)
+        free = [n for n in test.feeds if n not in binds]
+        if len(ins) != len(free):
+            return "FAIL", ("%sthe .aicm has %d inputs, the model %d unbound ones (%s)"
+                            % (tag, len(ins), len(free), ", ".join(free) or "none"))
+        if outs is None or len(outs) != len(test.outputs):
+            return "FAIL", ("%sthe .aicm returns %s, the model has %d outputs"
+                            % (tag, "nothing" if outs is None else "%d values" % len(outs),
+                               len(test.outputs)))
+        for o, a in zip(test.outputs, outs):
+            s = safe_name(o)
+            if a != s and not re.fullmatch(re.escape(s) + r"_?\d+", a):
+                return "FAIL", ("%soutput '%s' is '%%%s' in the .aicm; its safe name is '%s'"
+                                % (tag, o, a, s))
+        cmd = [runner, aicm, "--pass=" + PIPELINE, "--threads=1",
+               "--rtol=" + RTOL, "--atol=" + ATOL]
+        k_free = 0
+        for k, name in enumerate(test.feeds):
+            if name in binds:
+                continue
+            if k >= len(ds["inputs"]):
+                return "FAIL", "%sno input_%d.pb for input '%s'" % (tag, k, name)
+            path, why = ds["inputs"][k]
+            if why:
+                return "FAIL", "%sinput_%d.pb %s" % (tag, k, why)
+            cmd += ["--input", "%s=%s" % (ins[k_free], path)]
+            k_free += 1
+        if len(ds["outputs"]) != len(test.outputs):
+            return "FAIL", ("%s%d output_N.pb files for %d outputs"
+                            % (tag, len(ds["outputs"]), len(test.outputs)))
+        for k, name in enumerate(outs):
+            path, why = ds["outputs"][k]
+            if why:
+                return "FAIL", "%soutput_%d.pb %s" % (tag, k, why)
+            cmd += ["--expected-output", "%s=%s" % (name, path)]
+        rc, _, err = run(cmd, timeout)
+        if rc != 0:
+            return "FAIL", tag + describe_failure("aicm-run", rc, err, timeout)
+    return "PASS", ""
+
+
+def feature_of(msg):
+    """What an unsupported message names: the ONNX op of "unsupported:
+    node 'N' (Op): ...", else the message with quoted names and numbers
+    blanked, so that like messages group."""
+    m = re.search(r"unsupported: node '.*?' \(([A-Za-z0-9_.]+)\)", msg)
+    if m:
+        return m.group(1)
+    rest = msg.split("unsupported:", 1)[-1].strip()
+    rest = re.sub(r"'[^']*'", "'...'", rest)
+    return re.sub(r"\b\d+\b", "N", rest)
+
+
+def self_test(data):
+    """The name rule and the bind detection, checked on their own and on
+    real models of the test data: cheap, and run first by 'make
+    conformance', so that a wrong rule shows as itself and not as a
+    hundred mismatched tests."""
+    import onnx
+    for onnx_name, want in (("/l1/Gemm_output_0", "l1_Gemm_out"), ("x", "x"), ("0", "0"),
+                            ("12", "12"), ("1a", "_1a"), ("", "v"), ("/", "v"),
+                            ("a.b:c-d", "a_b_c_d"), ("y_output_0", "y_out"),
+                            ("output_0", "output_0"), ("/0/Add_output_0", "_0_Add_out"),
+                            ("/x/y", "x_y"), ("\u00e9t\u00e9", "__t__")):
+        got = safe_name(onnx_name)
+        assert got == want, "safe_name(%r) is %r, not %r" % (onnx_name, got, want)
+
+    def binds(test):
+        return bound_inputs(onnx.load(os.path.join(data, test, "model.onnx")).graph)
+
+    for test, want in (("node/test_add", set()),
+                       ("node/test_gather_0", set()),                 # indices are data
+                       ("node/test_reshape_reordered_all_dims", {"shape"}),
+                       ("node/test_slice", {"starts", "ends", "axes", "steps"}),
+                       ("node/test_clip", {"min", "max"}),
+                       ("node/test_constant_pad", {"pads", "value"}),
+                       ("node/test_reduce_sum_keepdims_example", {"axes"}),
+                       ("node/test_unsqueeze_axis_0", {"axes"}),
+                       ("node/test_expand_dim_changed", {"new_shape"}),
+                       ("node/test_tile", {"y"}),
+                       ("node/test_constantofshape_float_ones", {"x"}),
+                       ("node/test_range_float_type_positive_delta",
+                        {"start", "limit", "delta"}),
+                       ("node/test_top_k", {"k"}),
+                       ("node/test_onehot_with_axis", {"depth"}),  # not indices, values
+                       ("node/test_resize_upsample_scales_nearest", {"scales"}),
+                       ("node/test_training_dropout", {"r", "t"}),
+                       ("node/test_split_variable_parts_1d", {"split"}),
+                       # through Cast, Sub, Range... to the window's size
+                       ("node/test_hannwindow_expanded", {"x"}),
+                       # Shape(X) feeds Slice and Reshape: X's values are not needed
+                       ("node/test_layer_normalization_2d_axis0_expanded", set())):
+        if not os.path.isfile(os.path.join(data, test, "model.onnx")):
+            continue
+        got = binds(test)
+        assert got == want, "%s binds %s, not %s" % (test, sorted(got), sorted(want))
+    print("conformance: self-test passed")
+
+
+def collect(data, pattern):
+    tests = []
+    for suite in SUITES:
+        d = os.path.join(data, suite)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            tid = "%s/%s" % (suite, name)
+            if not os.path.isfile(os.path.join(d, name, "model.onnx")):
+                continue
+            if pattern and not (pattern in tid or fnmatch.fnmatchcase(tid, pattern)):
+                continue
+            tests.append((suite, name, os.path.join(d, name)))
+    return tests
+
+
+def main():
+    ap = argparse.ArgumentParser(description="ONNX backend tests through aicm")
+    ap.add_argument("build", nargs="?", default="build")
+    ap.add_argument("-k", dest="pattern", help="only tests whose SUITE/NAME holds PATTERN "
+                    "(or matches it as a glob)")
+    ap.add_argument("-j", dest="jobs", type=int, default=2, help="tests at a time (2)")
+    ap.add_argument("--list-unsupported", action="store_true",
+                    help="end with the unsupported ops and features, most first")
+    ap.add_argument("--data", default=DATA, help="libonnx-testdata's data folder")
+    ap.add_argument("--timeout", type=float, default=60, help="seconds a command (60)")
+    ap.add_argument("--self-test", action="store_true",
+                    help="check the name rule and the bind detection, then stop")
+    a = ap.parse_args()
+    if a.jobs < 1:
+        ap.error("-j wants a positive count, not %d" % a.jobs)
+    try:
+        import onnx
+    except ImportError:
+        sys.stderr.write("conformance: python3-onnx is missing (/usr/bin/python3 cannot "
+                         "import onnx); run: sudo apt-get install python3-onnx\n")
+        return 2
+    if a.self_test:
+        self_test(a.data)
+        return 0
+    build = os.path.abspath(a.build)
+    for t in ("aicm-import", "aicm-run"):
+        if not os.access(os.path.join(build, t), os.X_OK):
+            sys.stderr.write("conformance: no '%s' in '%s'; run make first\n" % (t, build))
+            return 2
+    if not os.path.isdir(a.data):
+        sys.stderr.write("conformance: no test data in '%s'; run: sudo apt-get install "
+                         "libonnx-testdata\n" % a.data)
+        return 2
+    root = os.path.join(build, "conformance")
+    shutil.rmtree(root, ignore_errors=True)
+    found = collect(a.data, a.pattern)
+    if not found:
+        sys.stderr.write("conformance: no test matches '%s'\n" % a.pattern)
+        return 2
+    pb2npy = load_pb2npy()
+    tests = []
+    for suite, name, path in found:
+        t = Test(suite, name, path, os.path.join(root, suite, name))
+        os.makedirs(t.work, exist_ok=True)
+        prepare(t, onnx, pb2npy)
+        tests.append(t)
+    counts = collections.Counter()
+    unsup = collections.Counter()
+    example = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        for t, (verdict, msg) in zip(tests, ex.map(lambda t: run_test(t, build, a.timeout),
+                                                   tests)):
+            counts[verdict] += 1
+            if verdict == "PASS":
+                print("PASS %s" % t.id, flush=True)
+            else:
+                print("%s %s: %s" % (verdict, t.id, msg), flush=True)
+            if verdict == "UNSUPPORTED":
+                f = feature_of(msg)
+                unsup[f] += 1
+                example.setdefault(f, t.id)
+    if a.list_unsupported and unsup:
+        print("\nunsupported, by op or feature (tests stopped; an example):")
+        for f, n in sorted(unsup.items(), key=lambda kv: (-kv[1], kv[0])):
+            print("%5d  %s  (%s)" % (n, f, example[f]))
+    print("conformance: %d passed, %d failed, %d unsupported"
+          % (counts["PASS"], counts["FAIL"], counts["UNSUPPORTED"]))
+    return 1 if counts["FAIL"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
