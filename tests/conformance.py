@@ -2,7 +2,8 @@
 """conformance.py: ONNX's own backend tests through aicm-import and aicm-run.
 
     tests/conformance.py [BUILD_DIR] [-k PATTERN] [-j N] [--list-unsupported]
-                         [--data DIR] [--timeout S]
+                         [--data DIR] [--timeout S] [--rtol R] [--atol A]
+                         [--self-test]
 
 Every test folder of Debian's libonnx-testdata under node/,
 pytorch-converted/, pytorch-operator/ and simple/ (not real/: those
@@ -238,7 +239,7 @@ def prepare(test, onnx, pb2npy):
     test.sets = pb2npy.convert_test(test.path, os.path.join(test.work, "data"))
 
 
-def run_test(test, build, timeout):
+def run_test(test, build, timeout, rtol=RTOL, atol=ATOL):
     """(verdict, message): verdict 'PASS', 'FAIL' or 'UNSUPPORTED'."""
     imp = os.path.join(build, "aicm-import")
     runner = os.path.join(build, "aicm-run")
@@ -283,7 +284,7 @@ def run_test(test, build, timeout):
                 return "FAIL", ("%soutput '%s' is '%%%s' in the .aicm; its safe name is '%s'"
                                 % (tag, o, a, s))
         cmd = [runner, aicm, "--pass=" + PIPELINE, "--threads=1",
-               "--rtol=" + RTOL, "--atol=" + ATOL]
+               "--rtol=" + rtol, "--atol=" + atol]
         k_free = 0
         for k, name in enumerate(test.feeds):
             if name in binds:
@@ -393,6 +394,8 @@ def main():
                     help="end with the unsupported ops and features, most first")
     ap.add_argument("--data", default=DATA, help="libonnx-testdata's data folder")
     ap.add_argument("--timeout", type=float, default=60, help="seconds a command (60)")
+    ap.add_argument("--rtol", default=RTOL, help="aicm-run's --rtol for floats (%s)" % RTOL)
+    ap.add_argument("--atol", default=ATOL, help="aicm-run's --atol for floats (%s)" % ATOL)
     ap.add_argument("--self-test", action="store_true",
                     help="check the name rule and the bind detection, then stop")
     a = ap.parse_args()
@@ -433,7 +436,7 @@ def main():
     unsup = collections.Counter()
     example = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        for t, (verdict, msg) in zip(tests, ex.map(lambda t: run_test(t, build, a.timeout),
+        for t, (verdict, msg) in zip(tests, ex.map(lambda t: run_test(t, build, a.timeout, a.rtol, a.atol),
                                                    tests)):
             counts[verdict] += 1
             if verdict == "PASS":
