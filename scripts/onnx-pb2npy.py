@@ -73,7 +73,9 @@ def convert_file(pb, npy, kind="tensor"):
         a = numpy_helper.to_array(t)
     except Exception as e:
         return "cannot be converted (%s)" % e
-    np.save(npy, np.ascontiguousarray(a), allow_pickle=False)
+    # np.save writes any layout in C order; np.ascontiguousarray would
+    # turn a scalar (shape ()) into shape (1,)
+    np.save(npy, a, allow_pickle=False)
     return None
 
 

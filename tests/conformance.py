@@ -27,7 +27,7 @@ download their models) runs as ONNX's backend runner runs it
 The names: the importer keeps ONNX's input order for the 'input' nodes it
 writes (a bound input becomes a const), so the `%NAME = input()` lines of
 the .aicm pair, in order, with the unbound ONNX inputs; the outputs are
-its return list in ONNX's order.  Each output's name is also computed
+its outputs in ONNX's order (its return list, or the default one).  Each output's name is also computed
 here (safe_name, the importer's rule) and a disagreement is a failure, so
 that a renaming bug in either shows.
 
@@ -104,12 +104,12 @@ SHAPE_ONLY = {"Shape", "Size"}
 
 def safe_name(onnx_name):
     """The name aicm-import gives an ONNX value (imp_safe_name in
-    src/import/import.c): a leading '/' dropped, a trailing '_output_0'
-    made '_out', every character outside [A-Za-z0-9_] made '_', a '_' in
-    front of a name that starts with a digit and is not all digits, 'v'
-    for an empty one.  (The importer may add a suffix to make it unique;
-    the .aicm's return list is then the authority.)"""
-    s = onnx_name[1:] if onnx_name.startswith("/") else onnx_name
+    src/import/import.c): leading '/'s dropped, a trailing '_output_0'
+    made '_out', every byte outside [A-Za-z0-9_] made '_', a '_' in front
+    of a name that starts with a digit and is not all digits, 'v' for an
+    empty one.  A name taken already gets '.K' (ir_fresh_name), which the
+    caller allows."""
+    s = onnx_name.lstrip("/")
     if s.endswith("_output_0"):
         s = s[: -len("_output_0")] + "_out"
     # by bytes, as the C code: a UTF-8 'é' is two bytes, two '_'
@@ -200,18 +200,27 @@ def describe_failure(tool, rc, err, timeout):
     return "%s exit %d: %s" % (tool, rc, first_line(err))
 
 
-INPUT_LINE = re.compile(r"^\s*%([A-Za-z0-9_]+)\s*=\s*input\(\)", re.M)
+STMT = re.compile(r"^\s*%([A-Za-z0-9_.]+)\s*=\s*([a-z_0-9]+)\((.*)$", re.M)
 RETURN_LINE = re.compile(r"^\s*return\s+(.*?)\s*$", re.M)
+REF = re.compile(r"%([A-Za-z0-9_.]+)")
 
 
 def aicm_names(path):
-    """The input names (in order) and the return list of a .aicm file."""
+    """The input names (in order) and the outputs of the .aicm file that
+    aicm-import wrote (one statement a line, as the printer writes): the
+    return list, or without one, as docs/ir.md says, every computed value
+    that nothing consumes, in definition order."""
     with open(path) as f:
         text = f.read()
-    ins = INPUT_LINE.findall(text)
+    stmts = STMT.findall(text)
+    ins = [n for n, op, _ in stmts if op == "input"]
     m = RETURN_LINE.findall(text)
-    outs = re.findall(r"%([A-Za-z0-9_]+)", m[-1]) if m else None
-    return ins, outs
+    if m:
+        return ins, REF.findall(m[-1])
+    used = set()
+    for _, _, rest in stmts:
+        used.update(REF.findall(rest))
+    return ins, [n for n, op, _ in stmts if op not in ("input", "const") and n not in used]
 
 
 class Test:
@@ -274,13 +283,12 @@ def run_test(test, build, timeout, rtol=RTOL, atol=ATOL):
         if len(ins) != len(free):
             return "FAIL", ("%sthe .aicm has %d inputs, the model %d unbound ones (%s)"
                             % (tag, len(ins), len(free), ", ".join(free) or "none"))
-        if outs is None or len(outs) != len(test.outputs):
-            return "FAIL", ("%sthe .aicm returns %s, the model has %d outputs"
-                            % (tag, "nothing" if outs is None else "%d values" % len(outs),
-                               len(test.outputs)))
+        if len(outs) != len(test.outputs):
+            return "FAIL", ("%sthe .aicm has %d outputs (%s), the model %d"
+                            % (tag, len(outs), ", ".join(outs), len(test.outputs)))
         for o, a in zip(test.outputs, outs):
             s = safe_name(o)
-            if a != s and not re.fullmatch(re.escape(s) + r"_?\d+", a):
+            if a != s and not re.fullmatch(re.escape(s) + r"\.\d+", a):
                 return "FAIL", ("%soutput '%s' is '%%%s' in the .aicm; its safe name is '%s'"
                                 % (tag, o, a, s))
         cmd = [runner, aicm, "--pass=" + PIPELINE, "--threads=1",
@@ -312,9 +320,9 @@ def run_test(test, build, timeout, rtol=RTOL, atol=ATOL):
 
 def feature_of(msg):
     """What an unsupported message names: the ONNX op of "unsupported:
-    node 'N' (Op): ...", else the message with quoted names and numbers
+    node #K (Op) computing 'N': ...", else the message with quoted names and numbers
     blanked, so that like messages group."""
-    m = re.search(r"unsupported: node '.*?' \(([A-Za-z0-9_.]+)\)", msg)
+    m = re.search(r"unsupported: node [^(]*\(([A-Za-z0-9_.]+)\)", msg)
     if m:
         return m.group(1)
     rest = msg.split("unsupported:", 1)[-1].strip()
@@ -332,7 +340,7 @@ def self_test(data):
                             ("12", "12"), ("1a", "_1a"), ("", "v"), ("/", "v"),
                             ("a.b:c-d", "a_b_c_d"), ("y_output_0", "y_out"),
                             ("output_0", "output_0"), ("/0/Add_output_0", "_0_Add_out"),
-                            ("/x/y", "x_y"), ("\u00e9t\u00e9", "__t__")):
+                            ("/x/y", "x_y"), ("//x", "x"), ("0_output_0", "_0_out"), ("\u00e9t\u00e9", "__t__")):
         got = safe_name(onnx_name)
         assert got == want, "safe_name(%r) is %r, not %r" % (onnx_name, got, want)
 
