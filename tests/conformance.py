@@ -35,7 +35,9 @@ A test is UNSUPPORTED only when aicm-import exits 1 with a message
 starting "unsupported:"; any other import failure, a crash, a timeout
 (--timeout, 60 s a command) or a mismatch is a FAIL.  A test with
 several data sets runs each (with the binds of that set: the import is
-per set when anything is bound).  One line per test, in order, then
+per set when anything is bound).  A graph input whose shape the model
+leaves open ('N' for the batch) gets its data set's shape with --shape,
+as ONNX's runner hands a backend the inputs themselves.  One line per test, in order, then
 `conformance: N passed, N failed, N unsupported`; exit 1 if any failed.
 --list-unsupported adds how many tests each ONNX op (or other feature)
 named in the unsupported messages stops, most first.
@@ -155,6 +157,27 @@ def bound_inputs(graph):
     return bound
 
 
+def dynamic_inputs(graph):
+    """The graph inputs (not initializers) whose shape the model leaves
+    open: a symbolic dimension ('N'), one without a value, or no shape at
+    all.  Their data set's shape is given to the importer with --shape, as
+    ONNX's runner hands a backend the inputs themselves."""
+    feeds, dyn = set(graph_feeds(graph)), set()
+    for v in graph.input:
+        if v.name not in feeds or v.type.WhichOneof("value") != "tensor_type":
+            continue
+        t = v.type.tensor_type
+        if not t.HasField("shape") or any(not d.HasField("dim_value") for d in t.shape.dim):
+            dyn.add(v.name)
+    return dyn
+
+
+def npy_shape(path):
+    """The shape a .npy file holds, from its header."""
+    import numpy as np
+    return np.load(path, mmap_mode="r", allow_pickle=False).shape
+
+
 def load_pb2npy():
     """scripts/onnx-pb2npy.py as a module (its name has dashes)."""
     path = os.path.join(TOP, "scripts", "onnx-pb2npy.py")
@@ -232,6 +255,7 @@ class Test:
         self.path, self.work = path, work
         self.sets = []
         self.feeds, self.outputs, self.bound = [], [], set()
+        self.dynamic = set()         # feeds with a dimension the model leaves open
         self.setup_error = None
 
 
@@ -245,6 +269,7 @@ def prepare(test, onnx, pb2npy):
     test.feeds = graph_feeds(g)
     test.outputs = [v.name for v in g.output]
     test.bound = bound_inputs(g)
+    test.dynamic = dynamic_inputs(g)
     test.sets = pb2npy.convert_test(test.path, os.path.join(test.work, "data"))
 
 
@@ -260,7 +285,7 @@ def run_test(test, build, timeout, rtol=RTOL, atol=ATOL):
     for ds in test.sets or [None]:
         tag = "%s: " % ds["name"] if ds and len(test.sets) > 1 else ""
         cmd = [imp, model, "-o", aicm]
-        binds = {}
+        binds, shapes = {}, []
         if ds:
             for k, name in enumerate(test.feeds):
                 if name in test.bound and k < len(ds["inputs"]):
@@ -269,13 +294,18 @@ def run_test(test, build, timeout, rtol=RTOL, atol=ATOL):
                         return "FAIL", "%sinput_%d.pb %s" % (tag, k, why)
                     binds[name] = path
                     cmd += ["--bind", "%s=%s" % (name, path)]
-        if not (imported_plain and not binds):
+                elif name in test.dynamic and k < len(ds["inputs"]) and ds["inputs"][k][0]:
+                    shape = npy_shape(ds["inputs"][k][0])
+                    if shape:
+                        shapes.append("%s=%s" % (name, "x".join(map(str, shape))))
+                        cmd += ["--shape", shapes[-1]]
+        if not (imported_plain and not binds and not shapes):
             rc, _, err = run(cmd, timeout)
             if rc == 1 and UNSUPPORTED.match(first_line(err)):
                 return "UNSUPPORTED", first_line(err)
             if rc != 0:
                 return "FAIL", tag + describe_failure("aicm-import", rc, err, timeout)
-            imported_plain = not binds
+            imported_plain = not binds and not shapes
         if test.setup_error:
             return "FAIL", test.setup_error
         ins, outs = aicm_names(aicm)
