@@ -216,11 +216,14 @@ def describe_failure(tool, rc, err, timeout):
     0 (or, for aicm-import, 1 unsupported)."""
     if rc is None:
         return "%s timed out after %g s" % (tool, timeout)
+    line = first_line(err)
+    if line.startswith(tool + ": "):
+        line = line[len(tool) + 2:]             # said once is enough
     if rc < 0:
-        return "%s killed by signal %d: %s" % (tool, -rc, first_line(err))
+        return "%s killed by signal %d: %s" % (tool, -rc, line)
     if rc >= 3:
-        return "%s exit %d (internal error or crash): %s" % (tool, rc, first_line(err))
-    return "%s exit %d: %s" % (tool, rc, first_line(err))
+        return "%s exit %d (internal error or crash): %s" % (tool, rc, line)
+    return "%s exit %d: %s" % (tool, rc, line)
 
 
 STMT = re.compile(r"^\s*%([A-Za-z0-9_.]+)\s*=\s*([a-z_0-9]+)\((.*)$", re.M)
@@ -274,7 +277,13 @@ def prepare(test, onnx, pb2npy):
 
 
 def run_test(test, build, timeout, rtol=RTOL, atol=ATOL):
-    """(verdict, message): verdict 'PASS', 'FAIL' or 'UNSUPPORTED'."""
+    """(verdict, message): verdict 'PASS', 'FAIL' or 'UNSUPPORTED'; the
+    message's paths are short (model.onnx, WORK/...)."""
+    verdict, msg = run_sets(test, build, timeout, rtol, atol)
+    return verdict, msg.replace(test.path + "/", "").replace(test.work + "/", "WORK/")
+
+
+def run_sets(test, build, timeout, rtol, atol):
     imp = os.path.join(build, "aicm-import")
     runner = os.path.join(build, "aicm-run")
     model = os.path.join(test.path, "model.onnx")
@@ -302,7 +311,8 @@ def run_test(test, build, timeout, rtol=RTOL, atol=ATOL):
         if not (imported_plain and not binds and not shapes):
             rc, _, err = run(cmd, timeout)
             if rc == 1 and UNSUPPORTED.match(first_line(err)):
-                return "UNSUPPORTED", first_line(err)
+                line = first_line(err)
+                return "UNSUPPORTED", line[line.index("unsupported: "):]
             if rc != 0:
                 return "FAIL", tag + describe_failure("aicm-import", rc, err, timeout)
             imported_plain = not binds and not shapes
