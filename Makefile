@@ -191,7 +191,7 @@ check-scaling: $(TOOLS)
 # docs/conformance.md); CONFORMANCE_FLAGS passes -k, -j, --list-unsupported.
 conformance: $(TOOLS)
 	sh scripts/ensure-conformance-deps.sh
-	/usr/bin/python3 tests/conformance.py --self-test
+	/usr/bin/python3 tests/conformance.py $(B) --self-test
 	/usr/bin/python3 tests/conformance.py $(B) $(CONFORMANCE_FLAGS)
 
 .PHONY: conformance

@@ -373,7 +373,7 @@ def feature_of(msg):
     return re.sub(r"\b\d+\b", "N", rest)
 
 
-def self_test(data):
+def self_test(data, work):
     """The name rule and the bind detection, checked on their own and on
     real models of the test data: cheap, and run first by 'make
     conformance', so that a wrong rule shows as itself and not as a
@@ -416,6 +416,28 @@ def self_test(data):
             continue
         got = binds(test)
         assert got == want, "%s binds %s, not %s" % (test, sorted(got), sorted(want))
+    # the converter: element type and shape exactly (a scalar stays ()),
+    # a sequence reported, not converted
+    import numpy as np
+    pb2npy = load_pb2npy()
+    shutil.rmtree(work, ignore_errors=True)
+    for test, want in (("node/test_clip", [((3, 4, 5), "float32"), ((), "float32"),
+                                           ((), "float32")]),
+                       ("node/test_gather_0", [((5, 4, 3, 2), "float32"), ((3,), "int64")]),
+                       ("node/test_equal_bcast", [((3, 4, 5), "int32"), ((5,), "int32")])):
+        if not os.path.isdir(os.path.join(data, test)):
+            continue
+        sets = pb2npy.convert_test(os.path.join(data, test), os.path.join(work, test))
+        got = [(np.load(p).shape, str(np.load(p).dtype)) for p, _ in sets[0]["inputs"]]
+        assert got == want, "%s converts to %s, not %s" % (test, got, want)
+        out = np.load(sets[0]["outputs"][0][0])
+        assert out.dtype == np.bool_ or test != "node/test_equal_bcast", out.dtype
+    if os.path.isdir(os.path.join(data, "node/test_sequence_insert_at_back")):
+        sets = pb2npy.convert_test(os.path.join(data, "node/test_sequence_insert_at_back"),
+                                   os.path.join(work, "seq"))
+        why = [w for _, w in sets[0]["inputs"]]
+        assert "holds a sequence, not a tensor" in why, why
+    shutil.rmtree(work, ignore_errors=True)
     print("conformance: self-test passed")
 
 
@@ -459,7 +481,7 @@ def main():
                          "import onnx); run: sudo apt-get install python3-onnx\n")
         return 2
     if a.self_test:
-        self_test(a.data)
+        self_test(a.data, os.path.join(os.path.abspath(a.build), "conformance", "self-test"))
         return 0
     build = os.path.abspath(a.build)
     for t in ("aicm-import", "aicm-run"):
