@@ -455,6 +455,10 @@ print_tile_attrs(Out *o, const TileInst *in)
 			puts_(o, " steps=");
 			print_list(o, '(', in->steps, in->nperm, ')', true);
 			break;
+		case TA_LAST:
+			if (in->last)
+				puts_(o, " last=True");
+			break;
 		case TA_COUNT:
 			break;
 		}

@@ -815,4 +815,6 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_LOAD_STEP] = tx_load_step,
 	[TO_LOAD_GATHER] = tx_load_gather,
 	[TO_BROADCAST] = tx_broadcast,
+	[TO_ARGMAX] = tx_argreduce,
+	[TO_ARGMIN] = tx_argreduce,
 };
