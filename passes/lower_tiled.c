@@ -1152,7 +1152,7 @@ lower_argreduce(LB *b)
 {
 	const Node *rn = &b->g->nodes[b->root];
 	const Type *xt = &b->g->nodes[rn->in[0]].type;
-	int R = xt->rank, lastkept = -1, lead[IR_MAX_RANK], nlead = 0, v;
+	int R = xt->rank, lastkept = -1, lead[IR_MAX_RANK] = {0}, nlead = 0, v;
 	int64_t ax = (rn->at.set & AB(AXIS)) ? rn->at.axis : 0, sh[IR_MAX_RANK];
 	TileIdx idx[IR_MAX_RANK];
 	TileAttrs at = {0};
