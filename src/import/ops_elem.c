@@ -250,8 +250,9 @@ onnx_pow(Imp *im)
 	if (ir_dtype_is_float(ta))
 		return elem_out(im, elem_bin(im, OP_POW, e[0], elem_cast(im, ta, e[1], NULL), OUT));
 	if (ir_dtype_is_float(tb)) {
-		r = elem_bin(im, OP_POW, elem_cast(im, DT_F64, e[0], NULL),
-		    elem_cast(im, DT_F64, e[1], NULL), NULL);
+		e[0] = elem_cast(im, DT_F64, e[0], NULL);
+		e[1] = elem_cast(im, DT_F64, e[1], NULL);
+		r = elem_bin(im, OP_POW, e[0], e[1], NULL);
 		return elem_out(im, elem_cast(im, ta, r, OUT));
 	}
 	if (ta == DT_I64)
@@ -560,13 +561,14 @@ cx(Imp *im, Ev x, double v)
 int
 onnx_leaky_relu(Imp *im)
 {
-	Ev x;
+	Ev x, neg, m;
 	double alpha;
 
 	if (fattr(im, "alpha", 0.01, &alpha) != 0 || input1(im, &x) != 0 || need_float(im, x) != 0)
 		return -1;
-	return elem_out(im, elem_where(im, elem_bin(im, OP_LESS, x, cx(im, x, 0), NULL),
-	    elem_bin(im, OP_MUL, x, cx(im, x, alpha), NULL), x, OUT));
+	neg = elem_bin(im, OP_LESS, x, cx(im, x, 0), NULL);
+	m = elem_bin(im, OP_MUL, x, cx(im, x, alpha), NULL);
+	return elem_out(im, elem_where(im, neg, m, x, OUT));
 }
 
 /* PRelu: where(x < 0, x * slope, x), slope broadcast to x's shape (from
@@ -576,7 +578,7 @@ onnx_leaky_relu(Imp *im)
 int
 onnx_prelu(Imp *im)
 {
-	Ev e[2];
+	Ev e[2], neg, m;
 	const Type *tx, *ts;
 	Type b;
 
@@ -603,8 +605,9 @@ onnx_prelu(Imp *im)
 		return imp_fail(im, "its slope %s does not broadcast to its input's shape %s",
 		    ir_shape_str(ts, ss), ir_shape_str(tx, sx));
 	}
-	return elem_out(im, elem_where(im, elem_bin(im, OP_LESS, e[0], cx(im, e[0], 0), NULL),
-	    elem_bin(im, OP_MUL, e[0], e[1], NULL), e[0], OUT));
+	neg = elem_bin(im, OP_LESS, e[0], cx(im, e[0], 0), NULL);
+	m = elem_bin(im, OP_MUL, e[0], e[1], NULL);
+	return elem_out(im, elem_where(im, neg, m, e[0], OUT));
 }
 
 /* Elu: where(x < 0, alpha * (exp(x) - 1), x). */
@@ -736,7 +739,7 @@ onnx_thresholded_relu(Imp *im)
 int
 onnx_shrink(Imp *im)
 {
-	Ev x, m;
+	Ev x, m, c, v;
 	double lambd, bias;
 
 	if (fattr(im, "lambd", 0.5, &lambd) != 0 || fattr(im, "bias", 0, &bias) != 0 ||
@@ -750,10 +753,12 @@ onnx_shrink(Imp *im)
 			return imp_unsupported(im, "Shrink on %s with a fractional lambd %g or bias %g",
 			    ir_dtype_name(elem_type(im, x)->dt), lambd, bias);
 	}
-	m = elem_where(im, elem_bin(im, OP_GREATER, x, cx(im, x, lambd), NULL),
-	    elem_bin(im, OP_SUB, x, cx(im, x, bias), NULL), cx(im, x, 0), NULL);
-	return elem_out(im, elem_where(im, elem_bin(im, OP_LESS, x, cx(im, x, -lambd), NULL),
-	    elem_bin(im, OP_ADD, x, cx(im, x, bias), NULL), m, OUT));
+	c = elem_bin(im, OP_GREATER, x, cx(im, x, lambd), NULL);
+	v = elem_bin(im, OP_SUB, x, cx(im, x, bias), NULL);
+	m = elem_where(im, c, v, cx(im, x, 0), NULL);
+	c = elem_bin(im, OP_LESS, x, cx(im, x, -lambd), NULL);
+	v = elem_bin(im, OP_ADD, x, cx(im, x, bias), NULL);
+	return elem_out(im, elem_where(im, c, v, m, OUT));
 }
 
 /* ---- trigonometry ------------------------------------------------------ */
@@ -763,12 +768,13 @@ onnx_shrink(Imp *im)
 int
 onnx_tan(Imp *im)
 {
-	Ev x;
+	Ev x, s, c;
 
 	if (input1(im, &x) != 0 || need_float(im, x) != 0)
 		return -1;
-	return elem_out(im, elem_bin(im, OP_DIV, elem_un(im, OP_SIN, x, NULL),
-	    elem_un(im, OP_COS, x, NULL), OUT));
+	s = elem_un(im, OP_SIN, x, NULL);
+	c = elem_un(im, OP_COS, x, NULL);
+	return elem_out(im, elem_bin(im, OP_DIV, s, c, OUT));
 }
 
 /* The hyperbolic formulas compute in f64 (an f32 input cast up and the
@@ -793,8 +799,9 @@ hyperbolic(Imp *im, Hyp h)
 	case SINH:
 	case COSH:
 		/* (exp(x) -+ exp(-x)) / 2 */
-		r = elem_bin(im, h == SINH ? OP_SUB : OP_ADD, elem_un(im, OP_EXP, x, NULL),
-		    elem_un(im, OP_EXP, elem_un(im, OP_NEG, x, NULL), NULL), NULL);
+		a = elem_un(im, OP_EXP, x, NULL);
+		r = elem_un(im, OP_EXP, elem_un(im, OP_NEG, x, NULL), NULL);
+		r = elem_bin(im, h == SINH ? OP_SUB : OP_ADD, a, r, NULL);
 		r = elem_bin(im, OP_MUL, r, elem_const(im, DT_F64, 0.5, 0), last);
 		break;
 	case ASINH:
@@ -804,19 +811,20 @@ hyperbolic(Imp *im, Hyp h)
 		r = elem_un(im, OP_SQRT, elem_bin(im, OP_ADD, elem_bin(im, OP_MUL, a, a, NULL), one,
 		    NULL), NULL);
 		r = elem_un(im, OP_LOG, elem_bin(im, OP_ADD, a, r, NULL), NULL);
-		r = elem_bin(im, OP_MUL, elem_un(im, OP_SIGN, x, NULL), r, last);
+		a = elem_un(im, OP_SIGN, x, NULL);
+		r = elem_bin(im, OP_MUL, a, r, last);
 		break;
 	case ACOSH:
 		/* log(x + sqrt((x - 1) * (x + 1))): NaN below 1, as acosh */
-		r = elem_bin(im, OP_MUL, elem_bin(im, OP_SUB, x, one, NULL),
-		    elem_bin(im, OP_ADD, x, one, NULL), NULL);
+		a = elem_bin(im, OP_SUB, x, one, NULL);
+		r = elem_bin(im, OP_MUL, a, elem_bin(im, OP_ADD, x, one, NULL), NULL);
 		r = elem_un(im, OP_LOG, elem_bin(im, OP_ADD, x, elem_un(im, OP_SQRT, r, NULL), NULL),
 		    last);
 		break;
 	case ATANH:
 		/* log((1 + x) / (1 - x)) / 2 */
-		r = elem_bin(im, OP_DIV, elem_bin(im, OP_ADD, one, x, NULL),
-		    elem_bin(im, OP_SUB, one, x, NULL), NULL);
+		a = elem_bin(im, OP_ADD, one, x, NULL);
+		r = elem_bin(im, OP_DIV, a, elem_bin(im, OP_SUB, one, x, NULL), NULL);
 		r = elem_bin(im, OP_MUL, elem_un(im, OP_LOG, r, NULL),
 		    elem_const(im, DT_F64, 0.5, 0), last);
 		break;
