@@ -297,7 +297,7 @@ static int
 variadic(Imp *im, OpId op, bool mean)
 {
 	int n = imp_nin(im);
-	Ev e[8], acc;
+	Ev e, acc;
 	ImpVal *v[64];
 	bool fold;
 
@@ -319,10 +319,10 @@ variadic(Imp *im, OpId op, bool mean)
 	fold = can_fold(v, n);
 	acc = elem_in(im, v[0], fold);
 	for (int k = 1; k < n && elem_ok(acc); k++) {
-		e[0] = elem_in(im, v[k], fold);
-		if (!elem_ok(e[0]))
+		e = elem_in(im, v[k], fold);
+		if (!elem_ok(e))
 			return -1;
-		acc = elem_bin(im, op, acc, e[0], k == n - 1 && !mean ? OUT : NULL);
+		acc = elem_bin(im, op, acc, e, k == n - 1 && !mean ? OUT : NULL);
 	}
 	if (mean && n > 1)
 		acc = elem_bin(im, OP_DIV, acc, elem_const(im, v[0]->type.dt, n, n), OUT);
