@@ -3,7 +3,7 @@
 their folded values against numpy.
 
     /usr/bin/python3 testdata/import/elem/_gen.py          # write the .onnx
-    /usr/bin/python3 testdata/import/elem/_gen.py --check BUILD_DIR
+    /usr/bin/python3 testdata/import/elem/_gen.py --check [BUILD_DIR]
 
 The models exercise what libonnx-testdata's node tests do not: elementwise
 nodes whose inputs are all known at import time (initializers, Constants,
@@ -197,12 +197,16 @@ def write():
 
 
 def check(build):
+    """0 when fold_ops' outputs, imported and run, are numpy's results;
+    the tools from build, or from PATH when build is None (golden.sh puts
+    the build folder first on it)."""
+    imp = os.path.join(build, "aicm-import") if build else "aicm-import"
+    run = os.path.join(build, "aicm-run") if build else "aicm-run"
     _, want = fold_ops()
     with tempfile.TemporaryDirectory() as t:
         aicm = os.path.join(t, "m.aicm")
-        subprocess.run([os.path.join(build, "aicm-import"), os.path.join(HERE, "fold_ops.onnx"),
-                        "-o", aicm], check=True)
-        subprocess.run([os.path.join(build, "aicm-run"), aicm, "--output-dir", t],
+        subprocess.run([imp, os.path.join(HERE, "fold_ops.onnx"), "-o", aicm], check=True)
+        subprocess.run([run, aicm, "--output-dir", t],
                        check=True, stdout=subprocess.DEVNULL)
         bad = 0
         for name, r in want.items():
@@ -215,6 +219,6 @@ def check(build):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 2 and sys.argv[1] == "--check":
-        sys.exit(check(sys.argv[2]))
+    if len(sys.argv) > 1 and sys.argv[1] == "--check":
+        sys.exit(check(sys.argv[2] if len(sys.argv) > 2 else None))
     write()
