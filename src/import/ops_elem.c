@@ -48,12 +48,13 @@
  * optional inputs): every one known and their broadcast small enough.
  * Shapes that do not broadcast are left to the emitted op's error. */
 static bool
-can_fold(ImpVal *const *vals, int n)
+can_fold(ImpVal *const *vals, int nv)
 {
 	Type t = {0};
 	bool first = true;
+	int64_t n;
 
-	for (int k = 0; k < n; k++) {
+	for (int k = 0; k < nv; k++) {
 		if (!vals[k])
 			continue;
 		if (!vals[k]->k)
@@ -64,7 +65,10 @@ can_fold(ImpVal *const *vals, int n)
 			return false;
 		first = false;
 	}
-	return ir_type_numel(&t) <= ELEM_FOLD_MAX;
+	if (first)
+		return false;
+	n = ir_type_numel(&t);          /* -1: it overflows */
+	return n >= 0 && n <= ELEM_FOLD_MAX;
 }
 
 /* The inputs 0..n-1 of the node (absent optional ones NULL), read as
