@@ -17,7 +17,7 @@
  * on i32, Exp on an integer is not ONNX).  The others are formulas whose
  * results stay within ONNX's backend-test tolerance (rtol 1e-3, atol
  * 1e-5): LeakyRelu as where(x < 0, alpha*x, x), Softplus as
- * log(exp(x) + 1) (ONNX's own reference), the inverse hyperbolics in f64
+ * relu(x) + log(1 + exp(-|x|)), the inverse hyperbolics in f64
  * for f32 inputs (x*x is exact there, so acosh near 1 keeps its digits),
  * and so on; docs/import.md shows each.  Asin, Acos and Atan are
  * unsupported: aicm has no atan to build them from.
@@ -614,7 +614,8 @@ onnx_prelu(Imp *im)
 	return elem_out(im, elem_where(im, neg, m, e[0], OUT));
 }
 
-/* Elu: where(x < 0, alpha * (exp(x) - 1), x). */
+/* Elu: where(x < 0, alpha * (exp(x) - 1), x) (no multiply when alpha
+ * is 1, PyTorch's default). */
 int
 onnx_elu(Imp *im)
 {
@@ -624,7 +625,8 @@ onnx_elu(Imp *im)
 	if (fattr(im, "alpha", 1.0, &alpha) != 0 || input1(im, &x) != 0 || need_float(im, x) != 0)
 		return -1;
 	m = elem_bin(im, OP_SUB, elem_un(im, OP_EXP, x, NULL), cx(im, x, 1), NULL);
-	m = elem_bin(im, OP_MUL, cx(im, x, alpha), m, NULL);
+	if (alpha != 1)
+		m = elem_bin(im, OP_MUL, cx(im, x, alpha), m, NULL);
 	return elem_out(im, elem_where(im, elem_bin(im, OP_LESS, x, cx(im, x, 0), NULL), m, x, OUT));
 }
 
@@ -700,16 +702,20 @@ onnx_hard_swish(Imp *im)
 	return elem_out(im, elem_bin(im, OP_MUL, x, hard_sigmoid(im, x, 1.0 / 6, 0.5, NULL), OUT));
 }
 
-/* Softplus: log(exp(x) + 1), ONNX's reference formula. */
+/* Softplus: log(exp(x) + 1) as relu(x) + log(1 + exp(-|x|)), the same
+ * value without exp's overflow: for x past 88 (f32) ONNX's reference
+ * formula gives inf where softplus is x. */
 int
 onnx_softplus(Imp *im)
 {
-	Ev x;
+	Ev x, pos, m;
 
 	if (input1(im, &x) != 0 || need_float(im, x) != 0)
 		return -1;
-	return elem_out(im, elem_un(im, OP_LOG, elem_bin(im, OP_ADD, elem_un(im, OP_EXP, x, NULL),
-	    cx(im, x, 1), NULL), OUT));
+	pos = elem_un(im, OP_RELU, x, NULL);
+	m = elem_un(im, OP_EXP, elem_un(im, OP_NEG, elem_un(im, OP_ABS, x, NULL), NULL), NULL);
+	m = elem_un(im, OP_LOG, elem_bin(im, OP_ADD, cx(im, x, 1), m, NULL), NULL);
+	return elem_out(im, elem_bin(im, OP_ADD, pos, m, OUT));
 }
 
 /* Softsign: x / (1 + |x|). */
