@@ -11,7 +11,9 @@ Shape results), which aicm-import folds into constants (ops_elem_fold.c),
 and the opset-dependent forms (legacy broadcast before opset 7, Clip's
 attributes before opset 11, Cast's type names before opset 6).  --check
 imports each folding model, runs it with aicm-run --output-dir, and
-compares every output with numpy's result for the same ONNX semantics
+compares every output with numpy's result for the same ONNX semantics,
+then does the same with the known values made graph inputs (the same
+formulas emitted as aicm ops: the fold and the runtime must agree)
 (exactly: integer division truncates toward zero as ONNX's Div on
 integers, Mod with fmod=0 is numpy.mod), so the goldens' constants are
 known right, not just unchanged.  Written with Debian's python3-onnx
@@ -196,26 +198,60 @@ def write():
         onnx.save(f(), os.path.join(HERE, name + ".onnx"))
 
 
+def fold_ops_emitted():
+    """fold_ops with every known value a graph input instead: the same
+    formulas emitted as aicm ops and run."""
+    nodes = [h.make_node(op, ins.split(), [name], name=name + "_node", **attrs)
+             for name, op, ins, attrs, _ in FOLD_OPS]
+    ins = [out(k, NP2ONNX[v.dtype], list(v.shape)) for k, v in K.items()]
+    outs = [out(name, NP2ONNX[np.asarray(f(K)).dtype], list(np.asarray(f(K)).shape))
+            for name, _, _, _, f in FOLD_OPS]
+    return model("fold_ops_emitted", nodes, [], outs, 15, ins)
+
+
+def compare(tag, t, want, exact):
+    """How many outputs in folder t differ from want: integers and bools
+    exactly, floats exactly when exact, else within 2 ulps (f32)."""
+    bad = 0
+    for name, r in want.items():
+        got = np.load(os.path.join(t, name + ".npy"))
+        same = got.dtype == r.dtype and got.shape == r.shape
+        if same and (exact or r.dtype.kind != "f"):
+            same = np.array_equal(got, r)
+        elif same:
+            same = np.allclose(got, r, rtol=2.5e-7, atol=0)
+        if not same:
+            print("%s %s: aicm %r, numpy %r" % (tag, name, got, r))
+            bad += 1
+    print("%s: %d of %d outputs as numpy's" % (tag, len(want) - bad, len(want)))
+    return bad
+
+
 def check(build):
-    """0 when fold_ops' outputs, imported and run, are numpy's results;
-    the tools from build, or from PATH when build is None (golden.sh puts
-    the build folder first on it)."""
+    """0 when fold_ops' outputs, imported and run, are numpy's results,
+    folded (exactly) and emitted as aicm ops (to 2 ulps: the runtime's
+    vector kernels); the tools from build, or from PATH when build is None
+    (golden.sh puts the build folder first on it)."""
     imp = os.path.join(build, "aicm-import") if build else "aicm-import"
     run = os.path.join(build, "aicm-run") if build else "aicm-run"
     _, want = fold_ops()
+    bad = 0
     with tempfile.TemporaryDirectory() as t:
         aicm = os.path.join(t, "m.aicm")
         subprocess.run([imp, os.path.join(HERE, "fold_ops.onnx"), "-o", aicm], check=True)
-        subprocess.run([run, aicm, "--output-dir", t],
-                       check=True, stdout=subprocess.DEVNULL)
-        bad = 0
-        for name, r in want.items():
-            got = np.load(os.path.join(t, name + ".npy"))
-            if got.dtype != r.dtype or got.shape != r.shape or not np.array_equal(got, r):
-                print("%s: aicm %r, numpy %r" % (name, got, r))
-                bad += 1
-        print("fold_ops: %d of %d outputs as numpy's" % (len(want) - bad, len(want)))
-        return 1 if bad else 0
+        subprocess.run([run, aicm, "--output-dir", t], check=True, stdout=subprocess.DEVNULL)
+        bad += compare("fold_ops", t, want, True)
+    with tempfile.TemporaryDirectory() as t:
+        aicm = os.path.join(t, "m.aicm")
+        onnx.save(fold_ops_emitted(), os.path.join(t, "m.onnx"))
+        subprocess.run([imp, os.path.join(t, "m.onnx"), "-o", aicm], check=True)
+        cmd = [run, aicm, "--pass=shape-infer,fuse,autotune,lower-tiled", "--output-dir", t]
+        for k, v in K.items():
+            np.save(os.path.join(t, "in_%s.npy" % k), v)
+            cmd += ["--input", "%s=%s" % (k, os.path.join(t, "in_%s.npy" % k))]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        bad += compare("fold_ops emitted", t, want, False)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
