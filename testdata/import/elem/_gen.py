@@ -10,13 +10,13 @@ nodes whose inputs are all known at import time (initializers, Constants,
 Shape results), which aicm-import folds into constants (ops_elem_fold.c),
 and the opset-dependent forms (legacy broadcast before opset 7, Clip's
 attributes before opset 11, Cast's type names before opset 6).  --check
-imports each folding model, runs it with aicm-run --output-dir, and
+imports the folding model, runs it with aicm-run --output-dir, and
 compares every output with numpy's result for the same ONNX semantics,
-then does the same with the known values made graph inputs (the same
-formulas emitted as aicm ops: the fold and the runtime must agree)
-(exactly: integer division truncates toward zero as ONNX's Div on
+exactly (integer division truncates toward zero as ONNX's Div on
 integers, Mod with fmod=0 is numpy.mod), so the goldens' constants are
-known right, not just unchanged.  Written with Debian's python3-onnx
+known right, not just unchanged; then it does the same with the known
+values made graph inputs, the same formulas emitted as aicm ops and run
+through the whole pipeline, so that the folds and the runtime agree.  Written with Debian's python3-onnx
 (onnx.helper); each model is a few hundred bytes.
 """
 import os
