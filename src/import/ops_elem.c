@@ -17,7 +17,7 @@
  * on i32, Exp on an integer is not ONNX).  The others are formulas whose
  * results stay within ONNX's backend-test tolerance (rtol 1e-3, atol
  * 1e-5): LeakyRelu as where(x < 0, alpha*x, x), Softplus as
- * relu(x) + log(1 + exp(-|x|)), the inverse hyperbolics in f64
+ * relu(x) + log(1 + exp(-|x|)), the hyperbolic functions in f64
  * for f32 inputs (x*x is exact there, so acosh near 1 keeps its digits),
  * and so on; docs/import.md shows each.  Asin, Acos and Atan are
  * unsupported: aicm has no atan to build them from.
