@@ -16,8 +16,10 @@
  * reshape-transpose-reshape, Pad's edge and reflect modes as slices and a
  * concat, Split as slices), so a weight rearranged at export time becomes
  * a rearranged const and costs nothing at run time.  A fold whose result
- * would be larger than FOLD_MAX elements emits the op on a const instead:
- * folding is for shapes and weights, not for blowing a splat up in memory.
+ * would be larger than FOLD_MAX elements emits the op on a const instead,
+ * and so does an Expand of known data to more than GROW_MAX elements that
+ * are not all one value: folding is for shapes and weights, not for
+ * writing a broadcast weight out at its broadcast size.
  *
  * Data the result depends on only through its shape (EyeLike, Trilu's mask,
  * OneHot's classes) is computed here too; what depends on run-time values
@@ -32,7 +34,7 @@
 #include "diag.h"
 #include "import.h"
 
-enum { FOLD_MAX = 1 << 22 };
+enum { FOLD_MAX = 1 << 22, GROW_MAX = 1024 };
 
 /* An operand: known data (k), or an aicm node; src is the ONNX value it
  * is, so that a known value materialised once keeps its one const. */
@@ -102,6 +104,28 @@ folds(const Opnd *x, const Type *t)
 	int64_t n = ir_type_numel(t);
 
 	return x->k && n >= 0 && n <= FOLD_MAX;
+}
+
+/* Whether a known x is one value repeated (it stays a splat const). */
+static bool
+uniform(const ImpData *d)
+{
+	int64_t n = ir_type_numel(&d->type);
+	size_t es = ir_dtype_size(d->type.dt);
+
+	for (int64_t e = 1; e < n; e++)
+		if (memcmp((const char *)d->p + e * (int64_t)es, d->p, es) != 0)
+			return false;
+	return true;
+}
+
+/* folds for an op that repeats its input's elements (Expand, Tile's
+ * expand): a large result is folded only when it stays a splat, so that a
+ * broadcast weight is not written out at its broadcast size. */
+static bool
+folds_growing(const Opnd *x, const Type *t)
+{
+	return folds(x, t) && (ir_type_numel(t) <= GROW_MAX || uniform(x->k));
 }
 
 static void
@@ -384,7 +408,7 @@ p_expand(Imp *im, const char *name, Opnd x, int n, const int64_t *shape)
 		}
 		t.dim[k] = da == 1 ? ds : da;
 	}
-	if (folds(&x, &t)) {
+	if (folds_growing(&x, &t)) {
 		ImpData *d = imp_data_new(im, &t);
 		int64_t is[IR_MAX_RANK], os[IR_MAX_RANK], ss[IR_MAX_RANK];
 
