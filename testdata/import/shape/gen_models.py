@@ -123,3 +123,19 @@ model('dropout-training', 13, [helper.make_node('Dropout', ['x', 'r', 't'], ['y'
 model('pad-reflect-wide', 11, [helper.make_node('Pad', ['x', 'p'], ['y'], mode='reflect')],
       x, [('y', np.pad(x, ((0, 0), (0, 0), (4, 0)), mode='reflect'))],
       inits=[('p', i64(0, 0, 4, 0, 0, 0))])
+
+# Element-indexed ops over known indices: GatherElements becomes a gather of
+# the flattened data by a known index map; ScatterND with reduction add
+# and a repeated index, a where per write round.
+gi = i64(1, 0, 2, 0, 2, 1).reshape(2, 3)[None].repeat(2, 0)     # (2, 2, 3)
+model('gather-elements', 13, [helper.make_node('GatherElements', ['x', 'i'], ['y'], axis=1)],
+      x, [('y', np.take_along_axis(x[:, :, :3], gi, axis=1))], inits=[('i', gi)])
+si = i64(0, 2, 0).reshape(3, 1)
+su = np.arange(24, dtype=np.float32).reshape(3, 2, 4) / 2
+sy = x.copy()
+sy = sy.reshape(2, 3, 4).transpose(1, 0, 2).copy()              # (3, 2, 4)
+ref = sy.copy()
+for j in range(3):
+    ref[si[j, 0]] += su[j]
+model('scatternd-add', 16, [helper.make_node('ScatterND', ['x', 'i', 'u'], ['y'], reduction='add')],
+      sy, [('y', ref)], inits=[('i', si), ('u', su)])
