@@ -236,12 +236,14 @@ main(int argc, char **argv)
 			fprintf(stderr, "aicm-import: %s\n", err);
 		else
 			fprintf(stderr, "aicm-import: error: %s: %s\n", in, err);
-		return 1;
+		rc = 1;
+		goto done;               /* imp_onnx left r empty */
 	}
 	if (r.nw && strcmp(out, "-") == 0) {
 		fprintf(stderr, "aicm-import: error: the model has %d tensors of more than %d "
 		    "elements, which go to .npy files: give -o FILE\n", r.nw, IR_MAX_VALUES);
-		return 2;
+		rc = 2;
+		goto done;
 	}
 	if ((rc = write_weights(&r, outparent)) == 0) {
 		size_t n;
@@ -257,6 +259,7 @@ main(int argc, char **argv)
 		}
 		free(text);
 	}
+done:
 	imp_result_free(&r);
 	for (int k = 0; k < nbinds; k++) {
 		exec_tensor_free(&bound[k]);
