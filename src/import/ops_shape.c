@@ -1,49 +1,32 @@
 /*
- * ops_shape.c: ONNX's constants, shape computations and data-movement ops.
+ * ops_shape.c: ONNX's constants, shape computations and layout ops, and
+ * the shape family's primitives (ops_shape.h).
  *
  * Shapes are static in aicm, so Shape is always known at import time, and
  * so is whatever a model computes from it with ops whose inputs are all
  * known: those fold here into known values (import.h), and Reshape, Slice,
- * Expand, Pad, ... read their shape-like operands as the attributes they
- * are.  So PyTorch's Shape -> Gather -> Unsqueeze -> Concat -> Reshape
- * chains leave a single reshape.
+ * Expand, ... read their shape-like operands as the attributes they are.
+ * So PyTorch's Shape -> Gather -> Unsqueeze -> Concat -> Reshape chains
+ * leave a single reshape.
  *
  * Every translator works on Opnd, an operand that is either known data or
  * an aicm node, through a handful of primitives (reshape, transpose, slice,
- * concat, expand, pad, gather) that fold when their operand is known and
- * emit the aicm op when it is not.  Composite ops are written once over
- * those primitives (Tile as reshape-expand-reshape, DepthToSpace as
- * reshape-transpose-reshape, Pad's edge and reflect modes as slices and a
- * concat, Split as slices), so a weight rearranged at export time becomes
- * a rearranged const and costs nothing at run time.  A fold whose result
- * would be larger than FOLD_MAX elements emits the op on a const instead,
- * and so does an Expand of known data to more than GROW_MAX elements that
- * are not all one value: folding is for shapes and weights, not for
- * writing a broadcast weight out at its broadcast size.
- *
- * Data the result depends on only through its shape (EyeLike, Trilu's mask,
- * OneHot's classes) is computed here too; what depends on run-time values
- * in a way aicm's ops cannot express (GatherElements, ScatterElements,
- * NonZero, TopK, ...) has no row in onnx_ops.def, so it is "unsupported: no
- * translation of op".
+ * concat, expand, gather) that fold when their operand is known and emit
+ * the aicm op when it is not, so a weight rearranged at export time (a
+ * transposed Linear weight) becomes a rearranged const and costs nothing
+ * at run time; Split is slices.  A fold whose result would be larger than
+ * SHP_FOLD_MAX elements emits the op on a const instead, and so does an
+ * Expand of known data to more than SHP_GROW_MAX elements that are not all
+ * one value: folding is for shapes and weights, not for writing a
+ * broadcast weight out at its broadcast size.  The composite ops are in
+ * ops_shape_compose.c, the element-indexed ones in ops_shape_index.c.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
-#include "import.h"
-
-enum { FOLD_MAX = 1 << 22, GROW_MAX = 1024 };
-
-/* An operand: known data (k), or an aicm node; src is the ONNX value it
- * is, so that a known value materialised once keeps its one const. */
-typedef struct Opnd {
-	Type t;
-	ImpData *k;
-	int node;
-	ImpVal *src;
-} Opnd;
+#include "ops_shape.h"
 
 static Opnd
 of_val(ImpVal *v)
@@ -51,15 +34,15 @@ of_val(ImpVal *v)
 	return (Opnd){v->type, v->k, v->k ? -1 : v->node, v};
 }
 
-static Opnd
-of_data(ImpData *d)
+Opnd
+shp_of_data(ImpData *d)
 {
 	return (Opnd){d->type, d, -1, NULL};
 }
 
 /* An emitted node (i < 0: the error is reported; t's rank -1 tells). */
-static Opnd
-of_node(Imp *im, int i)
+Opnd
+shp_of_node(Imp *im, int i)
 {
 	Opnd o = {{.rank = -1}, NULL, i, NULL};
 
@@ -68,16 +51,10 @@ of_node(Imp *im, int i)
 	return o;
 }
 
-static bool
-bad(const Opnd *o)
-{
-	return o->t.rank < 0;
-}
+const Opnd shp_failed = {{.rank = -1}, NULL, -1, NULL};
 
-static const Opnd failed = {{.rank = -1}, NULL, -1, NULL};
-
-static int
-node_of(Imp *im, Opnd *o)
+int
+shp_node_of(Imp *im, Opnd *o)
 {
 	if (o->node >= 0)
 		return o->node;
@@ -87,23 +64,23 @@ node_of(Imp *im, Opnd *o)
 }
 
 /* Binds output k to o. */
-static int
-bind(Imp *im, int k, Opnd o)
+int
+shp_bind(Imp *im, int k, Opnd o)
 {
-	if (bad(&o))
+	if (shp_bad(&o))
 		return -1;
 	if (o.k)
 		return imp_out_known(im, k, o.k);
-	return imp_out(im, k, node_of(im, &o));
+	return imp_out(im, k, shp_node_of(im, &o));
 }
 
 /* Whether a result of type t is folded from known x. */
-static bool
-folds(const Opnd *x, const Type *t)
+bool
+shp_folds(const Opnd *x, const Type *t)
 {
 	int64_t n = ir_type_numel(t);
 
-	return x->k && n >= 0 && n <= FOLD_MAX;
+	return x->k && n >= 0 && n <= SHP_FOLD_MAX;
 }
 
 /* Whether a known x is one value repeated (it stays a splat const). */
@@ -119,17 +96,17 @@ uniform(const ImpData *d)
 	return true;
 }
 
-/* folds for an op that repeats its input's elements (Expand, Tile's
+/* shp_folds for an op that repeats its input's elements (Expand, Tile's
  * expand): a large result is folded only when it stays a splat, so that a
  * broadcast weight is not written out at its broadcast size. */
 static bool
 folds_growing(const Opnd *x, const Type *t)
 {
-	return folds(x, t) && (ir_type_numel(t) <= GROW_MAX || uniform(x->k));
+	return shp_folds(x, t) && (ir_type_numel(t) <= SHP_GROW_MAX || uniform(x->k));
 }
 
-static void
-strides(const Type *t, int64_t *s)
+void
+shp_strides(const Type *t, int64_t *s)
 {
 	int64_t m = 1;
 
@@ -141,8 +118,8 @@ strides(const Type *t, int64_t *s)
 
 /* dst[db + sum i_k ds_k] = src[sb + sum i_k ss_k] over the box dims[0..r),
  * es bytes an element. */
-static void
-box_copy(int r, const int64_t *dims, char *dst, int64_t db, const int64_t *ds, const char *src,
+void
+shp_box_copy(int r, const int64_t *dims, char *dst, int64_t db, const int64_t *ds, const char *src,
     int64_t sb, const int64_t *ss, size_t es)
 {
 	int64_t idx[IR_MAX_RANK] = {0}, n = 1;
@@ -177,30 +154,30 @@ same_dims(const Type *a, int rank, const int64_t *dims)
 /* ---- the primitives: fold when known, else the aicm op ---------------- */
 
 /* x with dims[0..rank) (the element count the caller's to check). */
-static Opnd
-p_reshape(Imp *im, const char *name, Opnd x, int rank, const int64_t *dims)
+Opnd
+shp_reshape(Imp *im, const char *name, Opnd x, int rank, const int64_t *dims)
 {
 	Type t = x.t;
 
-	if (bad(&x))
-		return failed;
+	if (shp_bad(&x))
+		return shp_failed;
 	t.rank = rank;
 	memcpy(t.dim, dims, sizeof(int64_t) * (size_t)rank);
 	if (ir_type_numel(&t) != ir_type_numel(&x.t)) {
 		imp_fail(im, "%lld elements cannot take a shape of %lld",
 		    (long long)ir_type_numel(&x.t), (long long)ir_type_numel(&t));
-		return failed;
+		return shp_failed;
 	}
 	if (x.k) {
 		/* the same bytes under another shape */
 		ImpData *d = imp_data_new(im, &t);
 
 		memcpy(d->p, x.k->p, (size_t)ir_type_numel(&t) * ir_dtype_size(t.dt));
-		return of_data(d);
+		return shp_of_data(d);
 	}
 	if (same_dims(&x.t, rank, dims) && !name)
 		return x;
-	return of_node(im, imp_reshape(im, name, node_of(im, &x), rank, dims));
+	return shp_of_node(im, imp_reshape(im, name, shp_node_of(im, &x), rank, dims));
 }
 
 /* Checks that perm[0..n) permutes 0..rank-1. */
@@ -219,65 +196,65 @@ check_perm(Imp *im, const int64_t *perm, int n, int rank)
 	return 0;
 }
 
-static Opnd
-p_transpose(Imp *im, const char *name, Opnd x, const int64_t *perm)
+Opnd
+shp_transpose(Imp *im, const char *name, Opnd x, const int64_t *perm)
 {
 	Type t = x.t;
 	int i;
 
-	if (bad(&x))
-		return failed;
+	if (shp_bad(&x))
+		return shp_failed;
 	for (int k = 0; k < x.t.rank; k++)
 		t.dim[k] = x.t.dim[perm[k]];
-	if (folds(&x, &t)) {
+	if (shp_folds(&x, &t)) {
 		ImpData *d = imp_data_new(im, &t);
 		int64_t is[IR_MAX_RANK], os[IR_MAX_RANK], ss[IR_MAX_RANK];
 
-		strides(&x.t, is);
-		strides(&t, os);
+		shp_strides(&x.t, is);
+		shp_strides(&t, os);
 		for (int k = 0; k < t.rank; k++)
 			ss[k] = is[perm[k]];
-		box_copy(t.rank, t.dim, d->p, 0, os, x.k->p, 0, ss, ir_dtype_size(t.dt));
-		return of_data(d);
+		shp_box_copy(t.rank, t.dim, d->p, 0, os, x.k->p, 0, ss, ir_dtype_size(t.dt));
+		return shp_of_data(d);
 	}
-	i = imp_new(im, OP_TRANSPOSE, name, 1, (int[]){node_of(im, &x)});
+	i = imp_new(im, OP_TRANSPOSE, name, 1, (int[]){shp_node_of(im, &x)});
 	if (i < 0)
-		return failed;
+		return shp_failed;
 	imp_set_ints(im, i, ATTR_PERM, perm, x.t.rank);
-	return of_node(im, imp_done(im, i));
+	return shp_of_node(im, imp_done(im, i));
 }
 
 /* A slice in normal form: along every axis k the elements first[k],
  * first[k] + step[k], ... (len[k] of them, all inside the axis). */
-static Opnd
-p_slice(Imp *im, const char *name, Opnd x, const int64_t *first, const int64_t *len,
+Opnd
+shp_slice(Imp *im, const char *name, Opnd x, const int64_t *first, const int64_t *len,
     const int64_t *step)
 {
 	Type t = x.t;
 	int64_t st[IR_MAX_RANK], en[IR_MAX_RANK], sp[IR_MAX_RANK], ax[IR_MAX_RANK];
 	int n = 0, i;
 
-	if (bad(&x))
-		return failed;
+	if (shp_bad(&x))
+		return shp_failed;
 	for (int k = 0; k < t.rank; k++) {
 		if (len[k] <= 0) {
 			imp_unsupported(im, "a zero-size result (axis %d selects nothing)", k);
-			return failed;
+			return shp_failed;
 		}
 		t.dim[k] = len[k];
 	}
-	if (folds(&x, &t)) {
+	if (shp_folds(&x, &t)) {
 		ImpData *d = imp_data_new(im, &t);
 		int64_t is[IR_MAX_RANK], os[IR_MAX_RANK], ss[IR_MAX_RANK], base = 0;
 
-		strides(&x.t, is);
-		strides(&t, os);
+		shp_strides(&x.t, is);
+		shp_strides(&t, os);
 		for (int k = 0; k < t.rank; k++) {
 			ss[k] = is[k] * step[k];
 			base += first[k] * is[k];
 		}
-		box_copy(t.rank, t.dim, d->p, 0, os, x.k->p, base, ss, ir_dtype_size(t.dt));
-		return of_data(d);
+		shp_box_copy(t.rank, t.dim, d->p, 0, os, x.k->p, base, ss, ir_dtype_size(t.dt));
+		return shp_of_data(d);
 	}
 	for (int k = 0; k < t.rank; k++) {
 		int64_t d = x.t.dim[k], s = len[k] == 1 ? 1 : step[k], e = first[k] + len[k] * s;
@@ -293,10 +270,10 @@ p_slice(Imp *im, const char *name, Opnd x, const int64_t *first, const int64_t *
 		n++;
 	}
 	if (n == 0)
-		return name ? p_reshape(im, name, x, x.t.rank, x.t.dim) : x;
-	i = imp_new(im, OP_SLICE, name, 1, (int[]){node_of(im, &x)});
+		return name ? shp_reshape(im, name, x, x.t.rank, x.t.dim) : x;
+	i = imp_new(im, OP_SLICE, name, 1, (int[]){shp_node_of(im, &x)});
 	if (i < 0)
-		return failed;
+		return shp_failed;
 	imp_set_ints(im, i, ATTR_STARTS, st, n);
 	imp_set_ints(im, i, ATTR_ENDS, en, n);
 	if (n != x.t.rank || ax[n - 1] != n - 1)
@@ -306,12 +283,12 @@ p_slice(Imp *im, const char *name, Opnd x, const int64_t *first, const int64_t *
 			imp_set_ints(im, i, ATTR_STEPS, sp, n);
 			break;
 		}
-	return of_node(im, imp_done(im, i));
+	return shp_of_node(im, imp_done(im, i));
 }
 
 /* The part [from, from + len) of axis ax. */
 static Opnd
-p_range(Imp *im, const char *name, Opnd x, int ax, int64_t from, int64_t len)
+part_of(Imp *im, const char *name, Opnd x, int ax, int64_t from, int64_t len)
 {
 	int64_t first[IR_MAX_RANK], n[IR_MAX_RANK], step[IR_MAX_RANK];
 
@@ -322,75 +299,75 @@ p_range(Imp *im, const char *name, Opnd x, int ax, int64_t from, int64_t len)
 	}
 	first[ax] = from;
 	n[ax] = len;
-	return p_slice(im, name, x, first, n, step);
+	return shp_slice(im, name, x, first, n, step);
 }
 
-static Opnd
-p_concat(Imp *im, const char *name, int n, Opnd *xs, int ax)
+Opnd
+shp_concat(Imp *im, const char *name, int n, Opnd *xs, int ax)
 {
 	Type t = xs[0].t;
 	bool known = true;
 	int *in, i;
 
 	for (int j = 0; j < n; j++)
-		if (bad(&xs[j]))
-			return failed;
+		if (shp_bad(&xs[j]))
+			return shp_failed;
 	for (int j = 1; j < n; j++) {
 		const Type *b = &xs[j].t;
 
 		if (b->rank != t.rank || b->dt != t.dt) {
 			imp_fail(im, "input %d is %s of rank %d, input 0 %s of rank %d", j,
 			    ir_dtype_name(b->dt), b->rank, ir_dtype_name(t.dt), t.rank);
-			return failed;
+			return shp_failed;
 		}
 		for (int k = 0; k < t.rank; k++)
 			if (k != ax && b->dim[k] != t.dim[k]) {
 				imp_fail(im, "input %d differs from input 0 in dimension %d", j, k);
-				return failed;
+				return shp_failed;
 			}
 		t.dim[ax] += b->dim[ax];
 	}
 	for (int j = 0; j < n; j++)
 		known = known && xs[j].k;
 	if (n == 1)
-		return name ? p_reshape(im, name, xs[0], t.rank, t.dim) : xs[0];
-	if (known && folds(&xs[0], &t)) {
+		return name ? shp_reshape(im, name, xs[0], t.rank, t.dim) : xs[0];
+	if (known && shp_folds(&xs[0], &t)) {
 		ImpData *d = imp_data_new(im, &t);
 		int64_t os[IR_MAX_RANK], is[IR_MAX_RANK], at = 0;
 
-		strides(&t, os);
+		shp_strides(&t, os);
 		for (int j = 0; j < n; j++) {
-			strides(&xs[j].t, is);
-			box_copy(t.rank, xs[j].t.dim, d->p, at * os[ax], os, xs[j].k->p, 0, is,
+			shp_strides(&xs[j].t, is);
+			shp_box_copy(t.rank, xs[j].t.dim, d->p, at * os[ax], os, xs[j].k->p, 0, is,
 			    ir_dtype_size(t.dt));
 			at += xs[j].t.dim[ax];
 		}
-		return of_data(d);
+		return shp_of_data(d);
 	}
 	in = xmalloc(sizeof(int) * (size_t)n);
 	for (int j = 0; j < n; j++)
-		in[j] = node_of(im, &xs[j]);
+		in[j] = shp_node_of(im, &xs[j]);
 	i = imp_new(im, OP_CONCAT, name, n, in);
 	free(in);
 	if (i < 0)
-		return failed;
+		return shp_failed;
 	imp_at(im, i)->axis = ax;
 	imp_at(im, i)->set |= AB(AXIS);
-	return of_node(im, imp_done(im, i));
+	return shp_of_node(im, imp_done(im, i));
 }
 
 /* x broadcast (numpy's way) with shape[0..n). */
-static Opnd
-p_expand(Imp *im, const char *name, Opnd x, int n, const int64_t *shape)
+Opnd
+shp_expand(Imp *im, const char *name, Opnd x, int n, const int64_t *shape)
 {
 	Type t = x.t;
 	int r = n > x.t.rank ? n : x.t.rank, i;
 
-	if (bad(&x))
-		return failed;
+	if (shp_bad(&x))
+		return shp_failed;
 	if (r > IR_MAX_RANK) {
 		imp_unsupported(im, "a result of rank %d (aicm takes at most %d)", r, IR_MAX_RANK);
-		return failed;
+		return shp_failed;
 	}
 	t.rank = r;
 	for (int k = 0; k < r; k++) {
@@ -399,12 +376,12 @@ p_expand(Imp *im, const char *name, Opnd x, int n, const int64_t *shape)
 
 		if (ds == 0) {
 			imp_unsupported(im, "a zero-size result");
-			return failed;
+			return shp_failed;
 		}
 		if (ds < 0 || (da != ds && da != 1 && ds != 1)) {
 			imp_fail(im, "dimension %lld of the input does not broadcast to %lld",
 			    (long long)da, (long long)ds);
-			return failed;
+			return shp_failed;
 		}
 		t.dim[k] = da == 1 ? ds : da;
 	}
@@ -412,116 +389,42 @@ p_expand(Imp *im, const char *name, Opnd x, int n, const int64_t *shape)
 		ImpData *d = imp_data_new(im, &t);
 		int64_t is[IR_MAX_RANK], os[IR_MAX_RANK], ss[IR_MAX_RANK];
 
-		strides(&x.t, is);
-		strides(&t, os);
+		shp_strides(&x.t, is);
+		shp_strides(&t, os);
 		for (int k = 0; k < r; k++) {
 			int ia = x.t.rank - r + k;
 
 			ss[k] = ia < 0 || x.t.dim[ia] == 1 ? 0 : is[ia];
 		}
-		box_copy(r, t.dim, d->p, 0, os, x.k->p, 0, ss, ir_dtype_size(t.dt));
-		return of_data(d);
+		shp_box_copy(r, t.dim, d->p, 0, os, x.k->p, 0, ss, ir_dtype_size(t.dt));
+		return shp_of_data(d);
 	}
 	if (same_dims(&x.t, t.rank, t.dim))
-		return name ? p_reshape(im, name, x, t.rank, t.dim) : x;
-	i = imp_new(im, OP_EXPAND, name, 1, (int[]){node_of(im, &x)});
+		return name ? shp_reshape(im, name, x, t.rank, t.dim) : x;
+	i = imp_new(im, OP_EXPAND, name, 1, (int[]){shp_node_of(im, &x)});
 	if (i < 0)
-		return failed;
+		return shp_failed;
 	imp_set_ints(im, i, ATTR_SHAPE, t.dim, r);
-	return of_node(im, imp_done(im, i));
-}
-
-/* Sets a pad's or a splat's value= for element type dt. */
-static void
-set_value(Attrs *at, DType dt, double v, int64_t iv)
-{
-	if (ir_dtype_is_float(dt)) {
-		at->value = v;
-		at->value_int = trunc(v) == v && fabs(v) < 9e18;
-		at->ivalue = at->value_int ? (int64_t)v : 0;
-	} else {
-		at->value = (double)iv;
-		at->value_int = true;
-		at->ivalue = iv;
-	}
-	at->set |= AB(VALUE);
-}
-
-/* ONNX's constant Pad: pads[0..2r) all begins then all ends, negative
- * ones crop; the value as a double and (exact for integers) an int64. */
-static Opnd
-p_pad(Imp *im, const char *name, Opnd x, const int64_t *pads, double v, int64_t iv)
-{
-	Type t = x.t;
-	int r = x.t.rank, i;
-	bool zero = true;
-
-	if (bad(&x))
-		return failed;
-	for (int k = 0; k < r; k++) {
-		int64_t b = pads[k], e = pads[r + k], d = x.t.dim[k];
-
-		if (b < -d || e < -d || b > IR_MAX_DIM || e > IR_MAX_DIM || d + b + e > IR_MAX_DIM) {
-			imp_fail(im, "pads %lld and %lld do not fit axis %d of size %lld", (long long)b,
-			    (long long)e, k, (long long)d);
-			return failed;
-		}
-		if (d + b + e <= 0) {
-			imp_unsupported(im, "a zero-size result (pads crop axis %d to nothing)", k);
-			return failed;
-		}
-		t.dim[k] = d + b + e;
-		zero = zero && b == 0 && e == 0;
-	}
-	if (zero)
-		return name ? p_reshape(im, name, x, r, x.t.dim) : x;
-	if (folds(&x, &t)) {
-		ImpData *d = imp_data_new(im, &t);
-		int64_t is[IR_MAX_RANK], os[IR_MAX_RANK], box[IR_MAX_RANK], db = 0, sb = 0;
-		int64_t n = ir_type_numel(&t);
-
-		for (int64_t e = 0; e < n; e++)
-			imp_data_set(d, e, v, iv);
-		strides(&x.t, is);
-		strides(&t, os);
-		for (int k = 0; k < r; k++) {
-			int64_t b = pads[k], e = pads[r + k];
-
-			box[k] = x.t.dim[k] + (b < 0 ? b : 0) + (e < 0 ? e : 0);
-			if (box[k] <= 0)
-				return of_data(d);
-			db += (b > 0 ? b : 0) * os[k];
-			sb += (b < 0 ? -b : 0) * is[k];
-		}
-		box_copy(r, box, d->p, db, os, x.k->p, sb, is, ir_dtype_size(t.dt));
-		return of_data(d);
-	}
-	i = imp_new(im, OP_PAD, name, 1, (int[]){node_of(im, &x)});
-	if (i < 0)
-		return failed;
-	imp_set_ints(im, i, ATTR_PADS, pads, 2 * r);
-	if (v != 0 || iv != 0 || signbit(v))
-		set_value(imp_at(im, i), t.dt, v, iv);
-	return of_node(im, imp_done(im, i));
+	return shp_of_node(im, imp_done(im, i));
 }
 
 /* numpy's take(x, ix, axis=ax); ix integers, negative ones from the end. */
 static Opnd
-p_gather(Imp *im, const char *name, Opnd x, Opnd ix, int ax)
+take(Imp *im, const char *name, Opnd x, Opnd ix, int ax)
 {
 	Type t = x.t;
 	int i;
 
-	if (bad(&x) || bad(&ix))
-		return failed;
+	if (shp_bad(&x) || shp_bad(&ix))
+		return shp_failed;
 	if (!ir_dtype_is_int(ix.t.dt)) {
 		imp_fail(im, "its indices are %s, expected int32 or int64", ir_dtype_name(ix.t.dt));
-		return failed;
+		return shp_failed;
 	}
 	if (x.t.rank - 1 + ix.t.rank > IR_MAX_RANK) {
 		imp_unsupported(im, "a result of rank %d (aicm takes at most %d)",
 		    x.t.rank - 1 + ix.t.rank, IR_MAX_RANK);
-		return failed;
+		return shp_failed;
 	}
 	t.rank = 0;
 	for (int k = 0; k < ax; k++)
@@ -539,11 +442,11 @@ p_gather(Imp *im, const char *name, Opnd x, Opnd ix, int ax)
 			if (j < -d || j >= d) {
 				imp_fail(im, "index %lld is out of range for axis %d of size %lld",
 				    (long long)j, ax, (long long)d);
-				return failed;
+				return shp_failed;
 			}
 		}
 	}
-	if (ix.k && folds(&x, &t)) {
+	if (ix.k && shp_folds(&x, &t)) {
 		ImpData *d = imp_data_new(im, &t);
 		int64_t outer = 1, inner = 1, n = ir_type_numel(&ix.t), dim = x.t.dim[ax];
 		size_t es = ir_dtype_size(t.dt);
@@ -562,22 +465,22 @@ p_gather(Imp *im, const char *name, Opnd x, Opnd ix, int ax)
 				memcpy(o, s + ((a * dim + j) * inner) * (int64_t)es, (size_t)inner * es);
 				o += (size_t)inner * es;
 			}
-		return of_data(d);
+		return shp_of_data(d);
 	}
-	i = imp_new(im, OP_GATHER, name, 2, (int[]){node_of(im, &x), node_of(im, &ix)});
+	i = imp_new(im, OP_GATHER, name, 2, (int[]){shp_node_of(im, &x), shp_node_of(im, &ix)});
 	if (i < 0)
-		return failed;
+		return shp_failed;
 	if (ax != 0) {
 		imp_at(im, i)->axis = ax;
 		imp_at(im, i)->set |= AB(AXIS);
 	}
-	return of_node(im, imp_done(im, i));
+	return shp_of_node(im, imp_done(im, i));
 }
 
 /* ---- operands of the translators -------------------------------------- */
 
-static bool
-in_opnd(Imp *im, int k, Opnd *o)
+bool
+shp_in(Imp *im, int k, Opnd *o)
 {
 	ImpVal *v = imp_in_req(im, k);
 
@@ -724,7 +627,7 @@ onnx_identity(Imp *im)
 {
 	Opnd x;
 
-	return in_opnd(im, 0, &x) ? bind(im, 0, x) : -1;
+	return shp_in(im, 0, &x) ? shp_bind(im, 0, x) : -1;
 }
 
 /* Reshape: the shape an input from opset 5 (an attribute before); a 0
@@ -737,7 +640,7 @@ onnx_reshape(Imp *im)
 	int64_t *shape, allowzero, dims[IR_MAX_RANK], known = 1;
 	int n, minus = -1;
 
-	if (!in_opnd(im, 0, &x) || imp_attr_int(im, "allowzero", 0, &allowzero) != 0)
+	if (!shp_in(im, 0, &x) || imp_attr_int(im, "allowzero", 0, &allowzero) != 0)
 		return -1;
 	imp_attr_ignore(im, "consumed_inputs", NULL);
 	if (im->opset < 5) {
@@ -784,7 +687,7 @@ onnx_reshape(Imp *im)
 			return imp_fail(im, "%lld elements cannot take its shape", (long long)total);
 		dims[minus] = total / known;
 	}
-	return bind(im, 0, p_reshape(im, imp_out_name(im, 0), x, n, dims));
+	return shp_bind(im, 0, shp_reshape(im, imp_out_name(im, 0), x, n, dims));
 }
 
 /* Flatten: 2-D, the dims before 'axis' (1) times the rest; axis may be
@@ -795,7 +698,7 @@ onnx_flatten(Imp *im)
 	Opnd x;
 	int64_t axis, dims[2] = {1, 1};
 
-	if (!in_opnd(im, 0, &x) || imp_attr_int(im, "axis", 1, &axis) != 0)
+	if (!shp_in(im, 0, &x) || imp_attr_int(im, "axis", 1, &axis) != 0)
 		return -1;
 	if (axis < 0)
 		axis += x.t.rank;
@@ -803,7 +706,7 @@ onnx_flatten(Imp *im)
 		return imp_fail(im, "'axis' is out of range for rank %d", x.t.rank);
 	for (int k = 0; k < x.t.rank; k++)
 		dims[k >= axis] *= x.t.dim[k];
-	return bind(im, 0, p_reshape(im, imp_out_name(im, 0), x, 2, dims));
+	return shp_bind(im, 0, shp_reshape(im, imp_out_name(im, 0), x, 2, dims));
 }
 
 /* Squeeze: the axes named (an attribute before opset 13, an optional input
@@ -817,7 +720,7 @@ onnx_squeeze(Imp *im)
 	bool drop[IR_MAX_RANK] = {false};
 	int n, r = 0;
 
-	if (!in_opnd(im, 0, &x) || !axes_of(im, 1, axes, &n))
+	if (!shp_in(im, 0, &x) || !axes_of(im, 1, axes, &n))
 		return -1;
 	for (int k = 0; k < n; k++) {
 		int a = imp_axis(im, axes[k], x.t.rank, "axis");
@@ -832,7 +735,7 @@ onnx_squeeze(Imp *im)
 	for (int k = 0; k < x.t.rank; k++)
 		if (!(n < 0 ? x.t.dim[k] == 1 : drop[k]))
 			dims[r++] = x.t.dim[k];
-	return bind(im, 0, p_reshape(im, imp_out_name(im, 0), x, r, dims));
+	return shp_bind(im, 0, shp_reshape(im, imp_out_name(im, 0), x, r, dims));
 }
 
 /* Unsqueeze: 1s inserted at the axes named (of the result; an attribute
@@ -845,7 +748,7 @@ onnx_unsqueeze(Imp *im)
 	bool one[IR_MAX_RANK] = {false};
 	int n, r, j = 0;
 
-	if (!in_opnd(im, 0, &x) || !axes_of(im, 1, axes, &n))
+	if (!shp_in(im, 0, &x) || !axes_of(im, 1, axes, &n))
 		return -1;
 	if (n < 0)
 		return imp_fail(im, "it names no axes");
@@ -864,7 +767,7 @@ onnx_unsqueeze(Imp *im)
 	}
 	for (int k = 0; k < r; k++)
 		dims[k] = one[k] ? 1 : x.t.dim[j++];
-	return bind(im, 0, p_reshape(im, imp_out_name(im, 0), x, r, dims));
+	return shp_bind(im, 0, shp_reshape(im, imp_out_name(im, 0), x, r, dims));
 }
 
 /* Transpose: 'perm' (default: the dims reversed); a known input (a
@@ -878,7 +781,7 @@ onnx_transpose(Imp *im)
 	bool has;
 	int n;
 
-	if (!in_opnd(im, 0, &x) || (n = imp_attr_ints(im, "perm", &perm, &has)) < 0)
+	if (!shp_in(im, 0, &x) || (n = imp_attr_ints(im, "perm", &perm, &has)) < 0)
 		return -1;
 	if (!has) {
 		n = x.t.rank;
@@ -888,7 +791,7 @@ onnx_transpose(Imp *im)
 	}
 	if (check_perm(im, perm, n, x.t.rank) != 0)
 		return -1;
-	return bind(im, 0, p_transpose(im, imp_out_name(im, 0), x, perm));
+	return shp_bind(im, 0, shp_transpose(im, imp_out_name(im, 0), x, perm));
 }
 
 /* Concat: 'axis' (required from opset 4; 1 before; negative from 11). */
@@ -907,12 +810,12 @@ onnx_concat(Imp *im)
 		return imp_fail(im, "it has no inputs");
 	xs = xcalloc((size_t)n, sizeof *xs);
 	for (int j = 0; j < n; j++)
-		if (!in_opnd(im, j, &xs[j]))
+		if (!shp_in(im, j, &xs[j]))
 			goto out;
 	if (xs[0].t.rank == 0)
 		imp_fail(im, "its inputs have rank 0");
 	else if ((ax = imp_axis(im, axis, xs[0].t.rank, "'axis'")) >= 0)
-		rc = bind(im, 0, p_concat(im, imp_out_name(im, 0), n, xs, ax));
+		rc = shp_bind(im, 0, shp_concat(im, imp_out_name(im, 0), n, xs, ax));
 out:
 	free(xs);
 	return rc;
@@ -928,7 +831,7 @@ onnx_split(Imp *im)
 	int64_t axis, *sizes = NULL, at = 0;
 	int ax, nout = imp_nout(im), n = -1;
 
-	if (!in_opnd(im, 0, &x) || imp_attr_int(im, "axis", 0, &axis) != 0)
+	if (!shp_in(im, 0, &x) || imp_attr_int(im, "axis", 0, &axis) != 0)
 		return -1;
 	if ((ax = imp_axis(im, axis, x.t.rank, "'axis'")) < 0)
 		return -1;
@@ -975,7 +878,7 @@ onnx_split(Imp *im)
 		if (len == 0)
 			return imp_unsupported(im, "a zero-size output (%d)", k);
 		if (imp_out_wanted(im, k) &&
-		    bind(im, k, p_range(im, imp_out_name(im, k), x, ax, at, len)) != 0)
+		    shp_bind(im, k, part_of(im, imp_out_name(im, k), x, ax, at, len)) != 0)
 			return -1;
 		at += len;
 	}
@@ -993,7 +896,7 @@ onnx_slice(Imp *im)
 	bool seen[IR_MAX_RANK] = {false};
 	int n, nax = -1, nsp = -1;
 
-	if (!in_opnd(im, 0, &x))
+	if (!shp_in(im, 0, &x))
 		return -1;
 	if (im->opset < 10) {
 		const int64_t *a;
@@ -1059,7 +962,7 @@ onnx_slice(Imp *im)
 		/* a step past the axis takes one element: keep it in range */
 		step[a] = s > d ? d : s < -d ? -d : s;
 	}
-	return bind(im, 0, p_slice(im, imp_out_name(im, 0), x, first, len, step));
+	return shp_bind(im, 0, shp_slice(im, imp_out_name(im, 0), x, first, len, step));
 }
 
 /* Gather: numpy's take along 'axis' (0); negative indices from opset 11
@@ -1072,13 +975,13 @@ onnx_gather(Imp *im)
 	int64_t axis;
 	int ax;
 
-	if (!in_opnd(im, 0, &x) || !in_opnd(im, 1, &ix) || imp_attr_int(im, "axis", 0, &axis))
+	if (!shp_in(im, 0, &x) || !shp_in(im, 1, &ix) || imp_attr_int(im, "axis", 0, &axis))
 		return -1;
 	if (x.t.rank == 0)
 		return imp_fail(im, "its data has rank 0");
 	if ((ax = imp_axis(im, axis, x.t.rank, "'axis'")) < 0)
 		return -1;
-	return bind(im, 0, p_gather(im, imp_out_name(im, 0), x, ix, ax));
+	return shp_bind(im, 0, take(im, imp_out_name(im, 0), x, ix, ax));
 }
 
 /* Expand: numpy's broadcast of the input with the shape input. */
@@ -1089,629 +992,7 @@ onnx_expand(Imp *im)
 	int64_t *shape;
 	int n;
 
-	if (!in_opnd(im, 0, &x) || (n = imp_in_ints(im, 1, "shape", &shape, IR_MAX_RANK)) < 0)
+	if (!shp_in(im, 0, &x) || (n = imp_in_ints(im, 1, "shape", &shape, IR_MAX_RANK)) < 0)
 		return -1;
-	return bind(im, 0, p_expand(im, imp_out_name(im, 0), x, n, shape));
-}
-
-/* x repeated rep[k] times along each axis k, one axis at a time: x seen
- * as (A, 1, d*B) (A the dims before the axis, B those after) expanded to
- * (A, rep, d*B), the copies following each other as Tile's do, and seen
- * again with the axis rep times longer.  Rank 3 at most in between, which
- * every engine lowers. */
-static Opnd
-tile(Imp *im, const char *name, Opnd x, const int64_t *rep)
-{
-	int r = x.t.rank, last = -1;
-
-	for (int k = 0; k < r; k++) {
-		if (rep[k] == 0) {
-			imp_unsupported(im, "a zero-size result (repeats of axis %d is 0)", k);
-			return failed;
-		}
-		if (rep[k] < 0 || rep[k] > IR_MAX_DIM || x.t.dim[k] * rep[k] > IR_MAX_DIM) {
-			imp_fail(im, "repeats of axis %d is %lld", k, (long long)rep[k]);
-			return failed;
-		}
-		if (rep[k] > 1)
-			last = k;
-	}
-	if (last < 0)
-		return name ? p_reshape(im, name, x, r, x.t.dim) : x;
-	for (int k = 0; k <= last && !bad(&x); k++) {
-		int64_t a = 1, b = 1, s3[3], e3[3], dims[IR_MAX_RANK];
-
-		if (rep[k] == 1)
-			continue;
-		for (int j = 0; j < r; j++) {
-			if (j < k)
-				a *= x.t.dim[j];
-			else
-				b *= x.t.dim[j];
-			dims[j] = x.t.dim[j];
-		}
-		dims[k] *= rep[k];
-		s3[0] = e3[0] = a;
-		s3[1] = 1;
-		e3[1] = rep[k];
-		s3[2] = e3[2] = b;
-		x = p_reshape(im, NULL, x, 3, s3);
-		x = p_expand(im, NULL, x, 3, e3);
-		x = p_reshape(im, k == last ? name : NULL, x, r, dims);
-	}
-	return x;
-}
-
-/* Tile: 'repeats' an input from opset 6; at opset 1 inputs 'tiles' (one
- * count) and 'axis'. */
-int
-onnx_tile(Imp *im)
-{
-	Opnd x;
-	int64_t rep[IR_MAX_RANK], *r;
-	int n;
-
-	if (!in_opnd(im, 0, &x))
-		return -1;
-	if (im->opset < 6) {
-		double tiles, axis;
-		int a;
-
-		if (imp_in_scalar(im, 1, "tiles", &tiles) != 0 ||
-		    imp_in_scalar(im, 2, "axis", &axis) != 0)
-			return -1;
-		if ((a = imp_axis(im, (int64_t)axis, x.t.rank, "axis")) < 0)
-			return -1;
-		for (int k = 0; k < x.t.rank; k++)
-			rep[k] = k == a ? (int64_t)tiles : 1;
-	} else {
-		if ((n = imp_in_ints(im, 1, "repeats", &r, IR_MAX_RANK)) < 0)
-			return -1;
-		if (n != x.t.rank)
-			return imp_fail(im, "'repeats' has %d entries for rank %d", n, x.t.rank);
-		memcpy(rep, r, sizeof(int64_t) * (size_t)n);
-	}
-	return bind(im, 0, tile(im, imp_out_name(im, 0), x, rep));
-}
-
-/* One element of type dt from a 1-element known value (ConstantOfShape's
- * value, Pad's constant_value): its double and int64. */
-static void
-scalar_of(const ImpData *d, double *v, int64_t *iv)
-{
-	*v = imp_data_f64(d, 0);
-	*iv = imp_data_i64(d, 0);
-}
-
-/* ConstantOfShape: 'value' (a one-element tensor; float 0 by default)
- * everywhere in the shape given by the input (empty: a scalar). */
-int
-onnx_constant_of_shape(Imp *im)
-{
-	bool isbad;
-	ImpData *val = imp_attr_tensor(im, "value", &isbad), *d;
-	ImpVal *s = imp_in_req(im, 0);
-	int64_t *shape, iv = 0;
-	double v = 0;
-	Type t = {.dt = DT_F32};
-	int n;
-
-	if (isbad || !s)
-		return -1;
-	if (val) {
-		if (ir_type_numel(&val->type) != 1)
-			return imp_fail(im, "'value' has %lld elements, expected one",
-			    (long long)ir_type_numel(&val->type));
-		t.dt = val->type.dt;
-		scalar_of(val, &v, &iv);
-	}
-	if ((n = imp_in_ints(im, 0, "shape", &shape, IR_MAX_RANK)) < 0)
-		return -1;
-	t.rank = n;
-	for (int k = 0; k < n; k++) {
-		if (shape[k] == 0)
-			return imp_unsupported(im, "a zero-size result");
-		if (shape[k] < 0 || shape[k] > IR_MAX_DIM)
-			return imp_fail(im, "shape element %d is %lld", k, (long long)shape[k]);
-		t.dim[k] = shape[k];
-	}
-	if (ir_type_numel(&t) < 0 || ir_type_numel(&t) > FOLD_MAX) {
-		int i = imp_splat(im, t.dt, v, t.rank, t.dim);
-
-		if (i >= 0)
-			set_value(imp_at(im, i), t.dt, v, iv);
-		return imp_out(im, 0, i);
-	}
-	d = imp_data_new(im, &t);
-	for (int64_t e = 0; e < ir_type_numel(&t); e++)
-		imp_data_set(d, e, v, iv);
-	return imp_out_known(im, 0, d);
-}
-
-/* Range: start, start + delta, ... up to limit (excluded), in start's
- * type; every operand must be known. */
-int
-onnx_range(Imp *im)
-{
-	ImpVal *a = imp_in_req(im, 0), *l = imp_in_req(im, 1), *dl = imp_in_req(im, 2);
-	double s, lim, del;
-	int64_t n;
-	ImpData *d;
-	DType dt;
-
-	if (!a || !l || !dl || imp_in_scalar(im, 0, "start", &s) != 0 ||
-	    imp_in_scalar(im, 1, "limit", &lim) != 0 || imp_in_scalar(im, 2, "delta", &del) != 0)
-		return -1;
-	dt = a->type.dt;
-	if (l->type.dt != dt || dl->type.dt != dt)
-		return imp_fail(im, "its operands' element types differ");
-	if (dt == DT_BOOL)
-		return imp_fail(im, "its operands are bool");
-	if (ir_dtype_is_int(dt)) {
-		int64_t is = imp_data_i64(a->k, 0), il = imp_data_i64(l->k, 0);
-		int64_t id = imp_data_i64(dl->k, 0), span;
-
-		if (id == 0)
-			return imp_fail(im, "delta is 0");
-		if (__builtin_sub_overflow(il, is, &span))
-			return imp_unsupported(im, "a range wider than int64");
-		/* ceil(span / id), at least 0 */
-		n = span / id + (span % id != 0 && ((span < 0) == (id < 0)));
-		if (n > IR_MAX_DIM)
-			return imp_unsupported(im, "%lld elements", (long long)n);
-		if (n <= 0)
-			return imp_unsupported(im, "a zero-size result");
-		d = imp_data_new(im, &(Type){.rank = 1, .dt = dt, .dim = {n}});
-		for (int64_t e = 0; e < n; e++) {
-			int64_t v = (int64_t)((uint64_t)is + (uint64_t)e * (uint64_t)id);
-
-			imp_data_set(d, e, (double)v, v);
-		}
-		return imp_out_known(im, 0, d);
-	}
-	if (del == 0 || !isfinite(s) || !isfinite(lim) || !isfinite(del))
-		return imp_fail(im, "start, limit and delta must be finite and delta not 0");
-	{
-		double c = ceil((lim - s) / del);
-
-		if (c > IR_MAX_DIM)
-			return imp_unsupported(im, "%.0f elements", c);
-		if (c <= 0)
-			return imp_unsupported(im, "a zero-size result");
-		n = (int64_t)c;
-	}
-	d = imp_data_new(im, &(Type){.rank = 1, .dt = dt, .dim = {n}});
-	for (int64_t e = 0; e < n; e++)
-		imp_data_set(d, e, s + (double)e * del, 0);
-	return imp_out_known(im, 0, d);
-}
-
-/* Dropout in inference: the output is the input.  Training (is_test=0
- * before opset 7; training_mode true from 12) with a ratio other than 0
- * is random: unsupported.  The mask, where asked for, is all True (bool
- * from opset 10; before it its type is the input's and its inference
- * value undefined: unsupported). */
-int
-onnx_dropout(Imp *im)
-{
-	Opnd x;
-	bool training = false;
-	double ratio = 0.5;
-
-	if (!in_opnd(im, 0, &x))
-		return -1;
-	imp_attr_ignore(im, "consumed_inputs", "seed", NULL);
-	if (im->opset < 7) {
-		int64_t is_test;
-
-		if (imp_attr_int(im, "is_test", 0, &is_test) != 0 ||
-		    imp_attr_float(im, "ratio", 0.5, &ratio) != 0)
-			return -1;
-		training = !is_test;
-	} else if (im->opset < 12) {
-		if (imp_attr_float(im, "ratio", 0.5, &ratio) != 0)
-			return -1;
-	} else {
-		if (imp_in(im, 2)) {
-			double t;
-
-			if (imp_in_scalar(im, 2, "training_mode", &t) != 0)
-				return -1;
-			training = t != 0;
-		}
-		if (training && imp_in(im, 1) && imp_in_scalar(im, 1, "ratio", &ratio) != 0)
-			return -1;
-		if (im->rc)
-			return -1;
-	}
-	if (training && ratio != 0)
-		return imp_unsupported(im, "training-mode dropout (ratio %g) is random", ratio);
-	if (imp_out_wanted(im, 1)) {
-		ImpData *m;
-
-		if (im->opset < 10)
-			return imp_unsupported(im, "the mask output before opset 10");
-		if (ir_type_numel(&x.t) > FOLD_MAX) {
-			if (imp_out(im, 1, imp_splat(im, DT_BOOL, 1, x.t.rank, x.t.dim)) != 0)
-				return -1;
-		} else {
-			Type mt = x.t;
-
-			mt.dt = DT_BOOL;
-			m = imp_data_new(im, &mt);
-			memset(m->p, 1, (size_t)ir_type_numel(&mt));
-			if (imp_out_known(im, 1, m) != 0)
-				return -1;
-		}
-	}
-	return bind(im, 0, x);
-}
-
-/* Pad: mode constant (aicm's pad), edge and reflect (slices and a concat
- * per axis).  'paddings' at opset 1, 'pads' and 'value' attributes from 2,
- * inputs pads and constant_value from 11. */
-int
-onnx_pad(Imp *im)
-{
-	Opnd x;
-	int64_t *pads, iv = 0;
-	double v = 0;
-	const char *mode;
-	int n, r;
-
-	if (!in_opnd(im, 0, &x) || imp_attr_str(im, "mode", "constant", &mode) != 0)
-		return -1;
-	r = x.t.rank;
-	if (im->opset < 11) {
-		const int64_t *p;
-		bool has;
-
-		if ((n = imp_attr_ints(im, im->opset < 2 ? "paddings" : "pads", &p, &has)) < 0 ||
-		    imp_attr_float(im, "value", 0, &v) != 0)
-			return -1;
-		if (!has)
-			return imp_fail(im, "it has no '%s' attribute", im->opset < 2 ? "paddings" :
-			    "pads");
-		pads = imp_data_new(im, &(Type){.rank = 1, .dt = DT_I64, .dim = {n ? n : 1}})->p;
-		memcpy(pads, p, sizeof(int64_t) * (size_t)n);
-		iv = (int64_t)v;
-	} else {
-		ImpVal *cv = imp_in(im, 2);
-
-		if ((n = imp_in_ints(im, 1, "pads", &pads, 2 * IR_MAX_RANK)) < 0)
-			return -1;
-		if (cv) {
-			if (imp_in_scalar(im, 2, "constant_value", &v) != 0)
-				return -1;
-			if (cv->type.dt != x.t.dt)
-				return imp_fail(im, "its constant_value is %s, the data %s",
-				    ir_dtype_name(cv->type.dt), ir_dtype_name(x.t.dt));
-			iv = imp_data_i64(cv->k, 0);
-		}
-		if (im->rc)
-			return -1;
-	}
-	if (n != 2 * r)
-		return imp_fail(im, "pads has %d entries for rank %d", n, r);
-	if (!ir_dtype_is_float(x.t.dt) && im->opset < 11)
-		iv = (int64_t)v;
-	if (strcmp(mode, "constant") == 0)
-		return bind(im, 0, p_pad(im, imp_out_name(im, 0), x, pads, v, iv));
-	if (strcmp(mode, "edge") != 0 && strcmp(mode, "reflect") != 0)
-		return imp_fail(im, "'mode' is '%s', expected constant, reflect or edge", mode);
-	for (int k = 0; k < r; k++) {
-		int64_t b = pads[k], e = pads[r + k], d = x.t.dim[k];
-		bool last = true;
-		Opnd parts[3];
-		int np = 0;
-
-		for (int j = k + 1; j < r; j++)
-			last = last && pads[j] == 0 && pads[r + j] == 0;
-		if (b < 0 || e < 0)
-			return imp_unsupported(im, "negative pads in mode '%s'", mode);
-		if (b == 0 && e == 0)
-			continue;
-		if (mode[0] == 'r' && (b > d - 1 || e > d - 1))
-			return imp_unsupported(im, "reflect pads %lld and %lld on an axis of size %lld "
-			    "(aicm reflects at most size - 1)", (long long)b, (long long)e, (long long)d);
-		for (int s = 0; s < 2; s++) {
-			int64_t p = s ? e : b, first[IR_MAX_RANK], len[IR_MAX_RANK], step[IR_MAX_RANK];
-			Opnd y;
-
-			if (p == 0)
-				continue;
-			for (int j = 0; j < r; j++) {
-				first[j] = 0;
-				len[j] = x.t.dim[j];
-				step[j] = 1;
-			}
-			if (mode[0] == 'e') {
-				int64_t dims[IR_MAX_RANK];
-
-				first[k] = s ? d - 1 : 0;
-				len[k] = 1;
-				y = p_slice(im, NULL, x, first, len, step);
-				memcpy(dims, x.t.dim, sizeof(int64_t) * (size_t)r);
-				dims[k] = p;
-				y = p_expand(im, NULL, y, r, dims);
-			} else {
-				/* x[p], x[p-1], ..., x[1]; x[d-2], ..., x[d-1-p] */
-				first[k] = s ? d - 2 : p;
-				len[k] = p;
-				step[k] = -1;
-				y = p_slice(im, NULL, x, first, len, step);
-			}
-			if (bad(&y))
-				return -1;
-			if (s == 0) {
-				parts[np++] = y;
-				parts[np++] = x;
-			} else {
-				if (np == 0)
-					parts[np++] = x;
-				parts[np++] = y;
-			}
-		}
-		x = p_concat(im, last ? imp_out_name(im, 0) : NULL, np, parts, k);
-		if (bad(&x))
-			return -1;
-	}
-	return bind(im, 0, x);
-}
-
-/* DepthToSpace (DCR: depth as (b, b, C/b²); CRD, opset 11: as (C/b², b,
- * b)) and SpaceToDepth: a reshape to rank 6, a transpose, a reshape. */
-static int
-depth_space(Imp *im, bool to_space)
-{
-	Opnd x;
-	int64_t b, n, c, h, w, s6[6], out[4];
-	const char *mode = "DCR";
-	const int64_t dcr[6] = {0, 3, 4, 1, 5, 2}, crd[6] = {0, 1, 4, 2, 5, 3};
-	const int64_t s2d[6] = {0, 3, 5, 1, 2, 4};
-	const int64_t *perm;
-
-	if (!in_opnd(im, 0, &x) || imp_attr_int(im, "blocksize", 0, &b) != 0)
-		return -1;
-	if (to_space && im->opset >= 11 && imp_attr_str(im, "mode", "DCR", &mode) != 0)
-		return -1;
-	if (!imp_attr(im, "blocksize") || b <= 0)
-		return imp_fail(im, "'blocksize' must be given and positive");
-	if (x.t.rank != 4)
-		return imp_fail(im, "its input has rank %d, expected 4", x.t.rank);
-	n = x.t.dim[0], c = x.t.dim[1], h = x.t.dim[2], w = x.t.dim[3];
-	if (to_space) {
-		if (c % (b * b))
-			return imp_fail(im, "%lld channels do not divide by blocksize² %lld",
-			    (long long)c, (long long)(b * b));
-		if (strcmp(mode, "DCR") == 0) {
-			int64_t s[6] = {n, b, b, c / (b * b), h, w};
-
-			memcpy(s6, s, sizeof s);
-			perm = dcr;
-		} else if (strcmp(mode, "CRD") == 0) {
-			int64_t s[6] = {n, c / (b * b), b, b, h, w};
-
-			memcpy(s6, s, sizeof s);
-			perm = crd;
-		} else {
-			return imp_fail(im, "'mode' is '%s', expected DCR or CRD", mode);
-		}
-		out[0] = n, out[1] = c / (b * b), out[2] = h * b, out[3] = w * b;
-	} else {
-		if (h % b || w % b)
-			return imp_fail(im, "height %lld or width %lld does not divide by blocksize %lld",
-			    (long long)h, (long long)w, (long long)b);
-		int64_t s[6] = {n, c, h / b, b, w / b, b};
-
-		memcpy(s6, s, sizeof s);
-		perm = s2d;
-		out[0] = n, out[1] = c * b * b, out[2] = h / b, out[3] = w / b;
-	}
-	x = p_reshape(im, NULL, x, 6, s6);
-	x = p_transpose(im, NULL, x, perm);
-	return bind(im, 0, p_reshape(im, imp_out_name(im, 0), x, 4, out));
-}
-
-int onnx_depth_to_space(Imp *im) { return depth_space(im, true); }
-int onnx_space_to_depth(Imp *im) { return depth_space(im, false); }
-
-/* Trilu (opset 14): the upper (j - i >= k) or lower (j - i <= k) triangle
- * of the last two axes, the rest 0: folded when the input is known, else a
- * where over a known mask. */
-int
-onnx_trilu(Imp *im)
-{
-	Opnd x;
-	int64_t upper, k = 0, h, w;
-	ImpData *m;
-	bool all = true;
-	int i, zero, mask;
-
-	if (!in_opnd(im, 0, &x) || imp_attr_int(im, "upper", 1, &upper) != 0)
-		return -1;
-	if (imp_in(im, 1)) {
-		int64_t *kv;
-		int n = imp_in_ints(im, 1, "k", &kv, 1);
-
-		if (n < 0)
-			return -1;
-		if (n != 1)
-			return imp_fail(im, "'k' has %d elements, expected one", n);
-		k = kv[0];
-	}
-	if (im->rc)
-		return -1;
-	if (x.t.rank < 2)
-		return imp_fail(im, "its input has rank %d, expected at least 2", x.t.rank);
-	h = x.t.dim[x.t.rank - 2];
-	w = x.t.dim[x.t.rank - 1];
-	/* past h + w every diagonal is on one side: clamped, c - r - k
-	 * cannot overflow */
-	k = k > h + w ? h + w : k < -(h + w) ? -(h + w) : k;
-	m = imp_data_new(im, &(Type){.rank = 2, .dt = DT_BOOL, .dim = {h, w}});
-	for (int64_t r = 0; r < h; r++)
-		for (int64_t c = 0; c < w; c++) {
-			bool keep = upper ? c - r >= k : c - r <= k;
-
-			imp_data_set(m, r * w + c, keep, keep);
-			all = all && keep;
-		}
-	if (all)
-		return bind(im, 0, x);
-	if (folds(&x, &x.t)) {
-		ImpData *d = imp_data_new(im, &x.t);
-		int64_t n = ir_type_numel(&x.t);
-		size_t es = ir_dtype_size(x.t.dt);
-
-		for (int64_t e = 0; e < n; e++)
-			if (((uint8_t *)m->p)[e % (h * w)])
-				memcpy((char *)d->p + e * (int64_t)es, (char *)x.k->p + e * (int64_t)es, es);
-		return imp_out_known(im, 0, d);
-	}
-	zero = imp_splat(im, x.t.dt, 0, 0, NULL);
-	mask = imp_const(im, m, NULL);
-	i = imp_new(im, OP_WHERE, imp_out_name(im, 0), 3, (int[]){mask, node_of(im, &x), zero});
-	return bind(im, 0, of_node(im, imp_done(im, i)));
-}
-
-/* ONNX's element type codes that aicm has. */
-static bool
-dtype_of(int64_t et, DType *dt)
-{
-	switch (et) {
-	case 1: *dt = DT_F32; return true;
-	case 6: *dt = DT_I32; return true;
-	case 7: *dt = DT_I64; return true;
-	case 9: *dt = DT_BOOL; return true;
-	case 11: *dt = DT_F64; return true;
-	default: return false;
-	}
-}
-
-/* EyeLike: 1s on diagonal k of a 2-D tensor of the input's shape, in
- * 'dtype' (the input's type by default): known from the shape alone. */
-int
-onnx_eye_like(Imp *im)
-{
-	ImpVal *x = imp_in_req(im, 0);
-	int64_t et, k;
-	Type t;
-	ImpData *d;
-
-	if (!x || imp_attr_int(im, "dtype", -1, &et) != 0 || imp_attr_int(im, "k", 0, &k) != 0)
-		return -1;
-	t = x->type;
-	if (et >= 0 && !dtype_of(et, &t.dt))
-		return imp_unsupported(im, "'dtype' %lld", (long long)et);
-	if (t.rank != 2)
-		return imp_fail(im, "its input has rank %d, expected 2", t.rank);
-	d = imp_data_new(im, &t);
-	for (int64_t r = 0; r < t.dim[0]; r++)
-		if (k > -t.dim[1] && k < t.dim[1] && r + k >= 0 && r + k < t.dim[1])
-			imp_data_set(d, r * t.dim[1] + r + k, 1, 1);
-	return imp_out_known(im, 0, d);
-}
-
-/* OneHot (opset 9, 11): a new axis of size depth where the position of
- * each index (negative ones from the end; out of range: none) holds
- * values[1] and the rest values[0].  Folded for known indices, else
- * where(equal(indices, 0..depth-1 along the new axis), on, off). */
-int
-onnx_one_hot(Imp *im)
-{
-	Opnd ix, vals;
-	double dd;
-	int64_t axis, depth;
-	Type t;
-	int ax, r;
-
-	if (!in_opnd(im, 0, &ix) || !in_opnd(im, 2, &vals) ||
-	    imp_attr_int(im, "axis", -1, &axis) != 0 || imp_in_scalar(im, 1, "depth", &dd) != 0)
-		return -1;
-	if (ir_type_numel(&vals.t) != 2)
-		return imp_fail(im, "its values have %lld elements, expected 2",
-		    (long long)ir_type_numel(&vals.t));
-	if (!(dd >= 1) || dd > IR_MAX_DIM)
-		return dd >= 0 && dd < 1 ? imp_unsupported(im, "a zero-size result (depth %g)", dd) :
-		    imp_fail(im, "depth is %g", dd);
-	depth = (int64_t)dd;
-	r = ix.t.rank + 1;
-	if (r > IR_MAX_RANK)
-		return imp_unsupported(im, "a result of rank %d", r);
-	if ((ax = imp_axis(im, axis, r, "'axis'")) < 0)
-		return -1;
-	t.dt = vals.t.dt;
-	t.rank = r;
-	for (int k = 0, j = 0; k < r; k++)
-		t.dim[k] = k == ax ? depth : ix.t.dim[j++];
-	if (ix.k && ir_type_numel(&t) <= FOLD_MAX) {
-		ImpData *d = imp_data_new(im, &t);
-		int64_t outer = 1, inner = 1, n = ir_type_numel(&t);
-
-		for (int k = 0; k < ax; k++)
-			outer *= t.dim[k];
-		for (int k = ax + 1; k < r; k++)
-			inner *= t.dim[k];
-		for (int64_t e = 0; e < n; e++) {
-			int64_t o = e / (depth * inner), c = e / inner % depth, in = e % inner;
-			int64_t j = imp_data_i64(ix.k, o * inner + in);
-			bool on = j == c || (j < 0 && j + depth == c);
-
-			imp_data_set(d, e, imp_data_f64(vals.k, on), imp_data_i64(vals.k, on));
-		}
-		return imp_out_known(im, 0, d);
-	}
-	{
-		int64_t cdims[IR_MAX_RANK], idims[IR_MAX_RANK];
-		ImpData *cls = imp_data_new(im, &(Type){.rank = 1, .dt = DT_I64, .dim = {depth}});
-		Opnd c, i;
-		int a, neg, eq, zero, on, off;
-
-		for (int64_t e = 0; e < depth; e++)
-			imp_data_set(cls, e, (double)e, e);
-		for (int k = 0; k < r; k++) {
-			cdims[k] = k == ax ? depth : 1;
-			idims[k] = t.dim[k];
-		}
-		idims[ax] = 1;
-		if (vals.k) {
-			ImpData *von = imp_data_new(im, &(Type){.rank = 0, .dt = t.dt});
-			ImpData *voff = imp_data_new(im, &(Type){.rank = 0, .dt = t.dt});
-
-			imp_data_set(von, 0, imp_data_f64(vals.k, 1), imp_data_i64(vals.k, 1));
-			imp_data_set(voff, 0, imp_data_f64(vals.k, 0), imp_data_i64(vals.k, 0));
-			on = imp_const(im, von, NULL);
-			off = imp_const(im, voff, NULL);
-		} else {
-			/* values[1] and values[0] as scalars read at run time */
-			int v = node_of(im, &vals);
-
-			if (vals.t.rank != 1)
-				v = imp_reshape(im, NULL, v, 1, (int64_t[]){2});
-			on = imp_binary(im, OP_GATHER, NULL, v, imp_splat(im, DT_I64, 1, 0, NULL));
-			off = imp_binary(im, OP_GATHER, NULL, v, imp_splat(im, DT_I64, 0, 0, NULL));
-		}
-		c = p_reshape(im, NULL, of_data(cls), r, cdims);
-		a = node_of(im, &ix);
-		if (ix.t.dt != DT_I64) {
-			a = imp_new(im, OP_CAST, NULL, 1, &a);
-			if (a >= 0) {
-				imp_at(im, a)->to = DT_I64;
-				imp_at(im, a)->set |= AB(TO);
-			}
-			a = imp_done(im, a);
-		}
-		/* a negative index counts from the end: index + depth */
-		zero = imp_splat(im, DT_I64, 0, 0, NULL);
-		neg = imp_binary(im, OP_LESS, NULL, a, zero);
-		a = imp_op(im, OP_WHERE, NULL, 3, (int[]){neg,
-		    imp_binary(im, OP_ADD, NULL, a, imp_splat(im, DT_I64, (double)depth, 0, NULL)), a});
-		i = p_reshape(im, NULL, of_node(im, a), r, idims);
-		if (bad(&i))
-			return -1;
-		eq = imp_binary(im, OP_EQUAL, NULL, node_of(im, &i), node_of(im, &c));
-		return imp_out(im, 0, imp_op(im, OP_WHERE, imp_out_name(im, 0), 3,
-		    (int[]){eq, on, off}));
-	}
+	return shp_bind(im, 0, shp_expand(im, imp_out_name(im, 0), x, n, shape));
 }
