@@ -242,14 +242,12 @@ main(int argc, char **argv)
 			fprintf(stderr, "aicm-import: %s\n", err);
 		else
 			fprintf(stderr, "aicm-import: error: %s: %s\n", in, err);
-		rc = 1;
-		goto done;               /* imp_onnx left r empty */
+		return 1;
 	}
 	if (r.nw && strcmp(out, "-") == 0) {
 		fprintf(stderr, "aicm-import: error: the model has %d tensors of more than %d "
 		    "elements, which go to .npy files: give -o FILE\n", r.nw, IR_MAX_VALUES);
-		rc = 2;
-		goto done;
+		return 2;
 	}
 	if ((rc = write_weights(&r, outparent)) == 0) {
 		size_t n;
@@ -265,7 +263,6 @@ main(int argc, char **argv)
 		}
 		free(text);
 	}
-done:
 	imp_result_free(&r);
 	for (int k = 0; k < nbinds; k++) {
 		exec_tensor_free(&bound[k]);
