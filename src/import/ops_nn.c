@@ -160,3 +160,417 @@ onnx_log_softmax(Imp *im)
 {
 	return softmax(im, true);
 }
+
+/* ---- helpers shared by the window ops and the normalisations ---------- */
+
+/* v's node with shape dims[0..rank): known data is copied under the new
+ * shape (a weight stays one const), else a reshape. */
+static int
+reshaped(Imp *im, ImpVal *v, int rank, const int64_t *dims)
+{
+	if (v->k) {
+		Type t = v->k->type;
+		ImpData *d;
+		ImpVal tmp = *v;
+
+		t.rank = rank;
+		memcpy(t.dim, dims, sizeof(int64_t) * (size_t)rank);
+		if (ir_type_numel(&t) != ir_type_numel(&v->k->type))
+			return imp_fail(im, "'%s' has %lld elements, expected %lld", v->name,
+			    (long long)ir_type_numel(&v->k->type), (long long)ir_type_numel(&t));
+		d = imp_data_new(im, &t);
+		memcpy(d->p, v->k->p, (size_t)ir_type_numel(&t) * ir_dtype_size(t.dt));
+		tmp.k = d;
+		tmp.type = t;
+		tmp.node = -1;
+		return imp_node_of(im, &tmp);
+	}
+	return imp_reshape(im, NULL, imp_node_of(im, v), rank, dims);
+}
+
+/* A per-channel operand (C,) of an input of rank r, as (C, 1, ..., 1) so
+ * that it broadcasts along axis 1. */
+static int
+per_channel(Imp *im, ImpVal *v, int r, int64_t c)
+{
+	int64_t dims[IR_MAX_RANK];
+
+	if (v->type.rank >= 0 && ir_type_numel(&v->type) != c)
+		return imp_fail(im, "'%s' has %lld elements; it takes one a channel, %lld",
+		    v->name, (long long)ir_type_numel(&v->type), (long long)c);
+	dims[0] = c;
+	for (int k = 1; k < r - 1; k++)
+		dims[k] = 1;
+	return reshaped(im, v, r > 1 ? r - 1 : 1, dims);
+}
+
+/* A reduction of node x over axes ax[0..n), keepdims. */
+static int
+reduce_axes_keep(Imp *im, OpId op, const char *name, int x, const int64_t *ax, int n)
+{
+	int i = imp_new(im, op, name, 1, &x);
+	Attrs *at;
+
+	if (i < 0)
+		return -1;
+	imp_set_ints(im, i, ATTR_AXIS, ax, n);
+	at = imp_at(im, i);
+	at->keepdims = true;
+	at->set |= AB(KEEPDIMS);
+	return imp_done(im, i);
+}
+
+/* ---- Conv and the pools ----------------------------------------------- */
+
+/* A conv's or pool's window over nsp (1 or 2) spatial dims, in ONNX's
+ * terms: pads are the begins then the ends. */
+typedef struct Geo {
+	int nsp;
+	int64_t k[2], s[2], d[2], p[4];
+} Geo;
+
+/* An INTS attribute of nsp positive entries (or 2*nsp non-negative ones
+ * for pads) into v, def when absent. */
+static int
+geo_ints(Imp *im, const char *name, int want, int64_t lo, int64_t def, int64_t *v)
+{
+	const int64_t *a;
+	bool present;
+	int n = imp_attr_ints(im, name, &a, &present);
+
+	if (n < 0)
+		return -1;
+	if (!present) {
+		for (int k = 0; k < want; k++)
+			v[k] = def;
+		return 0;
+	}
+	if (n != want)
+		return imp_fail(im, "'%s' has %d entries, expected %d", name, n, want);
+	for (int k = 0; k < want; k++) {
+		if (a[k] < lo)
+			return imp_fail(im, "'%s' entry %d is %lld, expected %s", name, k,
+			    (long long)a[k], lo ? "a positive number" : "0 or more");
+		v[k] = a[k];
+	}
+	return 0;
+}
+
+/* Reads kernel_shape (wk: the conv's kernel, which it must match; NULL:
+ * required), strides, dilations (when has_dil; else 1s), pads and
+ * auto_pad of an input of type xt; SAME_UPPER/SAME_LOWER become explicit
+ * pads the way ONNX computes them (output ceil(in / stride), the odd pad
+ * at the end for UPPER, at the begin for LOWER). */
+static int
+read_geo(Imp *im, const Type *xt, const int64_t *wk, bool has_dil, Geo *g)
+{
+	int nsp = xt->rank - 2;
+	const char *ap;
+	bool any_pad = false;
+
+	g->nsp = nsp;
+	if (wk) {
+		const int64_t *a;
+		bool present;
+		int n = imp_attr_ints(im, "kernel_shape", &a, &present);
+
+		if (n < 0)
+			return -1;
+		for (int k = 0; k < nsp; k++) {
+			if (present && (n != nsp || a[k] != wk[k]))
+				return imp_fail(im, "'kernel_shape' does not match the kernel of w (dim "
+				    "%d: %lld, expected %lld)", k + 2, n == nsp ? (long long)a[k] : -1LL,
+				    (long long)wk[k]);
+			g->k[k] = wk[k];
+		}
+	} else {
+		if (!imp_has_attr(im, "kernel_shape"))
+			return imp_fail(im, "'kernel_shape' is required");
+		if (geo_ints(im, "kernel_shape", nsp, 1, 1, g->k) != 0)
+			return -1;
+	}
+	if (geo_ints(im, "strides", nsp, 1, 1, g->s) != 0 ||
+	    geo_ints(im, "pads", 2 * nsp, 0, 0, g->p) != 0)
+		return -1;
+	if (has_dil) {
+		if (geo_ints(im, "dilations", nsp, 1, 1, g->d) != 0)
+			return -1;
+	} else {
+		g->d[0] = g->d[1] = 1;
+	}
+	if (imp_attr_str(im, "auto_pad", "NOTSET", &ap) != 0)
+		return -1;
+	for (int k = 0; k < 2 * nsp; k++)
+		any_pad |= g->p[k] != 0;
+	if (!strcmp(ap, "NOTSET"))
+		return 0;
+	if (any_pad)
+		return imp_fail(im, "'pads' and auto_pad '%s' are both given", ap);
+	if (!strcmp(ap, "VALID"))
+		return 0;
+	if (strcmp(ap, "SAME_UPPER") && strcmp(ap, "SAME_LOWER"))
+		return imp_fail(im, "auto_pad is '%s', expected NOTSET, VALID, SAME_UPPER or "
+		    "SAME_LOWER", ap);
+	for (int k = 0; k < nsp; k++) {
+		int64_t in = xt->dim[2 + k], out = (in + g->s[k] - 1) / g->s[k];
+		int64_t total = (out - 1) * g->s[k] + (g->k[k] - 1) * g->d[k] + 1 - in;
+
+		if (total < 0)
+			total = 0;
+		g->p[k] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
+		g->p[nsp + k] = total - g->p[k];
+	}
+	return 0;
+}
+
+/* Sets aicm's 2-D window attributes on node i from g (a 1-D window gets a
+ * height of 1); kernel= only for the pools.  Defaults are left unset. */
+static void
+set_geo(Imp *im, int i, const Geo *g, bool kernel)
+{
+	int64_t k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, p[4] = {0, 0, 0, 0};
+	int o = 2 - g->nsp;
+	bool pads = false;
+
+	for (int j = 0; j < g->nsp; j++) {
+		k[o + j] = g->k[j];
+		s[o + j] = g->s[j];
+		d[o + j] = g->d[j];
+		p[o + j] = g->p[j];
+		p[2 + o + j] = g->p[g->nsp + j];
+	}
+	for (int j = 0; j < 4; j++)
+		pads |= p[j] != 0;
+	if (kernel)
+		imp_set_ints(im, i, ATTR_KERNEL, k, 2);
+	if (s[0] != 1 || s[1] != 1)
+		imp_set_ints(im, i, ATTR_STRIDES, s, 2);
+	if (pads)
+		imp_set_ints(im, i, ATTR_PADS, p, 4);
+	if (d[0] != 1 || d[1] != 1)
+		imp_set_ints(im, i, ATTR_DILATIONS, d, 2);
+}
+
+/* The input of a window op: rank 3 (1-D) or 4 (2-D); 5 and more are 3-D
+ * windows aicm has no op for. */
+static int
+window_rank(Imp *im, const Type *xt, const char *what)
+{
+	if (xt->rank >= 5)
+		return imp_unsupported(im, "a %d-D %s: aicm's are 2-D (a 1-D one becomes a height "
+		    "of 1)", xt->rank - 2, what);
+	if (xt->rank < 3)
+		return imp_fail(im, "its input has rank %d, expected (N, C, spatial dims)", xt->rank);
+	return 0;
+}
+
+/* (N, C, L) -> (N, C, 1, L) */
+static int
+to_2d(Imp *im, int x)
+{
+	const Type *t = imp_type(im, x);
+
+	return imp_reshape(im, NULL, x, 4, (const int64_t[]){t->dim[0], t->dim[1], 1, t->dim[2]});
+}
+
+/* (N, C, 1, L) -> (N, C, L), named after output 0 */
+static int
+from_2d(Imp *im, int y)
+{
+	const Type *t;
+
+	if (y < 0)
+		return -1;
+	t = imp_type(im, y);
+	return imp_reshape(im, imp_out_name(im, 0), y, 3,
+	    (const int64_t[]){t->dim[0], t->dim[1], t->dim[3]});
+}
+
+int
+onnx_conv(Imp *im)
+{
+	ImpVal *xv = imp_in_req(im, 0), *wv = imp_in_req(im, 1), *bv = imp_in(im, 2);
+	int64_t group;
+	int x, w, in[3], i, y;
+	Type xt, wt;
+	Geo g;
+
+	if (!xv || !wv || (im->rc && !bv) || imp_attr_int(im, "group", 1, &group) != 0)
+		return -1;
+	if ((x = imp_node_of(im, xv)) < 0)
+		return -1;
+	xt = *imp_type(im, x);
+	if (window_rank(im, &xt, "convolution") != 0)
+		return -1;
+	if (wv->k) {
+		wt = wv->k->type;
+	} else {
+		if ((w = imp_node_of(im, wv)) < 0)
+			return -1;
+		wt = *imp_type(im, w);
+	}
+	if (wt.rank != xt.rank)
+		return imp_fail(im, "w '%s' has rank %d; x has rank %d", wv->name, wt.rank, xt.rank);
+	if (read_geo(im, &xt, wt.dim + 2, true, &g) != 0)
+		return -1;
+	if (g.nsp == 1) {
+		x = to_2d(im, x);
+		w = reshaped(im, wv, 4, (const int64_t[]){wt.dim[0], wt.dim[1], 1, wt.dim[2]});
+	} else {
+		w = imp_node_of(im, wv);
+	}
+	in[0] = x;
+	in[1] = w;
+	if (bv)
+		in[2] = imp_node_of(im, bv);
+	if ((i = imp_new(im, OP_CONV2D, g.nsp == 2 ? imp_out_name(im, 0) : NULL, bv ? 3 : 2,
+	    in)) < 0)
+		return -1;
+	set_geo(im, i, &g, false);
+	if (group != 1) {
+		imp_at(im, i)->groups = group;
+		imp_at(im, i)->set |= AB(GROUPS);
+	}
+	y = imp_done(im, i);
+	return imp_out(im, 0, g.nsp == 1 ? from_2d(im, y) : y);
+}
+
+static int
+pool(Imp *im, OpId op)
+{
+	ImpVal *xv = imp_in_req(im, 0);
+	int64_t ceil_mode = 0, cip = 0, storage = 0;
+	int x, i, y;
+	Type xt;
+	Geo g;
+
+	if (!xv)
+		return -1;
+	if (im->opset >= 10 && imp_attr_int(im, "ceil_mode", 0, &ceil_mode) != 0)
+		return -1;
+	if (op == OP_AVG_POOL2D && im->opset >= 7 &&
+	    imp_attr_int(im, "count_include_pad", 0, &cip) != 0)
+		return -1;
+	/* storage_order only says how Indices count */
+	if (op == OP_MAX_POOL2D && im->opset >= 8 &&
+	    imp_attr_int(im, "storage_order", 0, &storage) != 0)
+		return -1;
+	if (op == OP_MAX_POOL2D && imp_out_wanted(im, 1))
+		return imp_unsupported(im, "its Indices output (output 1): aicm's max_pool2d gives "
+		    "the values only");
+	if ((x = imp_node_of(im, xv)) < 0)
+		return -1;
+	xt = *imp_type(im, x);
+	if (window_rank(im, &xt, "pool") != 0 ||
+	    read_geo(im, &xt, NULL, op == OP_MAX_POOL2D && im->opset >= 10, &g) != 0)
+		return -1;
+	if (g.nsp == 1)
+		x = to_2d(im, x);
+	if ((i = imp_new(im, op, g.nsp == 2 ? imp_out_name(im, 0) : NULL, 1, &x)) < 0)
+		return -1;
+	set_geo(im, i, &g, true);
+	if (ceil_mode) {
+		imp_at(im, i)->ceil_mode = true;
+		imp_at(im, i)->set |= AB(CEIL_MODE);
+	}
+	if (cip) {
+		imp_at(im, i)->count_include_pad = true;
+		imp_at(im, i)->set |= AB(COUNT_INCLUDE_PAD);
+	}
+	y = imp_done(im, i);
+	return imp_out(im, 0, g.nsp == 1 ? from_2d(im, y) : y);
+}
+
+int
+onnx_max_pool(Imp *im)
+{
+	return pool(im, OP_MAX_POOL2D);
+}
+
+int
+onnx_average_pool(Imp *im)
+{
+	return pool(im, OP_AVG_POOL2D);
+}
+
+/* LpPool: (sum over the window of |x|^p)^(1/p), the sum an avg_pool2d
+ * counting the zero padding times the window's size.  p is a float
+ * attribute in opset 1, an int from 2. */
+int
+onnx_lp_pool(Imp *im)
+{
+	ImpVal *xv = imp_in_req(im, 0);
+	double p;
+	int64_t ip;
+	int x, i, ax, px, s;
+	Type xt;
+	Geo g;
+
+	if (!xv)
+		return -1;
+	if (im->opset < 2) {
+		if (imp_attr_float(im, "p", 2, &p) != 0)
+			return -1;
+	} else {
+		if (imp_attr_int(im, "p", 2, &ip) != 0)
+			return -1;
+		p = (double)ip;
+	}
+	if (!(p > 0))
+		return imp_fail(im, "'p' is %g, expected a positive number", p);
+	if ((x = imp_node_of(im, xv)) < 0)
+		return -1;
+	xt = *imp_type(im, x);
+	if (window_rank(im, &xt, "pool") != 0 || read_geo(im, &xt, NULL, false, &g) != 0)
+		return -1;
+	if (g.nsp == 1)
+		x = to_2d(im, x);
+	ax = imp_unary(im, OP_ABS, NULL, x);
+	px = p == 1 ? ax : p == 2 ? imp_binary(im, OP_MUL, NULL, x, x) :
+	    imp_binary(im, OP_POW, NULL, ax, imp_splat(im, xt.dt, p, 0, NULL));
+	if ((i = imp_new(im, OP_AVG_POOL2D, NULL, 1, &px)) < 0)
+		return -1;
+	set_geo(im, i, &g, true);
+	imp_at(im, i)->count_include_pad = true;
+	imp_at(im, i)->set |= AB(COUNT_INCLUDE_PAD);
+	s = imp_binary(im, OP_MUL, p == 1 && g.nsp == 2 ? imp_out_name(im, 0) : NULL,
+	    imp_done(im, i), imp_splat(im, xt.dt, (double)(g.k[0] * (g.nsp == 2 ? g.k[1] : 1)), 0,
+	    NULL));
+	if (p == 2)
+		s = imp_unary(im, OP_SQRT, g.nsp == 2 ? imp_out_name(im, 0) : NULL, s);
+	else if (p != 1)
+		s = imp_binary(im, OP_POW, g.nsp == 2 ? imp_out_name(im, 0) : NULL, s,
+		    imp_splat(im, xt.dt, 1 / p, 0, NULL));
+	return imp_out(im, 0, g.nsp == 1 ? from_2d(im, s) : s);
+}
+
+/* GlobalAveragePool, GlobalMaxPool: mean or max over every spatial axis,
+ * kept. */
+static int
+global_pool(Imp *im, OpId op)
+{
+	ImpVal *xv = imp_in_req(im, 0);
+	int64_t ax[IR_MAX_RANK];
+	int x, r;
+
+	if (!xv || (x = imp_node_of(im, xv)) < 0)
+		return -1;
+	r = imp_type(im, x)->rank;
+	if (r < 3)
+		return imp_fail(im, "its input has rank %d, expected (N, C, spatial dims)", r);
+	for (int k = 2; k < r; k++)
+		ax[k - 2] = k;
+	return imp_out(im, 0, reduce_axes_keep(im, op, imp_out_name(im, 0), x, ax, r - 2));
+}
+
+int
+onnx_global_average_pool(Imp *im)
+{
+	return global_pool(im, OP_MEAN);
+}
+
+int
+onnx_global_max_pool(Imp *im)
+{
+	return global_pool(im, OP_MAX);
+}
