@@ -70,23 +70,53 @@ scaled(Imp *im, int y, double s)
 int
 onnx_gemm(Imp *im)
 {
-	ImpVal *a = imp_in_req(im, 0), *b = imp_in_req(im, 1), *c = imp_in(im, 2);
-	int64_t ta, tb, bc;
+	ImpVal *a = imp_in_req(im, 0), *b = imp_in_req(im, 1);
+	ImpVal *c = im->opset < 11 ? imp_in_req(im, 2) : imp_in(im, 2);
+	int64_t ta, tb, bc = 1;
 	double alpha, beta;
 	int na, nb, y;
 	bool has_c = c != NULL;
 
-	if (!a || !b || imp_attr_int(im, "transA", 0, &ta) != 0 ||
+	if (!a || !b || im->rc || imp_attr_int(im, "transA", 0, &ta) != 0 ||
 	    imp_attr_int(im, "transB", 0, &tb) != 0 || imp_attr_float(im, "alpha", 1, &alpha) != 0 ||
-	    imp_attr_float(im, "beta", 1, &beta) != 0 || imp_attr_int(im, "broadcast", 0, &bc) != 0)
+	    imp_attr_float(im, "beta", 1, &beta) != 0)
+		return -1;
+	/* before opset 7 C is (M, N) unless broadcast=1 */
+	if (im->opset < 7 && imp_attr_int(im, "broadcast", 0, &bc) != 0)
 		return -1;
 	na = ta ? transpose2(im, a) : imp_node_of(im, a);
 	nb = tb ? transpose2(im, b) : imp_node_of(im, b);
+	if (na < 0 || nb < 0)
+		return -1;
+	if (imp_type(im, na)->rank != 2 || imp_type(im, nb)->rank != 2)
+		return imp_fail(im, "A and B have ranks %d and %d, expected 2", imp_type(im, na)->rank,
+		    imp_type(im, nb)->rank);
 	y = scaled(im, imp_binary(im, OP_MATMUL, has_c ? NULL : imp_out_name(im, 0), na, nb), alpha);
-	if (has_c && beta != 0.0) {
-		int nc = scaled(im, imp_node_of(im, c), beta);
+	if (y >= 0 && has_c) {
+		const Type *yt = imp_type(im, y);
+		int nc = imp_node_of(im, c);
+		const Type *ct;
+		bool ok;
 
-		y = imp_binary(im, OP_ADD, imp_out_name(im, 0), y, nc);
+		if (nc < 0)
+			return -1;
+		ct = imp_type(im, nc);
+		/* C broadcasts one way, to (M, N) */
+		ok = ct->rank <= 2;
+		for (int k = 0; ok && k < ct->rank; k++) {
+			int64_t want = yt->dim[2 - ct->rank + k];
+
+			ok = ct->dim[k] == want || (bc && ct->dim[k] == 1);
+		}
+		if (!ok || (!bc && ct->rank != 2)) {
+			char sc[IR_TYPE_STR];
+
+			return imp_fail(im, "C is %s; it must %s (%lld, %lld)", ir_shape_str(ct, sc),
+			    bc ? "broadcast to" : "be (broadcast=0)", (long long)yt->dim[0],
+			    (long long)yt->dim[1]);
+		}
+		if (beta != 0.0)
+			y = imp_binary(im, OP_ADD, imp_out_name(im, 0), y, scaled(im, nc, beta));
 	}
 	return imp_out(im, 0, y);
 }
