@@ -982,3 +982,255 @@ onnx_hardmax(Imp *im)
 		y = imp_reshape(im, imp_out_name(im, 0), y, t.rank, t.dim);
 	return imp_out(im, 0, y);
 }
+
+/* ---- Einsum ----------------------------------------------------------- */
+
+/* node x transposed by perm[0..r) (none when it is the identity), then
+ * reshaped to dims[0..nd) (none when that is its shape); named name. */
+static int
+permute_reshape(Imp *im, const char *name, int x, const int *perm, int r, const int64_t *dims,
+    int nd)
+{
+	bool ident = true, same;
+	const Type *t;
+
+	for (int k = 0; k < r; k++)
+		ident &= perm[k] == k;
+	if (!ident) {
+		int64_t p[IR_MAX_RANK];
+		int i;
+
+		for (int k = 0; k < r; k++)
+			p[k] = perm[k];
+		if ((i = imp_new(im, OP_TRANSPOSE, dims ? NULL : name, 1, &x)) < 0)
+			return -1;
+		imp_set_ints(im, i, ATTR_PERM, p, r);
+		x = imp_done(im, i);
+	}
+	if (!dims || x < 0)
+		return x;
+	t = imp_type(im, x);
+	same = t->rank == nd;
+	for (int k = 0; same && k < nd; k++)
+		same = t->dim[k] == dims[k];
+	return same ? x : imp_reshape(im, name, x, nd, dims);
+}
+
+/* One operand's letters: the letter of each axis and its size. */
+typedef struct Term {
+	int n;
+	char c[IR_MAX_RANK];
+	int64_t dim[IR_MAX_RANK];
+	int node;
+} Term;
+
+static int
+term_find(const Term *t, char c)
+{
+	for (int k = 0; k < t->n; k++)
+		if (t->c[k] == c)
+			return k;
+	return -1;
+}
+
+/* The letters of t not in keep1 nor keep2, summed away. */
+static int
+term_sum_out(Imp *im, Term *t, const Term *keep1, const Term *keep2)
+{
+	int64_t ax[IR_MAX_RANK];
+	int n = 0, m = 0, i;
+
+	for (int k = 0; k < t->n; k++)
+		if (term_find(keep1, t->c[k]) < 0 && (!keep2 || term_find(keep2, t->c[k]) < 0))
+			ax[n++] = k;
+	if (n == 0)
+		return 0;
+	if ((i = imp_new(im, OP_SUM, NULL, 1, &t->node)) < 0)
+		return -1;
+	imp_set_ints(im, i, ATTR_AXIS, ax, n);
+	if ((t->node = imp_done(im, i)) < 0)
+		return -1;
+	for (int k = 0, j = 0; k < t->n; k++) {
+		if (j < n && ax[j] == k) {
+			j++;
+			continue;
+		}
+		t->c[m] = t->c[k];
+		t->dim[m++] = t->dim[k];
+	}
+	t->n = m;
+	return 0;
+}
+
+/* Einsum of one or two operands without '...' or a repeated letter in one
+ * operand (a diagonal): each operand first sums away the letters only it
+ * has and the output lacks; one operand is then a transpose; two are a
+ * batched matmul, A transposed to (batch, A's own, contracted) and B to
+ * (batch, contracted, B's own), each flattened to three dims, the product
+ * unflattened and transposed to the output's order.  Without '->' the
+ * output is the letters seen once, in alphabetical order. */
+int
+onnx_einsum(Imp *im)
+{
+	const char *eq;
+	char buf[256];
+	size_t len = 0;
+	Term in[2], out = {0};
+	int nin = imp_nin(im), nt = 0, perm[IR_MAX_RANK], y;
+	const char *arrow, *p;
+	int64_t dims[IR_MAX_RANK];
+
+	if (imp_attr_str(im, "equation", NULL, &eq) != 0)
+		return -1;
+	if (!eq)
+		return imp_fail(im, "'equation' is required");
+	for (p = eq; *p; p++)
+		if (*p != ' ' && len + 1 < sizeof buf)
+			buf[len++] = *p;
+	buf[len] = 0;
+	if (strstr(buf, "..."))
+		return imp_unsupported(im, "equation '%s': '...' (aicm's einsum takes named axes "
+		    "only)", eq);
+	if (nin < 1 || nin > 2)
+		return imp_unsupported(im, "%d operands: aicm's einsum takes one or two", nin);
+	arrow = strstr(buf, "->");
+	p = buf;
+	for (;;) {
+		Term *t = &in[nt];
+		ImpVal *v;
+		const Type *ty;
+
+		if (nt == nin)
+			return imp_fail(im, "equation '%s' has more terms than the %d operands", eq, nin);
+		t->n = 0;
+		for (; *p && *p != ',' && *p != '-'; p++) {
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+				return imp_fail(im, "equation '%s': '%c' is not a letter", eq, *p);
+			if (term_find(t, *p) >= 0)
+				return imp_unsupported(im, "equation '%s': '%c' twice in operand %d (a "
+				    "diagonal)", eq, *p, nt);
+			if (t->n == IR_MAX_RANK)
+				return imp_fail(im, "equation '%s': operand %d has too many axes", eq, nt);
+			t->c[t->n++] = *p;
+		}
+		if (!(v = imp_in_req(im, nt)) || (t->node = imp_node_of(im, v)) < 0)
+			return -1;
+		ty = imp_type(im, t->node);
+		if (ty->rank != t->n)
+			return imp_fail(im, "equation '%s': operand %d has %d letters and rank %d", eq, nt,
+			    t->n, ty->rank);
+		memcpy(t->dim, ty->dim, sizeof(int64_t) * (size_t)t->n);
+		nt++;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	if (nt != nin)
+		return imp_fail(im, "equation '%s' has %d terms for %d operands", eq, nt, nin);
+	if (arrow) {
+		for (p = arrow + 2; *p; p++) {
+			if (term_find(&out, *p) >= 0 || (term_find(&in[0], *p) < 0 &&
+			    (nt < 2 || term_find(&in[1], *p) < 0)))
+				return imp_fail(im, "equation '%s': output letter '%c' is repeated or in no "
+				    "operand", eq, *p);
+			out.c[out.n++] = *p;
+		}
+	} else {
+		for (char c = 'A'; c <= 'z'; c++) {
+			int seen = 0;
+
+			for (int k = 0; k < nt; k++)
+				seen += term_find(&in[k], c) >= 0;
+			if (seen == 1)
+				out.c[out.n++] = c;
+		}
+	}
+	/* shared letters must agree in size (aicm broadcasts no 1 here) */
+	if (nt == 2)
+		for (int k = 0; k < in[0].n; k++) {
+			int j = term_find(&in[1], in[0].c[k]);
+
+			if (j >= 0 && in[1].dim[j] != in[0].dim[k])
+				return imp_unsupported(im, "equation '%s': '%c' is %lld in one operand "
+				    "and %lld in the other", eq, in[0].c[k], (long long)in[0].dim[k],
+				    (long long)in[1].dim[j]);
+		}
+	if (term_sum_out(im, &in[0], &out, nt == 2 ? &in[1] : NULL) != 0 ||
+	    (nt == 2 && term_sum_out(im, &in[1], &out, &in[0]) != 0))
+		return -1;
+	if (nt == 1) {
+		for (int k = 0; k < out.n; k++)
+			perm[k] = term_find(&in[0], out.c[k]);
+		return imp_out(im, 0, permute_reshape(im, imp_out_name(im, 0), in[0].node, perm,
+		    out.n, NULL, 0));
+	}
+	{
+		/* batch letters, A's own, contracted, B's own */
+		Term bt = {0}, fa = {0}, ct = {0}, fb = {0}, mid = {0};
+		int64_t pb = 1, pa = 1, pk = 1, pf = 1;
+		int a, b, n;
+
+		for (int k = 0; k < in[0].n; k++) {
+			char c = in[0].c[k];
+			Term *dst = term_find(&in[1], c) < 0 ? &fa : term_find(&out, c) >= 0 ? &bt : &ct;
+
+			dst->c[dst->n] = c;
+			dst->dim[dst->n++] = in[0].dim[k];
+		}
+		for (int k = 0; k < in[1].n; k++)
+			if (term_find(&in[0], in[1].c[k]) < 0) {
+				fb.c[fb.n] = in[1].c[k];
+				fb.dim[fb.n++] = in[1].dim[k];
+			}
+		for (int k = 0; k < bt.n; k++)
+			pb *= bt.dim[k];
+		for (int k = 0; k < fa.n; k++)
+			pa *= fa.dim[k];
+		for (int k = 0; k < ct.n; k++)
+			pk *= ct.dim[k];
+		for (int k = 0; k < fb.n; k++)
+			pf *= fb.dim[k];
+		n = 0;
+		for (int k = 0; k < bt.n; k++)
+			perm[n++] = term_find(&in[0], bt.c[k]);
+		for (int k = 0; k < fa.n; k++)
+			perm[n++] = term_find(&in[0], fa.c[k]);
+		for (int k = 0; k < ct.n; k++)
+			perm[n++] = term_find(&in[0], ct.c[k]);
+		a = permute_reshape(im, NULL, in[0].node, perm, n, (const int64_t[]){pb, pa, pk}, 3);
+		n = 0;
+		for (int k = 0; k < bt.n; k++)
+			perm[n++] = term_find(&in[1], bt.c[k]);
+		for (int k = 0; k < ct.n; k++)
+			perm[n++] = term_find(&in[1], ct.c[k]);
+		for (int k = 0; k < fb.n; k++)
+			perm[n++] = term_find(&in[1], fb.c[k]);
+		b = permute_reshape(im, NULL, in[1].node, perm, n, (const int64_t[]){pb, pk, pf}, 3);
+		y = imp_binary(im, OP_MATMUL, NULL, a, b);
+		/* (batch..., A's own..., B's own...) in the output's order */
+		for (Term *s = &bt; s; s = s == &bt ? &fa : s == &fa ? &fb : NULL)
+			for (int k = 0; k < s->n; k++) {
+				mid.c[mid.n] = s->c[k];
+				mid.dim[mid.n++] = s->dim[k];
+			}
+		if (mid.n == 0) {
+			/* a scalar: aicm's sum of the (1, 1, 1) product over every axis */
+			return imp_out(im, 0, imp_op(im, OP_SUM, imp_out_name(im, 0), 1, &y));
+		}
+		memcpy(dims, mid.dim, sizeof(int64_t) * (size_t)mid.n);
+		for (int k = 0; k < out.n; k++)
+			perm[k] = term_find(&mid, out.c[k]);
+		{
+			bool ident = true;
+
+			for (int k = 0; k < out.n; k++)
+				ident &= perm[k] == k;
+			y = permute_reshape(im, ident ? imp_out_name(im, 0) : NULL, y,
+			    (const int[]){0, 1, 2}, 3, dims, mid.n);
+			if (ident)
+				return imp_out(im, 0, y);
+		}
+		return imp_out(im, 0, permute_reshape(im, imp_out_name(im, 0), y, perm, out.n, NULL,
+		    0));
+	}
+}
