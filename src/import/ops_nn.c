@@ -257,7 +257,7 @@ reduce_axes_keep(Imp *im, OpId op, const char *name, int x, const int64_t *ax, i
  * terms: pads are the begins then the ends. */
 typedef struct Geo {
 	int nsp;
-	int64_t k[2], s[2], d[2], p[4];
+	int64_t k[3], s[3], d[3], p[6];
 } Geo;
 
 /* An INTS attribute of nsp positive entries (or 2*nsp non-negative ones
@@ -327,7 +327,7 @@ read_geo(Imp *im, const Type *xt, const int64_t *wk, bool has_dil, Geo *g)
 		if (geo_ints(im, "dilations", nsp, 1, 1, g->d) != 0)
 			return -1;
 	} else {
-		g->d[0] = g->d[1] = 1;
+		g->d[0] = g->d[1] = g->d[2] = 1;
 	}
 	if (imp_attr_str(im, "auto_pad", "NOTSET", &ap) != 0)
 		return -1;
@@ -382,14 +382,14 @@ set_geo(Imp *im, int i, const Geo *g, bool kernel)
 		imp_set_ints(im, i, ATTR_DILATIONS, d, 2);
 }
 
-/* The input of a window op: rank 3 (1-D) or 4 (2-D); 5 and more are 3-D
- * windows aicm has no op for. */
+/* The input of a window op: rank 3 (1-D) or 4 (2-D), or 5 (3-D) for a
+ * pool (max3 set); more spatial dims aicm has no op for. */
 static int
-window_rank(Imp *im, const Type *xt, const char *what)
+window_rank(Imp *im, const Type *xt, const char *what, int max)
 {
-	if (xt->rank >= 5)
+	if (xt->rank > max + 2)
 		return imp_unsupported(im, "a %d-D %s: aicm's are 2-D (a 1-D one becomes a height "
-		    "of 1)", xt->rank - 2, what);
+		    "of 1%s)", xt->rank - 2, what, max == 3 ? ", a 3-D one two 2-D pools" : "");
 	if (xt->rank < 3)
 		return imp_fail(im, "its input has rank %d, expected (N, C, spatial dims)", xt->rank);
 	return 0;
@@ -431,7 +431,7 @@ onnx_conv(Imp *im)
 	if ((x = imp_node_of(im, xv)) < 0)
 		return -1;
 	xt = *imp_type(im, x);
-	if (window_rank(im, &xt, "convolution") != 0)
+	if (window_rank(im, &xt, "convolution", 2) != 0)
 		return -1;
 	if (wv->k) {
 		wt = wv->k->type;
@@ -466,12 +466,60 @@ onnx_conv(Imp *im)
 	return imp_out(im, 0, g.nsp == 1 ? from_2d(im, y) : y);
 }
 
+/* One aicm pool of node x over window g (1-D or 2-D). */
+static int
+pool2(Imp *im, OpId op, const char *name, int x, const Geo *g, bool ceil_mode, bool cip)
+{
+	int i = imp_new(im, op, name, 1, &x);
+
+	if (i < 0)
+		return -1;
+	set_geo(im, i, g, true);
+	if (ceil_mode) {
+		imp_at(im, i)->ceil_mode = true;
+		imp_at(im, i)->set |= AB(CEIL_MODE);
+	}
+	if (cip) {
+		imp_at(im, i)->count_include_pad = true;
+		imp_at(im, i)->set |= AB(COUNT_INCLUDE_PAD);
+	}
+	return imp_done(im, i);
+}
+
+/* A 3-D pool as two 2-D ones: (H, W) over (N, C*D, H, W), then D over
+ * (N, C, D, OH*OW).  Max and average are separable over a box: the max of
+ * the maxes is the max, and the count an average divides by (the
+ * positions inside the input, or inside the padded input, never the
+ * ceil_mode overhang) is the product of the per-dim counts. */
+static int
+pool3(Imp *im, OpId op, int x, const Geo *g, bool ceil_mode, bool cip)
+{
+	const Type *t = imp_type(im, x);
+	int64_t n = t->dim[0], c = t->dim[1], d = t->dim[2], oh, ow;
+	Geo hw = {.nsp = 2, .k = {g->k[1], g->k[2]}, .s = {g->s[1], g->s[2]},
+	    .d = {g->d[1], g->d[2]}, .p = {g->p[1], g->p[2], g->p[4], g->p[5]}};
+	Geo dd = {.nsp = 2, .k = {g->k[0], 1}, .s = {g->s[0], 1}, .d = {g->d[0], 1},
+	    .p = {g->p[0], 0, g->p[3], 0}};
+	int y;
+
+	y = imp_reshape(im, NULL, x, 4, (const int64_t[]){n, c * d, t->dim[3], t->dim[4]});
+	if ((y = pool2(im, op, NULL, y, &hw, ceil_mode, cip)) < 0)
+		return -1;
+	oh = imp_type(im, y)->dim[2];
+	ow = imp_type(im, y)->dim[3];
+	y = imp_reshape(im, NULL, y, 4, (const int64_t[]){n, c, d, oh * ow});
+	if ((y = pool2(im, op, NULL, y, &dd, ceil_mode, cip)) < 0)
+		return -1;
+	return imp_reshape(im, imp_out_name(im, 0), y, 5,
+	    (const int64_t[]){n, c, imp_type(im, y)->dim[2], oh, ow});
+}
+
 static int
 pool(Imp *im, OpId op)
 {
 	ImpVal *xv = imp_in_req(im, 0);
 	int64_t ceil_mode = 0, cip = 0, storage = 0;
-	int x, i, y;
+	int x, y;
 	Type xt;
 	Geo g;
 
@@ -492,23 +540,14 @@ pool(Imp *im, OpId op)
 	if ((x = imp_node_of(im, xv)) < 0)
 		return -1;
 	xt = *imp_type(im, x);
-	if (window_rank(im, &xt, "pool") != 0 ||
+	if (window_rank(im, &xt, "pool", 3) != 0 ||
 	    read_geo(im, &xt, NULL, op == OP_MAX_POOL2D && im->opset >= 10, &g) != 0)
 		return -1;
+	if (g.nsp == 3)
+		return imp_out(im, 0, pool3(im, op, x, &g, ceil_mode, cip));
 	if (g.nsp == 1)
 		x = to_2d(im, x);
-	if ((i = imp_new(im, op, g.nsp == 2 ? imp_out_name(im, 0) : NULL, 1, &x)) < 0)
-		return -1;
-	set_geo(im, i, &g, true);
-	if (ceil_mode) {
-		imp_at(im, i)->ceil_mode = true;
-		imp_at(im, i)->set |= AB(CEIL_MODE);
-	}
-	if (cip) {
-		imp_at(im, i)->count_include_pad = true;
-		imp_at(im, i)->set |= AB(COUNT_INCLUDE_PAD);
-	}
-	y = imp_done(im, i);
+	y = pool2(im, op, g.nsp == 2 ? imp_out_name(im, 0) : NULL, x, &g, ceil_mode, cip);
 	return imp_out(im, 0, g.nsp == 1 ? from_2d(im, y) : y);
 }
 
@@ -552,7 +591,7 @@ onnx_lp_pool(Imp *im)
 	if ((x = imp_node_of(im, xv)) < 0)
 		return -1;
 	xt = *imp_type(im, x);
-	if (window_rank(im, &xt, "pool") != 0 || read_geo(im, &xt, NULL, false, &g) != 0)
+	if (window_rank(im, &xt, "pool", 2) != 0 || read_geo(im, &xt, NULL, false, &g) != 0)
 		return -1;
 	if (g.nsp == 1)
 		x = to_2d(im, x);
