@@ -1273,3 +1273,197 @@ onnx_einsum(Imp *im)
 		    0));
 	}
 }
+
+/* ---- ConvTranspose ---------------------------------------------------- */
+
+/* ConvTranspose (1-D and 2-D, a known weight) as the conv2d it equals: x
+ * with stride-1 zeros inserted after each element (a reshape to (N, C, H,
+ * 1, W, 1), a pad of the new dims, a reshape back), padded by ext - 1 -
+ * pads_begin before and ext - 1 - pads_end + output_padding after (ext =
+ * (k - 1) * dilation + 1; a negative amount a slice), convolved at stride
+ * 1 with the weight turned into conv2d's (F, C/g, KH, KW) and flipped in
+ * both spatial dims, computed here.  The pads are ONNX's: given, or from
+ * output_shape or auto_pad SAME_* (output in * stride), the odd one at
+ * the end for SAME_UPPER and at the begin otherwise. */
+int
+onnx_conv_transpose(Imp *im)
+{
+	ImpVal *xv = imp_in_req(im, 0), *wv = imp_in_req(im, 1), *bv = imp_in(im, 2);
+	int64_t group, k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, op[2] = {0, 0};
+	int64_t p[4] = {0, 0, 0, 0}, os[2], pb[2], pe[2], in[2], x4[4];
+	const int64_t *oa, *ka;
+	bool has_os, has_k;
+	const char *ap;
+	int nsp, x, w, i, y, nos, nk, o;
+	Type xt, wt, wt2;
+	ImpData *wd;
+
+	if (!xv || !wv || (im->rc && !bv) || imp_attr_int(im, "group", 1, &group) != 0)
+		return -1;
+	if ((x = imp_node_of(im, xv)) < 0)
+		return -1;
+	xt = *imp_type(im, x);
+	if (window_rank(im, &xt, "transposed convolution", 2) != 0)
+		return -1;
+	nsp = xt.rank - 2;
+	o = 2 - nsp;
+	if (wv->k) {
+		wt = wv->k->type;
+	} else {
+		if ((w = imp_node_of(im, wv)) < 0)
+			return -1;
+		wt = *imp_type(im, w);
+	}
+	if (wt.rank != xt.rank || wt.dim[0] != xt.dim[1] || group < 1 || xt.dim[1] % group)
+		return imp_fail(im, "w '%s' must be (C, M/group, kernel...) for x with C=%lld and "
+		    "group=%lld", wv->name, (long long)xt.dim[1], (long long)group);
+	if ((nk = imp_attr_ints(im, "kernel_shape", &ka, &has_k)) < 0 ||
+	    (nos = imp_attr_ints(im, "output_shape", &oa, &has_os)) < 0 ||
+	    geo_ints(im, "strides", nsp, 1, 1, s + o) != 0 ||
+	    geo_ints(im, "dilations", nsp, 1, 1, d + o) != 0 ||
+	    geo_ints(im, "output_padding", nsp, 0, 0, op + o) != 0 ||
+	    imp_attr_str(im, "auto_pad", "NOTSET", &ap) != 0)
+		return -1;
+	{
+		int64_t pp[4];
+
+		if (geo_ints(im, "pads", 2 * nsp, 0, 0, pp) != 0)
+			return -1;
+		for (int j = 0; j < nsp; j++) {
+			p[o + j] = pp[j];
+			p[2 + o + j] = pp[nsp + j];
+		}
+	}
+	for (int j = 0; j < nsp; j++) {
+		k[o + j] = wt.dim[2 + j];
+		if (has_k && (nk != nsp || ka[j] != k[o + j]))
+			return imp_fail(im, "'kernel_shape' does not match the kernel of w '%s'",
+			    wv->name);
+	}
+	in[0] = nsp == 2 ? xt.dim[2] : 1;
+	in[1] = xt.dim[xt.rank - 1];
+	if (has_os && nos != nsp && nos != nsp + 2)
+		return imp_fail(im, "'output_shape' has %d entries, expected %d", nos, nsp);
+	if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && strcmp(ap, "SAME_UPPER") &&
+	    strcmp(ap, "SAME_LOWER"))
+		return imp_fail(im, "auto_pad is '%s', expected NOTSET, VALID, SAME_UPPER or "
+		    "SAME_LOWER", ap);
+	if (has_os || !strncmp(ap, "SAME", 4)) {
+		for (int j = o; j < 2; j++) {
+			int64_t ext = (k[j] - 1) * d[j] + 1, total, half;
+
+			os[j] = has_os ? oa[nos - nsp + j - o] : in[j] * s[j];
+			total = s[j] * (in[j] - 1) + op[j] + ext - os[j];
+			/* total / 2 floored, as ONNX's reference computes it: a
+			 * negative total (an output_shape past the full one)
+			 * extends the output at the end */
+			half = total >= 0 ? total / 2 : -((1 - total) / 2);
+			p[j] = !strcmp(ap, "SAME_UPPER") ? half : total - half;
+			p[2 + j] = total - p[j];
+		}
+	}
+	/* the weight, (C, M/g, KH, KW) -> (M, C/g, KH, KW) flipped */
+	if (wv->k) {
+		int64_t c = wt.dim[0], mg = wt.dim[1], cg = c / group, kh = k[0], kw = k[1];
+		size_t es = ir_dtype_size(wt.dt);
+
+		wt2 = (Type){.rank = 4, .dt = wt.dt, .dim = {mg * group, cg, kh, kw}};
+		wd = imp_data_new(im, &wt2);
+		for (int64_t g = 0; g < group; g++)
+			for (int64_t m = 0; m < mg; m++)
+				for (int64_t ci = 0; ci < cg; ci++)
+					for (int64_t a = 0; a < kh; a++)
+						for (int64_t b = 0; b < kw; b++)
+							memcpy((char *)wd->p + ((((g * mg + m) * cg + ci) * kh + a) *
+							    kw + b) * (int64_t)es, (const char *)wv->k->p +
+							    ((((g * cg + ci) * mg + m) * kh + (kh - 1 - a)) * kw +
+							    (kw - 1 - b)) * (int64_t)es, es);
+		{
+			ImpVal tmp = {wv->name, wt2, -1, wd};
+
+			w = imp_node_of(im, &tmp);
+		}
+	} else {
+		/* the same in graph ops: (g, C/g, M/g, KH, KW), its middle
+		 * pair swapped, then a slice with steps -1 over KH and KW */
+		int64_t c = wt.dim[0], mg = wt.dim[1], cg = c / group, kh = k[0], kw = k[1];
+
+		w = imp_reshape(im, NULL, w, 5, (const int64_t[]){group, cg, mg, kh, kw});
+		if ((i = imp_new(im, OP_TRANSPOSE, NULL, 1, &w)) < 0)
+			return -1;
+		imp_set_ints(im, i, ATTR_PERM, (const int64_t[]){0, 2, 1, 3, 4}, 5);
+		w = imp_reshape(im, NULL, imp_done(im, i), 4, (const int64_t[]){group * mg, cg, kh, kw});
+		if ((i = imp_new(im, OP_SLICE, NULL, 1, &w)) < 0)
+			return -1;
+		imp_set_ints(im, i, ATTR_STARTS, (const int64_t[]){-1, -1}, 2);
+		imp_set_ints(im, i, ATTR_ENDS, (const int64_t[]){INT64_MIN, INT64_MIN}, 2);
+		imp_set_ints(im, i, ATTR_AXES, (const int64_t[]){2, 3}, 2);
+		imp_set_ints(im, i, ATTR_STEPS, (const int64_t[]){-1, -1}, 2);
+		w = imp_done(im, i);
+	}
+	x4[0] = xt.dim[0], x4[1] = xt.dim[1], x4[2] = in[0], x4[3] = in[1];
+	if (nsp == 1)
+		x = imp_reshape(im, NULL, x, 4, x4);
+	/* zeros between the elements, one spatial dim at a time (copy
+	 * programs take rank 4 at most): (N*C, H, W, 1) padded to s_w in the
+	 * last dim, then (N*C, H, 1, W*s_w) padded to s_h in the third */
+	for (int j = 1; j >= 0; j--) {
+		int64_t pads[8] = {0}, cur[4];
+
+		if (s[j] == 1)
+			continue;
+		memcpy(cur, imp_type(im, x)->dim, sizeof cur);
+		x = imp_reshape(im, NULL, x, 4, j == 1 ?
+		    (const int64_t[]){cur[0] * cur[1], cur[2], cur[3], 1} :
+		    (const int64_t[]){cur[0] * cur[1], cur[2], 1, cur[3]});
+		pads[4 + (j == 1 ? 3 : 2)] = s[j] - 1;
+		if ((i = imp_new(im, OP_PAD, NULL, 1, &x)) < 0)
+			return -1;
+		imp_set_ints(im, i, ATTR_PADS, pads, 8);
+		cur[2 + j] *= s[j];
+		x = imp_reshape(im, NULL, imp_done(im, i), 4, cur);
+	}
+	{
+		int64_t st[2], en[2], cp[4];
+		bool crop = false;
+
+		for (int j = 0; j < 2; j++) {
+			int64_t ext = (k[j] - 1) * d[j] + 1, len = in[j] * s[j];
+
+			pb[j] = ext - 1 - p[j];
+			pe[j] = ext - 1 - p[2 + j] + op[j] - (s[j] - 1);
+			st[j] = pb[j] < 0 ? -pb[j] : 0;
+			en[j] = len - (pe[j] < 0 ? -pe[j] : 0);
+			crop |= pb[j] < 0 || pe[j] < 0;
+			if (en[j] <= st[j])
+				return imp_unsupported(im, "pads that leave no output");
+			cp[j] = pb[j] > 0 ? pb[j] : 0;
+			cp[2 + j] = pe[j] > 0 ? pe[j] : 0;
+		}
+		if (crop) {
+			if ((i = imp_new(im, OP_SLICE, NULL, 1, &x)) < 0)
+				return -1;
+			imp_set_ints(im, i, ATTR_STARTS, st, 2);
+			imp_set_ints(im, i, ATTR_ENDS, en, 2);
+			imp_set_ints(im, i, ATTR_AXES, (const int64_t[]){2, 3}, 2);
+			x = imp_done(im, i);
+		}
+		{
+			int cin[3] = {x, w, bv ? imp_node_of(im, bv) : -1};
+
+			if ((i = imp_new(im, OP_CONV2D, nsp == 2 ? imp_out_name(im, 0) : NULL,
+			    bv ? 3 : 2, cin)) < 0)
+				return -1;
+			if (cp[0] || cp[1] || cp[2] || cp[3])
+				imp_set_ints(im, i, ATTR_PADS, cp, 4);
+		}
+	}
+	if (d[0] != 1 || d[1] != 1)
+		imp_set_ints(im, i, ATTR_DILATIONS, d, 2);
+	if (group != 1) {
+		imp_at(im, i)->groups = group;
+		imp_at(im, i)->set |= AB(GROUPS);
+	}
+	y = imp_done(im, i);
+	return imp_out(im, 0, nsp == 1 ? from_2d(im, y) : y);
+}
