@@ -11,6 +11,7 @@
  * (default -1).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "import.h"
@@ -712,7 +713,12 @@ onnx_batch_norm(Imp *im)
 			imp_data_set(b, e, imp_data_f64(p[1]->k, e) - imp_data_f64(p[2]->k, e) * av, 0);
 		}
 		{
-			ImpVal va = {p[0]->name, pt, -1, a}, vb = {p[1]->name, pt, -1, b};
+			/* named after the output: they are not the model's scale and bias */
+			char na[256], nb[256];
+			ImpVal va = {na, pt, -1, a}, vb = {nb, pt, -1, b};
+
+			snprintf(na, sizeof na, "%s_scale", im->n->output[0]);
+			snprintf(nb, sizeof nb, "%s_shift", im->n->output[0]);
 
 			y = imp_binary(im, OP_MUL, NULL, x, imp_node_of(im, &va));
 			return imp_out(im, 0, imp_binary(im, OP_ADD, imp_out_name(im, 0), y,
@@ -1072,9 +1078,10 @@ term_find(const Term *t, char c)
 	return -1;
 }
 
-/* The letters of t not in keep1 nor keep2, summed away. */
+/* The letters of t not in keep1 nor keep2, summed away (the sum named
+ * name, or fresh). */
 static int
-term_sum_out(Imp *im, Term *t, const Term *keep1, const Term *keep2)
+term_sum_out(Imp *im, Term *t, const Term *keep1, const Term *keep2, const char *name)
 {
 	int64_t ax[IR_MAX_RANK];
 	int n = 0, m = 0, i;
@@ -1084,7 +1091,7 @@ term_sum_out(Imp *im, Term *t, const Term *keep1, const Term *keep2)
 			ax[n++] = k;
 	if (n == 0)
 		return 0;
-	if ((i = imp_new(im, OP_SUM, NULL, 1, &t->node)) < 0)
+	if ((i = imp_new(im, OP_SUM, name, 1, &t->node)) < 0)
 		return -1;
 	imp_set_ints(im, i, ATTR_AXIS, ax, n);
 	if ((t->node = imp_done(im, i)) < 0)
@@ -1194,15 +1201,27 @@ onnx_einsum(Imp *im)
 				    "and %lld in the other", eq, in[0].c[k], (long long)in[0].dim[k],
 				    (long long)in[1].dim[j]);
 		}
-	if (term_sum_out(im, &in[0], &out, nt == 2 ? &in[1] : NULL) != 0 ||
-	    (nt == 2 && term_sum_out(im, &in[1], &out, &in[0]) != 0))
-		return -1;
 	if (nt == 1) {
+		/* the output's letters in the summed operand's order: when that
+		 * is the output's order, the sum is the result */
+		Term left = {0};
+		bool ident = true;
+
+		for (int k = 0; k < in[0].n; k++)
+			if (term_find(&out, in[0].c[k]) >= 0)
+				left.c[left.n++] = in[0].c[k];
+		for (int k = 0; k < out.n; k++)
+			ident &= left.c[k] == out.c[k];
+		if (term_sum_out(im, &in[0], &out, NULL, ident ? imp_out_name(im, 0) : NULL) != 0)
+			return -1;
 		for (int k = 0; k < out.n; k++)
 			perm[k] = term_find(&in[0], out.c[k]);
 		return imp_out(im, 0, permute_reshape(im, imp_out_name(im, 0), in[0].node, perm,
 		    out.n, NULL, 0));
 	}
+	if (term_sum_out(im, &in[0], &out, &in[1], NULL) != 0 ||
+	    term_sum_out(im, &in[1], &out, &in[0], NULL) != 0)
+		return -1;
 	{
 		/* batch letters, A's own, contracted, B's own */
 		Term bt = {0}, fa = {0}, ct = {0}, fb = {0}, mid = {0};
@@ -1245,25 +1264,26 @@ onnx_einsum(Imp *im)
 		for (int k = 0; k < fb.n; k++)
 			perm[n++] = term_find(&in[1], fb.c[k]);
 		b = permute_reshape(im, NULL, in[1].node, perm, n, (const int64_t[]){pb, pk, pf}, 3);
-		y = imp_binary(im, OP_MATMUL, NULL, a, b);
-		/* (batch..., A's own..., B's own...) in the output's order */
+		/* (batch..., A's own..., B's own...), then the output's order */
 		for (Term *s = &bt; s; s = s == &bt ? &fa : s == &fa ? &fb : NULL)
 			for (int k = 0; k < s->n; k++) {
 				mid.c[mid.n] = s->c[k];
 				mid.dim[mid.n++] = s->dim[k];
 			}
-		if (mid.n == 0) {
-			/* a scalar: aicm's sum of the (1, 1, 1) product over every axis */
-			return imp_out(im, 0, imp_op(im, OP_SUM, imp_out_name(im, 0), 1, &y));
-		}
 		memcpy(dims, mid.dim, sizeof(int64_t) * (size_t)mid.n);
 		for (int k = 0; k < out.n; k++)
 			perm[k] = term_find(&mid, out.c[k]);
 		{
-			bool ident = true;
+			bool ident = true, flat = mid.n == 3 && dims[0] == pb && dims[1] == pa &&
+			    dims[2] == pf;
 
 			for (int k = 0; k < out.n; k++)
 				ident &= perm[k] == k;
+			/* the node that ends up the result carries the output's name */
+			y = imp_binary(im, OP_MATMUL, ident && flat ? imp_out_name(im, 0) : NULL, a, b);
+			if (mid.n == 0)
+				/* a scalar: the (1, 1, 1) product summed over every axis */
+				return imp_out(im, 0, imp_op(im, OP_SUM, imp_out_name(im, 0), 1, &y));
 			y = permute_reshape(im, ident ? imp_out_name(im, 0) : NULL, y,
 			    (const int[]){0, 1, 2}, 3, dims, mid.n);
 			if (ident)
