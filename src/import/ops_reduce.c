@@ -222,3 +222,64 @@ onnx_argmin(Imp *im)
 {
 	return argreduce(im, OP_ARGMIN);
 }
+
+/* y shifted by k along axis a of its rank-r shape, the vacated k places
+ * 0: toward higher indices (fwd) or lower ones; a slice and a pad. */
+static int
+shifted(Imp *im, int y, int a, int r, int64_t len, int64_t k, bool fwd)
+{
+	int64_t pads[2 * IR_MAX_RANK] = {0};
+	int i = imp_new(im, OP_SLICE, NULL, 1, &y);
+
+	if (i < 0)
+		return -1;
+	imp_set_ints(im, i, ATTR_STARTS, (const int64_t[]){fwd ? 0 : k}, 1);
+	imp_set_ints(im, i, ATTR_ENDS, (const int64_t[]){fwd ? len - k : len}, 1);
+	imp_set_ints(im, i, ATTR_AXES, (const int64_t[]){a}, 1);
+	if ((y = imp_done(im, i)) < 0 || (i = imp_new(im, OP_PAD, NULL, 1, &y)) < 0)
+		return -1;
+	pads[fwd ? a : r + a] = k;
+	imp_set_ints(im, i, ATTR_PADS, pads, 2 * r);
+	return imp_done(im, i);
+}
+
+/* CumSum: an inclusive scan by doubling (Hillis and Steele): y += y
+ * shifted by 1, 2, 4, ... along the axis, ceil(log2 n) steps of a slice,
+ * a pad and an add; exclusive shifts x by one first, reverse shifts
+ * toward lower indices.  Only adds of real elements and zeros, so an inf
+ * or a NaN stays where numpy's cumsum puts it; integers wrap as they do.
+ * The axis (an input) must be known at import time. */
+int
+onnx_cumsum(Imp *im)
+{
+	ImpVal *xv = imp_in_req(im, 0);
+	int64_t excl, rev, *axv, len;
+	int x, r, a, y;
+	const char *out;
+
+	if (!xv || imp_attr_int(im, "exclusive", 0, &excl) != 0 ||
+	    imp_attr_int(im, "reverse", 0, &rev) != 0 ||
+	    imp_in_ints(im, 1, "axis", &axv, 1) != 1)
+		return im->rc ? -1 : imp_fail(im, "its axis (input 1) must hold one element");
+	if ((x = imp_node_of(im, xv)) < 0)
+		return -1;
+	r = imp_type(im, x)->rank;
+	if ((a = imp_axis(im, axv[0], r, "'axis'")) < 0)
+		return -1;
+	len = imp_type(im, x)->dim[a];
+	out = imp_out_name(im, 0);
+	y = x;
+	if (excl && len == 1)
+		/* nothing before the only element: zeros (not x - x: inf) */
+		return imp_out(im, 0, imp_splat(im, imp_type(im, x)->dt, 0, r,
+		    imp_type(im, x)->dim));
+	if (excl)
+		y = shifted(im, y, a, r, len, 1, !rev);
+	if (y == x && len == 1)
+		/* a one-element scan is the input */
+		return imp_out(im, 0, x);
+	for (int64_t k = 1; k < len; k *= 2)
+		y = imp_binary(im, OP_ADD, 2 * k >= len ? out : NULL, y,
+		    shifted(im, y, a, r, len, k, !rev));
+	return imp_out(im, 0, y);
+}
