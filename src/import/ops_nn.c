@@ -202,6 +202,15 @@ onnx_log_softmax(Imp *im)
 
 /* ---- helpers shared with ops_nn_window.c and ops_nn_norm.c (ops_nn.h) -- */
 
+int
+nn_since(Imp *im, int64_t since)
+{
+	if (im->opset >= since)
+		return 0;
+	return imp_fail(im, "the op is in ONNX's default domain from opset %lld; the model "
+	    "imports opset %lld", (long long)since, (long long)im->opset);
+}
+
 /* v's node with shape dims[0..rank): known data is copied under the new
  * shape (a weight stays one const), else a reshape. */
 int
@@ -422,7 +431,7 @@ onnx_einsum(Imp *im)
 	const char *arrow, *p;
 	int64_t dims[IR_MAX_RANK];
 
-	if (imp_attr_str(im, "equation", NULL, &eq) != 0)
+	if (nn_since(im, 12) != 0 || imp_attr_str(im, "equation", NULL, &eq) != 0)
 		return -1;
 	if (!eq)
 		return imp_fail(im, "'equation' is required");

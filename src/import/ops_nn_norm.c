@@ -176,7 +176,8 @@ onnx_layer_norm(Imp *im)
 	DType dt, st;
 	bool last;
 
-	if (!xv || !sv || im->rc || imp_attr_int(im, "axis", -1, &axis) != 0 ||
+	if (!xv || !sv || im->rc || nn_since(im, 17) != 0 ||
+	    imp_attr_int(im, "axis", -1, &axis) != 0 ||
 	    imp_attr_float(im, "epsilon", 1e-5, &eps) != 0 ||
 	    imp_attr_int(im, "stash_type", 1, &stash) != 0)
 		return -1;
@@ -262,7 +263,7 @@ onnx_mvn(Imp *im)
 	int n, x, r, m, m2, sd;
 	DType dt;
 
-	if (!xv || (n = imp_attr_ints(im, "axes", &av, &present)) < 0)
+	if (!xv || nn_since(im, 9) != 0 || (n = imp_attr_ints(im, "axes", &av, &present)) < 0)
 		return -1;
 	if ((x = imp_node_of(im, xv)) < 0)
 		return -1;

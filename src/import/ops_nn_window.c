@@ -603,3 +603,45 @@ onnx_conv_transpose(Imp *im)
 	y = imp_done(im, i);
 	return imp_out(im, 0, nsp == 1 ? from_2d(im, y) : y);
 }
+
+/* GlobalLpPool: (sum over the spatial axes of |x|^p)^(1/p), kept; 'p' a
+ * float in opset 1, an int from 2. */
+int
+onnx_global_lp_pool(Imp *im)
+{
+	ImpVal *xv = imp_in_req(im, 0);
+	int64_t ax[IR_MAX_RANK], ip;
+	double p;
+	int x, r, px, s;
+	DType dt;
+
+	if (!xv)
+		return -1;
+	if (im->opset < 2) {
+		if (imp_attr_float(im, "p", 2, &p) != 0)
+			return -1;
+	} else {
+		if (imp_attr_int(im, "p", 2, &ip) != 0)
+			return -1;
+		p = (double)ip;
+	}
+	if (!(p > 0))
+		return imp_fail(im, "'p' is %g, expected a positive number", p);
+	if ((x = imp_node_of(im, xv)) < 0)
+		return -1;
+	r = imp_type(im, x)->rank;
+	dt = imp_type(im, x)->dt;
+	if (r < 3)
+		return imp_fail(im, "its input has rank %d, expected (N, C, spatial dims)", r);
+	for (int k = 2; k < r; k++)
+		ax[k - 2] = k;
+	px = p == 2 ? imp_binary(im, OP_MUL, NULL, x, x) : imp_unary(im, OP_ABS, NULL, x);
+	if (p != 1 && p != 2)
+		px = imp_binary(im, OP_POW, NULL, px, imp_splat(im, dt, p, 0, NULL));
+	s = nn_reduce_axes_keep(im, OP_SUM, p == 1 ? imp_out_name(im, 0) : NULL, px, ax, r - 2);
+	if (p == 2)
+		s = imp_unary(im, OP_SQRT, imp_out_name(im, 0), s);
+	else if (p != 1)
+		s = imp_binary(im, OP_POW, imp_out_name(im, 0), s, imp_splat(im, dt, 1 / p, 0, NULL));
+	return imp_out(im, 0, s);
+}

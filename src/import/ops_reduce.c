@@ -21,6 +21,7 @@
 
 #include "diag.h"
 #include "import.h"
+#include "ops_nn.h"
 
 /* The reduction axes of a rank-r operand, normalised and checked:
  * *n of them in ax (0: every axis), or *noop when ReduceSum's
@@ -257,7 +258,7 @@ onnx_cumsum(Imp *im)
 	int x, r, a, y;
 	const char *out;
 
-	if (!xv || imp_attr_int(im, "exclusive", 0, &excl) != 0 ||
+	if (!xv || nn_since(im, 11) != 0 || imp_attr_int(im, "exclusive", 0, &excl) != 0 ||
 	    imp_attr_int(im, "reverse", 0, &rev) != 0 ||
 	    imp_in_ints(im, 1, "axis", &axv, 1) != 1)
 		return im->rc ? -1 : imp_fail(im, "its axis (input 1) must hold one element");
