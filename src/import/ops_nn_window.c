@@ -308,6 +308,18 @@ pool(Imp *im, OpId op)
 	if (window_rank(im, &xt, "pool", 3) != 0 ||
 	    read_geo(im, &xt, NULL, op == OP_MAX_POOL2D && im->opset >= 10, &g) != 0)
 		return -1;
+	/* ONNX up to opset 17 rounds up without PyTorch's rule that drops a
+	 * last window starting in the end padding; aicm's pools keep that
+	 * rule, so where it drops a window the output would differ */
+	for (int j = 0; ceil_mode && j < g.nsp; j++) {
+		int64_t in = xt.dim[2 + j], span = in + g.p[j] + g.p[g.nsp + j] -
+		    (g.k[j] - 1) * g.d[j] - 1;
+
+		if (span >= 0 && (span + g.s[j] - 1) / g.s[j] * g.s[j] >= in + g.p[j])
+			return imp_unsupported(im, "ceil_mode with a last window that starts in the end "
+			    "padding of spatial dim %d: ONNX counts it, aicm's pools drop it (as "
+			    "PyTorch does)", j);
+	}
 	if (g.nsp == 3)
 		return imp_out(im, 0, pool3(im, op, x, &g, ceil_mode, cip));
 	if (g.nsp == 1)
