@@ -119,9 +119,9 @@ onnx_gemm(Imp *im)
 		if (!ok || (!bc && ct->rank != 2)) {
 			char sc[IR_TYPE_STR];
 
-			return imp_fail(im, "C is %s; it must %s (%lld, %lld)", ir_shape_str(ct, sc),
-			    bc ? "broadcast to" : "be (broadcast=0)", (long long)yt->dim[0],
-			    (long long)yt->dim[1]);
+			return imp_fail(im, "C is %s; %s (%lld, %lld)", ir_shape_str(ct, sc),
+			    bc ? "it must broadcast to" : "with broadcast=0 it must be",
+			    (long long)yt->dim[0], (long long)yt->dim[1]);
 		}
 		if (beta != 0.0)
 			y = imp_binary(im, OP_ADD, imp_out_name(im, 0), y, scaled(im, nc, beta));
