@@ -598,3 +598,137 @@ onnx_einsum(Imp *im)
 		    0));
 	}
 }
+
+/* ---- the losses --------------------------------------------------------- */
+
+/* NegativeLogLikelihoodLoss of log-probabilities node lp (N, C, d..) and
+ * targets tv (N, d..), ONNX's reference written without a gather along
+ * elements: hit = equal(target as (N, 1, d..), iota over C), and not the
+ * ignore_index (so an ignored or out-of-range target picks nothing);
+ * the picked value is sum(where(hit, lp, 0)) over C (a where, not a
+ * multiply, so a -inf elsewhere stays out), times the picked weight
+ * w = sum(cast(hit) * weight) (1 without weights).  'none' is -picked*w,
+ * 'sum' its sum, 'mean' the sum over sum(w) (numpy's mean without weights
+ * or ignore_index).  The result is named name. */
+static int
+nll(Imp *im, int lp, ImpVal *tv, ImpVal *wv, const char *red, bool has_ii, int64_t ii,
+    const char *name)
+{
+	Type xt = *imp_type(im, lp), tt, ct;
+	int64_t tdims[IR_MAX_RANK], one = 1;
+	int t, hit, sel, picked, wsum = -1, loss, cond[3], r = xt.rank, in;
+	bool weighted = wv || has_ii;
+	ImpData *iota;
+
+	if (strcmp(red, "none") && strcmp(red, "sum") && strcmp(red, "mean"))
+		return imp_fail(im, "reduction is '%s', expected none, sum or mean", red);
+	if (r < 2)
+		return imp_fail(im, "its input has rank %d, expected (N, C, ...)", r);
+	if ((t = imp_node_of(im, tv)) < 0)
+		return -1;
+	tt = *imp_type(im, t);
+	if (!ir_dtype_is_int(tt.dt) || tt.rank != r - 1 || tt.dim[0] != xt.dim[0])
+		return imp_fail(im, "its target '%s' must be integers of shape (N, d..) for an "
+		    "input of rank %d", tv->name, r);
+	for (int k = 1; k < r - 1; k++)
+		if (tt.dim[k] != xt.dim[k + 1])
+			return imp_fail(im, "its target '%s' does not match the input's dims", tv->name);
+	tdims[0] = tt.dim[0];
+	tdims[1] = 1;
+	for (int k = 2; k < r; k++)
+		tdims[k] = tt.dim[k - 1];
+	t = imp_reshape(im, NULL, t, r, tdims);
+	/* the class numbers, (1, C, 1, ..) in the target's type */
+	ct = (Type){.rank = r, .dt = tt.dt};
+	for (int k = 0; k < r; k++)
+		ct.dim[k] = k == 1 ? xt.dim[1] : 1;
+	iota = imp_data_new(im, &ct);
+	for (int64_t c = 0; c < xt.dim[1]; c++)
+		imp_data_set(iota, c, (double)c, c);
+	{
+		ImpVal iv = {"classes", ct, -1, iota};
+
+		in = imp_node_of(im, &iv);
+	}
+	hit = imp_binary(im, OP_EQUAL, NULL, t, in);
+	if (has_ii)
+		hit = imp_binary(im, OP_AND, NULL, hit, imp_unary(im, OP_NOT, NULL,
+		    imp_binary(im, OP_EQUAL, NULL, t, imp_splat(im, tt.dt, (double)ii, 0, NULL))));
+	cond[0] = hit;
+	cond[1] = lp;
+	cond[2] = imp_splat(im, xt.dt, 0, 0, NULL);
+	sel = imp_op(im, OP_WHERE, NULL, 3, cond);
+	picked = nn_reduce_axes_keep(im, OP_SUM, NULL, sel, &one, 1);
+	if (weighted) {
+		int hf = imp_new(im, OP_CAST, NULL, 1, &hit);
+
+		if (hf < 0)
+			return -1;
+		imp_at(im, hf)->to = xt.dt;
+		imp_at(im, hf)->set |= AB(TO);
+		hf = imp_done(im, hf);
+		if (wv)
+			hf = imp_binary(im, OP_MUL, NULL, hf, nn_per_channel(im, wv, r, xt.dim[1]));
+		wsum = nn_reduce_axes_keep(im, OP_SUM, NULL, hf, &one, 1);
+		if (wv)
+			picked = imp_binary(im, OP_MUL, NULL, picked, wsum);
+	}
+	/* (N, 1, d..) -> (N, d..) */
+	loss = imp_reshape(im, strcmp(red, "none") ? NULL : name, imp_unary(im, OP_NEG, NULL, picked),
+	    tt.rank, tt.dim);
+	if (!strcmp(red, "none"))
+		return loss;
+	if (!strcmp(red, "sum") || !weighted)
+		return imp_unary(im, !strcmp(red, "sum") ? OP_SUM : OP_MEAN, name, loss);
+	return imp_binary(im, OP_DIV, name, imp_unary(im, OP_SUM, NULL, loss),
+	    imp_unary(im, OP_SUM, NULL, wsum));
+}
+
+/* The attributes both losses share. */
+static int
+loss_attrs(Imp *im, const char **red, bool *has_ii, int64_t *ii)
+{
+	if (nn_since(im, 12) != 0 || imp_attr_str(im, "reduction", "mean", red) != 0)
+		return -1;
+	*has_ii = imp_has_attr(im, "ignore_index");
+	return imp_attr_int(im, "ignore_index", 0, ii);
+}
+
+int
+onnx_nll_loss(Imp *im)
+{
+	ImpVal *xv = imp_in_req(im, 0), *tv = imp_in_req(im, 1), *wv = imp_in(im, 2);
+	const char *red;
+	bool has_ii;
+	int64_t ii;
+	int x;
+
+	if (!xv || !tv || im->rc || loss_attrs(im, &red, &has_ii, &ii) != 0 ||
+	    (x = imp_node_of(im, xv)) < 0)
+		return -1;
+	return imp_out(im, 0, nll(im, x, tv, wv, red, has_ii, ii, imp_out_name(im, 0)));
+}
+
+/* SoftmaxCrossEntropyLoss: the NegativeLogLikelihoodLoss of LogSoftmax
+ * over axis 1; that is its second output, log_prob, when asked. */
+int
+onnx_softmax_ce_loss(Imp *im)
+{
+	ImpVal *xv = imp_in_req(im, 0), *tv = imp_in_req(im, 1), *wv = imp_in(im, 2);
+	const char *red;
+	bool has_ii;
+	int64_t ii;
+	int x, e, s, lp;
+
+	if (!xv || !tv || im->rc || loss_attrs(im, &red, &has_ii, &ii) != 0 ||
+	    (x = imp_node_of(im, xv)) < 0)
+		return -1;
+	if (imp_type(im, x)->rank < 2)
+		return imp_fail(im, "its input has rank %d, expected (N, C, ...)", imp_type(im, x)->rank);
+	e = imp_binary(im, OP_SUB, NULL, x, reduce1(im, OP_MAX, x, 1));
+	s = reduce1(im, OP_SUM, imp_unary(im, OP_EXP, NULL, e), 1);
+	lp = imp_binary(im, OP_SUB, imp_out_name(im, 1), e, imp_unary(im, OP_LOG, NULL, s));
+	if (imp_out(im, 0, nll(im, lp, tv, wv, red, has_ii, ii, imp_out_name(im, 0))) != 0)
+		return -1;
+	return imp_nout(im) > 1 ? imp_out(im, 1, lp) : 0;
+}
