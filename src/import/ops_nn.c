@@ -1,7 +1,8 @@
 /*
  * ops_nn.c: ONNX's contractions and the composites built on them.
  *
- * MatMul is aicm's matmul (numpy's rule, ONNX's too).  Gemm is
+ * MatMul is aicm's matmul (numpy's rule, ONNX's too), a batched A times
+ * a 2-D B folded into one GEMM.  Gemm is
  * alpha*A'B' + beta*C: the transposes of a known operand (a weight) are
  * folded here, so an exported Linear layer is one matmul and one add at
  * run time; alpha and beta of 1 add no op, and C must broadcast one way to
@@ -23,15 +24,41 @@
 #include "import.h"
 #include "ops_nn.h"
 
+/* MatMul.  A of rank 3 or more times a 2-D B (a Linear layer on a
+ * sequence: PyTorch exports (S, B, E) x (E, 3E)) is one GEMM over A's rows
+ * with the batch folded into M, as torch.matmul computes it: batched, it
+ * would be S matrix-vector products each re-reading all of B (a third of
+ * a transformer layer's time).  The reshapes are free of arithmetic. */
 int
 onnx_matmul(Imp *im)
 {
 	ImpVal *a = imp_in_req(im, 0), *b = imp_in_req(im, 1);
+	int na, nb, y;
+	Type ta;
 
 	if (!a || !b)
 		return -1;
-	return imp_out(im, 0, imp_binary(im, OP_MATMUL, imp_out_name(im, 0), imp_node_of(im, a),
-	    imp_node_of(im, b)));
+	na = imp_node_of(im, a);
+	nb = imp_node_of(im, b);
+	if (na < 0 || nb < 0)
+		return -1;
+	ta = *imp_type(im, na);
+	if (ta.rank >= 3 && imp_type(im, nb)->rank == 2 &&
+	    ta.dim[ta.rank - 1] == imp_type(im, nb)->dim[0]) {
+		int64_t rows = 1, flat[2], dims[IR_MAX_RANK];
+
+		for (int k = 0; k < ta.rank - 1; k++)
+			rows *= ta.dim[k];
+		flat[0] = rows;
+		flat[1] = ta.dim[ta.rank - 1];
+		y = imp_binary(im, OP_MATMUL, NULL, imp_reshape(im, NULL, na, 2, flat), nb);
+		if (y < 0)
+			return -1;
+		memcpy(dims, ta.dim, sizeof dims);
+		dims[ta.rank - 1] = imp_type(im, nb)->dim[1];
+		return imp_out(im, 0, imp_reshape(im, imp_out_name(im, 0), y, ta.rank, dims));
+	}
+	return imp_out(im, 0, imp_binary(im, OP_MATMUL, imp_out_name(im, 0), na, nb));
 }
 
 /* x transposed (a 2-D operand of Gemm): a known value folds. */
