@@ -50,6 +50,24 @@ lane(const int64_t *sh, int64_t q, int64_t *l)
 	}
 }
 
+/* Lanes p[0..n) of element size es all get the value at v: one copy,
+ * then doubling (a masked row of a thin slice is most of its tile). */
+static void
+fill_lanes(char *p, int64_t n, const char *v, size_t es)
+{
+	int64_t have = 1;
+
+	if (n <= 0)
+		return;
+	memcpy(p, v, es);
+	while (have < n) {
+		int64_t m = have < n - have ? have : n - have;
+
+		memcpy(p + have * (int64_t)es, p, (size_t)m * es);
+		have += m;
+	}
+}
+
 int
 tx_load_pad(Worker *w, const TileInst *in, int i)
 {
@@ -136,8 +154,7 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 		else
 			for (int64_t c = 0; c < n3; c++)
 				take(k, o, q + c, src, base + c * st[3] * a->tstr[3]);
-		for (int64_t c = n3; c < t->sh[3]; c++)
-			memcpy(row + c * (int64_t)k->es, fill, k->es);
+		fill_lanes(row + n3 * (int64_t)k->es, t->sh[3] - n3, fill, k->es);
 	}
 	w->rd += box(valid) * (int64_t)ir_dtype_size(src->dt);
 	return i + 1;
