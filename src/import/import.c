@@ -1185,10 +1185,18 @@ walk(Imp *im, const Onnx__ModelProto *m)
 			have = true;
 		}
 	}
-	if (!have)
-		return imp_fail(im, "the model imports no opset of ONNX's default domain");
 	if (!gp)
 		return imp_fail(im, "the model has no graph");
+	/* a model of another domain's ops only (ai.onnx.preview.training's)
+	 * needs no default opset: its first node is unsupported for its domain */
+	for (size_t k = 0; k < gp->n_node && !have; k++)
+		if (!gp->node[k]->domain || !gp->node[k]->domain[0] ||
+		    strcmp(gp->node[k]->domain, "ai.onnx") == 0) {
+			im->n = gp->node[k];
+			im->nodeidx = (int)k;
+			return imp_fail(im, "the model imports no opset of ONNX's default domain, "
+			    "expected one of 1 to 17");
+		}
 	if (m->n_functions)
 		for (size_t k = 0; k < gp->n_node; k++)
 			for (size_t f = 0; f < m->n_functions; f++)
@@ -1241,6 +1249,83 @@ free_datas(ImpData **datas, int n)
 	free(datas);
 }
 
+/* ---- nesting ---------------------------------------------------------- */
+
+/* protobuf-c unpacks a nested message by recursion, with no bound of its
+ * own: at a few bytes a level (an attribute's graph holding a node holding
+ * an attribute's graph ...), a 2 GiB file goes a hundred million levels
+ * down and overflows the stack long before.  So the bytes are walked once
+ * before unpacking, with the descriptors protoc-c generated, following
+ * only the fields that are messages; a message nested deeper than
+ * IMP_MAX_NESTING is refused.  The walk visits each byte once, at the
+ * innermost message that holds it, and recurses at most IMP_MAX_NESTING
+ * deep itself.  A malformed tag or length only ends it: unpacking then
+ * refuses the bytes with its own checks. */
+
+static bool
+wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (int s = 0; s < 64 && *p < end; s += 7) {
+		uint8_t b = *(*p)++;
+
+		r |= (uint64_t)(b & 0x7f) << s;
+		if (!(b & 0x80)) {
+			*v = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* 0, or -1 when a message in p[0..end) (of type desc, depth levels down)
+ * nests deeper than IMP_MAX_NESTING. */
+static int
+nesting_check(const uint8_t *p, const uint8_t *end, const ProtobufCMessageDescriptor *desc,
+    int depth)
+{
+	if (depth > IMP_MAX_NESTING)
+		return -1;
+	while (p < end) {
+		uint64_t tag, len;
+		const ProtobufCFieldDescriptor *f;
+
+		if (!wire_varint(&p, end, &tag))
+			return 0;
+		switch (tag & 7) {
+		case 0:
+			if (!wire_varint(&p, end, &len))
+				return 0;
+			break;
+		case 1:
+			if (end - p < 8)
+				return 0;
+			p += 8;
+			break;
+		case 5:
+			if (end - p < 4)
+				return 0;
+			p += 4;
+			break;
+		case 2:
+			if (!wire_varint(&p, end, &len) || len > (uint64_t)(end - p))
+				return 0;
+			f = tag >> 3 <= UINT_MAX ?
+			    protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3)) : NULL;
+			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+			    nesting_check(p, p + len, f->descriptor, depth + 1) != 0)
+				return -1;
+			p += len;
+			break;
+		default:
+			/* groups (3, 4) and the undefined 6, 7: unpacking refuses them */
+			return 0;
+		}
+	}
+	return 0;
+}
+
 int
 imp_onnx(const void *buf, size_t len, const ImpOptions *o, ImpResult *r, char *err)
 {
@@ -1250,6 +1335,11 @@ imp_onnx(const void *buf, size_t len, const ImpOptions *o, ImpResult *r, char *e
 
 	memset(r, 0, sizeof *r);
 	err[0] = 0;
+	if (nesting_check(buf, (const uint8_t *)buf + len, &onnx__model_proto__descriptor, 1) != 0) {
+		snprintf(err, IMP_ERR_MAX, "not an ONNX model aicm-import reads: its messages nest "
+		    "more than %d deep", IMP_MAX_NESTING);
+		return -1;
+	}
 	m = onnx__model_proto__unpack(NULL, len, buf);
 	if (!m) {
 		snprintf(err, IMP_ERR_MAX, "not an ONNX model: the protobuf is truncated or corrupt");

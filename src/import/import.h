@@ -86,6 +86,11 @@ typedef struct ImpResult {
 /* The most bytes of .onnx aicm-import reads (protobuf's own 2 GiB limit). */
 #define IMP_MAX_MODEL ((size_t)2 << 30)
 enum { IMP_ERR_MAX = 1024 };
+/* The deepest a message may nest in the .onnx (the model is level 1; a
+ * subgraph in a node's attribute is three levels below its graph): deeper
+ * is refused before protobuf-c's recursive unpacking could overflow the
+ * stack. */
+enum { IMP_MAX_NESTING = 100 };
 
 /* Translates the serialised ModelProto buf[0..len) into r.  Returns 0;
  * 1 with a message "unsupported: ..." in err when the model uses what aicm
