@@ -31,7 +31,7 @@
 const char *const cli_tool = "aicm-import";
 
 static const char usage_text[] =
-	"usage: aicm-import [options] MODEL.onnx\n"
+	"usage: aicm-import [options] MODEL.onnx|-\n"
 	"\n"
 	"Translate an ONNX model (opsets 1 to 17) into an aicm graph; initializers of\n"
 	"more than 64 elements go to .npy files in OUT.weights/ beside OUT.\n"
