@@ -1,12 +1,13 @@
 #!/usr/bin/python3
-"""make_bad_onnx.py: the small ONNX models of testdata/import/errors.
+"""make_bad_onnx.py: the small ONNX models of testdata/import/{errors,tool}.
 
     /usr/bin/python3 tests/make_bad_onnx.py [DIR]
 
-Writes into DIR (default testdata/import/errors) one .onnx file for each
-way a model can be wrong, or beyond aicm, that aicm-import must refuse with
-one located message (and the few good files their cases need next to the
-bad ones).  The files are committed, so the golden cases run without
+Writes into DIR/errors (DIR: testdata/import by default) one .onnx file for
+each way a model can be wrong, or beyond aicm, that aicm-import must refuse
+with one located message (and the few good files their cases need next to
+the bad ones); into DIR/tool the models of the tool's own cases (weights
+written to .npy files, names made safe).  The files are committed, so the golden cases run without
 python3-onnx; run this again (Debian's python3-onnx, /usr/bin/python3) and
 commit what changes when a case is added.  Every model is built with
 onnx.helper, which does not check it, so the faults stay as written; three
@@ -94,8 +95,10 @@ def nested(depth):
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "testdata/import/errors"
+    top = sys.argv[1] if len(sys.argv) > 1 else "testdata/import"
+    out = os.path.join(top, "errors")
     os.makedirs(out, exist_ok=True)
+    os.makedirs(os.path.join(top, "tool"), exist_ok=True)
     files = {}
 
     def put(name, m):
@@ -188,6 +191,25 @@ def main():
     put("ext-length.onnx", external("ext-ok.bin", offset=8, length=20))
     put("ext-offset.onnx", external("ext-ok.bin", offset="eight"))
     put("ext-no-location.onnx", external(None, offset=8))
+    # the tool: y = relu(x @ W + b) + c, W of 8 x 16 (a .npy file), b of 16
+    # and c a splat of 8 x 16 (inline), names that must be made safe
+    rng = np.random.default_rng(5)
+    W = numpy_helper.from_array(rng.standard_normal((8, 16)).astype(np.float32), "fc.weight")
+    b = numpy_helper.from_array(rng.standard_normal(16).astype(np.float32), "fc.bias")
+    c = numpy_helper.from_array(np.full((8, 16), 0.5, np.float32), "/c/const_output_0")
+    files["../tool/weights.onnx"] = model(
+        [helper.make_node("MatMul", ["input:0", "fc.weight"], ["/fc/MatMul_output_0"]),
+         helper.make_node("Add", ["/fc/MatMul_output_0", "fc.bias"], ["/fc/Add_output_0"]),
+         helper.make_node("Relu", ["/fc/Add_output_0"], ["/act/Relu_output_0"]),
+         helper.make_node("Add", ["/act/Relu_output_0", "/c/const_output_0"], ["1"])],
+        [vi("input:0", F, [8, 8])], [vi("1", F, [8, 16]), vi("/fc/Add_output_0", F, [8, 16])],
+        [W, b, c], name="tool-test").SerializeToString()
+    # its input and both outputs as numpy computes them, for aicm-run
+    x = rng.standard_normal((8, 8)).astype(np.float32)
+    add = x @ numpy_helper.to_array(W) + numpy_helper.to_array(b)
+    np.save(os.path.join(top, "tool", "x.npy"), x)
+    np.save(os.path.join(top, "tool", "add.npy"), add)
+    np.save(os.path.join(top, "tool", "y.npy"), np.maximum(add, 0) + np.float32(0.5))
     for name, b in sorted(files.items()):
         with open(os.path.join(out, name), "wb") as f:
             f.write(b)

@@ -270,11 +270,18 @@ onnx_dtype_name(int32_t et)
 	return et >= 0 && et < (int32_t)(sizeof names / sizeof names[0]) ? names[et] : "unknown";
 }
 
-/* Whether path may be read as external data: relative, no '..'. */
+/* Why path may not be read as external data (the rule of const file=:
+ * relative, no '..'), or NULL. */
 static const char *
 external_path_error(const char *path)
 {
-	return ir_data_path_error(path);
+	if (!ir_data_path_error(path))
+		return NULL;
+	if (!path[0])
+		return "is empty, expected a file in the model's folder";
+	if (path[0] == '/')
+		return "is an absolute path, expected a path relative to the model's folder";
+	return "has a '..' component, expected a path inside the model's folder";
 }
 
 /* The bytes of a tensor stored outside the model (data_location EXTERNAL):
@@ -312,8 +319,12 @@ external_bytes(Imp *im, const Onnx__TensorProto *t, const char *who, size_t want
 		return imp_fail(im, "%s: its data is external but names no 'location'", who);
 	if ((why = external_path_error(loc)) != NULL)
 		return imp_fail(im, "%s: external data location '%s' %s", who, loc, why);
-	path = xmalloc(strlen(im->o->model_dir ? im->o->model_dir : ".") + strlen(loc) + 2);
-	sprintf(path, "%s/%s", im->o->model_dir ? im->o->model_dir : ".", loc);
+	if (!im->o->model_dir || strcmp(im->o->model_dir, ".") == 0) {
+		path = xstrdup(loc);
+	} else {
+		path = xmalloc(strlen(im->o->model_dir) + strlen(loc) + 2);
+		sprintf(path, "%s/%s", im->o->model_dir, loc);
+	}
 	if (aicm_read_file_max(path, IMP_MAX_MODEL, &buf, &blen) != 0) {
 		char tmp[64];
 

@@ -111,7 +111,11 @@ write_weights(const ImpResult *r, const char *outdir_parent)
 		size_t len = strlen(outdir_parent) + strlen(r->w[k].file) + 2;
 		char *path = xmalloc(len);
 
-		snprintf(path, len, "%s/%s", outdir_parent, r->w[k].file);
+		/* "./" is left out, so that messages name the path as given */
+		if (strcmp(outdir_parent, ".") == 0)
+			snprintf(path, len, "%s", r->w[k].file);
+		else
+			snprintf(path, len, "%s/%s", outdir_parent, r->w[k].file);
 		if (!made) {
 			char *dir = xstrdup(path), *slash = strrchr(dir, '/');
 			struct stat st;
