@@ -154,8 +154,8 @@ main(int argc, char **argv)
 	ImpShape *shapes = xcalloc((size_t)argc, sizeof *shapes);
 	ImpBind *binds = xcalloc((size_t)argc, sizeof *binds);
 	Tensor *bound = xcalloc((size_t)argc, sizeof *bound);
-	int nshapes = 0, nbinds = 0, rc;
-	char *buf, err[IMP_ERR_MAX], *wdir, *modeldir, *outparent;
+	int nshapes = 0, nbinds = 0, rc = 0;
+	char *buf, err[IMP_ERR_MAX], *wdir = NULL, *modeldir = NULL, *outparent = NULL;
 	size_t len;
 	ImpOptions o = {0};
 	ImpResult r;
@@ -165,10 +165,12 @@ main(int argc, char **argv)
 
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage_text, stdout);
-			return cli_flush_stdout();
+			rc = cli_flush_stdout();
+			goto done;
 		} else if (strcmp(a, "--version") == 0) {
 			printf("aicm-import %s\n", AICM_VERSION);
-			return cli_flush_stdout();
+			rc = cli_flush_stdout();
+			goto done;
 		} else if (strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc)
 				cli_usage_error("-o needs a file name");
@@ -201,13 +203,15 @@ main(int argc, char **argv)
 	}
 	if (!in)
 		cli_usage_error("no model given");
+	/* one way out from here, through done:, so that nothing leaks */
 	for (int k = 0; k < nbinds; k++) {
 		char e[EXEC_ERR_MAX];
 		int brc = exec_npy_read(binds[k].file, NULL, NULL, 0, &bound[k], e);
 
 		if (brc != 0) {
 			fprintf(stderr, "aicm-import: error: --bind %s=: %s\n", binds[k].name, e);
-			return brc == -2 ? 2 : 1;
+			rc = brc == -2 ? 2 : 1;
+			goto done;
 		}
 		binds[k].type = (Type){.rank = bound[k].rank, .dt = bound[k].dt};
 		memcpy(binds[k].type.dim, bound[k].dim, sizeof bound[k].dim);
@@ -218,7 +222,8 @@ main(int argc, char **argv)
 
 		fprintf(stderr, "aicm-import: error: cannot read '%s': %s\n", in,
 		    aicm_read_strerror(errno, IMP_MAX_MODEL, tmp, sizeof tmp));
-		return 2;
+		rc = 2;
+		goto done;
 	}
 	wdir = weights_dir(strcmp(out, "-") == 0 ? "stdout" : out);
 	modeldir = cli_data_dir(NULL, in);
@@ -240,14 +245,14 @@ main(int argc, char **argv)
 			fprintf(stderr, "aicm-import: %s\n", err);
 		else
 			fprintf(stderr, "aicm-import: error: %s: %s\n", in, err);
-		return 1;
+		rc = 1;
+		goto done;
 	}
 	if (r.nw && strcmp(out, "-") == 0) {
 		fprintf(stderr, "aicm-import: error: the model has %d tensors of more than %d "
 		    "elements, which go to .npy files: give -o FILE\n", r.nw, IR_MAX_VALUES);
-		return 2;
-	}
-	if ((rc = write_weights(&r, outparent)) == 0) {
+		rc = 2;
+	} else if ((rc = write_weights(&r, outparent)) == 0) {
 		size_t n;
 		char *text = ir_print_str(r.g, &n);
 
@@ -262,6 +267,7 @@ main(int argc, char **argv)
 		free(text);
 	}
 	imp_result_free(&r);
+done:
 	for (int k = 0; k < nbinds; k++) {
 		exec_tensor_free(&bound[k]);
 		free((char *)binds[k].name);
