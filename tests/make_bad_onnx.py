@@ -191,6 +191,7 @@ def main():
     put("ext-length.onnx", external("ext-ok.bin", offset=8, length=20))
     put("ext-offset.onnx", external("ext-ok.bin", offset="eight"))
     put("ext-no-location.onnx", external(None, offset=8))
+    put("ext-folder.onnx", external("."))
     # the tool: y = relu(x @ W + b) + c, W of 8 x 16 (a .npy file), b of 16
     # and c a splat of 8 x 16 (inline), names that must be made safe
     rng = np.random.default_rng(5)

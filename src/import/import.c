@@ -17,11 +17,14 @@
  * the protobuf message by protobuf-c, the values and datas here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "import.h"
@@ -295,6 +298,8 @@ external_bytes(Imp *im, const Onnx__TensorProto *t, const char *who, size_t want
 	long long off = 0, len = -1;
 	char *path, *buf;
 	size_t blen;
+	struct stat st;
+	int fd = -1, rc = -1;
 
 	for (size_t i = 0; i < t->n_external_data; i++) {
 		const Onnx__StringStringEntryProto *e = t->external_data[i];
@@ -325,28 +330,53 @@ external_bytes(Imp *im, const Onnx__TensorProto *t, const char *who, size_t want
 		path = xmalloc(strlen(im->o->model_dir) + strlen(loc) + 2);
 		sprintf(path, "%s/%s", im->o->model_dir, loc);
 	}
-	if (aicm_read_file_max(path, IMP_MAX_MODEL, &buf, &blen) != 0) {
-		char tmp[64];
-
-		imp_fail(im, "%s: cannot read its external data '%s': %s", who, path,
-		    aicm_read_strerror(errno, IMP_MAX_MODEL, tmp, sizeof tmp));
-		free(path);
-		return -1;
+	/* only the bytes wanted are read: the file may hold every weight */
+	if ((fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC)) < 0 || fstat(fd, &st) != 0) {
+		imp_fail(im, "%s: cannot read its external data '%s': %s", who, path, strerror(errno));
+		goto out;
 	}
-	free(path);
+	if (!S_ISREG(st.st_mode)) {
+		imp_fail(im, "%s: its external data '%s' is not a regular file", who, path);
+		goto out;
+	}
+	blen = (size_t)st.st_size;
 	if (len >= 0 && (size_t)len != want) {
-		free(buf);
-		return imp_fail(im, "%s: external data length %lld, its dims and type make %zu bytes",
-		    who, len, want);
+		imp_fail(im, "%s: external data length %lld, its dims and type make %zu bytes", who,
+		    len, want);
+		goto out;
 	}
-	if ((size_t)off > blen || blen - (size_t)off < want) {
-		free(buf);
-		return imp_fail(im, "%s: external data '%s' holds %zu bytes, %zu needed from "
-		    "offset %lld", who, loc, blen, want, off);
+	if ((unsigned long long)off > blen || blen - (size_t)off < want) {
+		imp_fail(im, "%s: external data '%s' holds %zu bytes, %zu needed from offset %lld",
+		    who, loc, blen, want, off);
+		goto out;
 	}
-	memmove(buf, buf + off, want);
+	if (want > IMP_MAX_EXTERNAL - im->ext_bytes) {
+		imp_fail(im, "%s: the model's external data pass %zu bytes, the most aicm-import "
+		    "reads", who, (size_t)IMP_MAX_EXTERNAL);
+		goto out;
+	}
+	buf = xmalloc(want);
+	for (size_t got = 0; got < want; ) {
+		ssize_t r = pread(fd, buf + got, want - got, off + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			imp_fail(im, "%s: cannot read its external data '%s': %s", who, path,
+			    r < 0 ? strerror(errno) : "the file became shorter while read");
+			free(buf);
+			goto out;
+		}
+		got += (size_t)r;
+	}
+	im->ext_bytes += want;
 	*out = buf;
-	return 0;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return rc;
 }
 
 /* A TensorProto as known data (an initializer, a Constant's value, a
