@@ -180,6 +180,11 @@ def main():
     put("int64-long.onnx", model([helper.make_node("Add", ["x", "w"], ["y"], name="a")],
                                  [vi("x", I64, [2, 3])], [vi("y", I64, [2, 3])], [t]))
     put("init-zero.onnx", add_init(tensor("w", F, [0, 3], [])))
+    # before IR version 4 an initializer is listed as a graph input too
+    m = add_init(numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w"))
+    m.ir_version = 3
+    m.graph.input.append(vi("w", F, [2, 3]))
+    put("init-input.onnx", m)
     # external data
     with open(os.path.join(out, "ext-ok.bin"), "wb") as f:
         f.write(b"\0" * 8 + struct.pack("<6f", 1, 2, 3, 4, 5, 6))

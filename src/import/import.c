@@ -1108,9 +1108,19 @@ add_inputs(Imp *im, const Onnx__GraphProto *gp)
 
 		if (!vi->name || !vi->name[0])
 			return imp_fail(im, "graph input %zu has no name", k);
-		/* before IR version 4 the initializers are listed as inputs too */
-		if (val_find(im, vi->name))
+		/* before IR version 4 the initializers are listed as inputs too;
+		 * aicm takes their data, which --shape and --bind cannot change */
+		if (val_find(im, vi->name)) {
+			for (int b = 0; b < im->o->nbinds; b++)
+				if (strcmp(im->o->binds[b].name, vi->name) == 0)
+					return imp_fail(im, "--bind %s=: graph input '%s' is an initializer, "
+					    "expected an input without data", vi->name, vi->name);
+			for (int b = 0; b < im->o->nshapes; b++)
+				if (strcmp(im->o->shapes[b].name, vi->name) == 0)
+					return imp_fail(im, "--shape %s=: graph input '%s' is an initializer, "
+					    "expected an input without data", vi->name, vi->name);
 			continue;
+		}
 		if (input_type(im, vi, &t) != 0)
 			return -1;
 		for (int b = 0; b < im->o->nbinds; b++)
