@@ -1043,7 +1043,7 @@ input_type(Imp *im, const Onnx__ValueInfoProto *vi, Type *t)
 		bool fixed = d && d->value_case ==
 		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
 
-		if (fixed && d->dim_value == 0)
+		if ((fixed && d->dim_value == 0) || (given && given->dim[k] == 0))
 			return imp_unsupported(im, "graph input '%s': dimension %d is 0; aicm's "
 			    "dimensions are positive",
 			    vi->name, k);
@@ -1129,6 +1129,8 @@ add_inputs(Imp *im, const Onnx__GraphProto *gp)
 		snprintf(what, sizeof what, "graph input %zu", k);
 		if (!(v = val_add(im, vi->name, what)))
 			return -1;
+		if (bind && bind->err)
+			return imp_fail(im, "--bind %s=: %s", vi->name, bind->err);
 		if (bind) {
 			char want[IR_TYPE_STR], got[IR_TYPE_STR];
 
