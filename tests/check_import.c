@@ -256,6 +256,20 @@ START_TEST(test_import_relu)
 	    "  %y = relu(%x) : (2, 3) f32\n"
 	    "}\n");
 	free(text);
+	/* the graph's name made safe; all digits, it gets a '_' (an @name
+	 * cannot start with a digit), found by fuzz_import */
+	b.g.name = (char *)"0";
+	ck_assert_int_eq(mb_import(&b, NULL, err, &text, NULL), 0);
+	contains(text, "graph @_0 {\n");
+	free(text);
+	b.g.name = (char *)"my model/v2";
+	ck_assert_int_eq(mb_import(&b, NULL, err, &text, NULL), 0);
+	contains(text, "graph @my_model_v2 {\n");
+	free(text);
+	b.g.name = (char *)"";
+	ck_assert_int_eq(mb_import(&b, NULL, err, &text, NULL), 0);
+	contains(text, "graph {\n");
+	free(text);
 }
 END_TEST
 

@@ -1302,8 +1302,13 @@ walk(Imp *im, const Onnx__ModelProto *m)
 				}
 	if (gp->name && gp->name[0]) {
 		char *s = imp_safe_name(gp->name);
+		/* a graph's @name, unlike a value's %name, may not be all digits
+		 * (fuzz_import found "graph @0", which does not parse back) */
+		bool digit = s[0] >= '0' && s[0] <= '9';
+		char *n = arena_alloc(&im->g->arena, strlen(s) + 2);
 
-		im->g->name = arena_strndup(&im->g->arena, s, strlen(s));
+		sprintf(n, "%s%s", digit ? "_" : "", s);
+		im->g->name = n;
 		free(s);
 	}
 	if (add_initializers(im, gp) != 0 || add_inputs(im, gp) != 0)
