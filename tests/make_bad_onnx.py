@@ -122,6 +122,8 @@ def main():
     # ops
     put("nonzero.onnx", model([helper.make_node("NonZero", ["x"], ["y"], name="nz")],
                               [vi("x", F, [2, 3])], [vi("y", I64, [2, 6])], opset=13))
+    put("unknown-op.onnx", model([helper.make_node("NoSuchOp", ["x"], ["y"], name="ns")],
+                                 [vi("x", F, [2, 3])], [vi("y", F, [2, 3])], opset=13))
     put("domain.onnx", model([helper.make_node("FusedMatMul", ["x", "x"], ["y"], name="fm",
                                                domain="com.microsoft")],
                              [vi("x", F, [3, 3])], [vi("y", F, [3, 3])],
