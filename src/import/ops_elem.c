@@ -564,8 +564,13 @@ static Ev
 cx(Imp *im, Ev x, double v)
 {
 	DType dt = elem_type(im, x)->dt;
+	/* the integer form only matters for an integer x (whole attributes,
+	 * checked by the caller); saturated, as a cast, so that an alpha of
+	 * 4e25 on a float x is no overflow */
+	int64_t iv = isnan(v) ? 0 : v >= 9223372036854775807.0 ? INT64_MAX :
+	    v <= -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
 
-	return elem_const(im, dt, v, (int64_t)v);
+	return elem_const(im, dt, v, iv);
 }
 
 /* LeakyRelu: where(x < 0, alpha * x, x). */

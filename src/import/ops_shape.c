@@ -688,11 +688,15 @@ onnx_reshape(Imp *im)
 			dims[k] = 1;
 		} else if (shape[k] < 0) {
 			return imp_fail(im, "shape element %d is %lld", k, (long long)shape[k]);
+		} else if (shape[k] > IR_MAX_DIM) {
+			return imp_unsupported(im, "shape element %d is %lld; aicm's dimensions are at "
+			    "most %d", k, (long long)shape[k], IR_MAX_DIM);
 		} else {
 			dims[k] = shape[k];
 		}
-		if (shape[k] != -1)
-			known *= dims[k];
+		/* (dims are at most 2^30 each, but eight of them overflow) */
+		if (shape[k] != -1 && __builtin_mul_overflow(known, dims[k], &known))
+			return imp_fail(im, "its shape holds more elements than 2^63");
 	}
 	if (minus >= 0) {
 		int64_t total = ir_type_numel(&x.t);
