@@ -792,8 +792,10 @@ lower_opaque(LB *b)
  * filling from the previous one, so that each lane comes from the operand
  * whose range holds it; gather: the index tile loaded like any tile, then
  * load_gather; expand: the operand loaded with its stretched dims one
- * element at 0, then broadcast.  The executor holds tiles of rank 4 at
- * most: larger ranks are refused here. */
+ * element at 0, then broadcast.  Ranks 5 to 8 take the same program: as
+ * in every kind, the dims before the last two are walked one index at a
+ * time (grid axis 2), so a tile is 1 along all but its last two dims and
+ * the executor holds its last four (tile_copy.c). */
 static int
 lower_copy(LB *b)
 {
@@ -808,11 +810,6 @@ lower_copy(LB *b)
 
 	if (b->first != b->last)
 		return fail(b, n, "a copy op runs alone in its kernel");
-	if (t->rank > 4)
-		return fail(b, n, "copy programs take results of rank 4 at most");
-	for (int j = 0; j < n->nin; j++)
-		if (b->g->nodes[n->in[j]].type.rank > 4)
-			return fail(b, n, "copy programs take operands of rank 4 at most");
 	set_space(b, t);
 	set_extents(b, b->bm, b->bn);
 	for (int j = 0; j < b->R; j++) {

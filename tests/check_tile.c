@@ -313,6 +313,22 @@ static const char *const xgraphs[] = {
 	"  %s = slice(%x) starts=(-1, 36) ends=(-100, 0) steps=(-2, -5)\n"
 	"  %g = gather(%x, %i) axis=0\n  %h = gather(%z, %k) axis=-1\n"
 	"  %e = expand(%z) shape=(2, 1, 33, 1)\n  return %c, %p, %q, %s, %g, %h, %e\n}\n",
+	/* the copy programs at ranks 5 to 8: leading dims walked one index at
+	 * a time, a pad and a crop on them (a program wholly in the pad reads
+	 * nothing), a concat and a backwards slice along one, a gather by a
+	 * rank-5 index whose result has rank 6, and one of rank 8, an expand
+	 * from rank 3 to rank 8 (bool: one byte an element) */
+	"graph {\n  %x = input() : (2, 3, 1, 5, 37)\n  %y = input() : (2, 1, 1, 5, 37)\n"
+	"  %v = input() : (3, 2, 1, 2, 2, 1, 3, 33) f32\n  %u = input() : (2, 1, 7) bool\n"
+	"  %a = input() : (4, 37)\n"
+	"  %i = const() : (2, 1, 1, 2, 3) i64 values=(0, -1, 3, 2, -4, 1, 1, 1, 0, 0, 2, -2)\n"
+	"  %j = const() : (2,) i32 values=(1, -3)\n"
+	"  %p = pad(%x) pads=(1, -1, 0, 2, 3, 0, 2, 1, 0, -2)\n"
+	"  %c = concat(%x, %y, %x) axis=1\n"
+	"  %s = slice(%v) starts=(-1, 5, 0) ends=(-100, 0, 40) axes=(0, 6, 7) steps=(-2, -1, 3)\n"
+	"  %g = gather(%a, %i) axis=0\n  %h = gather(%v, %j) axis=0\n"
+	"  %e = expand(%u) shape=(2, 3, 1, 2, 1, 2, 5, 1)\n"
+	"  return %p, %c, %s, %g, %h, %e\n}\n",
 	/* argmax and argmin: f32 and i32 read in their own sizes, the i64
 	 * indices written in theirs; ragged rows, each axis, rank 5 */
 	"graph {\n  %x = input() : (33, 97) f32\n  %y = input() : (3, 40, 7) i32\n"
@@ -436,8 +452,9 @@ START_TEST(test_tile_copy_exact_integers)
 END_TEST
 
 /* The copy programs' tile ops refuse what they cannot run: a load_step that
- * can step out without a mask, a load_pad without a fill, a gather from a
- * tensor of rank 5, a broadcast that does not broadcast, an operand tile on
+ * can step out without a mask, a load_pad without a fill, a gather whose
+ * index tile is not its result's dims from axis (from a tensor of rank 5,
+ * which it may be), a broadcast that does not broadcast, an operand tile on
  * a plain load. */
 static const struct {
 	const char *body;            /* statements of a kernel over %x (5, 37), %z (1, 1, 1, 1, 3) */
@@ -453,16 +470,16 @@ static const struct {
 	 "lane must be inside"},
 	{"    %t = load_pad %x[-3, 0] : [8, 8]\n    store %y[0, 0], %t masked\n",
 	 "t.aicm:6:10: error: 'load_pad' needs a fill: other=V or an operand tile"},
-	{"    %i = zeros() : []\n    %t = load_gather %z[0, 0, 0, 0, 0], %i : [1, 1, 1, 8] axis=4\n"
+	{"    %i = zeros() : [3]\n    %t = load_gather %z[0, 0, 0, 0, 0], %i : [1, 1, 1, 1, 2] axis=4\n"
 	 "    store %y[0, 0], %t masked\n",
-	 "error: 'load_gather' of '%z' (rank 5): a tensor it gathers from has rank 4 at most"},
+	 "error: 'load_gather' index tile '%i' does not match its result's dimensions from axis 4"},
 	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8, 1]\n"
 	 "    store %y[0, 0], %b masked\n",
 	 "t.aicm:7:10: error: 'broadcast' result '%b' is written [8, 1] but its operands make "
 	 "[8, 8]"},
-	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8, 8, 8, 8, 8]\n"
-	 "    store %y[0, 0], %t masked\n", "t.aicm:7:10: error: 'broadcast' tile '%b' has rank 5; "
-	 "the copy programs' tiles have rank 4 at most"},
+	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8]\n"
+	 "    store %y[0, 0], %t masked\n", "t.aicm:7:10: error: 'broadcast' cannot broadcast '%t' "
+	 "to its result"},
 	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %u = load %x[0, 0], %t : [8, 8] other=0.0\n"
 	 "    store %y[0, 0], %u masked\n",
 	 "error: 'load' takes no operand tile"},

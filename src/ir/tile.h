@@ -13,7 +13,8 @@
  * the graph.  Loop-carried values are explicit (one iter value per loop).
  *
  * Values are scalars (program ids, loop counters, index arithmetic: int64)
- * or tiles (rank 0 to 4, every dimension known when written).  Every tile
+ * or tiles (rank 0 to 8, every dimension known when written; the executor
+ * holds a tile's last four dims, 1 along any before them).  Every tile
  * carries, at run time, a valid box: the leading extent of each dimension
  * whose elements are real; masked loads shrink it to the tensor's bounds,
  * elementwise ops intersect their operands' boxes (a stretched dimension of
