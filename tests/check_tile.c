@@ -416,22 +416,53 @@ START_TEST(test_tile_verify_unmasked_load)
 END_TEST
 
 /* The copy programs copy an i64 past 2^53 bit for bit (no round trip
- * through double), and a bool as a bool. */
+ * through double), and a bool as a bool; pad's value= fills exactly as
+ * the reference stores it: an i64 past 2^53 and INT64_MIN, an i32's low
+ * bits, a float saturated into an i32, an integer rounded once to an f32
+ * (2^60 + 2^36 + 1 is 2^60 + 2^37; through a double it would be 2^60),
+ * even when the tile IR is printed and parsed again. */
 START_TEST(test_tile_copy_exact_integers)
 {
-	Graph *t = ck_pipeline("graph {\n"
+	const char *src = "graph {\n"
 	    "  %n = const() : (4,) i64 values=(1, -2, 9007199254740993, 4)\n"
 	    "  %i = const() : (3,) i64 values=(2, -2, 0)\n"
 	    "  %b = const() : (2,) bool values=(True, False)\n"
+	    "  %m = const() : (1,) i32 values=(5,)\n  %f = const() : (1,) f32 values=(0.5,)\n"
 	    "  %p = pad(%n) pads=(1, 2) value=-7\n"
 	    "  %s = slice(%n) starts=(-2,) ends=(-100,) steps=(-1,)\n"
 	    "  %g = gather(%n, %i)\n  %c = concat(%n, %n) axis=0\n"
-	    "  %e = expand(%b) shape=(3, 2)\n  return %p, %s, %g, %c, %e\n}\n",
-	    "shape-infer,lower-tiled");
+	    "  %e = expand(%b) shape=(3, 2)\n"
+	    "  %q = pad(%n) pads=(1, 1) value=9007199254740993\n"
+	    "  %r = pad(%n) pads=(0, 1) value=-9223372036854775808\n"
+	    "  %w = pad(%m) pads=(1, 1) value=4294967297\n  %x = pad(%m) pads=(0, 1) value=-1e10\n"
+	    "  %y = pad(%f) pads=(0, 1) value=1152921573326323713\n"
+	    "  return %p, %s, %g, %c, %e, %q, %r, %w, %x, %y\n}\n";
+	Graph *t = ck_pipeline(src, "shape-infer,lower-tiled");
 	Tensor *v;
 	int p, s, gi, c, e;
 
 	ck_assert_ptr_nonnull(t);
+	for (int round = 0; round < 2; round++) {
+		v = run_tiled(t, 1, NULL);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "q")], 0), 9007199254740993LL);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "q")], 5), 9007199254740993LL);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "r")], 4), INT64_MIN);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "w")], 0), 1);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "w")], 1), 5);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "x")], 1), INT32_MIN);
+		ck_assert(exec_get(&v[ir_lookup(t, "y")], 1) == 0x1p60 + 0x1p37);
+		exec_tensors_free(v, t->nnodes);
+		free(v);
+		if (round == 0) {          /* the tile IR printed and parsed back */
+			char *text = ir_print_str(t, NULL), *msgs = NULL;
+
+			ir_graph_free(t);
+			t = ck_parse(text, &msgs);
+			free(text);
+			ck_assert_msg(t != NULL, "%s", msgs ? msgs : "");
+			free(msgs);
+		}
+	}
 	v = run_tiled(t, 1, NULL);
 	p = ir_lookup(t, "p"), s = ir_lookup(t, "s"), gi = ir_lookup(t, "g");
 	c = ir_lookup(t, "c"), e = ir_lookup(t, "e");
@@ -1056,11 +1087,11 @@ START_TEST(test_tile_build_body)
 	ck_assert_int_eq(f->vals[f->insts[fo].iter].rank, 2);
 	ck_assert_int_eq(f->vals[f->insts[fo].iter].shape[1], 8);
 	idx[0] = (TileIdx){1, {m}, {4}, 0};
-	at = (TileAttrs){.set = TAB(OTHER), .other = -1.5};
+	at = (TileAttrs){.set = TAB(OTHER), .other = tile_num(-1.5)};
 	l = tile_build_def(g, f, tile_build_access(g, f, TO_LOAD, 0, 2, idx, -1, &at, LOC_NONE),
 	    "t", 2, s);
 	ck_assert(f->insts[f->vals[l].def].masked);
-	ck_assert(f->insts[f->vals[l].def].other == -1.5);
+	ck_assert(f->insts[f->vals[l].def].other.d == -1.5);
 	ck_assert_int_eq(f->insts[f->vals[l].def].idx[0].coef[0], 4);
 	ck_assert_int_eq(f->vals[l].dt, DT_F32);                   /* %x's */
 	in[0] = l;

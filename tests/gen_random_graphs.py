@@ -388,7 +388,11 @@ class Gen:
                     b, e = b + 1, e + 1
                 pads.append((b, e))
             out = tuple(d + b + e for d, (b, e) in zip(s, pads))
-            val = r.choice(["", " value=3"] + ([] if self.dt in INTS else [" value=-2.5"]))
+            # each type's own extremes: an i64 past 2^53 stays exact
+            val = r.choice(["", " value=3"] + {"i64": [" value=9007199254740993",
+                                                       " value=-9223372036854775808"],
+                                               "i32": [" value=-2147483648"]}.get(
+                                                   self.dt, [" value=-2.5"]))
             return self.op(f"pad(%{a}) pads=({', '.join(str(b) for b, _ in pads)}, "
                            f"{', '.join(str(e) for _, e in pads)}){val}", out)
         if k == "gather":

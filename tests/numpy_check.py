@@ -630,10 +630,11 @@ def g_copy(dt):
     return g
 
 
-# pad values at the ends of each type
+# pad values at the ends of each type (an i64 past 2^53 is exact on the
+# tile engine only if the tile IR carries it as an integer)
 PAD_VALUES = {"f64": ["-2.5", "1e300"], "f32": ["-2.5", "3.25"],
               "i32": ["-2147483648", "2147483647", "7"],
-              "i64": ["9007199254740992", "-9007199254740992", "12345"],
+              "i64": ["9007199254740993", "-9223372036854775808", "9223372036854775807"],
               "bool": ["True", "False"]}
 
 

@@ -36,14 +36,18 @@ take(const PKernel *k, void *o, int64_t q, const Tensor *src, int64_t e)
 		tset(o, q, exec_get(src, e), k->f32);
 }
 
-/* Lane q of tile o gets v in the kernel's element type (exec_set's
- * rounding: an integer kernel truncates and saturates, a bool is v != 0). */
+/* Lane q of tile o gets number v in the kernel's element type: a float
+ * kernel's v.d (rounded to an f32), an integer or bool kernel's v.i
+ * exactly (an i64 past 2^53; exec_seti keeps an i32's low bits). */
 static inline void
-put(const PKernel *k, void *o, int64_t q, double v)
+put(const PKernel *k, void *o, int64_t q, const TileNum *v)
 {
 	Tensor t = {.dt = k->dt, .data = o};
 
-	exec_set(&t, q, v);
+	if (ir_dtype_is_float(k->dt))
+		exec_set(&t, q, v->d);
+	else
+		exec_seti(&t, q, v->i);
 }
 
 /* The 4-d lane index of flat lane q of a tile of padded shape sh. */
@@ -94,7 +98,7 @@ tx_load_pad(Worker *w, const TileInst *in, int i)
 		} else if (fill) {
 			memcpy(at(o, q, k->es), at(fill, q, k->es), k->es);
 		} else {
-			put(k, o, q, in->other);
+			put(k, o, q, &in->other);
 		}
 	}
 	/* every lane holds a value: the store clips to the result */
@@ -143,7 +147,7 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 		if (inside)
 			take(k, o, q, src, e);
 		else
-			put(k, o, q, in->other);
+			put(k, o, q, &in->other);
 	}
 	w->rd += box(valid) * (int64_t)ir_dtype_size(src->dt);
 	return i + 1;
