@@ -1295,6 +1295,28 @@ item_double(ParseCtx *c, const Item *it, double *v)
 	return false;
 }
 
+/* A tile op's number (value=, other=): an integer exactly (an i64 past
+ * 2^53 too; one beyond int64's range as the double it rounds to), a
+ * float, inf or nan. */
+static bool
+item_tnum(ParseCtx *c, const Item *it, TileNum *v)
+{
+	double d;
+	char *end;
+	long long i;
+
+	if (!item_double(c, it, &d))
+		return false;
+	*v = tile_num(d);
+	if (it->kind == IV_INT) {
+		errno = 0;
+		i = strtoll(it->val.t.s, &end, 10);
+		if (!*end && errno != ERANGE)
+			*v = tile_inum(i);
+	}
+	return true;
+}
+
 static bool
 item_int(ParseCtx *c, const Item *it, int64_t *v)
 {
@@ -1564,14 +1586,14 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 			break;
 		case TA_VALUE:
 			at->set |= TAB(VALUE);
-			item_double(c, it, &at->value);
+			item_tnum(c, it, &at->value);
 			break;
 		case TA_PERM:
 			at->set |= TAB(PERM);
 			item_ints(c, it, at->perm, &at->nperm);
 			break;
 		case TA_OTHER:
-			if (item_double(c, it, &at->other))
+			if (item_tnum(c, it, &at->other))
 				at->set |= TAB(OTHER);
 			break;
 		case TA_MASKED:

@@ -662,8 +662,11 @@ overlap(int64_t lo, int64_t hi, int64_t span)
  * result's dim j cover [0, G_j * ext_j), G_j = ceil(S_j / ext_j), ext the
  * block of lower-tiled's rule (BN last, BM second to last, else 1), and
  * the lanes of a load are a product over dims.  pad and concat (load_pad)
- * read the lanes inside each operand's place; slice (load_step) and
- * gather's data (load_gather) the result's elements; gather's index tile
+ * read the lanes inside each operand's place; slice (load_step) the lanes
+ * from each tile's first element to the operand's edge, so along a sliced
+ * dim min(L, G_j * ext_j) with L the steps from the slice's first element
+ * to that edge (past the slice's end when it stops inside: the store
+ * masks them); gather's data (load_gather) the result's elements; gather's index tile
  * is loaded whole by each program along the other dims; expand loads its
  * operand once per program along the dims it is stretched on. */
 static int64_t
@@ -724,7 +727,29 @@ copy_loads(const Model *m, const TileConfig *c, int64_t *idx_bytes, bool *ok)
 			v = mul(ok, v, has ? t->dim[j] : G[j]);
 		}
 		return v;
-	case OP_SLICE:
+	case OP_SLICE: {
+		IntTuple st = ir_attr_ints(&n->at, ATTR_STARTS), en = ir_attr_ints(&n->at, ATTR_ENDS);
+		IntTuple ax = ir_attr_ints(&n->at, ATTR_AXES), sp = ir_attr_ints(&n->at, ATTR_STEPS);
+		int64_t lanes[IR_MAX_RANK];
+
+		for (int j = 0; j < R; j++)
+			lanes[j] = t->dim[j];
+		for (int i = 0; i < st.n; i++) {
+			int64_t k = ax.n > 0 ? ax.v[i] : i, first, len, step = sp.n > 0 ? sp.v[i] : 1;
+			int64_t L;
+
+			if (k < 0)
+				k += R;
+			ir_slice_range(x->dim[k], st.v[i], en.v[i], step, &first, &len);
+			/* each tile's valid lanes run from its first element to
+			 * the edge: the tiles together min(L, G * ext) of them */
+			L = step > 0 ? cdiv(x->dim[k] - first, step) : first / -step + 1;
+			lanes[k] = L < mul(ok, G[k], ext[k]) ? L : mul(ok, G[k], ext[k]);
+		}
+		for (int j = 0; j < R; j++)
+			v = mul(ok, v, lanes[j]);
+		return v;
+	}
 	default:
 		return numel(ok, t);
 	}

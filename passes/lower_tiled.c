@@ -184,7 +184,7 @@ full(LB *b, const char *name, double value, int rank, const int64_t *shape)
 	TileAttrs at;
 
 	at.set = TAB(VALUE);
-	at.value = value;
+	at.value = tile_num(value);
 	return op_def(b, value == 0 ? TO_ZEROS : TO_FULL, OP_INPUT, 0, NULL, value == 0 ? NULL : &at,
 	    name, rank, shape);
 }
@@ -197,7 +197,7 @@ load(LB *b, int arg, int nidx, const TileIdx *idx, bool masked, double other)
 	TileAttrs at;
 
 	at.set = masked ? TAB(OTHER) : 0;
-	at.other = other;
+	at.other = tile_num(other);
 	return tile_build_access(b->ng, b->f, TO_LOAD, arg, nidx, idx, -1, &at, LOC_NONE);
 }
 
@@ -694,7 +694,7 @@ lower_transpose_wide(LB *b, const Node *n, int x)
 	}
 	if (masked) {
 		lat.set |= TAB(OTHER);
-		lat.other = 0;
+		lat.other = tile_num(0);
 	}
 	v = def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[x], ng, idx, -1, &lat,
 	    LOC_NONE), "tile", ng, shape);
@@ -743,7 +743,7 @@ lower_opaque(LB *b)
 		}
 		if (masked) {
 			at.set |= TAB(OTHER);
-			at.other = 0;
+			at.other = tile_num(0);
 		}
 		v = def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[x], b->R, idx, -1, &at,
 		    LOC_NONE), "tile", b->R, shape);
@@ -783,6 +783,27 @@ lower_opaque(LB *b)
 	return 0;
 }
 
+/* pad's value= as its result's element type holds it, the reference's rule
+ * (exec_kern_PAD): an integer written as one exactly (an i32 keeps its low
+ * bits, a bool is v != 0; an i64 past 2^53 stays exact, the tile IR
+ * carrying it as an integer), rounded once to an f32; a float truncated
+ * and saturated for an integer type (cast's formula). */
+static TileNum
+pad_value(const Node *n)
+{
+	DType dt = n->type.dt;
+
+	if (!(n->at.set & AB(VALUE)))
+		return tile_num(0);
+	if (!n->at.value_int)
+		return tile_num(ir_scalar_cast(dt, n->at.value));
+	if (dt == DT_F32)
+		return tile_num((double)(float)n->at.ivalue);
+	if (dt == DT_F64)
+		return tile_num((double)n->at.ivalue);
+	return tile_inum(ir_scalar_wrap(dt, n->at.ivalue));
+}
+
 /* A copy op (pad, slice, concat, gather, expand) alone in its kernel: a
  * copy program per output tile [.., BM, BN] (leading dims one at a time),
  * which loads what the tile needs at computed offsets and stores it once.
@@ -792,8 +813,10 @@ lower_opaque(LB *b)
  * filling from the previous one, so that each lane comes from the operand
  * whose range holds it; gather: the index tile loaded like any tile, then
  * load_gather; expand: the operand loaded with its stretched dims one
- * element at 0, then broadcast.  The executor holds tiles of rank 4 at
- * most: larger ranks are refused here. */
+ * element at 0, then broadcast.  Ranks 5 to 8 take the same program: as
+ * in every kind, the dims before the last two are walked one index at a
+ * time (grid axis 2), so a tile is 1 along all but its last two dims and
+ * the executor holds its last four (tile_copy.c). */
 static int
 lower_copy(LB *b)
 {
@@ -808,11 +831,6 @@ lower_copy(LB *b)
 
 	if (b->first != b->last)
 		return fail(b, n, "a copy op runs alone in its kernel");
-	if (t->rank > 4)
-		return fail(b, n, "copy programs take results of rank 4 at most");
-	for (int j = 0; j < n->nin; j++)
-		if (b->g->nodes[n->in[j]].type.rank > 4)
-			return fail(b, n, "copy programs take operands of rank 4 at most");
 	set_space(b, t);
 	set_extents(b, b->bm, b->bn);
 	for (int j = 0; j < b->R; j++) {
@@ -832,7 +850,7 @@ lower_copy(LB *b)
 		for (int j = 0; j < b->R; j++)
 			idx[j].k -= p.v[j];
 		at.set = TAB(OTHER);
-		at.other = (n->at.set & AB(VALUE)) ? n->at.value : 0;
+		at.other = pad_value(n);
 		v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_PAD, b->argof[n->in[0]], b->R, idx,
 		    -1, &at, LOC_NONE), "tile", b->R, sh);
 		break;
@@ -870,7 +888,7 @@ lower_copy(LB *b)
 			memcpy(x, idx, sizeof x);
 			x[ax].k -= c0;
 			at.set = v < 0 ? TAB(OTHER) : 0;
-			at.other = 0;
+			at.other = tile_num(0);
 			v = def(b, tile_build_access(b->ng, b->f, TO_LOAD_PAD, b->argof[n->in[q]], b->R,
 			    x, v, &at, LOC_NONE), "tile", b->R, sh);
 			c0 += b->g->nodes[n->in[q]].type.dim[ax];
@@ -1231,7 +1249,7 @@ mm_load(LB *b, int x, int R, const TileIdx *idx, bool masked, const int64_t *v)
 	TileAttrs at;
 
 	at.set = masked ? TAB(OTHER) : 0;
-	at.other = 0;
+	at.other = tile_num(0);
 	if (b->g->nodes[x].type.rank != R) {
 		at.set |= TAB(VIEW);
 		at.nview = R;
@@ -1483,7 +1501,7 @@ lower_conv(LB *b)
 		at.nview = 2;
 		at.view[0] = v.f;
 		at.view[1] = Kg;
-		at.other = 0;
+		at.other = tile_num(0);
 		in[0] = def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[n->in[1]], 2, ia, -1,
 		    &at, LOC_NONE), "wt", 2, as);
 		bs[0] = b->bk, bs[1] = b->bm;
@@ -1492,7 +1510,7 @@ lower_conv(LB *b)
 		ib[2] = idx_of(pb, b->bm);
 		memset(&at, 0, sizeof at);
 		at.set = TAB(OTHER) | TAB(WINDOW);
-		at.other = 0;
+		at.other = tile_num(0);
 		at.nwin = 11;
 		{
 			int64_t w[11] = {v.c / v.groups, v.kh, v.kw, v.oh, v.ow, v.sh, v.sw, v.pt, v.pl,

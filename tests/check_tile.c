@@ -313,6 +313,22 @@ static const char *const xgraphs[] = {
 	"  %s = slice(%x) starts=(-1, 36) ends=(-100, 0) steps=(-2, -5)\n"
 	"  %g = gather(%x, %i) axis=0\n  %h = gather(%z, %k) axis=-1\n"
 	"  %e = expand(%z) shape=(2, 1, 33, 1)\n  return %c, %p, %q, %s, %g, %h, %e\n}\n",
+	/* the copy programs at ranks 5 to 8: leading dims walked one index at
+	 * a time, a pad and a crop on them (a program wholly in the pad reads
+	 * nothing), a concat and a backwards slice along one, a gather by a
+	 * rank-5 index whose result has rank 6, and one of rank 8, an expand
+	 * from rank 3 to rank 8 (bool: one byte an element) */
+	"graph {\n  %x = input() : (2, 3, 1, 5, 37)\n  %y = input() : (2, 1, 1, 5, 37)\n"
+	"  %v = input() : (3, 2, 1, 2, 2, 1, 3, 33) f32\n  %u = input() : (2, 1, 7) bool\n"
+	"  %a = input() : (4, 37)\n"
+	"  %i = const() : (2, 1, 1, 2, 3) i64 values=(0, -1, 3, 2, -4, 1, 1, 1, 0, 0, 2, -2)\n"
+	"  %j = const() : (2,) i32 values=(1, -3)\n"
+	"  %p = pad(%x) pads=(1, -1, 0, 2, 3, 0, 2, 1, 0, -2)\n"
+	"  %c = concat(%x, %y, %x) axis=1\n"
+	"  %s = slice(%v) starts=(-1, 5, 0) ends=(-100, 0, 40) axes=(0, 6, 7) steps=(-2, -1, 3)\n"
+	"  %g = gather(%a, %i) axis=0\n  %h = gather(%v, %j) axis=0\n"
+	"  %e = expand(%u) shape=(2, 3, 1, 2, 1, 2, 5, 1)\n"
+	"  return %p, %c, %s, %g, %h, %e\n}\n",
 	/* argmax and argmin: f32 and i32 read in their own sizes, the i64
 	 * indices written in theirs; ragged rows, each axis, rank 5 */
 	"graph {\n  %x = input() : (33, 97) f32\n  %y = input() : (3, 40, 7) i32\n"
@@ -400,22 +416,53 @@ START_TEST(test_tile_verify_unmasked_load)
 END_TEST
 
 /* The copy programs copy an i64 past 2^53 bit for bit (no round trip
- * through double), and a bool as a bool. */
+ * through double), and a bool as a bool; pad's value= fills exactly as
+ * the reference stores it: an i64 past 2^53 and INT64_MIN, an i32's low
+ * bits, a float saturated into an i32, an integer rounded once to an f32
+ * (2^60 + 2^36 + 1 is 2^60 + 2^37; through a double it would be 2^60),
+ * even when the tile IR is printed and parsed again. */
 START_TEST(test_tile_copy_exact_integers)
 {
-	Graph *t = ck_pipeline("graph {\n"
+	const char *src = "graph {\n"
 	    "  %n = const() : (4,) i64 values=(1, -2, 9007199254740993, 4)\n"
 	    "  %i = const() : (3,) i64 values=(2, -2, 0)\n"
 	    "  %b = const() : (2,) bool values=(True, False)\n"
+	    "  %m = const() : (1,) i32 values=(5,)\n  %f = const() : (1,) f32 values=(0.5,)\n"
 	    "  %p = pad(%n) pads=(1, 2) value=-7\n"
 	    "  %s = slice(%n) starts=(-2,) ends=(-100,) steps=(-1,)\n"
 	    "  %g = gather(%n, %i)\n  %c = concat(%n, %n) axis=0\n"
-	    "  %e = expand(%b) shape=(3, 2)\n  return %p, %s, %g, %c, %e\n}\n",
-	    "shape-infer,lower-tiled");
+	    "  %e = expand(%b) shape=(3, 2)\n"
+	    "  %q = pad(%n) pads=(1, 1) value=9007199254740993\n"
+	    "  %r = pad(%n) pads=(0, 1) value=-9223372036854775808\n"
+	    "  %w = pad(%m) pads=(1, 1) value=4294967297\n  %x = pad(%m) pads=(0, 1) value=-1e10\n"
+	    "  %y = pad(%f) pads=(0, 1) value=1152921573326323713\n"
+	    "  return %p, %s, %g, %c, %e, %q, %r, %w, %x, %y\n}\n";
+	Graph *t = ck_pipeline(src, "shape-infer,lower-tiled");
 	Tensor *v;
 	int p, s, gi, c, e;
 
 	ck_assert_ptr_nonnull(t);
+	for (int round = 0; round < 2; round++) {
+		v = run_tiled(t, 1, NULL);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "q")], 0), 9007199254740993LL);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "q")], 5), 9007199254740993LL);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "r")], 4), INT64_MIN);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "w")], 0), 1);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "w")], 1), 5);
+		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "x")], 1), INT32_MIN);
+		ck_assert(exec_get(&v[ir_lookup(t, "y")], 1) == 0x1p60 + 0x1p37);
+		exec_tensors_free(v, t->nnodes);
+		free(v);
+		if (round == 0) {          /* the tile IR printed and parsed back */
+			char *text = ir_print_str(t, NULL), *msgs = NULL;
+
+			ir_graph_free(t);
+			t = ck_parse(text, &msgs);
+			free(text);
+			ck_assert_msg(t != NULL, "%s", msgs ? msgs : "");
+			free(msgs);
+		}
+	}
 	v = run_tiled(t, 1, NULL);
 	p = ir_lookup(t, "p"), s = ir_lookup(t, "s"), gi = ir_lookup(t, "g");
 	c = ir_lookup(t, "c"), e = ir_lookup(t, "e");
@@ -436,8 +483,9 @@ START_TEST(test_tile_copy_exact_integers)
 END_TEST
 
 /* The copy programs' tile ops refuse what they cannot run: a load_step that
- * can step out without a mask, a load_pad without a fill, a gather from a
- * tensor of rank 5, a broadcast that does not broadcast, an operand tile on
+ * can step out without a mask, a load_pad without a fill, a gather whose
+ * index tile is not its result's dims from axis (from a tensor of rank 5,
+ * which it may be), a broadcast that does not broadcast, an operand tile on
  * a plain load. */
 static const struct {
 	const char *body;            /* statements of a kernel over %x (5, 37), %z (1, 1, 1, 1, 3) */
@@ -453,16 +501,16 @@ static const struct {
 	 "lane must be inside"},
 	{"    %t = load_pad %x[-3, 0] : [8, 8]\n    store %y[0, 0], %t masked\n",
 	 "t.aicm:6:10: error: 'load_pad' needs a fill: other=V or an operand tile"},
-	{"    %i = zeros() : []\n    %t = load_gather %z[0, 0, 0, 0, 0], %i : [1, 1, 1, 8] axis=4\n"
+	{"    %i = zeros() : [3]\n    %t = load_gather %z[0, 0, 0, 0, 0], %i : [1, 1, 1, 1, 2] axis=4\n"
 	 "    store %y[0, 0], %t masked\n",
-	 "error: 'load_gather' of '%z' (rank 5): a tensor it gathers from has rank 4 at most"},
+	 "error: 'load_gather' index tile '%i' does not match its result's dimensions from axis 4"},
 	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8, 1]\n"
 	 "    store %y[0, 0], %b masked\n",
 	 "t.aicm:7:10: error: 'broadcast' result '%b' is written [8, 1] but its operands make "
 	 "[8, 8]"},
-	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8, 8, 8, 8, 8]\n"
-	 "    store %y[0, 0], %t masked\n", "t.aicm:7:10: error: 'broadcast' tile '%b' has rank 5; "
-	 "the copy programs' tiles have rank 4 at most"},
+	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %b = broadcast(%t) : [8]\n"
+	 "    store %y[0, 0], %t masked\n", "t.aicm:7:10: error: 'broadcast' cannot broadcast '%t' "
+	 "to its result"},
 	{"    %t = load %x[0, 0] : [8, 8] other=0.0\n    %u = load %x[0, 0], %t : [8, 8] other=0.0\n"
 	 "    store %y[0, 0], %u masked\n",
 	 "error: 'load' takes no operand tile"},
@@ -1039,11 +1087,11 @@ START_TEST(test_tile_build_body)
 	ck_assert_int_eq(f->vals[f->insts[fo].iter].rank, 2);
 	ck_assert_int_eq(f->vals[f->insts[fo].iter].shape[1], 8);
 	idx[0] = (TileIdx){1, {m}, {4}, 0};
-	at = (TileAttrs){.set = TAB(OTHER), .other = -1.5};
+	at = (TileAttrs){.set = TAB(OTHER), .other = tile_num(-1.5)};
 	l = tile_build_def(g, f, tile_build_access(g, f, TO_LOAD, 0, 2, idx, -1, &at, LOC_NONE),
 	    "t", 2, s);
 	ck_assert(f->insts[f->vals[l].def].masked);
-	ck_assert(f->insts[f->vals[l].def].other == -1.5);
+	ck_assert(f->insts[f->vals[l].def].other.d == -1.5);
 	ck_assert_int_eq(f->insts[f->vals[l].def].idx[0].coef[0], 4);
 	ck_assert_int_eq(f->vals[l].dt, DT_F32);                   /* %x's */
 	in[0] = l;

@@ -12,7 +12,7 @@ leave ragged tiles at every block size), elementwise ops on values that
 broadcast ((M, N) with (N,), (M, 1), (1, N), ()), reductions on either axis
 or over everything with and without keepdims, matmuls (also rank 3),
 transposes and reshapes, the copy ops (concat, slice, pad, gather by
-inline i32/i64 indices, expand), argmax and argmin (their i64 indices cast
+inline i32/i64 indices, expand; at ranks up to 8), argmax and argmin (their i64 indices cast
 back to the graph's type; ties common, last= either way), and chains long enough for fuse to build every
 kind of kernel.  Values stay finite and of moderate size (log, sqrt and div
 see 1 + |x|), so that a mismatch is a bug and not rounding amplified.
@@ -319,11 +319,35 @@ class Gen:
         return self.op(f"reshape(%{v}) shape=({n * f * shape[2]}, {shape[3]})",
                        (n * f * shape[2], shape[3]))
 
+    def lead_dims(self, s, most, budget=30000, choices=(1, 2, 3)):
+        """most dims (of choices; 1 once the elements would pass budget)
+        to put before shape s."""
+        n = 1
+        for d in s:
+            n *= d
+        out = []
+        for _ in range(most):
+            d = self.r.choice(choices)
+            if n * d > budget:
+                d = 1
+            n *= d
+            out.append(d)
+        return tuple(out)
+
     def copy(self, a, s):
         """A copy op on a (shape s): concat, slice, pad, gather or expand,
-        ragged and with negative indices, kept to rank 4 (the copy
-        programs' limit)."""
+        ragged and with negative indices, at any rank up to 8: a third of
+        the time a is first expanded to rank 5 to 8 (leading dims of 1, 2
+        or 3), and gather and expand themselves can reach rank 8, so that
+        the copy programs' leading dims (walked one index at a time) and
+        the values of rank 5 to 8 they make meet the rest of the graph."""
         r = self.r
+        if r.random() < 0.33 and len(s) < 8:
+            lead = self.lead_dims(s, r.randint(max(5 - len(s), 1), 8 - len(s)))
+            sh = lead + s
+            a = self.op(f"expand(%{a}) shape=({', '.join(map(str, sh))}"
+                        f"{',' if len(sh) == 1 else ''})", sh)
+            s = sh
         k = r.choice(["concat", "slice", "pad", "gather", "expand"]) if s else "expand"
         if k == "concat":
             ax = r.randrange(len(s))
@@ -364,13 +388,17 @@ class Gen:
                     b, e = b + 1, e + 1
                 pads.append((b, e))
             out = tuple(d + b + e for d, (b, e) in zip(s, pads))
-            val = r.choice(["", " value=3"] + ([] if self.dt in INTS else [" value=-2.5"]))
+            # each type's own extremes: an i64 past 2^53 stays exact
+            val = r.choice(["", " value=3"] + {"i64": [" value=9007199254740993",
+                                                       " value=-9223372036854775808"],
+                                               "i32": [" value=-2147483648"]}.get(
+                                                   self.dt, [" value=-2.5"]))
             return self.op(f"pad(%{a}) pads=({', '.join(str(b) for b, _ in pads)}, "
                            f"{', '.join(str(e) for _, e in pads)}){val}", out)
         if k == "gather":
             ax = r.randrange(len(s))
-            q = r.randint(0, min(2, 5 - len(s)))
-            ish = tuple(r.choice([1, 2, 3, 5]) for _ in range(q))
+            q = r.randint(0, min(2, 9 - len(s)))
+            ish = self.lead_dims(s[:ax] + s[ax + 1:], q, 60000, (1, 2, 3, 5))
             n = 1
             for d in ish:
                 n *= d
@@ -381,8 +409,8 @@ class Gen:
                               f"{',' if n == 1 else ''})")
             axis = ax - len(s) if r.random() < 0.3 else ax
             return self.op(f"gather(%{a}, %{nm}) axis={axis}", s[:ax] + ish + s[ax + 1:])
-        extra = r.randint(0, 4 - len(s))
-        shape = [r.choice([2, 3]) for _ in range(extra)]
+        extra = r.randint(0, 8 - len(s))
+        shape = list(self.lead_dims(s, extra))
         shape += [r.choice(SIZES) if d == 1 and r.random() < 0.7 else
                   (1 if r.random() < 0.3 else d) for d in s]
         out = tuple(shape[:extra]) + tuple(d if d != 1 else t for d, t in zip(s, shape[extra:]))

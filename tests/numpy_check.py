@@ -7,7 +7,8 @@ Builds graphs -- every op in f32 and f64, the broadcasting corners, the
 reduction axes and keepdims, batched matmul, transposes and reshapes,
 conv2d (bias, strides, pads, dilations, groups, depthwise) and the pools
 (ceil_mode, count_include_pad, pads, dilations) against a direct loop over
-the window (np_conv2d, np_pool), and random DAGs with ragged sizes from a
+the window (np_conv2d, np_pool), the copy ops at every rank 1 to 8 in
+every element type (g_copy_ranks), and random DAGs with ragged sizes from a
 seeded generator -- writes each graph's
 inputs as .npy files with numpy, runs `aicm-run --input ... --output-dir` on
 it with each engine (the reference interpreter and the tile executor), and
@@ -629,6 +630,105 @@ def g_copy(dt):
     return g
 
 
+# pad values at the ends of each type (an i64 past 2^53 is exact on the
+# tile engine only if the tile IR carries it as an integer)
+PAD_VALUES = {"f64": ["-2.5", "1e300"], "f32": ["-2.5", "3.25"],
+              "i32": ["-2147483648", "2147483647", "7"],
+              "i64": ["9007199254740993", "-9223372036854775808", "9223372036854775807"],
+              "bool": ["True", "False"]}
+
+
+def np_pad(x, pads, value, dt):
+    """pad with ONNX's pads (begins, then ends; a negative one crops), the
+    result filled with value exactly in the result's type."""
+    r = x.ndim
+    out = tuple(x.shape[k] + pads[k] + pads[r + k] for k in range(r))
+    v = value == "True" if dt == "bool" else int(value) if dt in INTS else float(value)
+    o = np.full(out, v, dtype=NP[dt])
+    src = tuple(slice(max(-pads[k], 0), x.shape[k] - max(-pads[r + k], 0)) for k in range(r))
+    dst = tuple(slice(max(pads[k], 0), max(pads[k], 0) + (s.stop - s.start))
+                for k, s in enumerate(src))
+    o[dst] = x[src]
+    return o
+
+
+def g_copy_ranks(dt):
+    """The copy ops at every rank 1 to 8 (the tile engine's copy programs
+    hold a tile's last four dims, the leading ones walked one at a time):
+    concat along each kind of axis, slices with negative steps, pads that
+    crop and grow on leading dims too (with each type's extreme values),
+    gathers whose result reaches rank 8 (index ranks 0 to 2, i32 and i64,
+    negative indices), expand adding leading dims up to rank 8."""
+    g = Graph("copy_ranks_" + dt, dt)
+    rng = random.Random(58)
+    tup = lambda v: "(" + ", ".join(map(str, v)) + ("," if len(v) == 1 else "") + ")"
+    for r in range(1, 9):
+        # ragged last dims (blocks of 32); at most some 15000 elements
+        shape = tuple(rng.choice([1, 2, 3] if r < 6 else [1, 2]) for _ in range(r - 2)) + \
+            ((rng.choice([5, 33, 40]), rng.choice([3, 7, 37])) if r < 5 else
+             (rng.choice([5, 33]), rng.choice([3, 7])))
+        shape = shape[-r:]
+        x = g.input(shape)
+        # concat: a leading axis, the last, and one between
+        for ax in sorted({0, r - 1, rng.randrange(r)}):
+            parts = [x]
+            for _ in range(rng.randint(1, 2)):
+                t = shape[:ax] + (rng.choice([1, 2, 4]),) + shape[ax + 1:]
+                parts.append(g.input(t))
+            g.op("concat", parts, "axis=%d" % (ax - r if rng.random() < 0.3 else ax),
+                 fn=lambda *v, ax=ax: np.concatenate(v, axis=ax))
+        # slice: every axis, some backwards
+        st, en, sp, sl = [], [], [], []
+        for k in range(r):
+            d = shape[k]
+            while True:
+                step = rng.choice([1, 1, 2, -1, -2])
+                b, e = rng.randint(-d - 1, d + 1), rng.randint(-d - 1, d + 1)
+                if len(range(*slice(b, e, step).indices(d))) > 0:
+                    break
+            st.append(b)
+            en.append(e)
+            sp.append(step)
+            sl.append(slice(b, e, step))
+        g.op("slice", [x], "starts=%s ends=%s axes=%s steps=%s" % (
+            tup(st), tup(en), tup(list(range(r))), tup(sp)),
+            fn=lambda v, sl=tuple(sl): v[sl].copy())
+        # pad: grow and crop, a leading dim included
+        for value in PAD_VALUES[dt][:2] + PAD_VALUES[dt][2:] * (r % 2):
+            pads = [0] * (2 * r)
+            for k in range(r):
+                b, e = rng.randint(-1, 2), rng.randint(-1, 2)
+                while shape[k] + b + e <= 0:
+                    b, e = b + 1, e + 1
+                pads[k], pads[r + k] = b, e
+            g.op("pad", [x], "pads=%s value=%s" % (tup(pads), value),
+                 fn=lambda v, pads=pads, value=value: np_pad(v, pads, value, dt))
+        # gather: on the first and the last axis, the result up to rank 8
+        for ax in sorted({0, r - 1}):
+            q = rng.randint(0, min(2, 9 - r))
+            if r == 8 and ax == 0:
+                q = 1
+            ish = tuple(rng.choice([1, 2, 3]) for _ in range(q))
+            n = int(np.prod(ish)) if q else 1
+            idt = rng.choice(["i32", "i64"])
+            vals = [rng.randrange(-shape[ax], shape[ax]) for _ in range(n)]
+            i = g.ivalues(ish, idt, vals)
+            g.op("gather", [x, i], "axis=%d" % (ax - r if rng.random() < 0.3 else ax),
+                 fn=lambda v, i, ax=ax: np.take(v, i, axis=ax))
+        # expand: 1s stretched, leading dims added up to rank 8
+        ones = tuple(1 if rng.random() < 0.5 else d for d in shape[:-1]) + shape[-1:]
+        y = g.input(ones)
+        extra = rng.randint(0, 8 - r)
+        lead = tuple(rng.choice([1, 2, 3]) for _ in range(extra))
+        while lead and int(np.prod(lead + shape)) > 20000:
+            lead = lead[1:]
+        want = lead + tuple(rng.choice([1, d]) if o != 1 else d for o, d in zip(ones, shape))
+        out = lead + shape
+        g.op("expand", [y], "shape=%s" % tup(want),
+             fn=lambda v, out=out: np.broadcast_to(v, out).copy())
+    return g
+
+
 def g_mlp(dt):
     """The seed's scenario 1, untyped, with a splat and a softmax row."""
     g = Graph("mlp_" + dt, dt, typed=False)
@@ -1089,6 +1189,7 @@ def main():
                    g_argreduce(dt), g_matmul_numpy(dt), g_layout_rank8(dt), g_copy(dt)]
         graphs += [g_random(dt, s) for s in range(12)]
         graphs += [g_window(dt)]
+    graphs += [g_copy_ranks(dt) for dt in ("f64", "f32", "i32", "i64", "bool")]
     graphs += [g_mixed(dt, fused) for dt in ("f64", "f32") for fused in (False, True)]
     for dt in INTS:
         graphs += [g_int(dt), g_elem_int(dt), g_layout(dt)] + [g_random(dt, s) for s in range(8)]

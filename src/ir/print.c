@@ -396,20 +396,16 @@ indent(Out *o, int depth)
 }
 
 /* A fill's or a masked lane's number v for a tile of element type dt:
- * an integer or bool tile's as an integer (other=0, value=-2147483648),
- * a float tile's as a float (other=0.0).  Both parse to the same double:
- * an integral v within int64's range prints as that integer, 2^63 (what
- * an i64 min's neutral INT64_MAX is as a double) as INT64_MAX, which
- * reads back as 2^63; anything else stays a float. */
+ * an integer or bool tile's as its integer, exactly (other=0,
+ * value=-2147483648, an i64 past 2^53), a float tile's as a float
+ * (other=0.0); either parses back to the same TileNum. */
 static void
-put_tile_number(Out *o, DType dt, double v)
+put_tile_number(Out *o, DType dt, const TileNum *v)
 {
-	if (!ir_dtype_is_float(dt) && isfinite(v) && v == trunc(v) && v >= -0x1p63 &&
-	    v <= 0x1p63) {
-		put_int(o, v == 0x1p63 ? INT64_MAX : (int64_t)v);
-		return;
-	}
-	put_double(o, v);
+	if (!ir_dtype_is_float(dt))
+		put_int(o, v->i);
+	else
+		put_double(o, v->d);
 }
 
 /* The attributes of inst in (of body f) that its row takes, in TA order,
@@ -438,7 +434,7 @@ print_tile_attrs(Out *o, const TileFn *f, const TileInst *in)
 			break;
 		case TA_VALUE:
 			puts_(o, " value=");
-			put_tile_number(o, dt, in->value);
+			put_tile_number(o, dt, &in->value);
 			break;
 		case TA_PERM:
 			puts_(o, " perm=");
@@ -447,7 +443,7 @@ print_tile_attrs(Out *o, const TileFn *f, const TileInst *in)
 		case TA_OTHER:
 			if (in->masked) {
 				puts_(o, " other=");
-				put_tile_number(o, dt, in->other);
+				put_tile_number(o, dt, &in->other);
 			}
 			break;
 		case TA_MASKED:

@@ -13,7 +13,8 @@
  * the graph.  Loop-carried values are explicit (one iter value per loop).
  *
  * Values are scalars (program ids, loop counters, index arithmetic: int64)
- * or tiles (rank 0 to 4, every dimension known when written).  Every tile
+ * or tiles (rank 0 to 8, every dimension known when written; the executor
+ * holds a tile's last four dims, 1 along any before them).  Every tile
  * carries, at run time, a valid box: the leading extent of each dimension
  * whose elements are real; masked loads shrink it to the tensor's bounds,
  * elementwise ops intersect their operands' boxes (a stretched dimension of
@@ -135,6 +136,31 @@ typedef struct TileOpInfo {
 extern const TileOpInfo tile_ops[TO_COUNT];
 extern const char *const tile_attr_names[TA_COUNT];
 
+/* A number of the tile IR (full's value=, a load's other=): a double for a
+ * float tile, and for an integer or bool tile the integer it stands for,
+ * exactly (an i64 past 2^53 is no double; pad's value= must stay exact).
+ * Both are always set, d the rounding of i or i the truncation of d. */
+typedef struct TileNum {
+	double d;
+	int64_t i;
+} TileNum;
+
+/* v, and as an integer truncated toward zero and saturated (NaN 0), as
+ * cast to i64 does. */
+static inline TileNum
+tile_num(double v)
+{
+	return (TileNum){v, v != v ? 0 : v >= 0x1p63 ? INT64_MAX : v < -0x1p63 ? INT64_MIN :
+	    (int64_t)v};
+}
+
+/* i exactly, and as the nearest double. */
+static inline TileNum
+tile_inum(int64_t i)
+{
+	return (TileNum){(double)i, i};
+}
+
 /* An index expression: k + sum(coef[i] * value[i]); values are scalars. */
 typedef struct TileIdx {
 	int nterm;
@@ -179,8 +205,8 @@ typedef struct TileInst {
 	TileIdx *idx;                /* load/stores: nidx of them (tile_set_nidx) */
 	union {
 		int64_t axis;        /* program_id; reduce (-1: all axes); argmax */
-		double other;        /* load: a masked-off lane reads this */
-		double value;        /* full */
+		TileNum other;       /* load: a masked-off lane reads this */
+		TileNum value;       /* full */
 		int64_t by;          /* idiv, irem */
 		DType to;            /* cast (a unary of gop OP_CAST) */
 	};
@@ -243,8 +269,8 @@ typedef struct TileAttrs {
 	unsigned set;
 	int64_t axis;
 	int64_t by;
-	double value;
-	double other;
+	TileNum value;
+	TileNum other;
 	bool keepdims;
 	bool last;
 	DType to;

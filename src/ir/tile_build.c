@@ -250,7 +250,7 @@ set_attrs(TileInst *in, const TileAttrs *at)
 	if (at->set & TAB(BY))
 		in->by = at->by;
 	if (at->set & TAB(VALUE))
-		in->value = at->value;
+		in->value = at->value;       /* TileNum: the integer too */
 	if (at->set & TAB(PERM)) {
 		in->nperm = at->nperm;
 		memcpy(in->perm, at->perm, sizeof in->perm);

@@ -578,18 +578,13 @@ tv_transpose(VCtx *c, int i)
 	return want_shape(c, in, s, a->rank);
 }
 
-/* The checks every copy load (load_pad, load_step, load_gather) starts
- * with: a tile of rank 4 at most, as the executor holds the copy
- * programs' tiles (tile_copy.c), and an operand, never the kernel's
- * result, to read. */
+/* The check every copy load (load_pad, load_step, load_gather) starts
+ * with: an operand, never the kernel's result, to read.  A tile of any
+ * rank passes, as every load's does: the executor holds a tile's last
+ * four dims and refuses one longer than 1 before them (tile_plan.c). */
 static int
 copy_load_ok(VCtx *c, const TileInst *in)
 {
-	const TileVal *t = &c->f->vals[in->res];
-
-	if (t->rank > 4)
-		return VERR(c, in, "'%s' tile '%%%s' has rank %d; the copy programs' tiles have "
-		    "rank 4 at most", tile_ops[in->op].name, t->name, t->rank);
 	if (tile_ops[in->op].form == TF_LOAD && (in->arg < 0 || in->arg >= c->f->nargs))
 		return VERR(c, in, "'%s' reads the kernel's result; it may only load its operands",
 		    tile_ops[in->op].name);
@@ -682,9 +677,6 @@ tv_load_gather(VCtx *c, int i)
 		return VERR(c, in, "'load_gather' of '%%%s' (rank %d) needs axis= below its rank, "
 		    "%d indices, and a tile of rank %d - 1 + the index tile's %d", name, t->rank,
 		    t->rank, t->rank, ix->rank);
-	if (t->rank > 4)             /* the executor's tiles and accesses are 4-d */
-		return VERR(c, in, "'load_gather' of '%%%s' (rank %d): a tensor it gathers from has "
-		    "rank 4 at most", name, t->rank);
 	for (int k = 0; k < in->nidx; k++) {
 		int d = k < in->axis ? k : k > in->axis ? k - 1 + ix->rank : -1;
 

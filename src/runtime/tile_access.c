@@ -109,10 +109,10 @@ tx_load(Worker *w, const TileInst *in, int i)
 						tset(row, i3, exec_get(src, e + i3 * s[3]), k->f32);
 				if (k->ik)
 					for (int64_t i3 = v3; i3 < sh[3]; i3++)
-						tseti(row, i3, tint_of(in->other), k->dt);
+						tseti(row, i3, in->other.i, k->dt);
 				else
 					for (int64_t i3 = v3; i3 < sh[3]; i3++)
-						tset(row, i3, in->other, k->f32);
+						tset(row, i3, in->other.d, k->f32);
 			}
 	return i + 1;
 }

@@ -12,6 +12,12 @@
  * gathered axis is recorded with its program (the lowest program's error
  * wins, so that the message is the same on any number of threads) and the
  * lane reads 0; exec_tile_run reports it after the grid.
+ *
+ * A tensor or a tile of rank 5 to 8 is held as every tile is (tile_priv.h):
+ * its last four dims, the ones before them of extent 1 in the tile (the
+ * plan refuses any other).  An index on such a leading dim has one lane:
+ * it moves the base, and the tile is outside (an empty valid box, a fill)
+ * when that lane leaves the tensor.
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,14 +36,18 @@ take(const PKernel *k, void *o, int64_t q, const Tensor *src, int64_t e)
 		tset(o, q, exec_get(src, e), k->f32);
 }
 
-/* Lane q of tile o gets v in the kernel's element type (exec_set's
- * rounding: an integer kernel truncates and saturates, a bool is v != 0). */
+/* Lane q of tile o gets number v in the kernel's element type: a float
+ * kernel's v.d (rounded to an f32), an integer or bool kernel's v.i
+ * exactly (an i64 past 2^53; exec_seti keeps an i32's low bits). */
 static inline void
-put(const PKernel *k, void *o, int64_t q, double v)
+put(const PKernel *k, void *o, int64_t q, const TileNum *v)
 {
 	Tensor t = {.dt = k->dt, .data = o};
 
-	exec_set(&t, q, v);
+	if (ir_dtype_is_float(k->dt))
+		exec_set(&t, q, v->d);
+	else
+		exec_seti(&t, q, v->i);
 }
 
 /* The 4-d lane index of flat lane q of a tile of padded shape sh. */
@@ -77,13 +87,23 @@ tx_load_pad(Worker *w, const TileInst *in, int i)
 	const Tensor *src = &w->vals[a->node];
 	const void *fill = in->nin ? w->p[in->in[0]] : NULL;
 	void *o = w->p[in->res] = w->buf + t->off * k->les;
-	int64_t off[4] = {0, 0, 0, 0}, l[4], n = 0;
+	int64_t off[4] = {0, 0, 0, 0}, l[4], n = 0, base = 0;
+	bool lead = true;            /* the leading dims' one lane is inside */
 
-	for (int d = 0; d < a->rank; d++)
-		off[a->pad + d] = tx_eval_idx(w, &in->idx[d]);
+	for (int d = 0; d < a->rank; d++) {
+		int64_t x = tx_eval_idx(w, &in->idx[d]);
+
+		if (a->pad + d >= 0) {
+			off[a->pad + d] = x;
+		} else {
+			lead &= x >= 0 && x < a->dim[d];
+			if (lead)            /* only inside: no overflow */
+				base += x * a->lstr[d];
+		}
+	}
 	for (int64_t q = 0; q < t->n; q++) {
-		int64_t e = 0;
-		bool inside = true;
+		int64_t e = base;
+		bool inside = lead;
 
 		lane(t->sh, q, l);
 		for (int d = 0; d < 4; d++)
@@ -96,7 +116,7 @@ tx_load_pad(Worker *w, const TileInst *in, int i)
 		} else if (fill) {
 			memcpy(at(o, q, k->es), at(fill, q, k->es), k->es);
 		} else {
-			put(k, o, q, in->other);
+			put(k, o, q, &in->other);
 		}
 	}
 	/* every lane holds a value: the store clips to the result */
@@ -114,7 +134,8 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 	const Tensor *src = &w->vals[a->node];
 	void *o = w->p[in->res] = w->buf + t->off * k->les;
 	int64_t *valid = w->valid[in->res], off[4] = {0, 0, 0, 0}, st[4] = {1, 1, 1, 1};
-	char fill[8];
+	int64_t lead = 0;            /* the leading dims' offset (rank > 4) */
+	_Alignas(8) char fill[8];   /* exec_set stores an int64 or a double there */
 
 	for (int d = 0; d < 4; d++)
 		valid[d] = t->sh[d];
@@ -124,6 +145,10 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 		/* lanes from the first (inside, by the verifier) to the edge */
 		int64_t left = s > 0 ? (a->dim[d] - o0 + s - 1) / s : o0 / -s + 1;
 
+		if (D < 0) {             /* a leading dim: its one lane, inside */
+			lead += o0 * a->lstr[d];
+			continue;
+		}
 		off[D] = o0;
 		st[D] = s;
 		if (left < valid[D])
@@ -133,9 +158,9 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 	 * strided run of the tensor, one memcpy when it is contiguous and of
 	 * the kernel's type (a slice of whole rows: the transformer layer's
 	 * q/k/v split spent half its time here lane by lane). */
-	put(k, fill, 0, in->other);
+	put(k, fill, 0, &in->other);
 	for (int64_t r = 0; r < t->n / t->sh[3]; r++) {
-		int64_t rl[4] = {0, 0, 0, 0}, q = r * t->sh[3], base = 0, n3 = valid[3];
+		int64_t rl[4] = {0, 0, 0, 0}, q = r * t->sh[3], base = lead, n3 = valid[3];
 		char *row = at(o, q, k->es);
 		bool inside = true;
 
@@ -178,9 +203,11 @@ gather_index(const Worker *w, const TileInst *in, int64_t li, int64_t *at)
 		const PAccess *a = &k->acc[di];
 		int64_t l[4], e = 0;
 
+		/* (a dim before the tile's last four has the one lane 0) */
 		lane(ti->sh, li, l);
-		for (int d = 0; d < 4; d++)
-			e += (d >= a->pad ? tx_eval_idx(w, &ld->idx[d - a->pad]) + l[d] : 0) * a->tstr[d];
+		for (int d = 0; d < a->rank; d++)
+			e += (tx_eval_idx(w, &ld->idx[d]) + (a->pad + d >= 0 ? l[a->pad + d] : 0)) *
+			    a->lstr[d];
 		*at = e;
 		return exec_geti(&w->vals[a->node], e);
 	}
@@ -208,6 +235,21 @@ gather_fail(Worker *w, const TileInst *in, const PAccess *a, int64_t v, int64_t 
 	    (long long)a->dim[in->axis]);
 }
 
+/* Clips valid box v along padded dim D to room lanes; a D before the last
+ * four (< 0) is a dim of one lane: the box is empty when it has none. */
+static void
+clip(int64_t *v, int D, int64_t room)
+{
+	if (room < 0)
+		room = 0;
+	if (D < 0) {
+		if (room < 1)
+			v[0] = 0;
+	} else if (room < v[D]) {
+		v[D] = room;
+	}
+}
+
 int
 tx_load_gather(Worker *w, const TileInst *in, int i)
 {
@@ -215,37 +257,28 @@ tx_load_gather(Worker *w, const TileInst *in, int i)
 	const PAccess *a = &k->acc[i];
 	const PTile *t = &k->tile[in->res], *ti = &k->tile[in->in[0]];
 	const Tensor *src = &w->vals[a->node];
-	const void *ix = w->p[in->in[0]];
 	void *o = w->p[in->res] = w->buf + t->off * k->les;
-	int r = a->rank, q = w->k->f->vals[in->in[0]].rank, rr = r - 1 + q, p = 4 - rr;
-	int ax = (int)in->axis;
-	int64_t *valid = w->valid[in->res], off[IR_MAX_RANK], s[IR_MAX_RANK], l[4], st = 1;
-	int64_t n = 0;
+	/* the result's dim D is padded dim p + D of its tile, the index
+	 * tile's dim j padded dim pi + j of its own (either < 0: a leading
+	 * dim of one lane) */
+	int r = a->rank, q = w->k->f->vals[in->in[0]].rank, rr = r - 1 + q, p = 4 - rr, pi = 4 - q;
+	int ax = (int)in->axis, rd[IR_MAX_RANK];
+	int64_t *valid = w->valid[in->res], off[IR_MAX_RANK], l[4], n = 0;
 
-	(void)ix;
-	for (int d = r - 1; d >= 0; d--) {
-		s[d] = st;
-		st *= a->dim[d];
-	}
 	for (int d = 0; d < 4; d++)
 		valid[d] = t->sh[d];
 	/* the tensor's dims around axis: clipped to its bounds; the index
 	 * tile's: its own valid box */
 	for (int d = 0; d < r; d++) {
-		int D;
-
 		off[d] = tx_eval_idx(w, &in->idx[d]);
-		if (d == ax)
-			continue;
-		D = p + (d < ax ? d : d - 1 + q);
-		if (a->dim[d] - off[d] < valid[D])
-			valid[D] = a->dim[d] - off[d] < 0 ? 0 : a->dim[d] - off[d];
+		rd[d] = d < ax ? d : d - 1 + q;  /* the result's dim of tensor dim d */
+		if (d != ax)
+			clip(valid, p + rd[d], a->dim[d] - off[d]);
 	}
-	for (int d = 0; d < q; d++)
-		if (w->valid[in->in[0]][4 - q + d] < valid[p + ax + d])
-			valid[p + ax + d] = w->valid[in->in[0]][4 - q + d];
+	for (int j = 0; j < q; j++)
+		clip(valid, p + ax + j, pi + j >= 0 ? w->valid[in->in[0]][pi + j] : 1);
 	for (int64_t e = 0; e < t->n; e++) {
-		int64_t x = 0, li = 0, lo[4], v, pos;
+		int64_t x = 0, li = 0, v, pos;
 		bool inside = true;
 
 		lane(t->sh, e, l);
@@ -255,11 +288,10 @@ tx_load_gather(Worker *w, const TileInst *in, int i)
 			memset(at(o, e, k->es), 0, k->es);   /* masked: 0, as 'masked' says */
 			continue;
 		}
-		/* the index tile's lane: the result's dims ax .. ax+q */
-		for (int d = 0; d < 4; d++)
-			lo[d] = d < 4 - q ? 0 : l[p + ax + d - (4 - q)];
-		for (int d = 0; d < 4; d++)
-			li = li * ti->sh[d] + lo[d];
+		/* the index tile's lane: the result's dims ax .. ax+q (those
+		 * of either tile before its last four are lane 0) */
+		for (int j = (pi < 0 ? -pi : 0); j < q; j++)
+			li = li * ti->sh[pi + j] + (p + ax + j >= 0 ? l[p + ax + j] : 0);
 		v = gather_index(w, in, li, &pos);
 		if (v < -a->dim[ax] || v >= a->dim[ax]) {
 			gather_fail(w, in, a, v, pos);
@@ -269,7 +301,7 @@ tx_load_gather(Worker *w, const TileInst *in, int i)
 		if (v < 0)
 			v += a->dim[ax];
 		for (int d = 0; d < r; d++)
-			x += (d == ax ? v : off[d] + l[p + (d < ax ? d : d - 1 + q)]) * s[d];
+			x += (d == ax ? v : off[d] + (p + rd[d] >= 0 ? l[p + rd[d]] : 0)) * a->lstr[d];
 		take(k, o, e, src, x);
 		n++;
 	}

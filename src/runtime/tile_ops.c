@@ -57,13 +57,13 @@ op_fill(Worker *w, const TileInst *in, int i)
 		memset(p, 0, w->k->es * (size_t)t->n);
 	else if (w->k->ik)
 		for (int64_t q = 0; q < t->n; q++)
-			tseti(p, q, tint_of(in->value), w->k->dt);
+			tseti(p, q, in->value.i, w->k->dt);
 	else if (w->k->f32)
 		for (int64_t q = 0; q < t->n; q++)
-			((float *)p)[q] = (float)in->value;
+			((float *)p)[q] = (float)in->value.d;
 	else
 		for (int64_t q = 0; q < t->n; q++)
-			((double *)p)[q] = in->value;
+			((double *)p)[q] = in->value.d;
 	memcpy(w->valid[in->res], t->sh, sizeof t->sh);
 	return i + 1;
 }

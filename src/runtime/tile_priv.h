@@ -269,13 +269,12 @@ tseti(void *p, int64_t i, int64_t v, DType dt)
 	}
 }
 
-/* A tile op's number (full's value, a load's other: doubles in the tile
- * IR) as an integer: truncated and saturated, NaN 0, as cast does.  The
- * values lower-tiled writes there (0, a type's minimum) are exact. */
+/* A float as an integer: truncated and saturated, NaN 0, as cast does
+ * (tile.h's tile_num, which gives a tile op's number its integer). */
 static inline int64_t
 tint_of(double v)
 {
-	return v != v ? 0 : v >= 0x1p63 ? INT64_MAX : v < -0x1p63 ? INT64_MIN : (int64_t)v;
+	return tile_num(v).i;
 }
 
 /* Byte arithmetic on tiles of element size es. */

@@ -50,7 +50,7 @@ tx_im2col(Worker *w, const TileInst *in, int i)
 	int64_t rows = t->sh[2], cols = t->sh[3], vr = cg * kk - k0, vc = oh * ow - p0, reads = 0;
 	bool f32 = k->f32, same = x->dt == k->dt;
 	size_t es = k->es;
-	double other = in->other;
+	double other = in->other.d;
 	char *o = w->buf + t->off * k->les;
 
 	vr = vr < 0 ? 0 : vr > rows ? rows : vr;
