@@ -108,7 +108,7 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-layers check-unit check-golden check-numpy check-docs check-random check-scaling
+check: check-layers check-unit check-golden check-numpy check-docs check-random check-scaling check-models
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
@@ -166,6 +166,14 @@ check-scaling: $(TOOLS)
 	/usr/bin/python3 tests/scaling.py $(B)
 
 .PHONY: check-scaling
+
+# Real PyTorch models end to end (issue 17): exported with python3-torch
+# (cached in $(B)/models/), imported, run through the whole pipeline against
+# torch's output (tests/models.sh); skipped with a message without torch.
+check-models: $(TOOLS)
+	sh tests/models.sh $(B)
+
+.PHONY: check-models
 
 # Rewrites the expected outputs from what the tools print now; review
 # 'git diff testdata/' before committing.  T=path limits it to some cases.

@@ -1,0 +1,83 @@
+#!/bin/sh
+# models.sh: real PyTorch models end to end (issue 17 item 3), run by `make check-models`.
+#
+#   sh tests/models.sh [BUILD_DIR] [NAME...]     NAME: mlp transformer cnn resnet18 (default all)
+#
+# scripts/export-models.py exports each model with Debian's python3-torch and
+# python3-torchvision (random weights from a fixed seed, nothing downloaded)
+# into BUILD_DIR/models/ as NAME.onnx, NAME.in.npy and NAME.out.npy (torch's
+# own eager output).  The export is cached: it is redone only when the
+# script's checksum differs from the one recorded beside the files, or a file
+# is missing.  Then, per model: aicm-import NAME.onnx -o NAME.aicm, and
+# aicm-run through the whole pipeline (shape-infer, fuse, autotune,
+# lower-tiled) on the tile engine with NAME.in.npy as the input 'x' and
+# torch's output as the expected 'y', compared with DESIGN section 16's rule
+# (rtol 1e-3, atol 1e-5).  One PASS/FAIL line per model; exit 1 on any
+# FAIL.  Without torch (or torchvision, or python3-onnx) the test is skipped
+# with a message, exit 0: the small models' goldens (testdata/models/) keep
+# running from their committed .onnx files.
+set -u
+build=${1:-build}
+[ $# -gt 0 ] && shift
+names=${*:-mlp transformer cnn resnet18}
+py=/usr/bin/python3
+top=$(cd "$(dirname "$0")/.." && pwd)
+d="$build/models"
+script="$top/scripts/export-models.py"
+
+# One interpreter start (torch takes a second to import) checks the modules
+# and gives the versions for the cache key below: a new torch may export
+# other ops.
+if ! vers=$($py -c 'import torch, torchvision, onnx; print(torch.__version__, torchvision.__version__, onnx.__version__)' 2>/dev/null); then
+	echo "check-models: SKIPPED: needs /usr/bin/python3 with torch, torchvision and onnx" \
+	    "(apt-get install python3-torch python3-torchvision python3-onnx)"
+	exit 0
+fi
+for t in aicm-import aicm-run; do
+	[ -x "$build/$t" ] || { echo "models.sh: '$build/$t' is not built (expected 'make all' first)" >&2; exit 2; }
+done
+mkdir -p "$d" || exit 2
+
+key="$(sha256sum "$script" | cut -d' ' -f1) $vers"
+stale=""
+for n in $names; do
+	for f in "$n.onnx" "$n.in.npy" "$n.out.npy"; do
+		[ -f "$d/$f" ] || { stale="$stale $n"; break; }
+	done
+	[ "$(cat "$d/$n.key" 2>/dev/null)" = "$key" ] || case " $stale " in *" $n "*) ;; *) stale="$stale $n" ;; esac
+done
+if [ -n "$stale" ]; then
+	echo "check-models: exporting$stale (scripts/export-models.py)"
+	# shellcheck disable=SC2086
+	$py "$script" "$d" $stale >"$d/export.log" 2>&1 ||
+	    { echo "check-models: FAIL: the export failed:"; tail -20 "$d/export.log"; exit 1; }
+	for n in $stale; do echo "$key" >"$d/$n.key"; done
+fi
+
+# The tolerance: ONNX's rule, |a - b| <= atol + rtol*|b| per element.
+tol="--rtol=1e-3 --atol=1e-5"
+fail=0
+for n in $names; do
+	log="$d/$n.log"
+	rm -rf "$d/$n.aicm" "$d/$n.weights"
+	start=$(date +%s.%N)
+	"$build/aicm-import" "$d/$n.onnx" -o "$d/$n.aicm" >"$log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "FAIL $n: aicm-import exited $rc:"; tail -5 "$log" | sed 's/^/    /'
+		fail=1; continue
+	fi
+	# shellcheck disable=SC2086
+	"$build/aicm-run" --pass=shape-infer,fuse,autotune,lower-tiled --input x="$d/$n.in.npy" \
+	    --expected-output y="$d/$n.out.npy" $tol "$d/$n.aicm" >>"$log" 2>&1
+	rc=$?
+	secs=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.2f", $2 - $1 }')
+	cmp=$(grep '^expected %y' "$log" | sed 's/^expected %y: //')
+	if [ $rc -eq 0 ] && [ -n "$cmp" ]; then
+		echo "PASS $n ($secs s): $cmp"
+	else
+		echo "FAIL $n: aicm-run exited $rc${cmp:+: $cmp}"; grep -v '^ \|^\[\|^%\|^sum=' "$log" | tail -5 | sed 's/^/    /'
+		fail=1
+	fi
+done
+[ $fail -eq 0 ]
