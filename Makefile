@@ -185,6 +185,7 @@ update-golden: $(TOOLS)
 bench: $(TOOLS)
 	sh bench/run.sh $(B)
 	sh bench/conv.sh $(B)
+	sh bench/models.sh $(B)
 .PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm
