@@ -2,6 +2,7 @@
 # models.sh: real PyTorch models end to end (issue 17 item 3), run by `make check-models`.
 #
 #   sh tests/models.sh [BUILD_DIR] [NAME...]     NAME: mlp transformer cnn resnet18 (default all)
+#   sh tests/models.sh --update-testdata [BUILD_DIR]
 #
 # scripts/export-models.py exports each model with Debian's python3-torch and
 # python3-torchvision (random weights from a fixed seed, nothing downloaded)
@@ -13,13 +14,25 @@
 # lower-tiled) on the tile engine with NAME.in.npy as the input 'x' and
 # torch's output as the expected 'y', compared with DESIGN section 16's rule
 # (rtol 1e-3, atol 1e-5).  One PASS/FAIL line per model; exit 1 on any
-# FAIL.  Without torch (or torchvision, or python3-onnx) the test is skipped
+# FAIL.  The small models' files are also committed in testdata/models/ for
+# their goldens (mlp and cnn: .onnx, .in.npy, .out.npy, and export.key, the
+# key they were exported under): when the script's checksum differs from that
+# key they are stale (FAIL); when torch's, torchvision's and onnx's versions
+# match it, the fresh export must be byte for byte the committed one (FAIL
+# otherwise), and with other versions that comparison is skipped with a note.
+# --update-testdata exports mlp and cnn and copies them there, key and all
+# (then 'make update-golden T=testdata/models' and review the diff).
+# Without torch (or torchvision, or python3-onnx) the test is skipped
 # with a message, exit 0: the small models' goldens (testdata/models/) keep
 # running from their committed .onnx files.
 set -u
+update=0
+if [ "${1:-}" = --update-testdata ]; then update=1; shift; fi
 build=${1:-build}
 [ $# -gt 0 ] && shift
 names=${*:-mlp transformer cnn resnet18}
+small="mlp cnn"
+[ $update = 1 ] && names=$small
 py=/usr/bin/python3
 top=$(cd "$(dirname "$0")/.." && pwd)
 d="$build/models"
@@ -54,9 +67,34 @@ if [ -n "$stale" ]; then
 	for n in $stale; do echo "$key" >"$d/$n.key"; done
 fi
 
+td="$top/testdata/models"
+if [ $update = 1 ]; then
+	for n in $small; do cp "$d/$n.onnx" "$d/$n.in.npy" "$d/$n.out.npy" "$td/" || exit 2; done
+	echo "$key" >"$td/export.key"
+	echo "check-models: updated testdata/models from a fresh export (now: make update-golden T=testdata/models)"
+	exit 0
+fi
+fail=0
+tkey=$(cat "$td/export.key" 2>/dev/null)
+for n in $names; do
+	case " $small " in *" $n "*) ;; *) continue ;; esac
+	if [ "${tkey%% *}" != "${key%% *}" ]; then
+		echo "FAIL $n: testdata/models/$n.onnx is stale: scripts/export-models.py changed since it was" \
+		    "exported (expected the checksum in testdata/models/export.key; run sh tests/models.sh --update-testdata)"
+		fail=1
+	elif [ "$tkey" != "$key" ]; then
+		echo "note: $n: torch, torchvision or onnx is not the version testdata/models was exported with" \
+		    "('${tkey#* }', here '$vers'): its files are not compared with a fresh export"
+	else
+		for f in "$n.onnx" "$n.in.npy" "$n.out.npy"; do
+			cmp -s "$d/$f" "$td/$f" || { echo "FAIL $n: testdata/models/$f differs from a fresh export" \
+			    "of the same script and versions (expected the same bytes)"; fail=1; }
+		done
+	fi
+done
+
 # The tolerance: ONNX's rule, |a - b| <= atol + rtol*|b| per element.
 tol="--rtol=1e-3 --atol=1e-5"
-fail=0
 for n in $names; do
 	log="$d/$n.log"
 	rm -rf "$d/$n.aicm" "$d/$n.weights"
