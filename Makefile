@@ -21,7 +21,7 @@ PKG_CONFIG = pkg-config
 CFLAGS = -std=c11 -g -O2 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wwrite-strings -Wundef
 LDFLAGS =
-LDLIBS = -lm -lpthread
+LDLIBS = -lm -lpthread -lprotobuf-c
 
 ifeq ($(WERROR),1)
 CFLAGS += -Werror
@@ -45,10 +45,18 @@ else
 B = build
 endif
 
-CPPFLAGS = -Isrc/ir -Isrc/runtime -Igrammar -I$(B)/grammar -D_POSIX_C_SOURCE=200809L
+CPPFLAGS = -Isrc/ir -Isrc/runtime -Isrc/import -Igrammar -I$(B)/grammar -I$(B)/import \
+	-D_POSIX_C_SOURCE=200809L
 
-LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c)
-LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o
+# aicm-import's protobuf reader is generated from Debian's onnx.proto
+# (libonnx-dev) by protoc-c at build time; no ONNX file is kept here.
+ONNX_PROTO = /usr/include/onnx/onnx.proto
+PROTOC_C = protoc-c
+
+LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c) \
+	$(wildcard src/import/*.c)
+LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o \
+	$(B)/import/onnx.pb-c.o
 # The tools are src/tools/aicm-*.c; the other files there (the measuring
 # callback) are the tools' own layer, linked into both, never into libaicm.a.
 TOOL_MAINS = $(wildcard src/tools/aicm-*.c)
@@ -76,6 +84,10 @@ $(B)/grammar/lexer.c $(B)/grammar/lexer.h &: grammar/lexer.l $(DEPS_STAMP)
 	@mkdir -p $(B)/grammar
 	$(FLEX) --header-file=$(B)/grammar/lexer.h -o $(B)/grammar/lexer.c grammar/lexer.l
 
+$(B)/import/onnx.pb-c.c $(B)/import/onnx.pb-c.h &: $(ONNX_PROTO) $(DEPS_STAMP)
+	@mkdir -p $(B)/import
+	$(PROTOC_C) --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(B)/import $(ONNX_PROTO)
+
 # Generated code is not ours to keep warning-free.
 GEN_CFLAGS = -Wno-unused-function -Wno-missing-prototypes -Wno-sign-compare -Wno-unused-parameter
 
@@ -84,6 +96,13 @@ $(B)/grammar/parser.o: $(B)/grammar/parser.c $(B)/grammar/parser.h $(B)/grammar/
 
 $(B)/grammar/lexer.o: $(B)/grammar/lexer.c $(B)/grammar/parser.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/import/onnx.pb-c.o: $(B)/import/onnx.pb-c.c $(B)/import/onnx.pb-c.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) -MMD -MP -c -o $@ $<
+
+# Whatever includes import.h needs the generated header first.
+$(patsubst %.c,$(B)/%.o,$(wildcard src/import/*.c)) $(B)/src/tools/aicm-import.o $(CHECK_OBJ): \
+	$(B)/import/onnx.pb-c.h
 
 $(B)/%.o: %.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
 	@mkdir -p $(dir $@)
@@ -218,11 +237,11 @@ check-long: fuzz
 install: $(TOOLS)
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
 	install -m755 $(TOOLS) $(DESTDIR)$(BINDIR)
-	install -m644 docs/aicm-opt.1 docs/aicm-run.1 $(DESTDIR)$(MANDIR)
+	install -m644 docs/aicm-opt.1 docs/aicm-run.1 docs/aicm-import.1 $(DESTDIR)$(MANDIR)
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run
-	rm -f $(DESTDIR)$(MANDIR)/aicm-opt.1 $(DESTDIR)$(MANDIR)/aicm-run.1
+	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run $(DESTDIR)$(BINDIR)/aicm-import
+	rm -f $(DESTDIR)$(MANDIR)/aicm-opt.1 $(DESTDIR)$(MANDIR)/aicm-run.1 $(DESTDIR)$(MANDIR)/aicm-import.1
 
 # Also the temporary files that only a SIGKILL during a write can leave
 # (src/ir/io.c: .NAME.aicm-tmp.XXXXXX beside the file being written), in

@@ -128,6 +128,11 @@ void aicm_out_abort(AicmOut *o);
 /* Writes data to path through an AicmOut.  Returns 0, or -1 with errno. */
 int aicm_write_file(const char *path, const char *data, size_t len);
 int aicm_write_file_flags(const char *path, const char *data, size_t len, int flags);
+/* The .npy descr of an element type ("<f4", "|b1"). */
+const char *aicm_npy_descr(DType dt);
+/* Writes data (ty's elements, row-major) as a version 1.0 .npy file, whole
+ * or not at all.  Returns 0, or -1 with "cannot write 'P': REASON" in err. */
+int aicm_npy_write(const char *path, const Type *ty, const void *data, char *err, size_t errn);
 /* For tests: the random part of the next temporary name, once (so that a
  * test can plant a link there). */
 extern const char *aicm_io_test_tag;

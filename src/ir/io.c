@@ -542,3 +542,59 @@ aicm_write_file(const char *path, const char *data, size_t len)
 {
 	return aicm_write_file_flags(path, data, len, 0);
 }
+
+/* ---- .npy files ------------------------------------------------------ */
+
+/* The little-endian descr numpy writes for each element type; the reader
+ * (runtime/npy.c) takes these and their big-endian twins. */
+const char *
+aicm_npy_descr(DType dt)
+{
+	static const char *const descr[DT_COUNT] = {
+		[DT_F64] = "<f8", [DT_F32] = "<f4", [DT_I32] = "<i4", [DT_I64] = "<i8",
+		[DT_BOOL] = "|b1",
+	};
+
+	if ((unsigned)dt >= DT_COUNT || !descr[dt])
+		AICM_BUG("no .npy descr for element type %d", (int)dt);
+	return descr[dt];
+}
+
+/* Version 1.0, C order, the header padded with spaces and a newline to a
+ * multiple of 64 bytes with its 10-byte preamble, as numpy.save writes it;
+ * through the one writer above, so a file is whole or absent. */
+int
+aicm_npy_write(const char *path, const Type *ty, const void *data, char *err, size_t errn)
+{
+	char hdr[256], shape[IR_TYPE_STR];
+	int64_t numel = ir_type_numel(ty);
+	size_t n, bytes = (size_t)numel * ir_dtype_size(ty->dt);
+	unsigned char pre[10];
+	AicmOut o;
+
+	n = (size_t)snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, "
+	    "'shape': %s, }", aicm_npy_descr(ty->dt), ir_shape_str(ty, shape));
+	while ((10 + n + 1) % 64 != 0)
+		hdr[n++] = ' ';
+	hdr[n++] = '\n';
+	memcpy(pre, "\x93NUMPY\x01\x00", 8);
+	pre[8] = (unsigned char)(n & 0xff);
+	pre[9] = (unsigned char)(n >> 8);
+	if (aicm_out_open(&o, path, 0) != 0) {
+		snprintf(err, errn, "cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fwrite(pre, 1, 10, o.f) != 10 || fwrite(hdr, 1, n, o.f) != n ||
+	    (bytes && fwrite(data, 1, bytes, o.f) != bytes)) {
+		int e = errno ? errno : EIO;
+
+		aicm_out_abort(&o);
+		snprintf(err, errn, "cannot write '%s': %s", path, strerror(e));
+		return -1;
+	}
+	if (aicm_out_commit(&o) != 0) {
+		snprintf(err, errn, "cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -77,15 +77,6 @@ static const struct {
 	{"<f8", DT_F64}, {"<f4", DT_F32}, {"<i4", DT_I32}, {"<i8", DT_I64}, {"|b1", DT_BOOL},
 };
 
-static const char *
-npy_descr(DType dt)
-{
-	for (int k = 0; k < (int)(sizeof npy_descrs / sizeof npy_descrs[0]); k++)
-		if (npy_descrs[k].dt == dt)
-			return npy_descrs[k].descr;
-	AICM_BUG("no .npy descr for element type %d", (int)dt);
-}
-
 /* A Python string literal without escapes (numpy's keys and descrs). */
 static int
 pystr(Lex *l, char *buf, size_t n)
@@ -450,40 +441,9 @@ out:
 int
 exec_npy_write(const char *path, const Tensor *t, char *err)
 {
-	char hdr[256], shape[IR_TYPE_STR];
-	size_t n, bytes = exec_tensor_bytes(t);
-	unsigned char pre[10];
 	Type ty = exec_tensor_type(t);
-	AicmOut o;
 
-	n = (size_t)snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, "
-	    "'shape': %s, }", npy_descr(t->dt), ir_shape_str(&ty, shape));
-	/* spaces and a newline up to a multiple of 64 with the 10-byte preamble */
-	while ((10 + n + 1) % 64 != 0)
-		hdr[n++] = ' ';
-	hdr[n++] = '\n';
-	memcpy(pre, "\x93NUMPY\x01\x00", 8);
-	pre[8] = (unsigned char)(n & 0xff);
-	pre[9] = (unsigned char)(n >> 8);
-	/* the one writer of io.c: a temporary file renamed into place, or a
-	 * FIFO or device written directly */
-	if (aicm_out_open(&o, path, 0) != 0) {
-		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	if (fwrite(pre, 1, 10, o.f) != 10 || fwrite(hdr, 1, n, o.f) != n ||
-	    (bytes && fwrite(t->data, 1, bytes, o.f) != bytes)) {
-		int e = errno ? errno : EIO;
-
-		aicm_out_abort(&o);
-		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(e));
-		return -1;
-	}
-	if (aicm_out_commit(&o) != 0) {
-		snprintf(err, EXEC_ERR_MAX, "cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return aicm_npy_write(path, &ty, t->data, err, EXEC_ERR_MAX);
 }
 
 /* Contract in exec.h.  realpath() resolves both ends, so a link inside
