@@ -194,6 +194,16 @@ check-models: $(TOOLS)
 
 .PHONY: check-models
 
+# ONNX's backend tests (Debian's libonnx-testdata) through aicm-import and
+# aicm-run's full pipeline, compared with ONNX's rule (tests/conformance.py,
+# docs/conformance.md); CONFORMANCE_FLAGS passes -k, -j, --list-unsupported.
+conformance: $(TOOLS)
+	sh scripts/ensure-conformance-deps.sh
+	/usr/bin/python3 tests/conformance.py $(B) --self-test
+	/usr/bin/python3 tests/conformance.py $(B) $(CONFORMANCE_FLAGS)
+
+.PHONY: conformance
+
 # Rewrites the expected outputs from what the tools print now; review
 # 'git diff testdata/' before committing.  T=path limits it to some cases.
 update-golden: $(TOOLS)

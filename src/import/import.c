@@ -968,7 +968,7 @@ input_type(Imp *im, const Onnx__ValueInfoProto *vi, Type *t)
 		bool fixed = d && d->value_case ==
 		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
 
-		if (fixed && d->dim_value == 0)
+		if ((fixed && d->dim_value == 0) || (given && given->dim[k] == 0))
 			return imp_unsupported(im, "graph input '%s' has a zero-size dimension (%d)",
 			    vi->name, k);
 		if (fixed && d->dim_value < 0)
@@ -1040,6 +1040,8 @@ add_inputs(Imp *im, const Onnx__GraphProto *gp)
 				bind = &im->o->binds[b];
 		if (!(v = val_add(im, vi->name)))
 			return -1;
+		if (bind && bind->err)
+			return imp_fail(im, "--bind %s=: %s", vi->name, bind->err);
 		if (bind) {
 			char want[IR_TYPE_STR], got[IR_TYPE_STR];
 
@@ -1185,10 +1187,14 @@ walk(Imp *im, const Onnx__ModelProto *m)
 			have = true;
 		}
 	}
-	if (!have)
-		return imp_fail(im, "the model imports no opset of ONNX's default domain");
 	if (!gp)
 		return imp_fail(im, "the model has no graph");
+	/* a model of another domain alone (ai.onnx.preview.training) needs no
+	 * default opset: its first node is unsupported for its domain */
+	for (size_t k = 0; k < gp->n_node && !have; k++)
+		if (!gp->node[k]->domain || !gp->node[k]->domain[0] ||
+		    strcmp(gp->node[k]->domain, "ai.onnx") == 0)
+			return imp_fail(im, "the model imports no opset of ONNX's default domain");
 	if (m->n_functions)
 		for (size_t k = 0; k < gp->n_node; k++)
 			for (size_t f = 0; f < m->n_functions; f++)

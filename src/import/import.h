@@ -55,6 +55,11 @@ typedef struct ImpBind {
 	const char *file;            /* for messages */
 	Type type;
 	const void *p;
+	/* Why the file could not be taken (its elements are of a type aicm
+	 * lacks, ...), or NULL: reported only once the input's own type is
+	 * known to be one aicm has, so that an int8 input is unsupported for
+	 * being int8. */
+	const char *err;
 } ImpBind;
 
 typedef struct ImpOptions {

@@ -64,9 +64,10 @@ parse_dims(const char *opt, const char *s, ImpShape *sh)
 			cli_usage_error("%s: more than %d dimensions in '%s'", opt, IR_MAX_RANK, s);
 		errno = 0;
 		v = strtoll(p, &end, 10);
-		if (end == p || errno || v < 1 || v > IR_MAX_DIM || (*end && *end != 'x'))
-			cli_usage_error("%s: '%s' is not a shape such as 1x3x224x224 (positive "
-			    "dimensions joined by 'x')", opt, s);
+		/* 0 is read: a zero-size input is the importer's "unsupported" */
+		if (end == p || errno || v < 0 || v > IR_MAX_DIM || (*end && *end != 'x'))
+			cli_usage_error("%s: '%s' is not a shape such as 1x3x224x224 (dimensions "
+			    "joined by 'x')", opt, s);
 		sh->dim[sh->rank++] = v;
 		p = *end ? end + 1 : end;
 		if (*end && !*p)
@@ -201,9 +202,14 @@ main(int argc, char **argv)
 		char e[EXEC_ERR_MAX];
 		int brc = exec_npy_read(binds[k].file, NULL, NULL, 0, &bound[k], e);
 
-		if (brc != 0) {
+		if (brc == -2) {
 			fprintf(stderr, "aicm-import: error: --bind %s=: %s\n", binds[k].name, e);
-			return brc == -2 ? 2 : 1;
+			return 2;
+		}
+		if (brc != 0) {
+			/* the content is wrong: said once the model's input is known */
+			binds[k].err = xstrdup(e);
+			continue;
 		}
 		binds[k].type = (Type){.rank = bound[k].rank, .dt = bound[k].dt};
 		memcpy(binds[k].type.dim, bound[k].dim, sizeof bound[k].dim);
@@ -261,6 +267,7 @@ main(int argc, char **argv)
 	for (int k = 0; k < nbinds; k++) {
 		exec_tensor_free(&bound[k]);
 		free((char *)binds[k].name);
+		free((char *)binds[k].err);
 	}
 	for (int k = 0; k < nshapes; k++)
 		free((char *)shapes[k].name);

@@ -70,6 +70,8 @@ typedef struct Opts {
 	const char *outdir;
 	bool check;
 	double tol;                  /* < 0: by element type */
+	bool close;                  /* --rtol/--atol: ONNX's rule instead of tol */
+	double rtol, atol;
 	int bench;
 	ExecLimits lim;
 	int threads;                 /* tile engine: programs over N threads */
@@ -113,6 +115,10 @@ usage(FILE *f)
 	    "                           parsed and compare every output (default: off)\n"
 	    "  --tolerance=T            for --check and --expected-output: largest\n"
 	    "                           max|a-b| / max(max|b|, 1) (default 1e-9 f64, 1e-4 f32)\n"
+	    "  --rtol=R, --atol=A       for --check and --expected-output instead of\n"
+	    "                           --tolerance: ONNX's rule, every element within\n"
+	    "                           |a-b| <= A + R*|b| (the one not given is 0; integers\n"
+	    "                           and bools still compare exactly)\n"
 	    "  --bench=N                run N times after one warm-up; print the min and\n"
 	    "                           median time of execution alone (default: off)\n"
 	    "  --max-bytes=B            largest tensor (default 4GiB; 0: no limit)\n"
@@ -383,6 +389,17 @@ parse_args(int argc, char **argv, Opts *o)
 			o->tol = strtod(v, &end);
 			if (*v == '\0' || *end || !(o->tol >= 0) || isinf(o->tol))
 				cli_usage_error("--tolerance wants a non-negative number, not '%s'", v);
+		} else if ((v = cli_optval(argc, argv, &i, "--rtol")) ||
+		    (v = cli_optval(argc, argv, &i, "--atol"))) {
+			bool r = !strncmp(a, "--rtol", 6);
+			double *p = r ? &o->rtol : &o->atol;
+			char *end;
+
+			*p = strtod(v, &end);
+			if (*v == '\0' || *end || !(*p >= 0) || isinf(*p))
+				cli_usage_error("%s wants a non-negative number, not '%s'",
+				    r ? "--rtol" : "--atol", v);
+			o->close = true;
 		} else if ((v = cli_optval(argc, argv, &i, "--bench"))) {
 			o->bench = (int)parse_count("--bench", v, 1, 1000000);
 		} else if ((v = cli_optval(argc, argv, &i, "--max-bytes"))) {
@@ -403,6 +420,9 @@ parse_args(int argc, char **argv, Opts *o)
 	}
 	if (!o->file)
 		cli_usage_error("no input file");
+	if (o->close && o->tol >= 0)
+		cli_usage_error("--tolerance and --rtol/--atol are two different measures; give "
+		    "one of them");
 	if (o->stats && o->engine != ENGINE_TILE)
 		cli_usage_error("--stats counts the tile engine's traffic; drop --engine=reference");
 }
@@ -623,9 +643,81 @@ tolerance(const Opts *o, DType dt)
 	return dt == DT_F32 ? 1e-4 : 1e-9;
 }
 
+/* ONNX's rule (DESIGN §16), as numpy.testing.assert_allclose with
+ * equal_nan: element i passes when |a - b| <= atol + rtol*|b|, or when both
+ * are NaN, or both the same infinity (inf - inf would be NaN and fail the
+ * inequality).  Integers and bools pass only when equal.  Every element is
+ * checked, so the message can say how many fail and which is the first:
+ * the first, not the worst, because a wrong index computation shows up at
+ * its first element.  a and b have one type (the caller checks).  true if
+ * every element passes. */
+static bool
+compare_close(const Opts *o, const char *what, const char *name, const Tensor *a,
+    const Tensor *b)
+{
+	char ix[IR_TYPE_STR], rule[96], e1[64], x[64], y[64];
+	bool fl = ir_dtype_is_float(a->dt);
+	int64_t nbad = 0, first = -1;
+	double maxabs = 0;
+
+	for (int64_t i = 0; i < a->numel; i++) {
+		bool ok;
+
+		if (fl) {
+			double p = exec_get(a, i), q = exec_get(b, i), d;
+
+			if (p == q || (isnan(p) && isnan(q))) {
+				d = 0;
+				ok = true;
+			} else if (!isfinite(p) || !isfinite(q)) {
+				/* a NaN or an infinity against anything else: never
+				 * close, even where rtol*|inf| would make it so */
+				d = INFINITY;
+				ok = false;
+			} else {
+				d = fabs(p - q);
+				ok = d <= o->atol + o->rtol * fabs(q);
+			}
+			if (d > maxabs)
+				maxabs = d;
+		} else {
+			ok = exec_geti(a, i) == exec_geti(b, i);
+		}
+		if (!ok && nbad++ == 0)
+			first = i;
+	}
+	if (fl)
+		snprintf(rule, sizeof rule, "beyond atol %g + rtol %g*|expected|", o->atol, o->rtol);
+	else
+		snprintf(rule, sizeof rule, "different (%s compares exactly)", ir_dtype_name(a->dt));
+	if (fl) {
+		snprintf(e1, sizeof e1, "%.3g", maxabs);
+		printf("%s %%%s: max abs err %s; %lld of %lld elements %s: %s\n", what, name, e1,
+		    (long long)nbad, (long long)a->numel, rule, nbad ? "FAIL" : "PASS");
+	} else {
+		printf("%s %%%s: %lld of %lld elements %s: %s\n", what, name, (long long)nbad,
+		    (long long)a->numel, rule, nbad ? "FAIL" : "PASS");
+	}
+	if (nbad == 0)
+		return true;
+	exec_fmt_elem(x, sizeof x, a, first);
+	exec_fmt_elem(y, sizeof y, b, first);
+	if (!strcmp(x, y)) {
+		/* 6 digits hide the difference: show enough to tell them apart */
+		int dig = a->dt == DT_F32 ? 9 : 17;
+
+		snprintf(x, sizeof x, "%.*g", dig, exec_get(a, first));
+		snprintf(y, sizeof y, "%.*g", dig, exec_get(b, first));
+	}
+	fprintf(stderr, "%s: error: %s %%%s: %lld of %lld elements %s; the first is %s: got %s, "
+	    "expected %s\n", cli_tool, what, name, (long long)nbad, (long long)a->numel, rule,
+	    exec_index_str(a, first, ix), x, y);
+	return false;
+}
+
 /* Compares result a with reference b; prints the verdict line (to stdout
  * on success, with the worst element to stderr on failure).  true if
- * within tolerance. */
+ * within tolerance (or, with --rtol/--atol, ONNX's rule: compare_close). */
 static bool
 compare(const Opts *o, const char *what, const char *name, const Tensor *a, const Tensor *b)
 {
@@ -641,6 +733,8 @@ compare(const Opts *o, const char *what, const char *name, const Tensor *a, cons
 		    ir_shape_str(&tb, s2), ir_dtype_name(tb.dt));
 		return false;
 	}
+	if (o->close)
+		return compare_close(o, what, name, a, b);
 	e = exec_compare(a, b);
 	snprintf(e1, sizeof e1, "%.3g", e.maxabs);
 	snprintf(e2, sizeof e2, "%.3g", e.rel);
