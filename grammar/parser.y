@@ -1544,7 +1544,8 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 		switch ((TileAttrId)a) {
 		case TA_AXIS:
 			at->set |= TAB(AXIS);
-			if (item_int(c, it, &at->axis) && at->axis < 0 && k == TO_REDUCE)
+			if (item_int(c, it, &at->axis) && at->axis < 0 && (k == TO_REDUCE ||
+			    k == TO_ARGMAX || k == TO_ARGMIN))
 				diag_error(c->d, it->val.loc, "a tile reduction's axis is written "
 				    "non-negative, found %lld", (long long)at->axis);
 			break;
@@ -1610,6 +1611,15 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 		case TA_STEPS:
 			if (item_ints(c, it, at->steps, &at->nsteps))
 				at->set |= TAB(STEPS);
+			break;
+		case TA_LAST:
+			at->set |= TAB(LAST);
+			if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") ||
+			    !strcmp(it->val.t.s, "true")))
+				at->last = true;
+			else if (!(it->kind == IV_WORD && (!strcmp(it->val.t.s, "False") ||
+			    !strcmp(it->val.t.s, "false"))))
+				diag_error(c->d, it->name.loc, "'last' takes True or False");
 			break;
 		case TA_COUNT:
 			break;
@@ -1731,8 +1741,8 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 	TileAttrs at = {0};
 
 	if (k < 0 || tile_ops[k].form != (name.s ? TF_LOAD : TF_STORE)) {
-		diag_error(c->d, ol, name.s ? "expected 'load', 'load_pad', 'load_step' or "
-		    "'load_gather', found '%s'" :
+		diag_error(c->d, ol, name.s ? "expected 'load', 'load_pad', 'load_step', "
+		    "'load_gather', 'argmax' or 'argmin', found '%s'" :
 		    "expected 'store', 'atomic_add' or 'atomic_max', found '%s'", op.s);
 		goto out;
 	}

@@ -128,6 +128,7 @@ cost_single_kind(OpId op)
 	case OC_POOL:
 		return KK_OPAQUE;
 	case OC_REDUCTION:
+	case OC_ARGREDUCE:
 		return KK_REDUCTION;
 	case OC_LAYOUT:
 	case OC_COPY:
@@ -265,7 +266,10 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 			m->p.ok = false;
 			return;
 		}
-	if (ir_ops[root->op].cls == OC_REDUCTION)
+	/* argmax and argmin reduce along their one axis as a sum over it
+	 * would: the same grid and each element of x read once (in x's own
+	 * type, as every operand), the i64 result written once */
+	if (ir_ops[root->op].cls == OC_REDUCTION || ir_ops[root->op].cls == OC_ARGREDUCE)
 		m->red = last;
 	if (ir_ops[root->op].cls == OC_CONV || ir_ops[root->op].cls == OC_POOL) {
 		window_build(g, kind, first, last, m);
@@ -327,8 +331,17 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 			bool mask[IR_MAX_RANK];
 
 			m->it = g->nodes[rn->in[0]].type;
-			ax = ir_reduce_axis(rn, m->it.rank);
-			ir_reduce_mask(rn, m->it.rank, mask);
+			if (ir_ops[rn->op].cls == OC_ARGREDUCE) {
+				/* one axis, 0 when not given (shape.c) */
+				ax = (rn->at.set & AB(AXIS)) ? (int)rn->at.axis : 0;
+				if (ax < 0)
+					ax += m->it.rank;
+				for (int i = 0; i < m->it.rank; i++)
+					mask[i] = i == ax;
+			} else {
+				ax = ir_reduce_axis(rn, m->it.rank);
+				ir_reduce_mask(rn, m->it.rank, mask);
+			}
 			if (ax == -1) {
 				m->p.full_reduce = true;
 				for (int i = 0; i < m->it.rank; i++)

@@ -378,7 +378,9 @@ kind_of(const Fuse *f, const Part *K)
 		return KK_OPAQUE;
 	if (K->nrow > 0)
 		return KK_ROW_REDUCTION;
-	if (is(f->g, K->root, OC_REDUCTION))
+	/* argmax and argmin run alone and reduce along their axis, as a sum
+	 * over it would (lower-tiled's lower_argreduce) */
+	if (is(f->g, K->root, OC_REDUCTION) || is(f->g, K->root, OC_ARGREDUCE))
 		return KK_REDUCTION;
 	return KK_ELEMENTWISE;
 }

@@ -1138,6 +1138,74 @@ lower_reduction(LB *b)
 	return 0;
 }
 
+/* argmax and argmin, a kernel of their own ([reduction], as a sum over
+ * the axis is): the programs split x's kept dims as lower_reduction does
+ * (the last kept dim in blocks of BM on grid axis 0, the other kept dims
+ * one index at a time on axis 2), and one argmax/argmin op per program
+ * scans the whole axis for each lane of its [.., BM, ..] tile, carrying
+ * the best value and its index (tile_arg.c: the tile IR's loops carry one
+ * value, an arg reduction two).  The i64 tile is stored at the kept dims'
+ * offsets, through a view that puts the axis back as 1 when keepdims is
+ * False. */
+static int
+lower_argreduce(LB *b)
+{
+	const Node *rn = &b->g->nodes[b->root];
+	const Type *xt = &b->g->nodes[rn->in[0]].type;
+	int R = xt->rank, lastkept = -1, lead[IR_MAX_RANK] = {0}, nlead = 0, v;
+	int64_t ax = (rn->at.set & AB(AXIS)) ? rn->at.axis : 0, sh[IR_MAX_RANK];
+	TileIdx idx[IR_MAX_RANK];
+	TileAttrs at = {0};
+	bool masked;
+
+	if (b->first != b->last)
+		return fail(b, rn, "argmax and argmin are kernels of their own");
+	if (b->kn && (b->kn->kset & (1u << KA_SPLIT)) && b->kn->kattr[KA_SPLIT] > 1)
+		return fail(b, rn, "split= combines partial results by atomic add or max only");
+	if (ax < 0)
+		ax += R;
+	set_space(b, xt);
+	for (int j = 0; j < R; j++) {
+		memset(&b->dim[j].off, 0, sizeof b->dim[j].off);
+		b->dim[j].level = 0;
+		b->dim[j].ext = 1;
+		if (j != ax)
+			lastkept = j;
+	}
+	if (lastkept >= 0) {
+		int p = scalar(b, TO_PROGRAM_ID, "m", -1, 0);
+
+		b->dim[lastkept].ext = b->bm;
+		b->dim[lastkept].off = idx_of(p, b->bm);
+		b->f->grid[0] = (b->S[lastkept] + b->bm - 1) / b->bm;
+	}
+	for (int j = 0; j < R; j++)
+		if (j != ax && j != lastkept && b->S[j] > 1)
+			lead[nlead++] = j;
+	lead_on_axis2(b, lead, nlead);
+	for (int j = 0; j < R; j++) {
+		sh[j] = b->dim[j].ext;
+		idx[j] = b->dim[j].off;
+	}
+	masked = lastkept >= 0 && b->S[lastkept] % b->bm != 0;
+	at.set = TAB(AXIS) | (masked ? TAB(MASKED) : 0) | (rn->at.last ? TAB(LAST) : 0);
+	at.axis = ax;
+	at.last = rn->at.last;
+	v = def(b, tile_build_access(b->ng, b->f, rn->op == OP_ARGMAX ? TO_ARGMAX : TO_ARGMIN,
+	    b->argof[rn->in[0]], R, idx, -1, &at, LOC_NONE), rn->op == OP_ARGMAX ? "amax" : "amin",
+	    R, sh);
+	memset(&at, 0, sizeof at);
+	at.set = masked ? TAB(MASKED) : 0;
+	if (!rn->at.keepdims) {
+		at.set |= TAB(VIEW);
+		at.nview = R;
+		for (int j = 0; j < R; j++)
+			at.view[j] = j == ax ? 1 : xt->dim[j];
+	}
+	tile_build_access(b->ng, b->f, TO_STORE, TILE_RESULT, R, idx, v, &at, LOC_NONE);
+	return 0;
+}
+
 /* Operand t of a matmul seen at rank R (leading 1s; a 1-D a as (1, K), a
  * 1-D b as (K, 1)): v[0..R). */
 static void
@@ -1564,14 +1632,14 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 			if (!in_kernel(b, n->in[j]))
 				use_ext(b, n->in[j]);
 	}
-	for (int i = b->first; i <= b->last; i++)
+	for (int i = b->first; i < b->last; i++)
 		if (ir_ops[b->g->nodes[i].op].cls == OC_ARGREDUCE)
-			return fail(b, &b->g->nodes[i], "argmax and argmin have no tile program yet: "
-			    "the tile executor computes a kernel in one element type and their result "
-			    "is i64 (run them with --engine=reference)");
+			return fail(b, &b->g->nodes[i], "argmax and argmin are kernels of their own");
 	/* A kernel may mix integers with floats, or i32 with i64: the tile
 	 * executor then holds each tile in its own type (tile_mixed.c). */
-	if (rn->op == OP_CONV2D)
+	if (ir_ops[rn->op].cls == OC_ARGREDUCE)
+		rc = lower_argreduce(b);
+	else if (rn->op == OP_CONV2D)
 		rc = lower_conv(b);
 	else if (ir_ops[rn->op].cls == OC_POOL)
 		rc = lower_pool(b);
@@ -1718,10 +1786,10 @@ run(Graph *g, const PassArgs *args, Diag *d)
 			OpClass c = ir_ops[nd->op].cls;
 			/* conv2d is an implicit GEMM: matmul's kind (autotune sees
 			 * its M, N, K); a pool or a copy op is a kernel of its own,
-			 * opaque */
+			 * opaque; argmax and argmin reduce, as a sum would */
 			KernelKind kk = c == OC_CONTRACTION || c == OC_CONV ? KK_MATMUL :
-			    c == OC_REDUCTION ? KK_REDUCTION : c == OC_LAYOUT || c == OC_POOL ||
-			    c == OC_COPY ? KK_OPAQUE : KK_ELEMENTWISE;
+			    c == OC_REDUCTION || c == OC_ARGREDUCE ? KK_REDUCTION :
+			    c == OC_LAYOUT || c == OC_POOL || c == OC_COPY ? KK_OPAQUE : KK_ELEMENTWISE;
 
 			if (lower_kernel(&b, kname, kk) != 0)
 				bad++;

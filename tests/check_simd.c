@@ -774,11 +774,19 @@ rnd_int(bool i32)
 
 /* The integer kernels (simd_int.c) on every path against scalar.h's
  * integer formulas, bitwise: every length up to a few vectors and its
- * tail, stretched operands (stride 0) on either side. */
+ * tail, stretched operands (stride 0) on either side; the compares, the
+ * logical ops, sign, not and where too (operands often equal and often
+ * 0: rnd_int's small values). */
 START_TEST(test_simd_int_every_path)
 {
-	static const OpId bins[] = {OP_ADD, OP_SUB, OP_MUL, OP_MAXIMUM, OP_MINIMUM};
-	static const OpId uns[] = {OP_RELU, OP_NEG, OP_ABS};
+	static const OpId bins[] = {OP_ADD, OP_SUB, OP_MUL, OP_MAXIMUM, OP_MINIMUM, OP_EQUAL,
+	    OP_LESS, OP_LESS_EQUAL, OP_GREATER, OP_GREATER_EQUAL, OP_AND, OP_OR, OP_XOR};
+	static const OpId uns[] = {OP_RELU, OP_NEG, OP_ABS, OP_SIGN, OP_NOT};
+	/* the ops every AVX2 path has a kernel for, in both types (i64 mul
+	 * has none) */
+	static const bool vec64[] = {true, true, false, true, true, true, true, true, true, true,
+	    true, true, true};
+	enum { NB = sizeof bins / sizeof bins[0], NU = sizeof uns / sizeof uns[0] };
 	SimdIsa best = simd_isa_best();
 	enum { N = 37 };
 	int64_t a64[N], b64[N], o64[N];
@@ -795,7 +803,7 @@ START_TEST(test_simd_int_every_path)
 				a32[i] = (int32_t)rnd_int(true);
 				b32[i] = (int32_t)rnd_int(true);
 			}
-			for (int k = 0; k < 5; k++)
+			for (int k = 0; k < NB; k++)
 				for (int st = 0; st < 3; st++) {
 					int sa = st != 1, sb = st != 2;
 					int64_t d32 = simd_int_binary(bins[k], DT_I32, n, a32, sa, b32, sb,
@@ -804,8 +812,12 @@ START_TEST(test_simd_int_every_path)
 					    o64);
 
 					ck_assert(d32 >= 0 && d32 <= n && d64 >= 0 && d64 <= n);
+					/* a vector kernel that exists is taken, so that the
+					 * bitwise checks below check it */
 					if (isa >= SIMD_AVX2 && n >= 8)
 						ck_assert_int_gt(d32, 0);
+					if (isa >= SIMD_AVX2 && n >= 4 && vec64[k])
+						ck_assert_int_gt(d64, 0);
 					for (int64_t i = 0; i < d32; i++)
 						ck_assert_msg(o32[i] == (int32_t)ir_scalar_wrap(DT_I32,
 						    ir_scalar_binary_i64(bins[k], a32[i * sa], b32[i * sb])),
@@ -816,9 +828,12 @@ START_TEST(test_simd_int_every_path)
 						    b64[i * sb]), "%s i64 on %s at %lld", ir_ops[bins[k]].name,
 						    simd_isa_name((SimdIsa)isa), (long long)i);
 				}
-			for (int k = 0; k < 3; k++) {
+			for (int k = 0; k < NU; k++) {
 				int64_t d32 = simd_int_unary(uns[k], DT_I32, n, a32, o32);
 				int64_t d64 = simd_int_unary(uns[k], DT_I64, n, a64, o64);
+
+				if (isa >= SIMD_AVX2 && n >= 8)
+					ck_assert(d32 > 0 && d64 > 0);
 
 				for (int64_t i = 0; i < d32; i++)
 					ck_assert_msg(o32[i] == (int32_t)ir_scalar_wrap(DT_I32,
@@ -827,6 +842,37 @@ START_TEST(test_simd_int_every_path)
 				for (int64_t i = 0; i < d64; i++)
 					ck_assert_msg(o64[i] == ir_scalar_unary_i64(uns[k], a64[i]),
 					    "%s i64 on %s", ir_ops[uns[k]].name, simd_isa_name((SimdIsa)isa));
+			}
+			/* where, by a condition of 0s and 1s (an integer kernel's bools)
+			 * or of any integers (nonzero is true), each operand whole or
+			 * stretched */
+			for (int st = 0; st < 8; st++) {
+				int sc = !(st & 1), sa = !(st & 2), sb = !(st & 4);
+				int32_t c32[N];
+				int64_t c64[N];
+
+				for (int i = 0; i < N; i++) {
+					c32[i] = rep % 2 ? (int32_t)(a32[i] & 1) : b32[i];
+					c64[i] = rep % 2 ? (a64[i] & 1) : b64[(i + 1) % N];
+				}
+				{
+					int64_t d32 = simd_int_where(DT_I32, n, c32, sc, a32, sa, b32, sb, o32);
+					int64_t d64 = simd_int_where(DT_I64, n, c64, sc, a64, sa, b64, sb, o64);
+
+					ck_assert(d32 >= 0 && d32 <= n && d64 >= 0 && d64 <= n);
+					if (isa >= SIMD_AVX2 && n >= 8)
+						ck_assert(d32 > 0 && d64 > 0);
+					if (isa < SIMD_AVX2)
+						ck_assert(d32 == 0 && d64 == 0);
+					for (int64_t i = 0; i < d32; i++)
+						ck_assert_msg(o32[i] == (c32[i * sc] ? a32[i * sa] : b32[i * sb]),
+						    "where i32 on %s at %lld", simd_isa_name((SimdIsa)isa),
+						    (long long)i);
+					for (int64_t i = 0; i < d64; i++)
+						ck_assert_msg(o64[i] == (c64[i * sc] ? a64[i * sa] : b64[i * sb]),
+						    "where i64 on %s at %lld", simd_isa_name((SimdIsa)isa),
+						    (long long)i);
+				}
 			}
 			/* division has no vector kernel: its zeros are the caller's */
 			ck_assert_int_eq(simd_int_binary(OP_DIV, DT_I32, n, a32, 1, b32, 1, o32), 0);

@@ -313,6 +313,13 @@ static const char *const xgraphs[] = {
 	"  %s = slice(%x) starts=(-1, 36) ends=(-100, 0) steps=(-2, -5)\n"
 	"  %g = gather(%x, %i) axis=0\n  %h = gather(%z, %k) axis=-1\n"
 	"  %e = expand(%z) shape=(2, 1, 33, 1)\n  return %c, %p, %q, %s, %g, %h, %e\n}\n",
+	/* argmax and argmin: f32 and i32 read in their own sizes, the i64
+	 * indices written in theirs; ragged rows, each axis, rank 5 */
+	"graph {\n  %x = input() : (33, 97) f32\n  %y = input() : (3, 40, 7) i32\n"
+	"  %z = input() : (2, 3, 1, 5, 37)\n  %a = argmax(%x) axis=1\n"
+	"  %b = argmin(%x) axis=0 keepdims=True last=True\n  %c = argmax(%y) axis=1 last=True\n"
+	"  %d = argmin(%y) axis=-1 keepdims=True\n  %e = argmax(%y)\n  %f = argmin(%z) axis=3\n"
+	"  %h = argmax(%z) axis=4 keepdims=True\n  return %a, %b, %c, %d, %e, %f, %h\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)

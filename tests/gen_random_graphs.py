@@ -12,7 +12,8 @@ leave ragged tiles at every block size), elementwise ops on values that
 broadcast ((M, N) with (N,), (M, 1), (1, N), ()), reductions on either axis
 or over everything with and without keepdims, matmuls (also rank 3),
 transposes and reshapes, the copy ops (concat, slice, pad, gather by
-inline i32/i64 indices, expand), and chains long enough for fuse to build every
+inline i32/i64 indices, expand), argmax and argmin (their i64 indices cast
+back to the graph's type; ties common, last= either way), and chains long enough for fuse to build every
 kind of kernel.  Values stay finite and of moderate size (log, sqrt and div
 see 1 + |x|), so that a mismatch is a bug and not rounding amplified.
 In i32 and i64 a graph draws on the v1 ops that take integers (relu, neg,
@@ -203,6 +204,26 @@ class Gen:
                            tuple(1 if i == ax else x for i, x in enumerate(s)))
         return self.op(f"cast(%{ca}) to={self.dt}", s)
 
+    def argreduce(self, a, s):
+        """argmax or argmin along a random axis (maybe negative), keepdims
+        and last either way; floats often rounded first, so that ties
+        (which last= decides) are common.  The i64 indices go back to the
+        graph's type through a cast, as a value of the graph."""
+        op = self.r.choice(["argmax", "argmin"])
+        ax = self.r.randrange(-len(s), len(s))
+        keep, last = self.r.random() < 0.5, self.r.random() < 0.5
+        if self.dt not in INTS and self.r.random() < 0.5:
+            a = self.op(f"round(%{a})", s)
+        k = ax % len(s)
+        out = tuple(1 if i == k else d for i, d in enumerate(s)) if keep else \
+            tuple(d for i, d in enumerate(s) if i != k)
+        text = f"{op}(%{a}) axis={ax}" + (" keepdims=True" if keep else "") + \
+            (" last=True" if last else "")
+        if self.dt == "i64":
+            return self.op(text, out)
+        i = self.temp(text, "i")
+        return self.op(f"cast(%{i}) to={self.dt}", out)
+
     def one_val(self):
         if self.one is None:
             nm = self.name("one")
@@ -382,6 +403,8 @@ class Gen:
             return self.copy(a, s)
         if self.r.random() < 0.1:
             return self.elem_mixed(a, s)
+        if self.r.random() < 0.06 and len(s) >= 1:
+            return self.argreduce(a, s)
         if r < 0.25:
             op = self.r.choice(UNARY_INT if isint else UNARY)
             return self.op(f"{op}(%{a})", s)

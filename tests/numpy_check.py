@@ -548,7 +548,6 @@ def g_argreduce(dt):
         for last in (False, True):
             g.argreduce(op, n, 1, last=last)
             g.argreduce(op, n, 0, keepdims=True, last=last)
-    g.engines = ["reference"]     # TODO(issue 16): the tile engine next
     return g
 
 
@@ -860,7 +859,8 @@ def g_random(dt, seed):
 def g_int(dt):
     """The v1 ops that take integers, in i32 or i64: wrapping at the type's
     ends, C's truncating division (INT_MIN / -1 included), sums in the
-    type, max from the type's minimum, matmul, and the layout ops."""
+    type, max from the type's minimum, matmul, the layout ops, and argmax
+    and argmin with ties."""
     g = Graph("int_" + dt, dt)
     x = g.input((7, 13))
     for op in UNARY_INT:
@@ -879,6 +879,16 @@ def g_int(dt):
     for m, k, n in [(1, 1, 1), (3, 5, 7), (33, 17, 9)]:
         g.matmul(g.input((m, k)), g.input((k, n)))
     g.matmul(g.input((3, 7, 5)), g.input((3, 5, 4)))
+    # argmax and argmin of integers, compared exactly: few distinct
+    # values, so that ties (which last= decides) are common
+    for shape in [(17,), (5, 9), (3, 4, 5), (2, 1, 3, 2, 2)]:
+        x = g.input(shape)
+        g.env[x][...] = g.env[x] % 3
+        r = len(shape)
+        for op in ("argmax", "argmin"):
+            g.argreduce(op, x)
+            for ax in range(-r, r):
+                g.argreduce(op, x, ax, keepdims=ax % 2 == 0, last=ax % 3 != 0)
     return g
 
 

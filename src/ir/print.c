@@ -395,11 +395,30 @@ indent(Out *o, int depth)
 		put(o, "  ", 2);
 }
 
-/* The attributes of inst in that its row takes, in TA order, defaults
- * left out. */
+/* A fill's or a masked lane's number v for a tile of element type dt:
+ * an integer or bool tile's as an integer (other=0, value=-2147483648),
+ * a float tile's as a float (other=0.0).  Both parse to the same double:
+ * an integral v within int64's range prints as that integer, 2^63 (what
+ * an i64 min's neutral INT64_MAX is as a double) as INT64_MAX, which
+ * reads back as 2^63; anything else stays a float. */
 static void
-print_tile_attrs(Out *o, const TileInst *in)
+put_tile_number(Out *o, DType dt, double v)
 {
+	if (!ir_dtype_is_float(dt) && isfinite(v) && v == trunc(v) && v >= -0x1p63 &&
+	    v <= 0x1p63) {
+		put_int(o, v == 0x1p63 ? INT64_MAX : (int64_t)v);
+		return;
+	}
+	put_double(o, v);
+}
+
+/* The attributes of inst in (of body f) that its row takes, in TA order,
+ * defaults left out. */
+static void
+print_tile_attrs(Out *o, const TileFn *f, const TileInst *in)
+{
+	DType dt = in->res >= 0 ? f->vals[in->res].dt : f->dt;
+
 	for (unsigned set = tile_ops[in->op].attrs; set; set &= set - 1) {
 		switch ((TileAttrId)__builtin_ctz(set)) {
 		case TA_AXIS:
@@ -419,7 +438,7 @@ print_tile_attrs(Out *o, const TileInst *in)
 			break;
 		case TA_VALUE:
 			puts_(o, " value=");
-			put_double(o, in->value);
+			put_tile_number(o, dt, in->value);
 			break;
 		case TA_PERM:
 			puts_(o, " perm=");
@@ -428,7 +447,7 @@ print_tile_attrs(Out *o, const TileInst *in)
 		case TA_OTHER:
 			if (in->masked) {
 				puts_(o, " other=");
-				put_double(o, in->other);
+				put_tile_number(o, dt, in->other);
 			}
 			break;
 		case TA_MASKED:
@@ -454,6 +473,10 @@ print_tile_attrs(Out *o, const TileInst *in)
 		case TA_STEPS:
 			puts_(o, " steps=");
 			print_list(o, '(', in->steps, in->nperm, ')', true);
+			break;
+		case TA_LAST:
+			if (in->last)
+				puts_(o, " last=True");
 			break;
 		case TA_COUNT:
 			break;
@@ -531,7 +554,7 @@ print_insts(Out *o, const Graph *g, const Node *n, int i, int end, int depth)
 			print_tile_type(o, r);
 			break;
 		}
-		print_tile_attrs(o, in);
+		print_tile_attrs(o, f, in);
 		put(o, "\n", 1);
 		i++;
 	}

@@ -46,7 +46,8 @@ enum {
 	X(VIEW, "view")            \
 	X(TO, "to")                \
 	X(WINDOW, "window")        \
-	X(STEPS, "steps")
+	X(STEPS, "steps")          \
+	X(LAST, "last")
 
 typedef enum TileAttrId {
 #define X(id, name) TA_##id,
@@ -106,7 +107,15 @@ typedef enum TileResult {
  *   TO_LOAD_GATHER       lane (p, j, q) reads the tensor at idx[0..axis) +
  *                        p, in[0][j] (the index tile), idx[axis+1..) + q;
  *                        'masked': lanes off the tensor read 0
- *   TO_BROADCAST         in[0] broadcast to the written shape (expand) */
+ *   TO_BROADCAST         in[0] broadcast to the written shape (expand)
+ *   TO_ARGMAX,           i64 tile over operand arg's dims with 1 along
+ *   TO_ARGMIN            axis: per lane, the index along axis of the
+ *                        winner of the lane's whole line of the tensor
+ *                        from idx (idx[axis] 0), scanned carrying the
+ *                        best value and its index (scalar.h's rule:
+ *                        the first NaN wins; last=True: ties go to the
+ *                        last index); 'masked': lanes off the tensor
+ *                        are outside the valid box */
 typedef enum TileOpKind {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) TO_##id,
 #include "tile_ops.def"
@@ -166,9 +175,10 @@ typedef struct TileInst {
 	bool masked;                 /* load: other= given; store: 'masked' */
 	bool has_view;               /* view= given (nview 0 is a rank-0 view) */
 	bool keepdims;               /* reduce */
+	bool last;                   /* argmax, argmin: the last index wins ties */
 	TileIdx *idx;                /* load/stores: nidx of them (tile_set_nidx) */
 	union {
-		int64_t axis;        /* program_id; reduce (-1: all axes) */
+		int64_t axis;        /* program_id; reduce (-1: all axes); argmax */
 		double other;        /* load: a masked-off lane reads this */
 		double value;        /* full */
 		int64_t by;          /* idiv, irem */
@@ -236,6 +246,7 @@ typedef struct TileAttrs {
 	double value;
 	double other;
 	bool keepdims;
+	bool last;
 	DType to;
 	int nperm, nview, nsteps;
 	int64_t perm[IR_MAX_RANK];

@@ -245,6 +245,8 @@ set_attrs(TileInst *in, const TileAttrs *at)
 		in->axis = at->axis;
 	if (at->set & TAB(KEEPDIMS))
 		in->keepdims = at->keepdims;
+	if (at->set & TAB(LAST))
+		in->last = at->last;
 	if (at->set & TAB(BY))
 		in->by = at->by;
 	if (at->set & TAB(VALUE))
@@ -340,14 +342,17 @@ tile_build_for(Graph *g, TileFn *f, int64_t lo, int64_t hi, int64_t step, int in
 }
 
 /* The element type of a value that inst i defines (tile_build.c's rule):
- * a load's is its tensor's; an elementwise op's its graph op's result
- * type (a compare's bool, cast's to=, where's that of its second operand);
- * anything else takes its first operand's, or the kernel's. */
+ * a load's is its tensor's (argmax's and argmin's i64: indices); an
+ * elementwise op's its graph op's result type (a compare's bool, cast's
+ * to=, where's that of its second operand); anything else takes its first
+ * operand's, or the kernel's. */
 static DType
 val_dt(const Graph *g, const TileFn *f, int i)
 {
 	const TileInst *in = &f->insts[i];
 
+	if (in->op == TO_ARGMAX || in->op == TO_ARGMIN)
+		return DT_I64;           /* indices, whatever the tensor holds */
 	if (tile_ops[in->op].form == TF_LOAD && in->arg >= 0 && in->arg < f->nargs &&
 	    f->args[in->arg] >= 0)
 		return g->nodes[f->args[in->arg]].type.dt;

@@ -246,7 +246,7 @@ check_index(VCtx *c, const TileInst *in, const Type *t, int k, int64_t ext)
 	if (!in->masked && r.hi + ext > t->dim[k])
 		return VERR(c, in, "'%s' of '%%%s' reaches element %lld of dimension %d (size %lld) "
 		    "without a mask; write %s", tile_op_name(in), name, (long long)(r.hi + ext - 1),
-		    k, (long long)t->dim[k], tile_ops[in->op].form == TF_LOAD ? "other=..." :
+		    k, (long long)t->dim[k], (tile_ops[in->op].attrs & TAB(OTHER)) ? "other=..." :
 		    "'masked'");
 	return 0;
 }
@@ -852,6 +852,40 @@ tv_window_reduce(VCtx *c, int i)
 	return 0;
 }
 
+/* argmax, argmin: a tile over operand arg (x) of x's rank, 1 along axis,
+ * whose lanes each scan their whole line of x along axis: idx[axis] is 0
+ * and the other indices stay inside x unless 'masked' (the lanes off x are
+ * outside the valid box).  The tile is i64 (tile_build.c), whatever x is. */
+static int
+tv_argreduce(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *r = &c->f->vals[in->res];
+	const char *op = tile_op_name(in);
+	const Type *x;
+	const TileIdx *a;
+	int bad = 0;
+
+	if (in->arg < 0 || in->arg >= c->f->nargs)
+		return VERR(c, in, "'%s' reads the kernel's result; it may only read its operands", op);
+	x = &c->g->nodes[c->f->args[in->arg]].type;
+	if (in->nidx != x->rank || r->rank != x->rank)
+		return VERR(c, in, "'%s' of '%%%s' (rank %d) has %d indices and a tile of rank %d; "
+		    "all three must agree", op, target_name(c->g, c->n, in), x->rank, in->nidx,
+		    r->rank);
+	if (in->axis < 0 || in->axis >= x->rank)
+		return VERR(c, in, "'%s' needs axis= from 0 to %d (the rank of '%%%s' less 1), found "
+		    "%lld", op, x->rank - 1, target_name(c->g, c->n, in), (long long)in->axis);
+	a = &in->idx[in->axis];
+	if (a->nterm || a->k || r->shape[in->axis] != 1)
+		return VERR(c, in, "'%s' scans all of axis %lld: its index there must be 0 and its "
+		    "tile 1 along it", op, (long long)in->axis);
+	for (int k = 0; k < in->nidx; k++)
+		if (k != in->axis)
+			bad += check_index(c, in, x, k, r->shape[k]);
+	return bad;
+}
+
 static int (*const tile_check[TO_COUNT])(VCtx *c, int i) = {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) [TO_##id] = verify,
 #include "tile_ops.def"
@@ -1023,10 +1057,30 @@ gather_indices(const Graph *g, const TileFn *f, int j)
 	return used;
 }
 
+/* Whether operand j of f is read only by argmax and argmin, which compare
+ * its elements in its own type and make i64 indices (tv_argreduce). */
+static bool
+arg_scanned(const TileFn *f, int j)
+{
+	bool used = false;
+
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+
+		if ((tile_ops[in->op].form != TF_LOAD && tile_ops[in->op].form != TF_STORE) ||
+		    in->arg != j)
+			continue;
+		if (in->op != TO_ARGMAX && in->op != TO_ARGMIN)
+			return false;
+		used = true;
+	}
+	return used;
+}
+
 /* The tiled node around the body: operands defined before it, typed, of
  * its element type unless the body changes types (mixes_types; a gather's
- * indices are integers); a result type; a
- * grid of at most 2^40 programs. */
+ * indices are integers; argmax's and argmin's tensor any type); a result
+ * type; a grid of at most 2^40 programs. */
 static int
 check_kernel(const Graph *g, int node, Diag *d)
 {
@@ -1044,7 +1098,7 @@ check_kernel(const Graph *g, int node, Diag *d)
 			    g->nodes[f->args[j]].name, n->name);
 			return 1;
 		} else if (!mixed && g->nodes[f->args[j]].type.dt != n->type.dt &&
-		    !gather_indices(g, f, j)) {
+		    !gather_indices(g, f, j) && !arg_scanned(f, j)) {
 			diag_error(d, n->loc, "operand '%%%s' of tiled '%%%s' is %s but the kernel "
 			    "is %s", g->nodes[f->args[j]].name, n->name,
 			    ir_dtype_name(g->nodes[f->args[j]].type.dt), ir_dtype_name(n->type.dt));

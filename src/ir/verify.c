@@ -191,7 +191,8 @@ static const char *const kind_rule[KK_COUNT] = {
 	[KK_MATMUL_EPILOGUE] = "a matmul, then elementwise ops, then at most one reduction",
 	[KK_MATMUL] = "one matmul alone",
 	[KK_ELEMENTWISE] = "elementwise ops only",
-	[KK_REDUCTION] = "elementwise ops ending in one reduction",
+	[KK_REDUCTION] = "elementwise ops ending in one reduction, or one argmax or argmin "
+	    "alone",
 	[KK_ROW_REDUCTION] = "elementwise ops and reductions along the last axis",
 	[KK_OPAQUE] = "one layout op alone",
 };
@@ -231,6 +232,9 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 			break;
 		case OC_REDUCTION:
 			ok = kk == KK_REDUCTION || kk == KK_ROW_REDUCTION || kk == KK_MATMUL_EPILOGUE;
+			break;
+		case OC_ARGREDUCE:       /* i64 indices: a reduction kernel of its own */
+			ok = kk == KK_REDUCTION;
 			break;
 		default:
 			ok = kk != KK_MATMUL && kk != KK_OPAQUE;
@@ -277,7 +281,9 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 	}
 	if (bad)
 		return bad;
-	if ((kk == KK_MATMUL || kk == KK_OPAQUE) && kn->last > kn->first) {
+	if (((kk == KK_MATMUL || kk == KK_OPAQUE) ||
+	    (kk == KK_REDUCTION && ir_ops[root->op].cls == OC_ARGREDUCE)) &&
+	    kn->last > kn->first) {
 		diag_error(d, kn->nameloc, "kernel '@%s' is [%s] but holds %d ops; [%s] means "
 		    "%s", kn->name, kind, kn->last - kn->first + 1, kind, kind_rule[kk]);
 		return 1;
@@ -287,18 +293,20 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		    "'%%%s' is not a matmul", kn->name, g->nodes[kn->first].name);
 		return 1;
 	}
-	if (kk == KK_REDUCTION && ir_ops[root->op].cls != OC_REDUCTION) {
+	if (kk == KK_REDUCTION && ir_ops[root->op].cls != OC_REDUCTION &&
+	    ir_ops[root->op].cls != OC_ARGREDUCE) {
 		diag_error(d, kn->nameloc, "kernel '@%s' is [reduction] but its last op '%%%s' "
 		    "is not a reduction; [reduction] means %s", kn->name, root->name,
 		    kind_rule[kk]);
 		return 1;
 	}
-	iter = ir_ops[root->op].cls == OC_REDUCTION ? g->nodes[root->in[0]].type : root->type;
+	iter = ir_ops[root->op].cls == OC_REDUCTION || ir_ops[root->op].cls == OC_ARGREDUCE ?
+	    g->nodes[root->in[0]].type : root->type;
 	if (iter.rank < 0)
 		return 0;
 	for (int i = kn->first; i <= kn->last; i++) {
 		const Node *n = &g->nodes[i];
-		bool red = ir_ops[n->op].cls == OC_REDUCTION;
+		bool red = ir_ops[n->op].cls == OC_REDUCTION || ir_ops[n->op].cls == OC_ARGREDUCE;
 		const Type *t = red && i != kn->last ? &g->nodes[n->in[0]].type : &n->type;
 
 		if (t->rank < 0 || (red && i == kn->last) || ir_same_dims(t, &iter))

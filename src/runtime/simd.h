@@ -101,6 +101,11 @@ void simd_fence(void);
 int64_t simd_int_binary(OpId op, DType dt, int64_t n, const void *a, int sa, const void *b,
     int sb, void *o);
 int64_t simd_int_unary(OpId op, DType dt, int64_t n, const void *a, void *o);
+/* o[i] = c[i*sc] != 0 ? a[i*sa] : b[i*sb] on dt's integers (i32, i64; the
+ * condition is an integer kernel's bool, 0 or 1 in dt), for the leading
+ * elements the vector path covers; returns how many (0: none). */
+int64_t simd_int_where(DType dt, int64_t n, const void *c, int sc, const void *a, int sa,
+    const void *b, int sb, void *o);
 /* dst[j] = src[j * stride] for j < n, stride >= 1 (simd_window.c: the
  * runs of a strided window that im2col packs); reads no element past the
  * run's last, src[(n-1) * stride]. */

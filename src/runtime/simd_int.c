@@ -1,23 +1,30 @@
 /*
- * simd_int.c: vector kernels for integer tiles (i32, i64): the v1
- * elementwise ops that take integers, on AVX2 (simd.h's simd_int_unary and
- * simd_int_binary).
+ * simd_int.c: vector kernels for integer tiles (i32, i64): the elementwise
+ * ops that take integers, on AVX2 (simd.h's simd_int_unary,
+ * simd_int_binary and simd_int_where).
  *
  * Integer arithmetic is exact, so a vector lane gives the bits of scalar.h's
  * integer formula (computed on int64, stored in the type's low bits): add,
  * sub and neg wrap in the lane's width as the low bits of the int64 result
  * do, i32 mul is mullo (the low 32 bits of the product), maximum, minimum
  * and relu compare exactly, abs wraps (abs(INT_MIN) is INT_MIN, as
- * _mm256_abs_epi32 gives and as 0 - x does for i64).  Every path therefore
- * agrees bitwise with the scalar one, and tests/check_exec.c compares them
- * on each ISA.  What AVX2 lacks stays scalar: an i64 multiply (no mullo_epi64
- * before AVX-512DQ) and division (none at all; div also needs its
- * divisor checked, tile_ops.c's binary_int).  The AVX-512 path runs the
- * AVX2 kernels: a 256-bit loop is memory-bound on integer tiles already.
+ * _mm256_abs_epi32 gives and as 0 - x does for i64); the compares give 1
+ * or 0 (a lane mask of all ones, masked to its low bit); and, or, xor and
+ * not read any nonzero lane as true and give 1 or 0; sign is the
+ * difference of the two compares with 0; where picks by a lane mask of its
+ * condition's zeros (an integer kernel holds its bools as 0 and 1 in its
+ * own type).  Every path therefore agrees bitwise with the scalar one, and
+ * tests/check_simd.c and tests/check_exec.c compare them on each ISA.  What
+ * AVX2 lacks stays scalar: an i64 multiply (no mullo_epi64 before
+ * AVX-512DQ) and division (none at all; div also needs its divisor
+ * checked, tile_ops.c's binary_int).  The AVX-512 path runs the AVX2
+ * kernels: a 256-bit loop is memory-bound on integer tiles already.
  *
  * An entry returns false when it has no kernel for the op, type or ISA, so
  * that the caller runs its scalar loop; operands have stride 1, or 0 for a
- * broadcast element.
+ * broadcast element.  The portable path (AICM_ISA=portable) is the
+ * caller's typed scalar loops, which tests/check_simd.c holds every vector
+ * kernel to, bit for bit.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,6 +70,7 @@ bin32(OpId op, int64_t n, const int32_t *a, int sa, const int32_t *b, int sb, in
     int64_t *done)
 {
 	int64_t i = 0;
+	__m256i z = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
 
 #define LOOP_(expr)                                                            \
 	for (; i + 8 <= n; i += 8) {                                           \
@@ -76,6 +84,18 @@ bin32(OpId op, int64_t n, const int32_t *a, int sa, const int32_t *b, int sb, in
 	case OP_MUL: LOOP_(_mm256_mullo_epi32(x, y))
 	case OP_MAXIMUM: LOOP_(_mm256_max_epi32(x, y))
 	case OP_MINIMUM: LOOP_(_mm256_min_epi32(x, y))
+	case OP_EQUAL: LOOP_(_mm256_and_si256(_mm256_cmpeq_epi32(x, y), one))
+	case OP_GREATER: LOOP_(_mm256_and_si256(_mm256_cmpgt_epi32(x, y), one))
+	case OP_LESS: LOOP_(_mm256_and_si256(_mm256_cmpgt_epi32(y, x), one))
+	case OP_LESS_EQUAL: LOOP_(_mm256_andnot_si256(_mm256_cmpgt_epi32(x, y), one))
+	case OP_GREATER_EQUAL: LOOP_(_mm256_andnot_si256(_mm256_cmpgt_epi32(y, x), one))
+	/* nx, ny: all ones where the lane is 0 (false) */
+	case OP_AND: LOOP_(_mm256_andnot_si256(_mm256_or_si256(_mm256_cmpeq_epi32(x, z),
+	    _mm256_cmpeq_epi32(y, z)), one))
+	case OP_OR: LOOP_(_mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(x, z),
+	    _mm256_cmpeq_epi32(y, z)), one))
+	case OP_XOR: LOOP_(_mm256_and_si256(_mm256_xor_si256(_mm256_cmpeq_epi32(x, z),
+	    _mm256_cmpeq_epi32(y, z)), one))
 	default:
 		return false;
 	}
@@ -89,6 +109,7 @@ bin64(OpId op, int64_t n, const int64_t *a, int sa, const int64_t *b, int sb, in
     int64_t *done)
 {
 	int64_t i = 0;
+	__m256i z = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1);
 
 #define LOOP_(expr)                                                            \
 	for (; i + 4 <= n; i += 4) {                                           \
@@ -101,6 +122,17 @@ bin64(OpId op, int64_t n, const int64_t *a, int sa, const int64_t *b, int sb, in
 	case OP_SUB: LOOP_(_mm256_sub_epi64(x, y))
 	case OP_MAXIMUM: LOOP_(max64(x, y))
 	case OP_MINIMUM: LOOP_(min64(x, y))
+	case OP_EQUAL: LOOP_(_mm256_and_si256(_mm256_cmpeq_epi64(x, y), one))
+	case OP_GREATER: LOOP_(_mm256_and_si256(_mm256_cmpgt_epi64(x, y), one))
+	case OP_LESS: LOOP_(_mm256_and_si256(_mm256_cmpgt_epi64(y, x), one))
+	case OP_LESS_EQUAL: LOOP_(_mm256_andnot_si256(_mm256_cmpgt_epi64(x, y), one))
+	case OP_GREATER_EQUAL: LOOP_(_mm256_andnot_si256(_mm256_cmpgt_epi64(y, x), one))
+	case OP_AND: LOOP_(_mm256_andnot_si256(_mm256_or_si256(_mm256_cmpeq_epi64(x, z),
+	    _mm256_cmpeq_epi64(y, z)), one))
+	case OP_OR: LOOP_(_mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi64(x, z),
+	    _mm256_cmpeq_epi64(y, z)), one))
+	case OP_XOR: LOOP_(_mm256_and_si256(_mm256_xor_si256(_mm256_cmpeq_epi64(x, z),
+	    _mm256_cmpeq_epi64(y, z)), one))
 	default:
 		return false;
 	}
@@ -113,7 +145,7 @@ A256 static bool
 un32(OpId op, int64_t n, const int32_t *a, int32_t *o, int64_t *done)
 {
 	int64_t i = 0;
-	__m256i z = _mm256_setzero_si256();
+	__m256i z = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
 
 #define LOOP_(expr)                                                            \
 	for (; i + 8 <= n; i += 8) {                                           \
@@ -125,6 +157,9 @@ un32(OpId op, int64_t n, const int32_t *a, int32_t *o, int64_t *done)
 	case OP_RELU: LOOP_(_mm256_max_epi32(x, z))
 	case OP_NEG: LOOP_(_mm256_sub_epi32(z, x))
 	case OP_ABS: LOOP_(_mm256_abs_epi32(x))
+	case OP_NOT: LOOP_(_mm256_and_si256(_mm256_cmpeq_epi32(x, z), one))
+	/* (x > 0) - (x < 0): the masks are -1, so (x < 0) - (x > 0) of them */
+	case OP_SIGN: LOOP_(_mm256_sub_epi32(_mm256_cmpgt_epi32(z, x), _mm256_cmpgt_epi32(x, z)))
 	default:
 		return false;
 	}
@@ -137,7 +172,7 @@ A256 static bool
 un64(OpId op, int64_t n, const int64_t *a, int64_t *o, int64_t *done)
 {
 	int64_t i = 0;
-	__m256i z = _mm256_setzero_si256();
+	__m256i z = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1);
 
 #define LOOP_(expr)                                                            \
 	for (; i + 4 <= n; i += 4) {                                           \
@@ -151,12 +186,47 @@ un64(OpId op, int64_t n, const int64_t *a, int64_t *o, int64_t *done)
 	/* negative lanes: 0 - x (wrapping), as scalar.h's abs */
 	case OP_ABS: LOOP_(_mm256_blendv_epi8(x, _mm256_sub_epi64(z, x),
 	    _mm256_cmpgt_epi64(z, x)))
+	case OP_NOT: LOOP_(_mm256_and_si256(_mm256_cmpeq_epi64(x, z), one))
+	case OP_SIGN: LOOP_(_mm256_sub_epi64(_mm256_cmpgt_epi64(z, x), _mm256_cmpgt_epi64(x, z)))
 	default:
 		return false;
 	}
 #undef LOOP_
 	*done = i;
 	return true;
+}
+/* where: o[i] = c[i*sc] != 0 ? a[i*sa] : b[i*sb], by a lane mask of c's
+ * zeros (blendv takes b where the mask is set). */
+A256 static int64_t
+where32(int64_t n, const int32_t *c, int sc, const int32_t *a, int sa, const int32_t *b, int sb,
+    int32_t *o)
+{
+	int64_t i = 0;
+	__m256i z = _mm256_setzero_si256();
+
+	for (; i + 8 <= n; i += 8) {
+		__m256i m = _mm256_cmpeq_epi32(ld32(c, i, sc), z);
+
+		_mm256_storeu_si256((__m256i *)(o + i), _mm256_blendv_epi8(ld32(a, i, sa),
+		    ld32(b, i, sb), m));
+	}
+	return i;
+}
+
+A256 static int64_t
+where64(int64_t n, const int64_t *c, int sc, const int64_t *a, int sa, const int64_t *b, int sb,
+    int64_t *o)
+{
+	int64_t i = 0;
+	__m256i z = _mm256_setzero_si256();
+
+	for (; i + 4 <= n; i += 4) {
+		__m256i m = _mm256_cmpeq_epi64(ld64(c, i, sc), z);
+
+		_mm256_storeu_si256((__m256i *)(o + i), _mm256_blendv_epi8(ld64(a, i, sa),
+		    ld64(b, i, sb), m));
+	}
+	return i;
 }
 #define SIMD_INT_X86 1
 #else
@@ -198,4 +268,21 @@ simd_int_unary(OpId op, DType dt, int64_t n, const void *a, void *o)
 	(void)op, (void)dt, (void)n, (void)a, (void)o;
 #endif
 	return done;
+}
+
+int64_t
+simd_int_where(DType dt, int64_t n, const void *c, int sc, const void *a, int sa, const void *b,
+    int sb, void *o)
+{
+#if SIMD_INT_X86
+	if (simd_isa() >= SIMD_AVX2) {
+		if (dt == DT_I32)
+			return where32(n, c, sc, a, sa, b, sb, o);
+		if (dt == DT_I64)
+			return where64(n, c, sc, a, sa, b, sb, o);
+	}
+#else
+	(void)dt, (void)n, (void)c, (void)sc, (void)a, (void)sa, (void)b, (void)sb, (void)o;
+#endif
+	return 0;
 }

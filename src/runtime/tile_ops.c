@@ -121,8 +121,9 @@ round_f32(Worker *w, int res, int64_t lo, int64_t n)
 /* An integer kernel's elementwise loops with the op switched outside and
  * the element type fixed: one loop per scalar.h integer row and type, no
  * per-element dispatch.  simd_int.c's AVX2 kernels do the leading
- * vectors of the ops they have (add, sub, maximum, minimum, relu, neg,
- * abs; mul on i32), these loops the tail and the rest (GCC's -O2 cost
+ * vectors of the ops they have (add, sub, maximum, minimum, the compares,
+ * and, or, xor, relu, neg, abs, sign, not; mul on i32), these loops the
+ * tail and the rest (i64 mul, pow, the dividing ops; GCC's -O2 cost
  * model leaves them scalar).  Each computes the row's formula
  * on int64 and stores the low bits, the values the element-by-element
  * path (tgeti, ir_scalar_*_i64, tseti) gives.  Operands are whole (stride
@@ -444,7 +445,8 @@ op_binary(Worker *w, const TileInst *in, int i)
 
 /* where(c, a, b): the three tiles broadcast to the result's shape, each
  * with its strides (0 where stretched); the valid box is the
- * intersection, as a binary op's. */
+ * intersection, as a binary op's.  An i32 or i64 kernel's goes a row at a
+ * time through simd_int_where. */
 static int
 op_where(Worker *w, const TileInst *in, int i)
 {
@@ -468,6 +470,32 @@ op_where(Worker *w, const TileInst *in, int i)
 			if (v < ov[d])
 				ov[d] = v;
 		}
+	}
+	if (w->k->ik && (w->k->dt == DT_I32 || w->k->dt == DT_I64)) {
+		/* a row at a time: the vector kernel's share (simd_int.c),
+		 * then the row's tail by the formula; strides along the row
+		 * are 0 or 1 */
+		DType dt = w->k->dt;
+		size_t es = w->k->es;
+
+		for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
+			for (int64_t i1 = 0; i1 < sh[1]; i1++)
+				for (int64_t i2 = 0; i2 < sh[2]; i2++, q += sh[3]) {
+					const void *r[3];
+					int64_t v;
+
+					for (int j = 0; j < 3; j++)
+						r[j] = at(w->p[in->in[j]], i0 * st[j][0] + i1 * st[j][1] +
+						    i2 * st[j][2], es);
+					v = simd_int_where(dt, sh[3], r[0], (int)st[0][3], r[1],
+					    (int)st[1][3], r[2], (int)st[2][3], at(o, q, es));
+					for (int64_t i3 = v; i3 < sh[3]; i3++)
+						tseti(o, q + i3, tgeti(r[0], i3 * st[0][3], dt) != 0 ?
+						    tgeti(r[1], i3 * st[1][3], dt) :
+						    tgeti(r[2], i3 * st[2][3], dt), dt);
+				}
+		w->fl += box(ov);
+		return i + 1;
 	}
 	for (int64_t i0 = 0, q = 0; i0 < sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < sh[1]; i1++)
@@ -815,4 +843,6 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_LOAD_STEP] = tx_load_step,
 	[TO_LOAD_GATHER] = tx_load_gather,
 	[TO_BROADCAST] = tx_broadcast,
+	[TO_ARGMAX] = tx_argreduce,
+	[TO_ARGMIN] = tx_argreduce,
 };

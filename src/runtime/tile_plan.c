@@ -411,6 +411,12 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 				e = k->tile[in->res].n;
 			if (in->op == TO_DOT)
 				big |= __builtin_mul_overflow(e, k->tile[in->in[0]].sh[3], &e);
+			/* argmax, argmin: each lane scans its whole line */
+			if ((in->op == TO_ARGMAX || in->op == TO_ARGMIN) && in->axis >= 0 &&
+			    in->arg >= 0 && in->arg < f->nargs &&
+			    in->axis < g->nodes[f->args[in->arg]].type.rank)
+				big |= __builtin_mul_overflow(e,
+				    g->nodes[f->args[in->arg]].type.dim[in->axis], &e);
 			big |= __builtin_mul_overflow(t, e, &w);
 			big |= __builtin_add_overflow(work, w, &work);
 		}

@@ -24,6 +24,7 @@
  *   tile_ops.c     the compute ops, strip runs, and tx_ops, the table
  *                  that dispatches an instruction by its op kind
  *   tile_mixed.c   mixed kernels: per-value types, views, casts
+ *   tile_arg.c     argmax and argmin: i64 indices from a scan of the tensor
  *   tile_run.c     one program's instructions, a grid's programs on the
  *                  crew of threads, exec_tile_run
  *   tile_stats.c   KernelStats: the getter, totals, the table and JSON
@@ -175,6 +176,8 @@ char *tx_store_target(Worker *w, int i);
 int tx_im2col(Worker *w, const TileInst *in, int i);
 int tx_window_reduce(Worker *w, const TileInst *in, int i);
 int tx_window_count(Worker *w, const TileInst *in, int i);
+/* tile_arg.c: argmax and argmin, each lane scanning its line of the tensor */
+int tx_argreduce(Worker *w, const TileInst *in, int i);
 /* tile_copy.c: the copy programs' loads and broadcast */
 int tx_load_pad(Worker *w, const TileInst *in, int i);
 int tx_load_step(Worker *w, const TileInst *in, int i);
