@@ -517,7 +517,7 @@ materialise(Imp *im, ImpVal *v, bool initializer)
 	const ImpData *d = v->k;
 	int64_t n = ir_type_numel(&d->type);
 	bool splat = true;
-	int i = imp_new(im, OP_CONST, unique_name(im, v->name), 0, NULL);
+	int i = imp_new(im, OP_CONST, v->name ? unique_name(im, v->name) : NULL, 0, NULL);
 	Node *nd;
 
 	if (i < 0)
@@ -562,6 +562,14 @@ materialise(Imp *im, ImpVal *v, bool initializer)
 	}
 	v->node = i;
 	return i;
+}
+
+int
+imp_const(Imp *im, ImpData *d, const char *name)
+{
+	ImpVal v = {name, d->type, -1, d};
+
+	return materialise(im, &v, false);
 }
 
 int

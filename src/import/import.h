@@ -157,6 +157,11 @@ ImpVal *imp_in_req(Imp *im, int k);
 /* The aicm node that holds v, a const made for a known value on first
  * use; -1 after an error. */
 int imp_node_of(Imp *im, ImpVal *v);
+/* A const node holding known data d that no ONNX value names (an
+ * intermediate of a decomposition: Trilu's mask), named after name (an
+ * ONNX name made safe and unique; NULL: a fresh name from the node's
+ * first output, "y.N"); -1 after an error. */
+int imp_const(Imp *im, ImpData *d, const char *name);
 /* v's elements when known, else NULL. */
 static inline const ImpData *imp_known(const ImpVal *v) { return v ? v->k : NULL; }
 /* Input k's elements as int64s (an attribute-like operand: Reshape's

@@ -249,6 +249,13 @@ onnx_pow(Imp *im)
 		return -1;
 	ta = elem_type(im, e[0])->dt;
 	tb = elem_type(im, e[1])->dt;
+	/* x to a known single 2 (LayerNorm's variance as PyTorch exports it)
+	 * is x*x: the correctly rounded square, without a pow call per
+	 * element (f32's pow through f64 is exactly that square rounded) */
+	if (e[0].node >= 0 && ir_dtype_is_float(ta) && e[1].v && e[1].v->k &&
+	    ir_type_numel(&e[1].v->k->type) == 1 && imp_data_f64(e[1].v->k, 0) == 2.0 &&
+	    e[1].v->k->type.rank <= elem_type(im, e[0])->rank)
+		return elem_out(im, elem_bin(im, OP_MUL, e[0], e[0], OUT));
 	if (ta == tb || im->opset < 12 || ta == DT_BOOL || tb == DT_BOOL)
 		return elem_out(im, elem_bin(im, OP_POW, e[0], e[1], OUT));
 	if (ir_dtype_is_float(ta))

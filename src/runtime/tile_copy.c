@@ -50,6 +50,24 @@ lane(const int64_t *sh, int64_t q, int64_t *l)
 	}
 }
 
+/* Lanes p[0..n) of element size es all get the value at v: one copy,
+ * then doubling (a masked row of a thin slice is most of its tile). */
+static void
+fill_lanes(char *p, int64_t n, const char *v, size_t es)
+{
+	int64_t have = 1;
+
+	if (n <= 0)
+		return;
+	memcpy(p, v, es);
+	while (have < n) {
+		int64_t m = have < n - have ? have : n - have;
+
+		memcpy(p + have * (int64_t)es, p, (size_t)m * es);
+		have += m;
+	}
+}
+
 int
 tx_load_pad(Worker *w, const TileInst *in, int i)
 {
@@ -95,7 +113,8 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 	const PTile *t = &k->tile[in->res];
 	const Tensor *src = &w->vals[a->node];
 	void *o = w->p[in->res] = w->buf + t->off * k->les;
-	int64_t *valid = w->valid[in->res], off[4] = {0, 0, 0, 0}, st[4] = {1, 1, 1, 1}, l[4];
+	int64_t *valid = w->valid[in->res], off[4] = {0, 0, 0, 0}, st[4] = {1, 1, 1, 1};
+	char fill[8];
 
 	for (int d = 0; d < 4; d++)
 		valid[d] = t->sh[d];
@@ -110,19 +129,32 @@ tx_load_step(Worker *w, const TileInst *in, int i)
 		if (left < valid[D])
 			valid[D] = left;
 	}
-	for (int64_t q = 0; q < t->n; q++) {
-		int64_t e = 0;
+	/* A row (the last lane dimension) at a time: the lanes inside are a
+	 * strided run of the tensor, one memcpy when it is contiguous and of
+	 * the kernel's type (a slice of whole rows: the transformer layer's
+	 * q/k/v split spent half its time here lane by lane). */
+	put(k, fill, 0, in->other);
+	for (int64_t r = 0; r < t->n / t->sh[3]; r++) {
+		int64_t rl[4] = {0, 0, 0, 0}, q = r * t->sh[3], base = 0, n3 = valid[3];
+		char *row = at(o, q, k->es);
 		bool inside = true;
 
-		lane(t->sh, q, l);
-		for (int d = 0; d < 4; d++)
-			inside &= l[d] < valid[d];
-		for (int d = 0; inside && d < 4; d++)
-			e += (off[d] + st[d] * l[d]) * a->tstr[d];
-		if (inside)
-			take(k, o, q, src, e);
+		for (int64_t rr = r, d = 2; d >= 0; d--) {
+			rl[d] = rr % t->sh[d];
+			rr /= t->sh[d];
+			inside &= rl[d] < valid[d];
+		}
+		if (!inside)
+			n3 = 0;
+		for (int d = 0; inside && d < 3; d++)
+			base += (off[d] + st[d] * rl[d]) * a->tstr[d];
+		base += off[3] * a->tstr[3];
+		if (n3 > 0 && src->dt == k->dt && st[3] * a->tstr[3] == 1)
+			memcpy(row, at(src->data, base, k->es), (size_t)n3 * k->es);
 		else
-			put(k, o, q, in->other);
+			for (int64_t c = 0; c < n3; c++)
+				take(k, o, q + c, src, base + c * st[3] * a->tstr[3]);
+		fill_lanes(row + n3 * (int64_t)k->es, t->sh[3] - n3, fill, k->es);
 	}
 	w->rd += box(valid) * (int64_t)ir_dtype_size(src->dt);
 	return i + 1;
