@@ -13,21 +13,20 @@
 # aicm-run through the whole pipeline (shape-infer, fuse, autotune,
 # lower-tiled) on the tile engine with NAME.in.npy as the input 'x' and
 # torch's output as the expected 'y', compared with DESIGN section 16's rule
-# (rtol 1e-3, atol 1e-5).  One line per model, PASS, FAIL or UNSUPPORTED,
-# then a count; exit 1 on any FAIL.  As in `make conformance`, a model counts
-# as unsupported only when aicm-import exits 1 with an 'unsupported:'
-# message (an op or feature it does not translate yet, named); any other
-# failure of the import, a crash, or a mismatch with torch is a FAIL.  The small models' files are also committed in testdata/models/ for
-# their goldens (mlp and cnn: .onnx, .in.npy, .out.npy, and export.key, the
-# key they were exported under): when the script's checksum differs from that
-# key they are stale (FAIL); when torch's, torchvision's and onnx's versions
-# match it, the fresh export must be byte for byte the committed one (FAIL
-# otherwise), and with other versions that comparison is skipped with a note.
+# (rtol 1e-3, atol 1e-5).  One PASS or FAIL line per model, then a count; exit
+# 1 on any FAIL.  aicm-import translates all four models, so an 'unsupported:'
+# from it is a FAIL too (a regression), shown as the importer's message.  The
+# small models' files are also committed in testdata/models/ for their goldens
+# (mlp and cnn: .onnx, .in.npy, .out.npy, and export.key, the key they were
+# exported under): when the script's checksum differs from that key they are
+# stale (FAIL); when torch's, torchvision's and onnx's versions match it, the
+# fresh export must be byte for byte the committed one (FAIL otherwise), and
+# with other versions that comparison is skipped with a note.
 # --update-testdata exports mlp and cnn and copies them there, key and all
-# (then 'make update-golden T=testdata/models' and review the diff).
-# Without torch (or torchvision, or python3-onnx) the test is skipped
-# with a message, exit 0: the small models' goldens (testdata/models/) keep
-# running from their committed .onnx files.
+# (then 'make update-golden T=testdata/models' and review the diff). Without
+# torch (or torchvision, or python3-onnx) the test is skipped with a message,
+# exit 0: the small models' goldens (testdata/models/) keep running from their
+# committed .onnx files.
 set -u
 update=0
 if [ "${1:-}" = --update-testdata ]; then update=1; shift; fi
@@ -98,17 +97,14 @@ done
 
 # The tolerance: ONNX's rule, |a - b| <= atol + rtol*|b| per element.
 tol="--rtol=1e-3 --atol=1e-5"
-np=0 nf=0 nu=0
+np=0 nf=0
 for n in $names; do
 	log="$d/$n.log"
 	rm -rf "$d/$n.aicm" "$d/$n.weights"
 	start=$(date +%s.%N)
 	"$build/aicm-import" "$d/$n.onnx" -o "$d/$n.aicm" >"$log" 2>&1
 	rc=$?
-	if [ $rc -eq 1 ] && grep -q '^aicm-import: unsupported:' "$log" && [ "$(wc -l <"$log")" -eq 1 ]; then
-		echo "UNSUPPORTED $n: $(sed 's/^aicm-import: unsupported: //' "$log")"
-		nu=$((nu + 1)); continue
-	elif [ $rc -ne 0 ]; then
+	if [ $rc -ne 0 ]; then
 		echo "FAIL $n: aicm-import exited $rc:"; tail -5 "$log" | sed 's/^/    /'
 		fail=1; nf=$((nf + 1)); continue
 	fi
@@ -126,5 +122,5 @@ for n in $names; do
 		fail=1; nf=$((nf + 1))
 	fi
 done
-echo "check-models: $np passed, $nf failed, $nu unsupported"
+echo "check-models: $np passed, $nf failed"
 [ $fail -eq 0 ]
