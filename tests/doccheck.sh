@@ -11,7 +11,8 @@
 # first, so a tutorial can have the reader write a file and then use it.
 # Commands run through sh, in order, in one scratch folder per doc that
 # holds a link to the repository's testdata/ (so paths read as they do
-# from the top of a checkout), with BUILD_DIR first on PATH.  A command's
+# from the top of a checkout) and to BUILD_DIR/models/ (the models that
+# tests/models.sh exports, when it has), with BUILD_DIR first on PATH.  A command's
 # exit status is not checked: an error message is output like any other;
 # each command gets 300 s.
 # --update rewrites the outputs in the docs from what the tools print now
@@ -42,6 +43,8 @@ for doc in "$@"; do
 	[ -f "$doc" ] || { echo "doccheck: no file '$doc'" >&2; exit 2; }
 	work="$scratch/work"
 	rm -rf "$work" && mkdir -p "$work" && ln -s "$top/testdata" "$work/testdata"
+	# the real models tests/models.sh exported (docs/import.md's example)
+	[ -d "$bin/models" ] && ln -s "$bin/models" "$work/models"
 	# The whole doc is rewritten with fresh outputs, then compared.
 	awk -v work="$work" -v tmp="$scratch" -v to="$to" '
 	function flush_cmd(   f, line) {

@@ -932,7 +932,14 @@ imp_splat(Imp *im, DType dt, double v, int rank, const int64_t *dim)
 int
 imp_reshape(Imp *im, const char *name, int a, int rank, const int64_t *dims)
 {
-	int i = imp_new(im, OP_RESHAPE, name, 1, &a);
+	int i;
+
+	/* a reshape of a reshape is one reshape of the first's operand (both
+	 * keep the row-major order); the inner one stays only if something
+	 * else reads it (drop_dead) */
+	if (a >= 0 && im->g->nodes[a].op == OP_RESHAPE)
+		a = im->g->nodes[a].in[0];
+	i = imp_new(im, OP_RESHAPE, name, 1, &a);
 
 	if (i < 0)
 		return -1;
@@ -1227,6 +1234,33 @@ walk(Imp *im, const Onnx__ModelProto *m)
 	return set_outputs(im, gp);
 }
 
+/* Drops the nodes that no output needs (a reshape that a later one
+ * bypassed, a decomposition's unused piece): the graph inputs stay, in
+ * ONNX's order, whether read or not. */
+static void
+drop_dead(Imp *im)
+{
+	Graph *g = im->g;
+	bool *live = xcalloc((size_t)g->nnodes + 1, sizeof *live);
+	int *map = xmalloc(sizeof(int) * ((size_t)g->nnodes + 1)), n = 0;
+
+	for (int k = 0; k < g->nret; k++)
+		live[g->ret[k]] = true;
+	for (int i = g->nnodes - 1; i >= 0; i--) {
+		if (g->nodes[i].op == OP_INPUT)
+			live[i] = true;
+		if (live[i])
+			for (int j = 0; j < g->nodes[i].nin; j++)
+				live[g->nodes[i].in[j]] = true;
+	}
+	for (int i = 0; i < g->nnodes; i++)
+		map[i] = live[i] ? n++ : -1;
+	if (n < g->nnodes)
+		ir_compact(g, map);
+	free(live);
+	free(map);
+}
+
 /* The walk's result verified: a failure is the importer's bug. */
 static void
 verify(Imp *im)
@@ -1274,8 +1308,10 @@ imp_onnx(const void *buf, size_t len, const ImpOptions *o, ImpResult *r, char *e
 	im.g = ir_graph_new();
 	walk(&im, m);
 	rc = im.rc;
-	if (rc == 0)
+	if (rc == 0) {
+		drop_dead(&im);
 		verify(&im);
+	}
 	onnx__model_proto__free_unpacked(m, NULL);
 	hashmap_free(&im.byname);
 	free(im.val);

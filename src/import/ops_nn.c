@@ -44,7 +44,9 @@ onnx_matmul(Imp *im)
 		return -1;
 	ta = *imp_type(im, na);
 	if (ta.rank >= 3 && imp_type(im, nb)->rank == 2 &&
-	    ta.dim[ta.rank - 1] == imp_type(im, nb)->dim[0]) {
+	    ta.dim[ta.rank - 1] == imp_type(im, nb)->dim[0] &&
+	    ir_type_numel(&ta) / (ta.dim[ta.rank - 1] * ta.dim[ta.rank - 2]) > 1) {
+		/* (a batch of one is already a single GEMM) */
 		int64_t rows = 1, flat[2], dims[IR_MAX_RANK];
 
 		for (int k = 0; k < ta.rank - 1; k++)

@@ -217,6 +217,20 @@ shp_transpose(Imp *im, const char *name, Opnd x, const int64_t *perm)
 		shp_box_copy(t.rank, t.dim, d->p, 0, os, x.k->p, 0, ss, ir_dtype_size(t.dt));
 		return shp_of_data(d);
 	}
+	{
+		/* a permutation that keeps the dims larger than 1 in their order
+		 * moves no element: a reshape (the exporter's (1, S, E) -> (S, 1, E)) */
+		int last = -1;
+		bool moves = false;
+
+		for (int k = 0; k < x.t.rank; k++)
+			if (x.t.dim[perm[k]] > 1) {
+				moves = moves || perm[k] < last;
+				last = (int)perm[k];
+			}
+		if (!moves)
+			return shp_of_node(im, imp_reshape(im, name, shp_node_of(im, &x), t.rank, t.dim));
+	}
 	i = imp_new(im, OP_TRANSPOSE, name, 1, (int[]){shp_node_of(im, &x)});
 	if (i < 0)
 		return shp_failed;
