@@ -10,8 +10,10 @@
 # The stdout of all RUN lines, in order, must equal CASE.out and their
 # stderr CASE.err (a missing file means empty).  Files named _*.aicm are
 # skipped.  --update rewrites .out/.err from what the tools print now
-# (review 'git diff testdata/' before committing).  AICM_VALGRIND=1 runs
-# aicm-opt and aicm-run under memcheck: any error or leak fails the case,
+# (review 'git diff testdata/' before committing).  RUN lines name the
+# tools bare (aicm-opt, aicm-run, aicm-import); a case that reads another
+# file beside it (an .onnx model, a .npy) names it %S/FILE.  AICM_VALGRIND=1
+# runs the three tools under memcheck: any error or leak fails the case,
 # found in memcheck's own log files, so that a RUN line that pipes the tool
 # or throws its stderr away cannot hide one.
 # Modelled on cproc's runtests and tcc's tests2 update mode.
@@ -27,7 +29,7 @@ trap 'rm -rf "$scratch"' EXIT INT TERM
 
 if [ "${AICM_VALGRIND:-0}" = 1 ]; then
 	mkdir -p "$scratch/vg"
-	for t in aicm-opt aicm-run; do
+	for t in aicm-opt aicm-run aicm-import; do
 		[ -x "$bin/$t" ] || continue
 		cat >"$scratch/vg/$t" <<EOT
 #!/bin/sh

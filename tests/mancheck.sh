@@ -15,7 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 fail=0
 n=0
-for t in aicm-opt aicm-run; do
+for t in aicm-opt aicm-run aicm-import; do
 	[ -x "$1/$t" ] || { echo "mancheck: no '$1/$t'" >&2; exit 2; }
 	man="docs/$t.1"
 	opts=$("$1/$t" --help | sed -n -E 's/^  (-[-a-z]+).*/\1/p' | sort -u)

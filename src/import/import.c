@@ -17,11 +17,14 @@
  * the protobuf message by protobuf-c, the values and datas here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "import.h"
@@ -70,7 +73,7 @@ static void
 node_words(const Imp *im, char *buf, size_t n)
 {
 	const Onnx__NodeProto *nd = im->n;
-	const char *op = nd->op_type ? nd->op_type : "?";
+	const char *op = nd->op_type && nd->op_type[0] ? nd->op_type : "?";
 
 	if (nd->name && nd->name[0])
 		snprintf(buf, n, "node '%s' (%s)", nd->name, op);
@@ -241,6 +244,9 @@ imp_data_set(ImpData *d, int64_t i, double v, int64_t iv)
 	}
 }
 
+/* The element types of onnx_dtype, for messages. */
+#define IMP_DTYPES "float, double, int32, int64 and bool"
+
 /* ONNX's element type codes that aicm has. */
 static bool
 onnx_dtype(int32_t et, DType *dt)
@@ -267,11 +273,18 @@ onnx_dtype_name(int32_t et)
 	return et >= 0 && et < (int32_t)(sizeof names / sizeof names[0]) ? names[et] : "unknown";
 }
 
-/* Whether path may be read as external data: relative, no '..'. */
+/* Why path may not be read as external data (the rule of const file=:
+ * relative, no '..'), or NULL. */
 static const char *
 external_path_error(const char *path)
 {
-	return ir_data_path_error(path);
+	if (!ir_data_path_error(path))
+		return NULL;
+	if (!path[0])
+		return "is empty, expected a file in the model's folder";
+	if (path[0] == '/')
+		return "is an absolute path, expected a path relative to the model's folder";
+	return "has a '..' component, expected a path inside the model's folder";
 }
 
 /* The bytes of a tensor stored outside the model (data_location EXTERNAL):
@@ -285,6 +298,8 @@ external_bytes(Imp *im, const Onnx__TensorProto *t, const char *who, size_t want
 	long long off = 0, len = -1;
 	char *path, *buf;
 	size_t blen;
+	struct stat st;
+	int fd = -1, rc = -1;
 
 	for (size_t i = 0; i < t->n_external_data; i++) {
 		const Onnx__StringStringEntryProto *e = t->external_data[i];
@@ -309,30 +324,59 @@ external_bytes(Imp *im, const Onnx__TensorProto *t, const char *who, size_t want
 		return imp_fail(im, "%s: its data is external but names no 'location'", who);
 	if ((why = external_path_error(loc)) != NULL)
 		return imp_fail(im, "%s: external data location '%s' %s", who, loc, why);
-	path = xmalloc(strlen(im->o->model_dir ? im->o->model_dir : ".") + strlen(loc) + 2);
-	sprintf(path, "%s/%s", im->o->model_dir ? im->o->model_dir : ".", loc);
-	if (aicm_read_file_max(path, IMP_MAX_MODEL, &buf, &blen) != 0) {
-		char tmp[64];
-
-		imp_fail(im, "%s: cannot read its external data '%s': %s", who, path,
-		    aicm_read_strerror(errno, IMP_MAX_MODEL, tmp, sizeof tmp));
-		free(path);
-		return -1;
+	if (!im->o->model_dir || strcmp(im->o->model_dir, ".") == 0) {
+		path = xstrdup(loc);
+	} else {
+		path = xmalloc(strlen(im->o->model_dir) + strlen(loc) + 2);
+		sprintf(path, "%s/%s", im->o->model_dir, loc);
 	}
-	free(path);
+	/* only the bytes wanted are read: the file may hold every weight */
+	if ((fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC)) < 0 || fstat(fd, &st) != 0) {
+		imp_fail(im, "%s: cannot read its external data '%s': %s", who, path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		imp_fail(im, "%s: its external data '%s' is not a regular file", who, path);
+		goto out;
+	}
+	blen = (size_t)st.st_size;
 	if (len >= 0 && (size_t)len != want) {
-		free(buf);
-		return imp_fail(im, "%s: external data length %lld, its dims and type make %zu bytes",
-		    who, len, want);
+		imp_fail(im, "%s: external data length %lld, its dims and type make %zu bytes", who,
+		    len, want);
+		goto out;
 	}
-	if ((size_t)off > blen || blen - (size_t)off < want) {
-		free(buf);
-		return imp_fail(im, "%s: external data '%s' holds %zu bytes, %zu needed from "
-		    "offset %lld", who, loc, blen, want, off);
+	if ((unsigned long long)off > blen || blen - (size_t)off < want) {
+		imp_fail(im, "%s: external data '%s' holds %zu bytes, %zu needed from offset %lld",
+		    who, loc, blen, want, off);
+		goto out;
 	}
-	memmove(buf, buf + off, want);
+	if (want > IMP_MAX_EXTERNAL - im->ext_bytes) {
+		imp_fail(im, "%s: the model's external data pass %zu bytes, the most aicm-import "
+		    "reads", who, (size_t)IMP_MAX_EXTERNAL);
+		goto out;
+	}
+	buf = xmalloc(want);
+	for (size_t got = 0; got < want; ) {
+		ssize_t r = pread(fd, buf + got, want - got, off + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			imp_fail(im, "%s: cannot read its external data '%s': %s", who, path,
+			    r < 0 ? strerror(errno) : "the file became shorter while read");
+			free(buf);
+			goto out;
+		}
+		got += (size_t)r;
+	}
+	im->ext_bytes += want;
 	*out = buf;
-	return 0;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return rc;
 }
 
 /* A TensorProto as known data (an initializer, a Constant's value, a
@@ -347,7 +391,8 @@ tensor_data(Imp *im, const Onnx__TensorProto *t, const char *who)
 	int32_t et = t->has_data_type ? t->data_type : 0;
 
 	if (!onnx_dtype(et, &ty.dt)) {
-		imp_unsupported(im, "%s: element type %s", who, onnx_dtype_name(et));
+		imp_unsupported(im, "%s: element type %s, expected one of " IMP_DTYPES, who,
+		    onnx_dtype_name(et));
 		return NULL;
 	}
 	if (t->segment) {
@@ -362,11 +407,13 @@ tensor_data(Imp *im, const Onnx__TensorProto *t, const char *who)
 	ty.rank = (int)t->n_dims;
 	for (size_t i = 0; i < t->n_dims; i++) {
 		if (t->dims[i] < 0) {
-			imp_fail(im, "%s: dimension %zu is %lld", who, i, (long long)t->dims[i]);
+			imp_fail(im, "%s: dimension %zu is %lld, expected a size", who, i,
+			    (long long)t->dims[i]);
 			return NULL;
 		}
 		if (t->dims[i] == 0) {
-			imp_unsupported(im, "%s: a zero-size dimension (%zu)", who, i);
+			imp_unsupported(im, "%s: dimension %zu is 0; aicm's dimensions are positive",
+			    who, i);
 			return NULL;
 		}
 		if (t->dims[i] > IR_MAX_DIM || numel > (int64_t)(IMP_MAX_MODEL / 8) / t->dims[i]) {
@@ -409,8 +456,9 @@ tensor_data(Imp *im, const Onnx__TensorProto *t, const char *who)
 		default: have = t->n_int32_data; break;
 		}
 		if (have != (size_t)numel) {
-			imp_fail(im, "%s: holds %zu elements, its dims make %lld", who, have,
-			    (long long)numel);
+			imp_fail(im, "%s: holds %zu elements in %s, its dims make %lld", who, have,
+			    ty.dt == DT_F32 ? "float_data" : ty.dt == DT_F64 ? "double_data" :
+			    ty.dt == DT_I64 ? "int64_data" : "int32_data", (long long)numel);
 			return NULL;
 		}
 		d = imp_data_new(im, &ty);
@@ -451,20 +499,29 @@ val_find(Imp *im, const char *name)
 	return i < 0 ? NULL : &im->val[i];
 }
 
-/* A new value named name; NULL after imp_fail when the name is taken (SSA:
- * ONNX defines each value once). */
+/* A new value named name, defined by what ("output 0", "initializer 3");
+ * NULL after imp_fail when the name is taken (SSA: ONNX defines each value
+ * once). */
 static ImpVal *
-val_add(Imp *im, const char *name)
+val_add(Imp *im, const char *name, const char *what)
 {
 	ImpVal *v;
+	int64_t old;
 
 	if (im->nval == im->capval) {
 		im->capval = im->capval ? 2 * im->capval : 256;
 		im->val = xrealloc(im->val, sizeof *im->val * (size_t)im->capval);
 	}
-	if (hashmap_put(&im->byname, (uint32_t)ir_hash_str(name), (uint32_t)im->nval, val_eq, im,
-	    name) >= 0) {
-		imp_fail(im, "value '%s' is defined twice", name);
+	if ((old = hashmap_put(&im->byname, (uint32_t)ir_hash_str(name), (uint32_t)im->nval,
+	    val_eq, im, name)) >= 0) {
+		const ImpVal *o = &im->val[old];
+
+		/* the initializers come first (while they are read, ninit is
+		 * INT_MAX) */
+		imp_fail(im, "%s '%s' is defined already, by %s; expected one definition of "
+		    "each value", what, name, old < im->ninit ? "an initializer" :
+		    o->node >= 0 && im->g->nodes[o->node].op == OP_INPUT ? "a graph input" :
+		    "an earlier node");
 		return NULL;
 	}
 	v = &im->val[im->nval++];
@@ -629,6 +686,19 @@ imp_in_scalar(Imp *im, int k, const char *what, double *out)
 
 /* ---- attributes ------------------------------------------------------- */
 
+static const char *
+attr_type_name(Onnx__AttributeProto__AttributeType t)
+{
+	static const char *const names[] = {
+		"undefined", "a float", "an integer", "a string", "a tensor", "a graph",
+		"a list of floats", "a list of integers", "a list of strings", "a list of tensors",
+		"a list of graphs", "a sparse tensor", "a list of sparse tensors", "a type",
+		"a list of types",
+	};
+
+	return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "of an unknown type";
+}
+
 static const Onnx__AttributeProto *
 attr_typed(Imp *im, const char *name, Onnx__AttributeProto__AttributeType want, const char *wname)
 {
@@ -645,7 +715,8 @@ attr_typed(Imp *im, const char *name, Onnx__AttributeProto__AttributeType want, 
 			return NULL;
 		}
 		if (want && a->type != want) {
-			imp_fail(im, "attribute '%s' has type %d, expected %s", name, (int)a->type, wname);
+			imp_fail(im, "attribute '%s' is %s, expected %s", name, attr_type_name(a->type),
+			    wname);
 			return NULL;
 		}
 		return a;
@@ -798,13 +869,16 @@ imp_out_name(Imp *im, int k)
 static ImpVal *
 out_val(Imp *im, int k)
 {
+	char what[48];
+
 	if (!imp_out_wanted(im, k)) {
 		if ((size_t)k < im->n->n_output)
 			im->out_bound[k] = true;
 		return NULL;
 	}
 	im->out_bound[k] = true;
-	return val_add(im, im->n->output[k]);
+	snprintf(what, sizeof what, "output %d", k);
+	return val_add(im, im->n->output[k], what);
 }
 
 int
@@ -965,7 +1039,8 @@ input_type(Imp *im, const Onnx__ValueInfoProto *vi, Type *t)
 		return imp_unsupported(im, "graph input '%s' is not a tensor", vi->name);
 	et = tp->tensor_type->has_elem_type ? tp->tensor_type->elem_type : 0;
 	if (!onnx_dtype(et, &t->dt))
-		return imp_unsupported(im, "graph input '%s' has element type %s", vi->name,
+		return imp_unsupported(im, "graph input '%s' has element type %s, expected one of "
+		    IMP_DTYPES, vi->name,
 		    onnx_dtype_name(et));
 	sh = tp->tensor_type->shape;
 	if (!sh && !given)
@@ -984,10 +1059,12 @@ input_type(Imp *im, const Onnx__ValueInfoProto *vi, Type *t)
 		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
 
 		if ((fixed && d->dim_value == 0) || (given && given->dim[k] == 0))
-			return imp_unsupported(im, "graph input '%s' has a zero-size dimension (%d)",
+			return imp_unsupported(im, "graph input '%s': dimension %d is 0; aicm's "
+			    "dimensions are positive",
 			    vi->name, k);
 		if (fixed && d->dim_value < 0)
-			return imp_fail(im, "graph input '%s': dimension %d is %lld", vi->name, k,
+			return imp_fail(im, "graph input '%s': dimension %d is %lld, expected a size or "
+			    "a name", vi->name, k,
 			    (long long)d->dim_value);
 		if (given) {
 			if (fixed && d->dim_value != given->dim[k])
@@ -1042,18 +1119,30 @@ add_inputs(Imp *im, const Onnx__GraphProto *gp)
 		const ImpBind *bind = NULL;
 		Type t = {0};
 		ImpVal *v;
+		char what[48];
 
 		if (!vi->name || !vi->name[0])
 			return imp_fail(im, "graph input %zu has no name", k);
-		/* before IR version 4 the initializers are listed as inputs too */
-		if (val_find(im, vi->name))
+		/* before IR version 4 the initializers are listed as inputs too;
+		 * aicm takes their data, which --shape and --bind cannot change */
+		if (val_find(im, vi->name)) {
+			for (int b = 0; b < im->o->nbinds; b++)
+				if (strcmp(im->o->binds[b].name, vi->name) == 0)
+					return imp_fail(im, "--bind %s=: graph input '%s' is an initializer, "
+					    "expected an input without data", vi->name, vi->name);
+			for (int b = 0; b < im->o->nshapes; b++)
+				if (strcmp(im->o->shapes[b].name, vi->name) == 0)
+					return imp_fail(im, "--shape %s=: graph input '%s' is an initializer, "
+					    "expected an input without data", vi->name, vi->name);
 			continue;
+		}
 		if (input_type(im, vi, &t) != 0)
 			return -1;
 		for (int b = 0; b < im->o->nbinds; b++)
 			if (strcmp(im->o->binds[b].name, vi->name) == 0)
 				bind = &im->o->binds[b];
-		if (!(v = val_add(im, vi->name)))
+		snprintf(what, sizeof what, "graph input %zu", k);
+		if (!(v = val_add(im, vi->name, what)))
 			return -1;
 		if (bind && bind->err)
 			return imp_fail(im, "--bind %s=: %s", vi->name, bind->err);
@@ -1084,15 +1173,17 @@ add_initializers(Imp *im, const Onnx__GraphProto *gp)
 		return imp_unsupported(im, "sparse initializer '%s'",
 		    gp->sparse_initializer[0]->values && gp->sparse_initializer[0]->values->name ?
 		    gp->sparse_initializer[0]->values->name : "?");
+	im->ninit = INT_MAX;
 	for (size_t k = 0; k < gp->n_initializer; k++) {
 		const Onnx__TensorProto *t = gp->initializer[k];
-		char who[300];
+		char who[300], what[48];
 		ImpVal *v;
 
 		if (!t->name || !t->name[0])
 			return imp_fail(im, "initializer %zu has no name", k);
 		snprintf(who, sizeof who, "initializer '%.200s'", t->name);
-		if (!(v = val_add(im, t->name)))
+		snprintf(what, sizeof what, "initializer %zu", k);
+		if (!(v = val_add(im, t->name, what)))
 			return -1;
 		if (!(v->k = tensor_data(im, t, who)))
 			return -1;
@@ -1112,7 +1203,7 @@ translate_node(Imp *im, const Onnx__NodeProto *n, int idx)
 	im->nodeidx = idx;
 	im->attrs_read = 0;
 	if (!n->op_type || !n->op_type[0])
-		return imp_fail(im, "it has no op type");
+		return imp_fail(im, "the op type is empty, expected an ONNX op");
 	if (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
 		return imp_unsupported(im, "op domain '%s' (aicm-import knows ONNX's default domain)",
 		    n->domain);
@@ -1137,8 +1228,9 @@ translate_node(Imp *im, const Onnx__NodeProto *n, int idx)
 	}
 	for (size_t k = 0; k < n->n_attribute; k++)
 		if (!(im->attrs_read >> k & 1))
-			return imp_unsupported(im, "attribute '%s'",
-			    n->attribute[k]->name ? n->attribute[k]->name : "?");
+			return imp_unsupported(im, "attribute '%s', which its translation at opset "
+			    "%lld does not read", n->attribute[k]->name ? n->attribute[k]->name : "?",
+			    (long long)im->opset);
 	for (size_t k = 0; k < n->n_output; k++)
 		if (!bound[k] && n->output[k][0])
 			return imp_unsupported(im, "output %zu ('%s')", k, n->output[k]);
@@ -1204,12 +1296,16 @@ walk(Imp *im, const Onnx__ModelProto *m)
 	}
 	if (!gp)
 		return imp_fail(im, "the model has no graph");
-	/* a model of another domain alone (ai.onnx.preview.training) needs no
-	 * default opset: its first node is unsupported for its domain */
+	/* a model of another domain's ops only (ai.onnx.preview.training's)
+	 * needs no default opset: its first node is unsupported for its domain */
 	for (size_t k = 0; k < gp->n_node && !have; k++)
 		if (!gp->node[k]->domain || !gp->node[k]->domain[0] ||
-		    strcmp(gp->node[k]->domain, "ai.onnx") == 0)
-			return imp_fail(im, "the model imports no opset of ONNX's default domain");
+		    strcmp(gp->node[k]->domain, "ai.onnx") == 0) {
+			im->n = gp->node[k];
+			im->nodeidx = (int)k;
+			return imp_fail(im, "the model imports no opset of ONNX's default domain, "
+			    "expected one of 1 to 17");
+		}
 	if (m->n_functions)
 		for (size_t k = 0; k < gp->n_node; k++)
 			for (size_t f = 0; f < m->n_functions; f++)
@@ -1221,8 +1317,13 @@ walk(Imp *im, const Onnx__ModelProto *m)
 				}
 	if (gp->name && gp->name[0]) {
 		char *s = imp_safe_name(gp->name);
+		/* a graph's @name, unlike a value's %name, may not be all digits
+		 * (fuzz_import found "graph @0", which does not parse back) */
+		bool digit = s[0] >= '0' && s[0] <= '9';
+		char *n = arena_alloc(&im->g->arena, strlen(s) + 2);
 
-		im->g->name = arena_strndup(&im->g->arena, s, strlen(s));
+		sprintf(n, "%s%s", digit ? "_" : "", s);
+		im->g->name = n;
 		free(s);
 	}
 	if (add_initializers(im, gp) != 0 || add_inputs(im, gp) != 0)
@@ -1289,18 +1390,184 @@ free_datas(ImpData **datas, int n)
 	free(datas);
 }
 
+/* ---- the wire format, before unpacking -------------------------------- */
+
+/* protobuf-c unpacks a nested message by recursion, with no bound of its
+ * own: at a few bytes a level (an attribute's graph holding a node holding
+ * an attribute's graph ...), a 2 GiB file goes a hundred million levels
+ * down and overflows the stack long before.  So the bytes are walked once
+ * before unpacking, with the descriptors protoc-c generated, following
+ * only the fields that are messages; a message nested deeper than
+ * IMP_MAX_NESTING is refused.  The walk visits each byte once, at the
+ * innermost message that holds it, and recurses at most IMP_MAX_NESTING
+ * deep itself.  On the way it notes the first fault it sees (a field cut
+ * short, a wire type that is no protobuf's or not its field's), so that
+ * when protobuf-c then refuses the bytes (it says only that it did) the
+ * message can say where and what: a bad file is most often a truncated
+ * one. */
+
+typedef struct Wire {
+	const uint8_t *start, *end;  /* the whole file */
+	const uint8_t *bad_at;       /* the first fault, or NULL */
+	char bad[160];
+} Wire;
+
+static void
+wire_fault(Wire *w, const uint8_t *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+wire_fault(Wire *w, const uint8_t *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->bad_at)
+		return;
+	w->bad_at = at;
+	va_start(ap, fmt);
+	vsnprintf(w->bad, sizeof w->bad, fmt, ap);
+	va_end(ap);
+}
+
+/* A varint at *p (advanced past it); false at a fault, noted. */
+static bool
+wire_varint(Wire *w, const uint8_t **p, const uint8_t *end, uint64_t *v, const char *what)
+{
+	const uint8_t *at = *p;
+	uint64_t r = 0;
+
+	for (int s = 0; s < 64 && *p < end; s += 7) {
+		uint8_t b = *(*p)++;
+
+		r |= (uint64_t)(b & 0x7f) << s;
+		if (!(b & 0x80)) {
+			*v = r;
+			return true;
+		}
+	}
+	if (*p < end)
+		wire_fault(w, at, "%s is a varint of more than 10 bytes", what);
+	else
+		wire_fault(w, at, "%s runs past the end of %s", what,
+		    end == w->end ? "the file" : "the message holding it");
+	return false;
+}
+
+/* The wire type a field of type t is written with (2 also for a packed
+ * repeated number). */
+static int
+wire_type_of(ProtobufCType t)
+{
+	switch (t) {
+	case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_FLOAT:
+		return 5;
+	case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
+		return 1;
+	case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: case PROTOBUF_C_TYPE_MESSAGE:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* 0, or -1 when a message in p[0..end) (of type desc, depth levels down)
+ * nests deeper than IMP_MAX_NESTING.  A fault is noted and ends the walk
+ * of the message it is in. */
+static int
+wire_check(Wire *w, const uint8_t *p, const uint8_t *end, const ProtobufCMessageDescriptor *desc,
+    int depth)
+{
+	if (depth > IMP_MAX_NESTING)
+		return -1;
+	while (p < end) {
+		const uint8_t *at = p;
+		uint64_t tag, len;
+		const ProtobufCFieldDescriptor *f;
+		int wt;
+
+		if (!wire_varint(w, &p, end, &tag, "a field's tag"))
+			return 0;
+		wt = (int)(tag & 7);
+		if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff) {
+			wire_fault(w, at, "a field of %s has number %llu, expected 1 to 536870911",
+			    desc->name, (unsigned long long)(tag >> 3));
+			return 0;
+		}
+		f = protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3));
+		if (f && wt != wire_type_of(f->type) && !(wt == 2 &&
+		    f->label == PROTOBUF_C_LABEL_REPEATED && wire_type_of(f->type) != 2)) {
+			/* noted; the walk goes on (as a field it does not know) so that
+			 * what follows is still bounded */
+			wire_fault(w, at, "field '%s' of %s has wire type %d, expected %d", f->name,
+			    desc->name, wt, wire_type_of(f->type));
+			f = NULL;
+		}
+		switch (wt) {
+		case 0:
+			if (!wire_varint(w, &p, end, &len, "a varint"))
+				return 0;
+			break;
+		case 1:
+		case 5:
+			if (end - p < (wt == 1 ? 8 : 4)) {
+				wire_fault(w, at, "a %d-byte field runs past the end of %s", wt == 1 ? 8 : 4,
+				    end == w->end ? "the file" : "the message holding it");
+				return 0;
+			}
+			p += wt == 1 ? 8 : 4;
+			break;
+		case 2:
+			if (!wire_varint(w, &p, end, &len, "a field's length"))
+				return 0;
+			if (len > (uint64_t)(end - p)) {
+				wire_fault(w, at, "%s%s%s of %llu bytes runs past the end of %s (%zu bytes "
+				    "left)", f ? "field '" : "a field", f ? f->name : "", f ? "'" : "",
+				    (unsigned long long)len,
+				    end == w->end ? "the file" : "the message holding it", (size_t)(end - p));
+				return 0;
+			}
+			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+			    wire_check(w, p, p + len, f->descriptor, depth + 1) != 0)
+				return -1;
+			p += len;
+			break;
+		default:
+			wire_fault(w, at, "a field has wire type %d, %s", wt, wt == 3 || wt == 4 ?
+			    "a group, which ONNX does not use" : "which protobuf does not have");
+			return 0;
+		}
+	}
+	return 0;
+}
+
 int
 imp_onnx(const void *buf, size_t len, const ImpOptions *o, ImpResult *r, char *err)
 {
 	Onnx__ModelProto *m;
 	Imp im = {0};
+	Wire wire = {0};
 	int rc;
 
 	memset(r, 0, sizeof *r);
 	err[0] = 0;
+	if (len == 0) {
+		snprintf(err, IMP_ERR_MAX, "the file is empty, expected an ONNX model");
+		return -1;
+	}
+	wire.start = buf;
+	wire.end = wire.start + len;
+	if (wire_check(&wire, wire.start, wire.end, &onnx__model_proto__descriptor, 1) != 0) {
+		snprintf(err, IMP_ERR_MAX, "its protobuf messages nest more than %d deep; "
+		    "aicm-import reads at most %d", IMP_MAX_NESTING, IMP_MAX_NESTING);
+		return -1;
+	}
 	m = onnx__model_proto__unpack(NULL, len, buf);
 	if (!m) {
-		snprintf(err, IMP_ERR_MAX, "not an ONNX model: the protobuf is truncated or corrupt");
+		if (wire.bad_at)
+			snprintf(err, IMP_ERR_MAX, "not an ONNX model, or a truncated or corrupt one: "
+			    "at byte %zu of %zu, %s", (size_t)(wire.bad_at - wire.start), len, wire.bad);
+		else
+			snprintf(err, IMP_ERR_MAX, "not an ONNX model, or a corrupt one: protobuf-c "
+			    "cannot unpack it as a ModelProto");
 		return -1;
 	}
 	im.o = o;

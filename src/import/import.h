@@ -90,7 +90,16 @@ typedef struct ImpResult {
 
 /* The most bytes of .onnx aicm-import reads (protobuf's own 2 GiB limit). */
 #define IMP_MAX_MODEL ((size_t)2 << 30)
+/* The most bytes of external data (data_location EXTERNAL) it reads, all
+ * the model's tensors together: what a model refers to is bounded as what
+ * it holds is. */
+#define IMP_MAX_EXTERNAL ((size_t)4 << 30)
 enum { IMP_ERR_MAX = 1024 };
+/* The deepest a message may nest in the .onnx (the model is level 1; a
+ * subgraph in a node's attribute is three levels below its graph): deeper
+ * is refused before protobuf-c's recursive unpacking could overflow the
+ * stack. */
+enum { IMP_MAX_NESTING = 100 };
 
 /* Translates the serialised ModelProto buf[0..len) into r.  Returns 0;
  * 1 with a message "unsupported: ..." in err when the model uses what aicm
@@ -137,6 +146,7 @@ typedef struct Imp {
 	int ndatas, capdatas;
 	char *err;
 	int rc;                      /* 0, 1 unsupported, -1 error */
+	size_t ext_bytes;            /* external data read so far */
 } Imp;
 
 /* A translator: 0, or -1 after imp_fail or imp_unsupported. */

@@ -31,7 +31,7 @@
 const char *const cli_tool = "aicm-import";
 
 static const char usage_text[] =
-	"usage: aicm-import [options] MODEL.onnx\n"
+	"usage: aicm-import [options] MODEL.onnx|-\n"
 	"\n"
 	"Translate an ONNX model (opsets 1 to 17) into an aicm graph; initializers of\n"
 	"more than 64 elements go to .npy files in OUT.weights/ beside OUT.\n"
@@ -112,7 +112,11 @@ write_weights(const ImpResult *r, const char *outdir_parent)
 		size_t len = strlen(outdir_parent) + strlen(r->w[k].file) + 2;
 		char *path = xmalloc(len);
 
-		snprintf(path, len, "%s/%s", outdir_parent, r->w[k].file);
+		/* "./" is left out, so that messages name the path as given */
+		if (strcmp(outdir_parent, ".") == 0)
+			snprintf(path, len, "%s", r->w[k].file);
+		else
+			snprintf(path, len, "%s/%s", outdir_parent, r->w[k].file);
 		if (!made) {
 			char *dir = xstrdup(path), *slash = strrchr(dir, '/');
 			struct stat st;
@@ -151,8 +155,8 @@ main(int argc, char **argv)
 	ImpShape *shapes = xcalloc((size_t)argc, sizeof *shapes);
 	ImpBind *binds = xcalloc((size_t)argc, sizeof *binds);
 	Tensor *bound = xcalloc((size_t)argc, sizeof *bound);
-	int nshapes = 0, nbinds = 0, rc;
-	char *buf, err[IMP_ERR_MAX], *wdir, *modeldir, *outparent;
+	int nshapes = 0, nbinds = 0, rc = 0;
+	char *buf, err[IMP_ERR_MAX], *wdir = NULL, *modeldir = NULL, *outparent = NULL;
 	size_t len;
 	ImpOptions o = {0};
 	ImpResult r;
@@ -162,10 +166,12 @@ main(int argc, char **argv)
 
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage_text, stdout);
-			return cli_flush_stdout();
+			rc = cli_flush_stdout();
+			goto done;
 		} else if (strcmp(a, "--version") == 0) {
 			printf("aicm-import %s\n", AICM_VERSION);
-			return cli_flush_stdout();
+			rc = cli_flush_stdout();
+			goto done;
 		} else if (strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc)
 				cli_usage_error("-o needs a file name");
@@ -198,13 +204,15 @@ main(int argc, char **argv)
 	}
 	if (!in)
 		cli_usage_error("no model given");
+	/* one way out from here, through done:, so that nothing leaks */
 	for (int k = 0; k < nbinds; k++) {
 		char e[EXEC_ERR_MAX];
 		int brc = exec_npy_read(binds[k].file, NULL, NULL, 0, &bound[k], e);
 
 		if (brc == -2) {
 			fprintf(stderr, "aicm-import: error: --bind %s=: %s\n", binds[k].name, e);
-			return 2;
+			rc = 2;
+			goto done;
 		}
 		if (brc != 0) {
 			/* the content is wrong: said once the model's input is known */
@@ -220,7 +228,8 @@ main(int argc, char **argv)
 
 		fprintf(stderr, "aicm-import: error: cannot read '%s': %s\n", in,
 		    aicm_read_strerror(errno, IMP_MAX_MODEL, tmp, sizeof tmp));
-		return 2;
+		rc = 2;
+		goto done;
 	}
 	wdir = weights_dir(strcmp(out, "-") == 0 ? "stdout" : out);
 	modeldir = cli_data_dir(NULL, in);
@@ -242,14 +251,14 @@ main(int argc, char **argv)
 			fprintf(stderr, "aicm-import: %s\n", err);
 		else
 			fprintf(stderr, "aicm-import: error: %s: %s\n", in, err);
-		return 1;
+		rc = 1;
+		goto done;
 	}
 	if (r.nw && strcmp(out, "-") == 0) {
 		fprintf(stderr, "aicm-import: error: the model has %d tensors of more than %d "
 		    "elements, which go to .npy files: give -o FILE\n", r.nw, IR_MAX_VALUES);
-		return 2;
-	}
-	if ((rc = write_weights(&r, outparent)) == 0) {
+		rc = 2;
+	} else if ((rc = write_weights(&r, outparent)) == 0) {
 		size_t n;
 		char *text = ir_print_str(r.g, &n);
 
@@ -264,6 +273,7 @@ main(int argc, char **argv)
 		free(text);
 	}
 	imp_result_free(&r);
+done:
 	for (int k = 0; k < nbinds; k++) {
 		exec_tensor_free(&bound[k]);
 		free((char *)binds[k].name);

@@ -7,7 +7,9 @@
 # given: every one.  One fuzzer at a time, at nice 19, one job: the machine
 # is shared.  Each harness NAME works on build-fuzz/corpus/NAME (kept
 # between runs, so runs add up), seeded from tests/fuzz/seeds/NAME and, for
-# the harnesses whose input is a graph as written, from testdata/.  The
+# the harnesses whose input is a graph as written, from testdata/ (import:
+# from testdata/import's .onnx files and, when it is installed, Debian's
+# libonnx-testdata, whose models are not kept in this tree).  The
 # dictionary is tests/fuzz/NAME.dict when there is one, else aicm.dict for
 # the harnesses that read graph text.  A crash leaves
 # build-fuzz/crash-NAME-*; the script fails.
@@ -33,6 +35,18 @@ for n in $names; do
 	case $n in
 	parse|opt|tile|roundtrip|verifydiag) seeds="$seeds testdata"; dict=-dict=tests/fuzz/aicm.dict ;;
 	threads) dict=-dict=tests/fuzz/aicm.dict ;;   # its seeds carry the option bytes
+	import)
+		# the .onnx files of testdata/import, and ONNX's own test models
+		# from Debian's libonnx-testdata when it is installed (not kept
+		# here): those small enough for -max_len, copied to one folder
+		seeds=build-fuzz/seeds-import
+		rm -rf "$seeds" && mkdir -p "$seeds"
+		find testdata/import /usr/share/libonnx-testdata/data -name '*.onnx' -size -4097c \
+		    2>/dev/null | while IFS= read -r f; do
+			cp "$f" "$seeds/$(printf '%s' "$f" | tr '/' '_')"
+		done
+		[ -d tests/fuzz/seeds/import ] && seeds="$seeds tests/fuzz/seeds/import"
+		;;
 	esac
 	[ -f "tests/fuzz/$n.dict" ] && dict=-dict=tests/fuzz/$n.dict
 	log=build-fuzz/fuzz-$n.log
