@@ -127,7 +127,7 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-layers check-unit check-golden check-numpy check-docs check-random check-scaling
+check: check-layers check-unit check-golden check-numpy check-docs check-random check-scaling check-models
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
@@ -194,6 +194,14 @@ check-scaling: $(TOOLS)
 
 .PHONY: check-scaling
 
+# Real PyTorch models end to end (issue 17): exported with python3-torch
+# (cached in $(B)/models/), imported, run through the whole pipeline against
+# torch's output (tests/models.sh); skipped with a message without torch.
+check-models: $(TOOLS)
+	sh tests/models.sh $(B)
+
+.PHONY: check-models
+
 # ONNX's backend tests (Debian's libonnx-testdata) through aicm-import and
 # aicm-run's full pipeline, compared with ONNX's rule (tests/conformance.py,
 # docs/conformance.md); CONFORMANCE_FLAGS passes -k, -j, --list-unsupported.
@@ -214,6 +222,7 @@ update-golden: $(TOOLS)
 bench: $(TOOLS)
 	sh bench/run.sh $(B)
 	sh bench/conv.sh $(B)
+	sh bench/models.sh $(B)
 .PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm
