@@ -127,7 +127,7 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-layers check-unit check-golden check-numpy check-docs check-random check-scaling check-models
+check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
