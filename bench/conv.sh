@@ -37,16 +37,8 @@ if ! $py -c 'import torch' 2>/dev/null; then
 fi
 
 echo "conv2d and max_pool2d against PyTorch (issue 16), 1 thread"
-$py -c 'import torch; print(torch.__config__.show())' | sed 's/^/  /' | grep -v '^ *$' | cut -c1-160 | head -9
-core=$(OPENBLAS_VERBOSE=2 $py -c 'import torch; torch.ones(64, 64) @ torch.ones(64, 64)' 2>&1 |
-    sed -n 's/.*Core: *\([A-Za-z0-9]*\).*/\1/p' | head -1)
-tenv=""
-case "$core" in
-Prescott|Core2|Nehalem|"")
-	if grep -q avx512f /proc/cpuinfo; then tenv="OPENBLAS_CORETYPE=SkylakeX"
-	elif grep -q avx2 /proc/cpuinfo; then tenv="OPENBLAS_CORETYPE=Haswell"; fi ;;
-esac
-echo "  OpenBLAS core for PyTorch: ${core:-none loaded}${tenv:+; generic on this CPU, so PyTorch runs with $tenv}"
+torch_config_lines=9
+. "$here/torch_env.sh"
 
 cc -O2 -pthread -o "$build/bench-peak" "$here/peak.c" || exit 2
 "$build/bench-peak" >"$d/peak.txt" || exit 2

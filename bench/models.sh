@@ -38,16 +38,7 @@ fi
 echo "real models against PyTorch (issue 17), 1 thread: $(date -u '+%Y-%m-%d %H:%M UTC')," \
     "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-$py -c 'import torch; print(torch.__config__.show())' | sed 's/^/  /' | grep -v '^ *$' | cut -c1-160
-core=$(OPENBLAS_VERBOSE=2 $py -c 'import torch; torch.ones(64, 64) @ torch.ones(64, 64)' 2>&1 |
-    sed -n 's/.*Core: *\([A-Za-z0-9]*\).*/\1/p' | head -1)
-tenv=""
-case "$core" in
-Prescott|Core2|Nehalem|"")
-	if grep -q avx512f /proc/cpuinfo; then tenv="OPENBLAS_CORETYPE=SkylakeX"
-	elif grep -q avx2 /proc/cpuinfo; then tenv="OPENBLAS_CORETYPE=Haswell"; fi ;;
-esac
-echo "  OpenBLAS core for PyTorch: ${core:-none loaded}${tenv:+; generic on this CPU, so PyTorch runs with $tenv}"
+. "$here/torch_env.sh"
 echo "aicm SIMD path: ${AICM_ISA:-best available} (AICM_ISA=avx512|avx2|portable to force)"
 
 ok=""

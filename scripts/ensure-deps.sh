@@ -16,15 +16,4 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
 	missing="$missing check"
 fi
-[ -z "$missing" ] && exit 0
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-	echo "ensure-deps: installing$missing" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get install -y -q $missing >/dev/null 2>&1 ||
-		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $missing >/dev/null; } ||
-		{ echo "ensure-deps: apt-get install$missing failed" >&2; exit 1; }
-	exit 0
-fi
-echo "aicm needs:$missing" >&2
-echo "run: sudo apt-get install$missing" >&2
-exit 1
+exec sh "$(dirname "$0")/install-missing.sh" "aicm" $missing
