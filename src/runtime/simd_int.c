@@ -14,10 +14,12 @@
  * difference of the two compares with 0; where picks by a lane mask of its
  * condition's zeros (an integer kernel holds its bools as 0 and 1 in its
  * own type).  Every path therefore agrees bitwise with the scalar one, and
- * tests/check_simd.c and tests/check_exec.c compare them on each ISA.  What
- * AVX2 lacks stays scalar: an i64 multiply (no mullo_epi64 before
- * AVX-512DQ) and division (none at all; div also needs its divisor
- * checked, tile_ops.c's binary_int).  The AVX-512 path runs the AVX2
+ * tests/check_simd.c and tests/check_exec.c compare them on each ISA.  An
+ * i64 multiply, which AVX2 lacks (mullo_epi64 is AVX-512DQ's), is built
+ * from three 32-bit products.  What stays scalar is division and what
+ * divides (mod, fmod: no vector instruction at all, and the divisor must
+ * be checked, tile_ops.c's binary_int) and pow (a loop of multiplies per
+ * element, as numpy's integer power is).  The AVX-512 path runs the AVX2
  * kernels: a 256-bit loop is memory-bound on integer tiles already.
  *
  * An entry returns false when it has no kernel for the op, type or ISA, so
@@ -62,6 +64,18 @@ A256 static inline __m256i
 min64(__m256i a, __m256i b)
 {
 	return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
+
+/* The low 64 bits of a * b in each lane, the wrapping product scalar.h's
+ * formula gives: AVX2 multiplies only 32 x 32 -> 64 bits (mul_epu32), so
+ * lo*lo + ((lo*hi + hi*lo) << 32), the terms that reach the low 64 bits. */
+A256 static inline __m256i
+mul64(__m256i a, __m256i b)
+{
+	__m256i ahi = _mm256_srli_epi64(a, 32), bhi = _mm256_srli_epi64(b, 32);
+	__m256i cross = _mm256_add_epi64(_mm256_mul_epu32(a, bhi), _mm256_mul_epu32(ahi, b));
+
+	return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
 }
 
 /* The vector step of op on i32 lanes, or false without one. */
@@ -120,6 +134,7 @@ bin64(OpId op, int64_t n, const int64_t *a, int sa, const int64_t *b, int sb, in
 	switch (op) {
 	case OP_ADD: LOOP_(_mm256_add_epi64(x, y))
 	case OP_SUB: LOOP_(_mm256_sub_epi64(x, y))
+	case OP_MUL: LOOP_(mul64(x, y))
 	case OP_MAXIMUM: LOOP_(max64(x, y))
 	case OP_MINIMUM: LOOP_(min64(x, y))
 	case OP_EQUAL: LOOP_(_mm256_and_si256(_mm256_cmpeq_epi64(x, y), one))
