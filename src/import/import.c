@@ -1356,8 +1356,22 @@ drop_dead(Imp *im)
 	}
 	for (int i = 0; i < g->nnodes; i++)
 		map[i] = live[i] ? n++ : -1;
-	if (n < g->nnodes)
+	if (n < g->nnodes) {
+		int nw = 0;
+
+		/* a weight goes with its const: a dropped one is not written */
+		for (int k = 0; k < im->nw; k++) {
+			bool used = false;
+
+			for (int i = 0; i < g->nnodes && !used; i++)
+				used = live[i] && g->nodes[i].op == OP_CONST &&
+				    g->nodes[i].at.file == im->w[k].file;
+			if (used)
+				im->w[nw++] = im->w[k];
+		}
+		im->nw = nw;
 		ir_compact(g, map);
+	}
 	free(live);
 	free(map);
 }
