@@ -1209,10 +1209,6 @@ translate_node(Imp *im, const Onnx__NodeProto *n, int idx)
 		    n->domain);
 	if (n->n_attribute > 64)
 		return imp_unsupported(im, "%zu attributes", n->n_attribute);
-	/* every ONNX op has an output, and translators name their nodes after
-	 * the first (fuzz_import found a BatchNormalization without one) */
-	if (n->n_output == 0)
-		return imp_fail(im, "it has no outputs; every ONNX op has at least one");
 	if (n->n_output > 64)
 		return imp_unsupported(im, "%zu outputs", n->n_output);
 	for (size_t k = 0; k < n->n_input; k++)
@@ -1223,6 +1219,10 @@ translate_node(Imp *im, const Onnx__NodeProto *n, int idx)
 			return imp_fail(im, "output %zu has no name", k);
 	if (!(fn = onnx_lookup(n->op_type)))
 		return imp_unsupported(im, "no translation of op '%s'", n->op_type);
+	/* every ONNX op has an output, and translators name their nodes after
+	 * the first (fuzz_import found a BatchNormalization without one) */
+	if (n->n_output == 0)
+		return imp_fail(im, "it has no outputs; every ONNX op has at least one");
 	memset(bound, 0, sizeof bound);
 	im->out_bound = bound;
 	if (fn(im) != 0 || im->rc) {
