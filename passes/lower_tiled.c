@@ -798,7 +798,7 @@ pad_value(const Node *n)
 	if (!n->at.value_int)
 		return tile_num(ir_scalar_cast(dt, n->at.value));
 	if (dt == DT_F32)
-		return tile_num((double)(float)n->at.ivalue);
+		return tile_num((double)ir_i64_to_f32(n->at.ivalue));
 	if (dt == DT_F64)
 		return tile_num((double)n->at.ivalue);
 	return tile_inum(ir_scalar_wrap(dt, n->at.ivalue));

@@ -85,6 +85,31 @@
  * takes the divisor's sign.  Exact in double, and rounding its double
  * result to float gives what a float computation gives (fmod is exact and
  * the one add rounds once either way). */
+/* v rounded once to the nearest f32, ties to even, by integer arithmetic:
+ * the same bits everywhere, also under an emulator that converts through
+ * a double (valgrind's), where (float)v rounds twice (2^60 + 2^36 + 1
+ * became 2^60, not 2^60 + 2^37). */
+static inline float
+ir_i64_to_f32(int64_t v)
+{
+	uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v, q = m;
+	int sh = 0;
+	float f;
+
+	while (q >> 24) {
+		q >>= 1;
+		sh++;
+	}
+	if (sh) {
+		uint64_t rem = m & ((UINT64_C(1) << sh) - 1), half = UINT64_C(1) << (sh - 1);
+
+		if (rem > half || (rem == half && (q & 1)))
+			q++;            /* 2^24 at most: still exact in an f32 */
+	}
+	f = ldexpf((float)q, sh);
+	return v < 0 ? -f : f;
+}
+
 static inline double
 ir_scalar_mod_(double a, double b)
 {

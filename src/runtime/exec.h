@@ -24,6 +24,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "scalar.h"
 
 /* ---- tensor.c -------------------------------------------------------- */
 
@@ -104,7 +105,7 @@ exec_seti(Tensor *t, int64_t i, int64_t v)
 		((uint8_t *)t->data)[i] = v != 0;
 		break;
 	case DT_F32:
-		((float *)t->data)[i] = (float)v;
+		((float *)t->data)[i] = ir_i64_to_f32(v);   /* rounded once */
 		break;
 	default:
 		((double *)t->data)[i] = (double)v;
