@@ -268,6 +268,8 @@ set_attrs(TileInst *in, const TileAttrs *at)
 		in->nview = at->nview;
 		memcpy(in->view, at->view, sizeof in->view);
 	}
+	if (at->set & TAB(AT))
+		in->start = at->start;
 	if (at->set & TAB(STEPS)) {
 		in->nperm = at->nsteps;
 		memcpy(in->steps, at->steps, sizeof in->steps);

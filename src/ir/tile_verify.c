@@ -578,6 +578,51 @@ tv_transpose(VCtx *c, int i)
 	return want_shape(c, in, s, a->rank);
 }
 
+/* extract(t) at=a: [.., n] of t [.., m] from column a on, a + n <= m, the
+ * leading dims t's. */
+static int
+tv_extract(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *a = &c->f->vals[in->in[0]], *r = &c->f->vals[in->res];
+	int64_t s[IR_MAX_RANK];
+
+	if (a->rank < 1 || r->rank != a->rank)
+		return VERR(c, in, "'extract' takes a tile of rank 1 or more and makes one of the "
+		    "same rank, found ranks %d and %d", a->rank, r->rank);
+	if (in->start < 0 || in->start > a->shape[a->rank - 1] - r->shape[r->rank - 1])
+		return VERR(c, in, "'extract' at=%lld takes %lld columns of '%%%s', which has %lld",
+		    (long long)in->start, (long long)r->shape[r->rank - 1], a->name,
+		    (long long)a->shape[a->rank - 1]);
+	memcpy(s, a->shape, sizeof s);
+	s[a->rank - 1] = r->shape[r->rank - 1];
+	return want_shape(c, in, s, a->rank);
+}
+
+/* join(a, b[, c]): side by side along the last dim; the other dims and
+ * the element types equal. */
+static int
+tv_join(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *a = &c->f->vals[in->in[0]];
+	int64_t s[IR_MAX_RANK];
+
+	if (a->rank < 1)
+		return VERR(c, in, "'join' takes tiles of rank 1 or more");
+	memcpy(s, a->shape, sizeof s);
+	for (int j = 1; j < in->nin; j++) {
+		const TileVal *b = &c->f->vals[in->in[j]];
+
+		if (b->rank != a->rank || memcmp(b->shape, a->shape,
+		    sizeof(int64_t) * (size_t)(a->rank - 1)) || b->dt != a->dt)
+			return VERR(c, in, "'join' operand '%%%s' differs from '%%%s' in rank, element "
+			    "type or a dimension before the last", b->name, a->name);
+		s[a->rank - 1] += b->shape[a->rank - 1];
+	}
+	return want_shape(c, in, s, a->rank);
+}
+
 /* The check every copy load (load_pad, load_step, load_gather) starts
  * with: an operand, never the kernel's result, to read.  A tile of any
  * rank passes, as every load's does: the executor holds a tile's last

@@ -748,6 +748,61 @@ op_transpose(Worker *w, const TileInst *in, int i)
 	return i + 1;
 }
 
+/* extract: columns start .. start + n of each row of in[0] (packed: a
+ * computed tile), n the result's row; the valid box keeps in[0]'s rows and
+ * the part of its valid columns that falls inside. */
+static int
+op_extract(Worker *w, const TileInst *in, int i)
+{
+	const PTile *ti = &w->k->tile[in->in[0]], *to = &w->k->tile[in->res];
+	const char *x = w->p[in->in[0]];
+	char *o = w->p[in->res];
+	size_t es = w->k->es;
+	int64_t rows = to->n / to->sh[3], n = to->sh[3], m = ti->sh[3];
+	int64_t *ov = w->valid[in->res], vc;
+
+	for (int64_t r = 0; r < rows; r++)
+		memcpy(o + (size_t)(r * n) * es, x + (size_t)(r * m + in->start) * es, (size_t)n * es);
+	memcpy(ov, w->valid[in->in[0]], sizeof w->valid[0]);
+	vc = ov[3] - in->start;
+	ov[3] = vc < 0 ? 0 : vc > n ? n : vc;
+	return i + 1;
+}
+
+/* join: the operands' rows side by side; the valid box is the rows valid
+ * in all of them and the columns up to the first operand not valid to its
+ * end. */
+static int
+op_join(Worker *w, const TileInst *in, int i)
+{
+	const PTile *to = &w->k->tile[in->res];
+	char *o = w->p[in->res];
+	size_t es = w->k->es;
+	int64_t rows = to->n / to->sh[3], n = to->sh[3], col = 0, *ov = w->valid[in->res];
+	bool open = true;
+
+	memcpy(ov, w->valid[in->in[0]], sizeof w->valid[0]);
+	ov[3] = 0;
+	for (int j = 0; j < in->nin; j++) {
+		const PTile *tj = &w->k->tile[in->in[j]];
+		const int64_t *vj = w->valid[in->in[j]];
+		const char *x = w->p[in->in[j]];
+		int64_t m = tj->sh[3];
+
+		for (int64_t r = 0; r < rows; r++)
+			memcpy(o + (size_t)(r * n + col) * es, x + (size_t)(r * m) * es, (size_t)m * es);
+		for (int d = 0; d < 3; d++)
+			if (vj[d] < ov[d])
+				ov[d] = vj[d];
+		if (open) {
+			ov[3] += vj[3];
+			open = vj[3] == m;
+		}
+		col += m;
+	}
+	return i + 1;
+}
+
 /* ---- strip runs ------------------------------------------------------ */
 
 /* Elements lo..lo+n of an op of a strip run. */
@@ -845,4 +900,6 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_BROADCAST] = tx_broadcast,
 	[TO_ARGMAX] = tx_argreduce,
 	[TO_ARGMIN] = tx_argreduce,
+	[TO_EXTRACT] = op_extract,
+	[TO_JOIN] = op_join,
 };
