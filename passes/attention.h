@@ -56,4 +56,11 @@ bool attn_match(const Graph *g, int root, AttnMatch *a);
  * not the pattern (a static string). */
 bool attn_match_range(const Graph *g, int first, int last, AttnMatch *a, const char **why);
 
+/* lower_attention.c: builds the online-softmax program of match a into f
+ * (begun, its operands registered: every external node of the kernel is
+ * an operand), with blocks of bm queries and bn keys; sets f's grid. */
+struct TileFn;
+int lower_attention_build(Graph *g, struct TileFn *f, const AttnMatch *a, int64_t bm,
+    int64_t bn);
+
 #endif

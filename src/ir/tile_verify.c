@@ -963,8 +963,28 @@ check_uses(VCtx *c, int i)
 	return 0;
 }
 
-/* Every dimension of in's result tile is 1 or a block size.  Reports the
- * first that is not, at the value's own place if it has one. */
+/* An attention program (passes/lower_attention.c) holds its head widths
+ * whole: a tile dimension may also be the last dimension of one of its
+ * operands (d of Q and K, dv of V), or that plus 2 (its loop carries the
+ * accumulator [BM, dv] joined with the running max and sum). */
+static bool
+is_head_width(const VCtx *c, int64_t d)
+{
+	if (c->f->kind != KK_ATTENTION)
+		return false;
+	for (int j = 0; j < c->f->nargs; j++) {
+		const Type *t = c->f->args[j] >= 0 && c->f->args[j] < c->g->nnodes ?
+		    &c->g->nodes[c->f->args[j]].type : NULL;
+
+		if (t && t->rank >= 1 && (t->dim[t->rank - 1] == d || t->dim[t->rank - 1] + 2 == d))
+			return true;
+	}
+	return false;
+}
+
+/* Every dimension of in's result tile is 1 or a block size (or an
+ * attention program's head width).  Reports the first that is not, at the
+ * value's own place if it has one. */
 static int
 check_blocks(VCtx *c, const TileInst *in)
 {
@@ -972,7 +992,7 @@ check_blocks(VCtx *c, const TileInst *in)
 	char a[96];
 
 	for (int k = 0; k < r->rank; k++)
-		if (!is_block(c->f, r->shape[k])) {
+		if (!is_block(c->f, r->shape[k]) && !is_head_width(c, r->shape[k])) {
 			shape_str(r->shape, r->rank, a, sizeof a);
 			diag_error(c->d, r->loc.line ? r->loc : iloc(c, in), "tile '%%%s' %s has "
 			    "dimension %lld, which is neither 1 nor a block size (BM, BN, BK)",
