@@ -23,11 +23,15 @@
  * are outside the tiles' valid boxes; the reductions read only valid lanes
  * (a masked score lane counts as -inf would for the max and as 0 for the
  * sum), and the lanes past N of V's block are 0, so whatever p holds
- * there adds nothing to the dot, provided it is finite: p is exp(min(s -
- * m', 0)), m' the running max raised to the lowest finite number, so that
- * a row whose scores so far are all -inf (a mask) gives 0, not NaN, and
- * the masked lanes at most 1.  For valid lanes s <= m' and the min changes
- * nothing.
+ * there adds nothing to the dot, provided it is finite.  Without a mask
+ * it is: those lanes' scores are q·0 = 0 and the running max is finite.
+ * A mask may make a row's scores so far all -inf: then the max used is
+ * raised to the lowest finite number m' (so that exp(-inf - m') is 0, not
+ * NaN), and when the last block is ragged p is exp(min(s - m', 0)), at
+ * most 1 on the lanes past N (for valid lanes s <= m' and the min changes
+ * nothing).  A scale of the scores is applied to Q's rows once per
+ * program, not to each block of scores: (q·c)·kᵀ equals (q·kᵀ)·c up to
+ * rounding.
  */
 #include <float.h>
 #include <math.h>
@@ -199,7 +203,7 @@ int
 lower_attention_build(Graph *g, TileFn *f, const AttnMatch *a, int64_t bm, int64_t bn)
 {
 	AB b = {g, f, a, a->rank, a->root};
-	int R = a->rank, pm, q, st0, fo, var, c, res, o;
+	int R = a->rank, pm, q, z, st0, fo, var, c, res, o;
 	int64_t BM = bm, BN = bn, dv = a->dv, d = a->d;
 	TileIdx bidx[IR_MAX_RANK];
 	bool rag_m = a->m % BM != 0, rag_n = a->n % BN != 0;
@@ -234,6 +238,11 @@ lower_attention_build(Graph *g, TileFn *f, const AttnMatch *a, int64_t bm, int64
 	q = load(&b, a->q, bidx, ix(pm, BM), ix(-1, 0), BM, d, rag_m, "q");
 	if (a->qs.node >= 0)
 		q = scale(&b, &a->qs, q, "qs", BM, d);
+	/* the scores' scale too, on Q's rows once rather than on every block
+	 * of scores: (q·c)·kᵀ is s·c up to rounding */
+	if (a->ss.node >= 0)
+		q = scale(&b, &a->ss, q, "qss", BM, d);
+	z = fill(&b, 0, "z", BM, BN);
 	{
 		int in[3];
 
@@ -254,7 +263,7 @@ lower_attention_build(Graph *g, TileFn *f, const AttnMatch *a, int64_t bm, int64
 		int acc = extract(&b, c, 0, "acc", BM, dv);
 		int m = extract(&b, c, dv, "mrun", BM, 1);
 		int l = extract(&b, c, dv + 1, "lrun", BM, 1);
-		int kt, s, mn, ms, p, al, ps, l2, a2, vb, in[3], y, zero;
+		int kt, s, mn, ms, p, al, ps, l2, a2, vb, in[3], y;
 
 		if (a->k_given_t) {
 			kt = load(&b, a->k, bidx, ix(-1, 0), ix(var, 1), d, BN, rag_n, "kt");
@@ -270,10 +279,8 @@ lower_attention_build(Graph *g, TileFn *f, const AttnMatch *a, int64_t bm, int64
 		}
 		in[0] = q;
 		in[1] = kt;
-		in[2] = fill(&b, 0, "z", BM, BN);
+		in[2] = z;
 		s = op(&b, TO_DOT, OP_INPUT, 3, in, NULL, "s", BM, BN);
-		if (a->ss.node >= 0)
-			s = scale(&b, &a->ss, s, "ss", BM, BN);
 		if (a->mask == AM_ADD) {
 			int mk = load(&b, a->mask_val, bidx, ix(pm, BM), ix(var, 1), BM, BN,
 			    rag_m || rag_n, "mask");
@@ -291,11 +298,17 @@ lower_attention_build(Graph *g, TileFn *f, const AttnMatch *a, int64_t bm, int64
 		}
 		/* the online softmax step */
 		mn = reduce(&b, OP_MAX, s, m, "mnew", BM);
-		ms = fill(&b, lowest, "lowest", 1, 1);
-		ms = bin(&b, OP_MAXIMUM, mn, ms, "msafe", BM, 1);
+		ms = mn;
+		if (a->mask != AM_NONE) {
+			ms = fill(&b, lowest, "lowest", 1, 1);
+			ms = bin(&b, OP_MAXIMUM, mn, ms, "msafe", BM, 1);
+		}
 		p = bin(&b, OP_SUB, s, ms, "sd", BM, BN);
-		zero = fill(&b, 0, "zero", 1, 1);
-		p = bin(&b, OP_MINIMUM, p, zero, "sc", BM, BN);
+		if (a->mask != AM_NONE && rag_n) {
+			int zero = fill(&b, 0, "zero", 1, 1);
+
+			p = bin(&b, OP_MINIMUM, p, zero, "sc", BM, BN);
+		}
 		p = un(&b, OP_EXP, p, "p", BM, BN);
 		al = bin(&b, OP_SUB, m, ms, "dm", BM, 1);
 		al = un(&b, OP_EXP, al, "alpha", BM, 1);
