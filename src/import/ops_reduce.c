@@ -31,7 +31,7 @@ reduce_axes(Imp *im, int r, bool axes_input, int64_t *ax, int *n, bool *noop)
 {
 	const int64_t *av = NULL;
 	int64_t *iv = NULL, noop_empty = 0;
-	bool present = false, seen[IR_MAX_RANK] = {false};
+	bool present = false;
 	int cnt;
 
 	*noop = false;
@@ -57,16 +57,8 @@ reduce_axes(Imp *im, int r, bool axes_input, int64_t *ax, int *n, bool *noop)
 	}
 	if (cnt > r)
 		return imp_fail(im, "it has %d axes for an input of rank %d", cnt, r);
-	for (int k = 0; k < cnt; k++) {
-		int a = imp_axis(im, av[k], r, "an axis");
-
-		if (a < 0)
-			return -1;
-		if (seen[a])
-			return imp_fail(im, "axis %lld is given twice", (long long)av[k]);
-		seen[a] = true;
-		ax[k] = a;
-	}
+	if (nn_axes(im, av, cnt, r, ax) != 0)
+		return -1;
 	*n = cnt;
 	return 0;
 }
