@@ -90,6 +90,12 @@ static const char *const red_float_only[] = {
 	[R_LOGSUMEXP] = "ReduceLogSumExp",
 };
 
+/* The kinds that are one aicm reduction as they are. */
+static const OpId red_op[] = {
+	[R_SUM] = OP_SUM, [R_MEAN] = OP_MEAN, [R_MAX] = OP_MAX, [R_MIN] = OP_MIN,
+	[R_PROD] = OP_PROD,
+};
+
 static int
 reduce(Imp *im, enum red kind)
 {
@@ -117,19 +123,11 @@ reduce(Imp *im, enum red kind)
 	out = imp_out_name(im, 0);
 	switch (kind) {
 	case R_SUM:
-		y = reduce_node(im, OP_SUM, out, x, ax, n, keep);
-		break;
 	case R_MEAN:
-		y = reduce_node(im, OP_MEAN, out, x, ax, n, keep);
-		break;
 	case R_MAX:
-		y = reduce_node(im, OP_MAX, out, x, ax, n, keep);
-		break;
 	case R_MIN:
-		y = reduce_node(im, OP_MIN, out, x, ax, n, keep);
-		break;
 	case R_PROD:
-		y = reduce_node(im, OP_PROD, out, x, ax, n, keep);
+		y = reduce_node(im, red_op[kind], out, x, ax, n, keep);
 		break;
 	case R_L1:
 		y = reduce_node(im, OP_SUM, out, imp_unary(im, OP_ABS, NULL, x), ax, n, keep);
