@@ -245,7 +245,7 @@ verify_attention_kind(const Graph *g, int k, Diag *d)
 	}
 	if (nmm != 2 || root->op != OP_MATMUL) {
 		diag_error(d, kn->nameloc, "kernel '@%s' is [attention] but holds %d matmul%s and "
-		    "its root '%%%s' is a '%s'; [attention] means %s", kn->name, nmm,
+		    "its root '%%%s' is an op '%s'; [attention] means %s", kn->name, nmm,
 		    nmm == 1 ? "" : "s", root->name, ir_ops[root->op].name, kind_rule[KK_ATTENTION]);
 		return 1;
 	}
