@@ -200,9 +200,8 @@ cli_inspect_arg(int argc, char **argv, int *i, CliInspect *ci)
 	const char *a = argv[*i], *v;
 
 	if ((v = cli_optval(argc, argv, i, "--pass")) ||
-	    (v = cli_optval(argc, argv, i, "--passes"))) {
-		ci->pipeline = v;
-	} else if ((v = cli_optval(argc, argv, i, "--pass-pipeline"))) {
+	    (v = cli_optval(argc, argv, i, "--passes")) ||
+	    (v = cli_optval(argc, argv, i, "--pass-pipeline"))) {
 		ci->pipeline = unwrap_module(ci, v);
 	} else if (!strcmp(a, "-o")) {
 		if (*i + 1 >= argc)
