@@ -16,6 +16,14 @@
  *
  * This is the one place that links the runtime with the pass manager.
  *
+ * aicm-opt's inspection options (--print-ir-*, --dump-dir, --timing,
+ * --report, -o) come from cli.c with the same meaning; the passes aicm-run
+ * adds on its own are stages of their own there, "NAME (implicit)".
+ * Values on the command line take IREE's forms too (by position, @F.npy),
+ * and once one input is given every input must be, unless --random-rest.
+ * Human output goes to stdout, or to stderr when stdout carries the
+ * KernelStats JSON alone.
+ *
  * Exit codes (DESIGN §4): 0 ok, 1 the input is wrong or a comparison
  * failed, 2 the command line is wrong or a file cannot be read or written,
  * 3 an internal error.
