@@ -223,6 +223,7 @@ START_TEST(test_ir_suggest)
 	ck_assert_str_eq(ir_suggest("--dump-pipline", flags, 3), "--dump-pipeline");
 	ck_assert_ptr_null(ir_suggest("fusion", keys, 4));
 	ck_assert_ptr_null(ir_suggest("x", keys, 4));
+	ck_assert_ptr_null(ir_suggest("-x", (const char *const[]){"-o", "-q"}, 2));
 	ck_assert_ptr_null(ir_suggest("explain", keys, 4));   /* no advice when right */
 }
 END_TEST

@@ -145,6 +145,9 @@ ir_suggest(const char *name, const char *const *cands, int n)
 	 * are close to 'fuse' and 'explain', 'fusion' is not */
 	int len = (int)strlen(name), bd = (len / 3 > 1 ? len / 3 : 1) + 1;
 
+	if (len < 3)
+		return NULL;        /* '-x' is one edit from '-o' and from '-q' */
+
 	for (int i = 0; i < n; i++) {
 		int d = ir_edit_distance(name, cands[i]);
 

@@ -261,7 +261,7 @@ const char *ir_op_suggest(const char *name);   /* closest op name or NULL */
  * pass names, pass options and command-line flags. */
 int ir_edit_distance(const char *a, const char *b);
 /* The closest of cands[0..n) to name within a third of its length (at
- * least 1 edit), or NULL. */
+ * least 1 edit), or NULL; a name under 3 bytes gets none. */
 const char *ir_suggest(const char *name, const char *const *cands, int n);
 bool ir_is_elementwise(OpId op);               /* unary, binary or where */
 /* Whether element type dt is one that the type set takes. */
