@@ -647,25 +647,25 @@ lower_row_passes(LB *b, int64_t blk)
 		row_passes_cone(b->g, b->first, b->last, val[p], b->stamp, stamp);
 		/* this pass's row values: loaded or computed afresh, the operands
 		 * in first-use order */
-		if (!in_kernel(b, val[p]))
-			b->tv[val[p]] = load_ext(b, val[p], neutral_for(b, val[p]));
 		for (int i = b->first; i <= b->last; i++)
-			if (b->stamp[i] == stamp) {
+			if (b->stamp[i - b->first] == stamp) {
 				b->tv[i] = -1;
 				for (int j = 0; j < b->g->nodes[i].nin; j++) {
 					int x = b->g->nodes[i].in[j];
 
-					if (!in_kernel(b, x) && b->stamp[x] == stamp)
+					if (!in_kernel(b, x) && row_passes_is_row(b->g, b->first, b->last, x))
 						b->tv[x] = -1;
 				}
 			}
+		if (!in_kernel(b, val[p]))
+			b->tv[val[p]] = load_ext(b, val[p], neutral_for(b, val[p]));
 		for (int i = b->first; i <= b->last; i++) {
-			if (b->stamp[i] != stamp)
+			if (b->stamp[i - b->first] != stamp)
 				continue;
 			for (int j = 0; j < b->g->nodes[i].nin; j++) {
 				int x = b->g->nodes[i].in[j];
 
-				if (!in_kernel(b, x) && b->stamp[x] == stamp && b->tv[x] < 0)
+				if (!in_kernel(b, x) && b->tv[x] < 0)
 					b->tv[x] = load_ext(b, x, neutral_for(b, x));
 			}
 			if (emit_op(b, i) != 0)

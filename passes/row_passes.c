@@ -49,16 +49,19 @@ row_passes_plan(const Graph *g, int first, int last, int *val, int *red)
 void
 row_passes_cone(const Graph *g, int first, int last, int v, int *mark, int stamp)
 {
-	if (!row_passes_is_row(g, first, last, v))
+	if (v < first || v > last || !row_passes_is_row(g, first, last, v))
 		return;
-	mark[v] = stamp;
-	for (int i = v; i >= first && i <= last; i--) {
+	mark[v - first] = stamp;
+	for (int i = v; i >= first; i--) {
 		const Node *n = &g->nodes[i];
 
-		if (mark[i] != stamp)
+		if (mark[i - first] != stamp)
 			continue;
-		for (int j = 0; j < n->nin; j++)
-			if (row_passes_is_row(g, first, last, n->in[j]))
-				mark[n->in[j]] = stamp;
+		for (int j = 0; j < n->nin; j++) {
+			int x = n->in[j];
+
+			if (x >= first && x <= last && row_passes_is_row(g, first, last, x))
+				mark[x - first] = stamp;
+		}
 	}
 }

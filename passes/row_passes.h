@@ -36,10 +36,10 @@ bool row_passes_is_row(const Graph *g, int first, int last, int x);
  * not reduce).  Returns the count; val and red have room for last - first
  * + 2 entries. */
 int row_passes_plan(const Graph *g, int first, int last, int *val, int *red);
-/* Marks with stamp in mark[] (indexed by node) the row values that
- * computing row value v reads in one pass: v, and transitively the row
- * operands of the kernel's row values among them, in-kernel and external
- * alike. */
+/* Marks with stamp in mark[i - first] the kernel's row values that
+ * computing value v reads in one pass: v (when it is one), and
+ * transitively their operands that are.  A pass reads an operand from
+ * outside the kernel when it is v, or a row operand of a marked node. */
 void row_passes_cone(const Graph *g, int first, int last, int v, int *mark, int stamp);
 
 #endif
