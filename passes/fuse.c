@@ -353,8 +353,10 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, char *why, size_t nwhy)
 			return R_F4C;
 		}
 		if (K->nrow > 0 || K->nstat > 0) {
-			WHY("the kernel is a row_reduction (row-fusion joined its reductions or "
-			    "ops over its reduced rows); a row_reduction kernel holds no matmul");
+			WHY("the kernel is a row_reduction (row-fusion joined its %s); a "
+			    "row_reduction kernel holds no matmul", K->nstat == 0 ? "reductions" :
+			    K->nrow == 0 ? "ops over its reduced rows" : "reductions and the ops over "
+			    "its reduced rows");
 			return R_F4F;
 		}
 		if (K->minidx < p) {
