@@ -755,7 +755,8 @@ static const PassOpt opts[] = {
 	    0, 0},
 	{"matmul-reduce", PO_BOOL, "false", "let a reduction consume a matmul directly", 0, 0},
 	{"row-fusion", PO_BOOL, "false", "fuse softmax-like rows (last-axis reductions with "
-	    "keepdims=True and their broadcast consumers) into one row_reduction kernel", 0, 0},
+	    "keepdims=True, the ops on their reduced rows, and their broadcast consumers: softmax, "
+	    "LayerNorm, RMSNorm) into one row_reduction kernel", 0, 0},
 	{"max-ops", PO_INT, "0", "at most this many ops per kernel (0: unlimited)", 0, 1e9},
 	{0},
 };
