@@ -311,10 +311,21 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, char *why, size_t nwhy)
 	} else if (ir_is_elementwise(P->op) && row_stat_shape(&P->type, K->iter)) {
 		/* an op on a row's statistics (var + eps, sqrt, 1/x): computed
 		 * once per row inside the row_reduction, broadcast from there */
+		bool along = ir_ops[R->op].cls != OC_REDUCTION || ir_reduces_last_axis(g, K->root);
+
 		if (!f->row) {
-			WHY("%%%s is %s, but the kernel of %%%s iterates over %s (row-fusion=true "
-			    "lets ops over the reduced rows join a row_reduction)", P->name,
-			    ir_shape_str(&P->type, s1), R->name, ir_shape_str(K->iter, s2));
+			/* the hint only where row-fusion would let it join */
+			WHY("%%%s is %s, but the kernel of %%%s iterates over %s%s", P->name,
+			    ir_shape_str(&P->type, s1), R->name, ir_shape_str(K->iter, s2),
+			    along && K->mm < 0 ? " (row-fusion=true lets ops over the reduced rows "
+			    "join a row_reduction)" : "");
+			return R_F3;
+		}
+		if (!along) {
+			WHY("%%%s is %s, the kernel's rows reduced, but the kernel's root %%%s does "
+			    "not reduce exactly the last axis; ops over the reduced rows join only a "
+			    "row_reduction, which works along rows", P->name, ir_shape_str(&P->type, s1),
+			    R->name);
 			return R_F3;
 		}
 		if (K->mm >= 0) {
