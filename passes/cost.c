@@ -184,19 +184,71 @@ seen_add(Seen *s, int v)
 	return true;
 }
 
-/* Enters operand v (not met before) into m->ext. */
+static bool
+inside(int v, int first, int last)
+{
+	return v >= first && v <= last;
+}
+
+/* Whether node i of kernel first..last is a view (lower-tiled's rule: a
+ * layout op that is not the root of a kernel of a computing kind). */
+static bool
+is_view(const Graph *g, KernelKind kind, int first, int last, int i)
+{
+	return kind != KK_OPAQUE && inside(i, first, last) && i != last && ir_is_view_op(g, i);
+}
+
+/* The view that view v of kernel first..last reads its base through (the
+ * chain above it composed; the base's element bytes in *es); false when
+ * it is none (lower-tiled then refuses the kernel). */
+static bool
+view_chain(const Graph *g, KernelKind kind, int first, int last, int v, IrView *out,
+    int64_t *es)
+{
+	int p = g->nodes[v].in[0];
+	const char *why;
+
+	if (is_view(g, kind, first, last, p)) {
+		if (!view_chain(g, kind, first, last, p, out, es))
+			return false;
+	} else {
+		ir_view_dense(&g->nodes[p].type, out);
+		*es = (int64_t)ir_dtype_size(g->nodes[p].type.dt);
+	}
+	return ir_view_apply(g, v, out, &why);
+}
+
+/* Enters operand v (not met before) into m->ext.  A view is an operand of
+ * its own shape whose stretched dims (stride 0) are 1: its loads read each
+ * element of the base once per tile, as a broadcast operand's do. */
 static void
 add_ext(Model *m, const Graph *g, int v, bool *ok)
 {
 	const Type *t = &g->nodes[v].type;
+	Type vt;
+	int64_t ves = -1;
 	Ext *e;
+
+	if (is_view(g, m->p.kind, m->p.first, m->p.last, v)) {
+		IrView iv;
+
+		if (!view_chain(g, m->p.kind, m->p.first, m->p.last, v, &iv, &ves)) {
+			*ok = false;
+			return;
+		}
+		vt = *t;
+		for (int k = 0; k < t->rank; k++)
+			if (iv.stride[k] == 0)
+				vt.dim[k] = 1;
+		t = &vt;
+	}
 	int off = m->it.rank - t->rank;
 
 	e = &m->ext[m->next++];
 	memset(e, 0, sizeof *e);
 	e->whole = 1;
 	e->numel = numel(ok, t);
-	e->es = (int64_t)ir_dtype_size(t->dt);
+	e->es = ves > 0 ? ves : (int64_t)ir_dtype_size(t->dt);
 	if (off < 0 || m->p.kind == KK_OPAQUE) {
 		e->bad = true;
 		return;
@@ -234,12 +286,6 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 
 static int64_t node_flops(const Graph *g, int i, bool *ok);
 static void window_build(const Graph *g, KernelKind kind, int first, int last, Model *m);
-
-static bool
-inside(int v, int first, int last)
-{
-	return v >= first && v <= last;
-}
 
 /* Fills m from nodes first..last taken as a kernel of the given kind.
  * m->ext is malloc'd (free it). */
@@ -380,7 +426,7 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		for (int i = first; i <= last; i++) {
 			int64_t e = numel(&ok, &g->nodes[i].type);
 
-			if (e > best) {
+			if (e > best && !is_view(g, kind, first, last, i)) {
 				best = e;
 				m->it = g->nodes[i].type;
 			}
@@ -416,7 +462,11 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	seen.slot = xcalloc(seen.cap, sizeof *seen.slot);
 	for (int i = first; i <= last; i++) {
 		const Node *n = &g->nodes[i];
-		int64_t f = node_flops(g, i, &ok);
+		int64_t f;
+
+		if (is_view(g, kind, first, last, i))
+			continue;    /* no op: its consumers' loads read through it */
+		f = node_flops(g, i, &ok);
 
 		if (n->op == OP_MEAN)
 			f = add(&ok, f, numel(&ok, &n->type));
@@ -427,7 +477,8 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		}
 		m->vec_flops = add(&ok, m->vec_flops, f);
 		for (int j = 0; j < n->nin; j++)
-			if (!inside(n->in[j], first, last) && seen_add(&seen, n->in[j])) {
+			if ((!inside(n->in[j], first, last) ||
+			    is_view(g, kind, first, last, n->in[j])) && seen_add(&seen, n->in[j])) {
 				if (kind == KK_OPAQUE)
 					m->in_bytes = add(&ok, m->in_bytes,
 					    numel(&ok, &g->nodes[n->in[j]].type));

@@ -25,7 +25,7 @@ static int64_t
 access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t *sh,
     int64_t *valid, int64_t *off)
 {
-	int64_t base = 0;
+	int64_t base = a->base0;
 
 	for (int d = 0; d < 4; d++) {
 		valid[d] = sh[d];
