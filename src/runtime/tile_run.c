@@ -371,6 +371,41 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	return bad;
 }
 
+/* The elements of operand j that kernel f can read: all n of them, unless
+ * every access to it is a load through a strided view, and then those the
+ * distinct views reach (a stretched dim, stride 0, reaches one), at most
+ * n. */
+static int64_t
+view_elements(const TileFn *f, int j, int64_t n)
+{
+	int64_t sum = 0;
+
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int64_t e = 1;
+		bool again = false;
+
+		if ((tile_ops[in->op].form != TF_LOAD && tile_ops[in->op].form != TF_STORE) ||
+		    in->arg != j)
+			continue;
+		if (!in->vstr)
+			return n;
+		for (int q = 0; q < i && !again; q++) {
+			const TileInst *o = &f->insts[q];
+
+			again = o->op == TO_LOAD && o->arg == j && o->vstr && o->nview == in->nview &&
+			    !memcmp(o->view, in->view, sizeof(int64_t) * (size_t)in->nview) &&
+			    !memcmp(o->vstr, in->vstr, sizeof(int64_t) * (IR_MAX_RANK + 1));
+		}
+		for (int d = 0; d < in->nview && !again; d++)
+			if (in->vstr[d] != 0)
+				e *= in->view[d];
+		if (!again)
+			sum += e;
+	}
+	return sum < n ? sum : n;
+}
+
 int
 exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 {
@@ -412,11 +447,13 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		st->result = n->name;
 		memcpy(st->grid, k->f->grid, sizeof st->grid);
 		st->programs = k->f->grid[0] * k->f->grid[1] * k->f->grid[2];
-		/* each tensor once, in its own element type */
+		/* each tensor once, in its own element type; one read only
+		 * through strided views (layout ops folded into the loads) the
+		 * elements those views reach */
 		for (int j = 0; j < k->f->nargs; j++) {
 			const Type *t = &g->nodes[k->f->args[j]].type;
 
-			ideal += ir_type_numel(t) * (int64_t)ir_dtype_size(t->dt);
+			ideal += view_elements(k->f, j, ir_type_numel(t)) * (int64_t)ir_dtype_size(t->dt);
 		}
 		st->ideal_read = ideal;
 		st->ideal_written = ir_type_numel(&n->type) * (int64_t)ir_dtype_size(n->type.dt);
