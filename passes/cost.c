@@ -82,6 +82,9 @@ typedef struct Ext {
 	bool row, col;               /* it has a row / column dimension > 1 */
 	bool bad;                    /* does not broadcast: whole value per program */
 	unsigned dims;               /* bit per iteration dimension it has (> 1) */
+	unsigned str;                /* of those, a view's stretched ones (stride
+	                              * 0) that a program walks whole: loaded
+	                              * once per tile along them, not per element */
 	int64_t whole;               /* product of its whole-role dimensions */
 	int64_t numel;
 	int64_t es;                  /* its element's bytes (a kernel may mix types:
@@ -219,14 +222,16 @@ view_chain(const Graph *g, KernelKind kind, int first, int last, int v, IrView *
 }
 
 /* Enters operand v (not met before) into m->ext.  A view is an operand of
- * its own shape whose stretched dims (stride 0) are 1: its loads read each
- * element of the base once per tile, as a broadcast operand's do. */
+ * its own shape (lower-tiled loads it so) whose stretched dims (stride 0)
+ * read one element per tile: along a row or column dim that is what a
+ * broadcast dim costs (the tile once per program), along a dim walked
+ * whole it is once per block of the walk (str). */
 static void
 add_ext(Model *m, const Graph *g, int v, bool *ok)
 {
 	const Type *t = &g->nodes[v].type;
-	Type vt;
 	int64_t ves = -1;
+	bool zero[IR_MAX_RANK] = {0};
 	Ext *e;
 
 	if (is_view(g, m->p.kind, m->p.first, m->p.last, v)) {
@@ -236,18 +241,17 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 			*ok = false;
 			return;
 		}
-		vt = *t;
 		for (int k = 0; k < t->rank; k++)
-			if (iv.stride[k] == 0)
-				vt.dim[k] = 1;
-		t = &vt;
+			zero[k] = iv.stride[k] == 0 && t->dim[k] != 1;
 	}
 	int off = m->it.rank - t->rank;
 
 	e = &m->ext[m->next++];
 	memset(e, 0, sizeof *e);
 	e->whole = 1;
-	e->numel = numel(ok, t);
+	e->numel = 1;
+	for (int i = 0; i < t->rank; i++)
+		e->numel = mul(ok, e->numel, zero[i] ? 1 : t->dim[i]);
 	e->es = ves > 0 ? ves : (int64_t)ir_dtype_size(t->dt);
 	if (off < 0 || m->p.kind == KK_OPAQUE) {
 		e->bad = true;
@@ -268,6 +272,11 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 			return;
 		}
 		e->dims |= 1u << (i + off);
+		if (zero[i]) {
+			if (m->role[i + off] == RO_WHOLE)
+				e->str |= 1u << (i + off);
+			continue;
+		}
 		switch (m->role[i + off]) {
 		case RO_ROW:
 			e->row = true;
@@ -682,6 +691,11 @@ full_reduce_loads(const Model *m, const Ext *e, const TileConfig *c, int split, 
 	for (int j = 0; j <= inner; j++) {
 		int64_t ext = j == r - 1 ? c->bn : j == r - 2 ? c->bm : 1, it;
 
+		if (e->str & (1u << j)) {
+			/* a stretched dim of a view: one element per block */
+			v = mul(ok, v, cdiv(m->it.dim[j], ext));
+			continue;
+		}
 		if (e->dims & (1u << j)) {
 			v = mul(ok, v, m->it.dim[j]);
 			continue;
@@ -806,6 +820,29 @@ copy_loads(const Model *m, const TileConfig *c, int64_t *idx_bytes, bool *ok)
 	}
 }
 
+/* The blocks along a view's stretched whole dims (Ext.str) that its loads
+ * are repeated for, one element each: a reduction walks its last reduced
+ * dim in blocks of BN (a dim before the last four one index at a time)
+ * and the others one index at a time; a row_reduction holds its row in
+ * one block. */
+static int64_t
+str_blocks(const Model *m, const Ext *e, const TileConfig *c, bool *ok)
+{
+	int r = m->it.rank, last = -1;
+	int64_t v = 1;
+
+	if (!e->str || m->p.kind == KK_ROW_REDUCTION)
+		return 1;
+	for (int j = 0; j < r; j++)
+		if (m->role[j] == RO_WHOLE)
+			last = j;
+	for (int j = 0; j < r; j++)
+		if (e->str & (1u << j))
+			v = mul(ok, v, j == last && j + 4 >= r ? cdiv(m->it.dim[j], c->bn) :
+			    m->it.dim[j]);
+	return v;
+}
+
 /* The model's traffic for one configuration. */
 static void
 model_traffic(const Model *m, const TileConfig *c, Traffic *t)
@@ -899,6 +936,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 				v = mul(&ok, e->row ? p->m : gm, e->col ? p->n : gn);
 				v = mul(&ok, v, e->whole);
 				v = mul(&ok, v, p->batch);
+				v = mul(&ok, v, str_blocks(m, e, c, &ok));
 				/* split: one lacking the reduced dim is loaded
 				 * before the loop, by each of the S programs */
 				if (m->red >= 0 && m->rax >= 0 && split > 1 &&

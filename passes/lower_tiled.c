@@ -202,7 +202,7 @@ load(LB *b, int arg, int nidx, const TileIdx *idx, bool masked, double other)
 }
 
 static bool is_view(const LB *b, int x);
-static const Type *ext_type(const LB *b, int x, Type *buf, IrView *v, int *base);
+static int view_base(const LB *b, int x, IrView *v);
 
 /* The iteration dimension that dimension k of a value of rank r aligns
  * with, right-aligned as numpy broadcasting does. */
@@ -240,31 +240,28 @@ view_attrs(TileAttrs *at, const Type *t, const IrView *v, int R)
 
 /* Loads external node x (rank <= R) with the tile of it that the program's
  * iteration tile needs: stretched dimensions are one element at 0.  A view
- * of the kernel loads its base through the view's strides; its stride-0
- * dims are stretched ones, broadcast after the load to the tile that the
- * view's own shape needs (a reduction consumes whole tiles). */
+ * of the kernel is loaded as an external of its own shape would be, from
+ * its base through the view's strides; an expanded dim (stride 0) is a
+ * whole tile of one element, masked to the view's bounds like any dim, so
+ * that a reduction over it counts each lane once (the executor reads that
+ * element once per tile). */
 static int
 load_ext(LB *b, int x, double other)
 {
-	const Type *xt = &b->g->nodes[x].type, *t;
-	Type buf;
+	const Type *t = &b->g->nodes[x].type;
 	IrView v;
-	int it[IR_MAX_RANK], base, r;
-	int64_t shape[IR_MAX_RANK], full_shape[IR_MAX_RANK];
+	int it[IR_MAX_RANK], base = view_base(b, x, &v);
+	int64_t shape[IR_MAX_RANK];
 	TileIdx idx[IR_MAX_RANK];
 	TileAttrs at = {0};
-	bool bc = false;
 	char nm[256];
 
-	t = ext_type(b, x, &buf, &v, &base);
 	for (int k = 0; k < t->rank; k++) {
 		int j = align(b, t->rank, k);
 
 		it[k] = (t->dim[k] == 1 && b->S[j] != 1) ? -1 : j;
 		shape[k] = it[k] < 0 ? 1 : b->dim[j].ext;
 		idx[k] = it[k] >= 0 ? b->dim[it[k]].off : (TileIdx){0};
-		full_shape[k] = xt->dim[k] == 1 && b->S[j] != 1 ? 1 : b->dim[j].ext;
-		bc |= full_shape[k] != shape[k];
 	}
 	snprintf(nm, sizeof nm, "%.200s.tile", b->g->nodes[x].name);
 	if (base < 0)
@@ -275,11 +272,8 @@ load_ext(LB *b, int x, double other)
 		at.other = tile_num(other);
 	}
 	view_attrs(&at, t, &v, t->rank);
-	r = def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[base], t->rank, idx, -1, &at,
-	    LOC_NONE), nm, t->rank, shape);
-	if (bc)
-		r = op_def(b, TO_BROADCAST, OP_INPUT, 1, &r, NULL, nm, t->rank, full_shape);
-	return r;
+	return def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[base], t->rank, idx, -1,
+	    &at, LOC_NONE), nm, t->rank, shape);
 }
 
 /* The loop depth that a load of x depends on: the deepest level among the
@@ -287,10 +281,8 @@ load_ext(LB *b, int x, double other)
 static int
 ext_level(const LB *b, int x)
 {
-	Type buf;
-	IrView v;
-	int base, lv = 0;
-	const Type *t = ext_type(b, x, &buf, &v, &base);
+	const Type *t = &b->g->nodes[x].type;
+	int lv = 0;
 
 	for (int k = 0; k < t->rank; k++) {
 		int j = align(b, t->rank, k);
@@ -338,27 +330,19 @@ view_chain(const LB *b, int x, IrView *v, const char **why)
 	return base;
 }
 
-/* The type that loads of operand x see: its own, except that a view's
- * dims of stride 0 (expand's stretched dims, which read one element) are
- * 1, so that a load reads each element once per tile and broadcasting
- * stretches it (*v: the view, *base its base, when x is one). */
-static const Type *
-ext_type(const LB *b, int x, Type *buf, IrView *v, int *base)
+/* The base that view x reads (its view in *v), or -1 when x is no view. */
+static int
+view_base(const LB *b, int x, IrView *v)
 {
-	const Type *t = &b->g->nodes[x].type;
 	const char *why;
+	int base;
 
-	*base = -1;
 	if (!is_view(b, x))
-		return t;
-	*base = view_chain(b, x, v, &why);
-	if (*base < 0)
+		return -1;
+	base = view_chain(b, x, v, &why);
+	if (base < 0)
 		AICM_BUG("lower-tiled loads view '%%%s', which lower_kernel refused", b->g->nodes[x].name);
-	*buf = *t;
-	for (int k = 0; k < t->rank; k++)
-		if (v->stride[k] == 0)
-			buf->dim[k] = 1;
-	return buf;
+	return base;
 }
 
 /* Registers x as an operand of the kernel (once). */
@@ -1356,12 +1340,10 @@ mm_load(LB *b, int x, int R, const TileIdx *idx, bool masked, const int64_t *v)
 	at.set = masked ? TAB(OTHER) : 0;
 	at.other = tile_num(0);
 	if (is_view(b, x)) {
-		Type buf;
 		IrView iv;
-		int base;
-		const Type *t = ext_type(b, x, &buf, &iv, &base);
+		int base = view_base(b, x, &iv);
 
-		view_attrs(&at, t, &iv, R);
+		view_attrs(&at, &b->g->nodes[x].type, &iv, R);
 		memcpy(at.view, v, sizeof(int64_t) * (size_t)R);
 		return tile_build_access(b->ng, b->f, TO_LOAD, b->argof[base], R, idx, -1, &at,
 		    LOC_NONE);
@@ -1425,29 +1407,22 @@ lower_matmul(LB *b)
 		K = ta->dim[ta->rank - 1];
 		view_of(ta, R, true, av);
 		view_of(tb, R, false, bv);
-		/* an operand view's stretched dims (stride 0) read one element:
-		 * the batch dims only (a matrix dim stretched would be loaded
-		 * whole, and fuse does not fold it) */
+		/* an operand view may stretch batch dims (stride 0: one
+		 * element per tile, as the batch is walked one index at a
+		 * time), not a matrix dim (fuse does not fold it: the dot
+		 * would read one element per tile, and the cost model counts
+		 * whole tiles) */
 		for (int q = 0; q < 2; q++) {
 			int x = q ? B : A;
-			int64_t *ov = q ? bv : av;
-			Type buf;
+			const Type *t = &b->g->nodes[x].type;
 			IrView iv;
-			int base;
-			const Type *t;
 
-			if (!is_view(b, x))
+			if (view_base(b, x, &iv) < 0)
 				continue;
-			t = ext_type(b, x, &buf, &iv, &base);
-			for (int k = 0; k < t->rank; k++) {
-				if (t->dim[k] == b->g->nodes[x].type.dim[k])
-					continue;
-				if (k >= t->rank - 2)
+			for (int k = t->rank - 2; k < t->rank; k++)
+				if (k >= 0 && iv.stride[k] == 0 && t->dim[k] != 1)
 					return fail(b, &b->g->nodes[x], "a matmul operand's matrix dim is "
-					    "stretched (expand): its loads would read whole tiles of one "
-					    "element");
-				ov[R - t->rank + k] = 1;
-			}
+					    "stretched (expand); fuse folds such an expand into no matmul");
 		}
 	}
 	set_extents(b, b->bm, b->bn);
