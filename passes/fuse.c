@@ -313,8 +313,13 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, bool *view, char *why, 
 	if (is(g, p, OC_LAYOUT) || is(g, c, OC_LAYOUT)) {
 		const Node *L = is(g, p, OC_LAYOUT) ? P : C;
 
-		WHY("%%%s is a layout op ('%s'); layout ops run alone, in an opaque kernel",
-		    L->name, ir_ops[L->op].name);
+		if (L == C && f->isret[c])
+			WHY("%%%s is a layout op ('%s') and a graph output: it is stored, a copy in "
+			    "an opaque kernel of its own that takes no producers", C->name,
+			    ir_ops[C->op].name);
+		else
+			WHY("%%%s is a layout op ('%s') that is no view here; it runs alone, a copy in "
+			    "an opaque kernel", L->name, ir_ops[L->op].name);
 		return R_F4D;
 	}
 	if (is(g, p, OC_CONV) || is(g, c, OC_CONV) || is(g, p, OC_POOL) || is(g, c, OC_POOL)) {
