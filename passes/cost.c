@@ -10,7 +10,9 @@
  * a row dimension the program's valid rows, a column one its valid columns,
  * a whole one its full extent.  Summed over the grid that is a product of
  * per-axis sums, so the bytes of any configuration cost O(operands), not
- * O(programs): 576 candidates score in microseconds.  Every formula here is
+ * O(programs): 576 candidates score in microseconds.  A view (a layout op
+ * folded into the loads) is an operand of its own shape, its stretched dims
+ * read once per tile.  Every formula here is
  * written out in docs/passes.md; the traffic rules are the shared contract
  * (lower-tiled and the tile executor count the same).
  */

@@ -18,6 +18,11 @@
  * the words, instead of logging the search; the AICM_BUG there guards the
  * argument.
  *
+ * A layout op joins as a view (DESIGN §13): never computed, read through
+ * by its consumers' loads; view_fits asks src/ir/view.c whether the chain
+ * it would extend is still a strided view of memory, and whether every
+ * consumer's loads can take one.
+ *
  * Kernels written in the input are kept as they are and never grow.  New
  * kernels are numbered in printed order with names no input kernel has,
  * and the node array is reordered so each kernel's ops sit together, in

@@ -13,7 +13,10 @@
  * an external value is loaded with the slice of those that its own shape
  * needs under numpy broadcasting (a stretched dimension is one element at
  * offset 0), placed right after the innermost loop it depends on, so that
- * every program loads each element it needs exactly once.  The traffic that
+ * every program loads each element it needs exactly once.  A view (a layout
+ * op inside a kernel of another kind) is such an external too: loaded from
+ * the memory at the top of its chain through the composed strides.  The
+ * traffic that
  * results is the contract that autotune's cost model computes analytically.
  * The bodies are built with tile_build.c, as the parser builds written ones.
  */
