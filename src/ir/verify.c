@@ -239,7 +239,7 @@ verify_view(const Graph *g, const Kernel *kn, int i, Diag *d)
 	for (int c = nc - 1; c >= 0; c--)
 		if (!ir_view_apply(g, chain[c], &v, &why)) {
 			diag_error(d, n->oploc, "view '%%%s' of kernel '@%s' is no strided view of "
-			    "its operand's memory: '%%%s' %s", n->name, kn->name,
+			    "its operand's memory ('%%%s': %s)", n->name, kn->name,
 			    g->nodes[chain[c]].name, why);
 			return 1;
 		}
