@@ -330,15 +330,6 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 		*view = true;
 		return R_OK;
 	}
-	if (K->attn || (f->part[p] >= 0 && f->parts[f->part[p]].attn)) {
-		const Part *A = K->attn ? K : &f->parts[f->part[p]];
-
-		WHY("%%%s is %s attention kernel of %%%s; an attention kernel holds its pattern "
-		    "only (DESIGN section 13): its Q, K, V and mask come from memory (or through "
-		    "views of it) and its output goes there", K->attn ? C->name : P->name,
-		    K->attn ? "in the" : "the root of the", g->nodes[A->root].name);
-		return R_F4I;
-	}
 	if (f->view[c]) {
 		if (!ir_is_view_op(g, p)) {
 			WHY("%%%s is a view (a layout op folded into its consumers' loads); its "
@@ -350,6 +341,15 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 			return R_F4D;
 		*view = true;
 		return R_OK;
+	}
+	if (K->attn || (f->part[p] >= 0 && f->parts[f->part[p]].attn)) {
+		const Part *A = K->attn ? K : &f->parts[f->part[p]];
+
+		WHY("%%%s is %s attention kernel of %%%s; an attention kernel holds its pattern "
+		    "only (DESIGN section 13): its Q, K, V and mask come from memory (or through "
+		    "views of it) and its output goes there", K->attn ? C->name : P->name,
+		    K->attn ? "in the" : "the root of the", g->nodes[A->root].name);
+		return R_F4I;
 	}
 	if (ir_is_view_op(g, p) && !is(g, c, OC_LAYOUT) && !is(g, c, OC_COPY)) {
 		if (!view_fits(f, k, p, why, nwhy))
