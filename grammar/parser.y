@@ -1168,6 +1168,11 @@ kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *i
 			    it->name.t.s, IR_MAX_DIM, (long long)v);
 			continue;
 		}
+		if (ir_kattr_is_block(a) && !ir_is_pow2(v)) {
+			diag_error(c->d, it->val.loc, "kernel attribute '%s' must be " IR_POW2_WHY
+			    ", found %lld", it->name.t.s, (long long)v);
+			continue;
+		}
 		if (kn->kset & (1u << a)) {
 			diag_error(c->d, it->name.loc, "kernel attribute '%s' is given twice",
 			    it->name.t.s);
