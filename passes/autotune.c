@@ -703,7 +703,15 @@ report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 				fprintf(f, " BK=%3d warps=%d stages=%d", c->c.bk, c->c.warps, c->c.stages);
 			else
 				fprintf(f, " warps=%d", c->c.warps);
-			fprintf(f, "  score=%.6f ms\n", c->s.total);
+			fprintf(f, "  score=%.6f ms", c->s.total);
+			/* an exact tie was ordered by the tie rule alone (cmp_cand):
+			 * said, so that a reader does not take #2 for worse than #1 */
+			for (int j = 0; j < i; j++)
+				if (tu->cand[tu->order[j]].s.total == c->s.total) {
+					fprintf(f, "  (tie with #%d)", j + 1);
+					break;
+				}
+			fputc('\n', f);
 			fprintf(f, "        breakdown: mem=%.6f comp=%.6f launch=%.6f waste=%.6f ",
 			    c->s.mem, c->s.comp, c->s.launch, c->s.waste);
 			if (has_steps(t))
