@@ -110,6 +110,23 @@ verify_node(const Graph *g, int i, Diag *d)
 			diag_error(d, at, "%s", err);
 			bad++;
 		}
+	} else if (n->type.rank < 0 && op->cls != OC_SOURCE) {
+		/* An unwritten type whose operands' are known must be inferable:
+		 * else one wrong written type stopped the input here and hid
+		 * every independent shape error that shape-infer would have
+		 * reported after it (clang reports them all, up to its limit).
+		 * Its users have an unknown operand and stay quiet. */
+		char err[IR_ERR_MAX];
+		Loc at;
+		Type t;
+		bool known = true;
+
+		for (int j = 0; j < n->nin; j++)
+			known = known && g->nodes[n->in[j]].type.rank >= 0;
+		if (known && ir_infer_type(g, i, &t, err, &at) != 0) {
+			diag_error(d, at, "%s", err);
+			bad++;
+		}
 	}
 	return bad;
 }
