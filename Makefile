@@ -140,6 +140,7 @@ check-unit: $(B)/check_aicm
 
 check-golden: $(TOOLS)
 	sh tests/golden.sh $(B)
+	sh tests/dotrender.sh $(B)
 	@# The cases that execute tiled programs, again on the other SIMD paths
 	@# that this CPU has (forcing one it lacks would add a note on stderr).
 	isas=portable; grep -qw avx2 /proc/cpuinfo 2>/dev/null && isas="avx2 portable"; \
