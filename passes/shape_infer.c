@@ -5,10 +5,10 @@
  * is settled before its users are visited.  A value whose type cannot be
  * inferred stays untyped, and so do its users, silently: the one error at
  * the root cause is worth more than a cascade after it.  Every independent
- * error is reported, up to the Diag's error limit; the verifier, run on the
- * input before this pass, reports the same ones (an unwritten type whose
- * operands are known must be inferable), so that a wrong written type does
- * not hide them.
+ * error is reported, up to the Diag's error limit; the tools' input
+ * verifier (ir_verify_input), run before this pass, reports the same ones
+ * (an unwritten type whose operands are known must be inferable), so that
+ * a wrong written type does not hide them.
  */
 #include "pass.h"
 

@@ -477,5 +477,10 @@ typedef struct Diag Diag;
  * the return list) and every type that can be checked against the shape
  * rules.  Reports each violation; returns the number found. */
 int ir_verify(const Graph *g, Diag *d);
+/* The same for a tool's input, which is also held to be inferable: an
+ * unwritten type whose operands' types are known must follow from them,
+ * so that every independent shape error is reported at once (not those
+ * shape-infer would find hidden behind a wrong written type). */
+int ir_verify_input(const Graph *g, Diag *d);
 
 #endif

@@ -508,7 +508,7 @@ load_graph(const char *buf, size_t len, const Pipeline *pl, const PassMeasure *p
 	*status = 1;
 	if (!g)
 		return NULL;
-	if (ir_verify(g, d) != 0)
+	if (ir_verify_input(g, d) != 0)
 		goto fail;
 	if (untyped(g) && !(pl && pl->n > 0 && !strcmp(pl->p[0].pass->name, "shape-infer")) &&
 	    pass_run_text(aicm_passes, g, "shape-infer", d, NULL, cli_tool) != 0)
