@@ -32,7 +32,7 @@ bad() {
 }
 
 p="$tmp/prefix"
-$make -s install PREFIX="$p" >"$tmp/log" 2>&1 || { cat "$tmp/log"; bad "make install PREFIX=$p"; }
+$make -s install B="$1" PREFIX="$p" >"$tmp/log" 2>&1 || { cat "$tmp/log"; bad "make install PREFIX=$p"; }
 files="bin/aicm-opt bin/aicm-run bin/aicm-import
 share/man/man1/aicm-opt.1 share/man/man1/aicm-run.1 share/man/man1/aicm-import.1
 share/aicm/examples/mlp.aicm share/aicm/examples/relu-sum.aicm share/aicm/examples/gemm256.aicm
@@ -101,7 +101,7 @@ done
 
 # A packager's staging folder: the files under DESTDIR, the pages naming PREFIX.
 d="$tmp/stage"
-$make -s install DESTDIR="$d" PREFIX=/opt/aicm >"$tmp/log" 2>&1 || { cat "$tmp/log"; bad "make install DESTDIR=$d PREFIX=/opt/aicm"; }
+$make -s install B="$1" DESTDIR="$d" PREFIX=/opt/aicm >"$tmp/log" 2>&1 || { cat "$tmp/log"; bad "make install DESTDIR=$d PREFIX=/opt/aicm"; }
 [ -x "$d/opt/aicm/bin/aicm-run" ] || bad "DESTDIR install has no $d/opt/aicm/bin/aicm-run"
 [ -f "$d/opt/aicm/share/aicm/examples/mlp.aicm" ] || bad "DESTDIR install has no examples"
 grep -q '/opt/aicm/share/aicm/examples/mlp.aicm' "$d/opt/aicm/share/man/man1/aicm-opt.1" 2>/dev/null ||
