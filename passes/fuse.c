@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "pass.h"
 
 typedef enum Rule {
@@ -50,12 +51,13 @@ typedef enum Rule {
 	R_F8,        /* a kernel written in the input */
 	R_F4G,       /* conv2d and the pools run alone */
 	R_F4H,       /* copy ops run alone */
+	R_F4I,       /* an attention kernel is its pattern only */
 	R_COUNT
 } Rule;
 
 static const char *const rule_id[R_COUNT] = {
 	"", "F1", "F2", "F3", "F4a", "F4b", "F4c", "F4d", "F4e", "F4f", "F5", "F6", "F7", "F8",
-	"F4g", "F4h",
+	"F4g", "F4h", "F4i",
 };
 
 /* How a producer joins: as the iteration shape, as a row reduction
@@ -72,6 +74,7 @@ typedef struct Part {
 	int nstat;                   /* ops over the reduced rows that joined (statistic) */
 	const Type *iter;            /* the iteration shape (a node's type) */
 	int given;                   /* the input's kernel index, or -1 */
+	bool attn;                   /* an attention kernel (attention.c's match) */
 	KernelKind kind;
 	const char *name;
 } Part;
@@ -88,7 +91,7 @@ typedef struct Fuse {
 	Part *parts;
 	int nparts, capparts;
 	bool final;                  /* partition done: check() reads allin */
-	bool row, mmred;
+	bool row, mmred, attn;
 	int64_t maxops;
 } Fuse;
 
@@ -317,6 +320,15 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 		}
 		return R_F1;
 	}
+	if (K->attn || (f->part[p] >= 0 && f->parts[f->part[p]].attn)) {
+		const Part *A = K->attn ? K : &f->parts[f->part[p]];
+
+		WHY("%%%s is %s attention kernel of %%%s; an attention kernel holds its pattern "
+		    "only (DESIGN section 13): its Q, K, V and mask come from memory and its "
+		    "output goes there", K->attn ? C->name : P->name, K->attn ? "in the" :
+		    "the root of the", g->nodes[A->root].name);
+		return R_F4I;
+	}
 	if (f->view[c]) {
 		if (!ir_is_view_op(g, p)) {
 			WHY("%%%s is a view (a layout op folded into its consumers' loads); its "
@@ -504,6 +516,50 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 	return R_OK;
 }
 
+/*
+ * The attention kernels, before any other kind (DESIGN section 13): each
+ * matmul, latest first, that ends the pattern (attention.c) whose members
+ * are in no kernel yet, read by nothing outside the pattern and not graph
+ * outputs (but the root), becomes one kernel of exactly those members.
+ * max-ops bounds it as any kernel.
+ */
+static void
+find_attention(Fuse *f)
+{
+	const Graph *g = f->g;
+
+	for (int i = g->nnodes - 1; i >= 0; i--) {
+		AttnMatch a;
+		bool ok = true;
+		int k;
+
+		if (f->part[i] >= 0 || g->nodes[i].op != OP_MATMUL || !attn_match(g, i, &a))
+			continue;
+		if (f->maxops > 0 && a.nnodes > f->maxops)
+			continue;
+		for (int j = 0; j < a.nnodes && ok; j++) {
+			int p = a.nodes[j];
+
+			ok = f->part[p] < 0 && (p == i || !f->isret[p]);
+			for (int u = f->u.start[p]; ok && p != i && u < f->u.start[p + 1]; u++) {
+				bool in = false;
+
+				for (int q = 0; q < a.nnodes; q++)
+					in |= a.nodes[q] == f->u.user[u];
+				ok = in;
+			}
+		}
+		if (!ok)
+			continue;
+		k = new_part(f, i, -1);
+		f->parts[k].attn = true;
+		for (int j = 0; j < a.nnodes; j++)
+			join(f, k, a.nodes[j], REL_NONE, false);
+		f->parts[k].mm = a.mm;
+		f->parts[k].iter = &g->nodes[i].type;
+	}
+}
+
 /* Grows partition k from its root, breadth-first; queue has room for all
  * nodes. */
 static void
@@ -539,6 +595,8 @@ grow(Fuse *f, int k, int *queue)
 static KernelKind
 kind_of(const Fuse *f, const Part *K)
 {
+	if (K->attn)
+		return KK_ATTENTION;
 	if (K->mm >= 0)
 		return K->nops == 1 ? KK_MATMUL : KK_MATMUL_EPILOGUE;
 	if (is(f->g, K->root, OC_CONV))
@@ -800,6 +858,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		}
 	f.row = pass_bool(args, "row-fusion");
 	f.mmred = pass_bool(args, "matmul-reduce");
+	f.attn = pass_bool(args, "attention");
 	f.maxops = pass_int(args, "max-ops");   /* the pipeline admitted 0..1e9 */
 	ir_users(g, &f.u);
 	/* The per-node tables in one block: one large allocation is made of
@@ -833,6 +892,8 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		for (int i = g->kernels[k].first; i <= g->kernels[k].last; i++)
 			f.part[i] = p;
 	}
+	if (f.attn)
+		find_attention(&f);
 	for (int i = n - 1; i >= 0; i--)
 		if (f.part[i] < 0 && !is(g, i, OC_SOURCE))
 			grow(&f, new_part(&f, i, -1), queue);
@@ -872,6 +933,8 @@ static const PassOpt opts[] = {
 	{"explain", PO_BOOL, "false", "a remark for every producer->consumer edge not fused, "
 	    "with its rule id (docs/passes.md), the reason and the bytes fusing would save",
 	    0, 0},
+	{"attention", PO_BOOL, "true", "fuse softmax(matmul(Q, K') [scaled] [masked]) @ V into "
+	    "one attention kernel (online softmax; DESIGN section 13)", 0, 0},
 	{"matmul-reduce", PO_BOOL, "false", "let a reduction consume a matmul directly", 0, 0},
 	{"row-fusion", PO_BOOL, "false", "fuse softmax-like rows (last-axis reductions with "
 	    "keepdims=True, the ops on their reduced rows, and their broadcast consumers: softmax, "

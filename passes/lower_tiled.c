@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "pass.h"
 #include "row_passes.h"
 #include "scalar.h"
@@ -316,7 +317,7 @@ static int ext_level(const LB *b, int x);
 static bool
 is_view(const LB *b, int x)
 {
-	return b->kn && b->kn->kind != KK_OPAQUE && in_kernel(b, x) && x != b->root &&
+	return b->kn && ir_kind_has_views(b->kn->kind) && in_kernel(b, x) && x != b->root &&
 	    ir_is_view_op(b->g, x);
 }
 
@@ -1937,7 +1938,13 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 			return fail(b, &b->g->nodes[i], "argmax and argmin are kernels of their own");
 	/* A kernel may mix integers with floats, or i32 with i64: the tile
 	 * executor then holds each tile in its own type (tile_mixed.c). */
-	if (ir_ops[rn->op].cls == OC_ARGREDUCE)
+	if (kind == KK_ATTENTION) {
+		AttnMatch am;
+		const char *why;
+
+		rc = attn_match_range(b->g, b->first, b->last, &am, &why) ?
+		    lower_attention_build(b->ng, b->f, &am, b->bm, b->bn) : fail(b, rn, why);
+	} else if (ir_ops[rn->op].cls == OC_ARGREDUCE)
 		rc = lower_argreduce(b);
 	else if (rn->op == OP_CONV2D)
 		rc = lower_conv(b);
@@ -1967,7 +1974,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->f->kset |= 1u << KA_BM | 1u << KA_BN;
 	b->f->kattr[KA_BM] = b->bm;
 	b->f->kattr[KA_BN] = b->bn;
-	if (has_mm || rn->op == OP_CONV2D) {
+	if ((has_mm && kind != KK_ATTENTION) || rn->op == OP_CONV2D) {
 		b->f->kset |= 1u << KA_BK;
 		b->f->kattr[KA_BK] = b->bk;
 	}

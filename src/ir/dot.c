@@ -28,6 +28,7 @@ static const char *const kind_color[KK_COUNT] = {
 	[KK_ELEMENTWISE] = "#d9ead3",
 	[KK_REDUCTION] = "#fff2cc",
 	[KK_ROW_REDUCTION] = "#fce5cd",
+	[KK_ATTENTION] = "#f4cccc",
 	[KK_OPAQUE] = "#eeeeee",
 };
 
