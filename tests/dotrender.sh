@@ -26,6 +26,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 n=0
 fail=0
 for c in testdata/tiled/dot-clusters.aicm testdata/fuse/seed-mlp.aicm testdata/fuse/attention.aicm \
+    testdata/tiled/attention.aicm \
     testdata/demo/mlp.aicm; do
 	for p in shape-infer shape-infer,fuse shape-infer,fuse,lower-tiled \
 	    'shape-infer,fuse{row-fusion=true},autotune,lower-tiled'; do

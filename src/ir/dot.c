@@ -32,6 +32,14 @@ static const char *const kind_color[KK_COUNT] = {
 	[KK_OPAQUE] = "#eeeeee",
 };
 
+/* A kind's fill; a kind added to ir.h before it has a colour here is
+ * grey, never a NULL in the picture. */
+static const char *
+color(KernelKind k)
+{
+	return (unsigned)k < KK_COUNT && kind_color[k] ? kind_color[k] : "#eeeeee";
+}
+
 static void fmt_b(char *buf, size_t n, double b);
 static void tail(char *buf, size_t n, const Graph *g, int p);
 
@@ -248,7 +256,7 @@ tiled_cluster(FILE *f, const Graph *g, int i)
 	fprintf(f, "\\l%lld program%s, %d tile instruction%s\\l\";\n", (long long)programs(t),
 	    programs(t) == 1 ? "" : "s", t->ninsts, t->ninsts == 1 ? "" : "s");
 	fprintf(f, "    labeljust=l; style=filled; color=\"#999999\"; fillcolor=\"%s\";\n",
-	    kind_color[t->kind]);
+	    color(t->kind));
 	for (int k = 0; k < t->ninsts; k++) {
 		TileForm form = tile_ops[t->insts[k].op].form;
 
@@ -357,7 +365,7 @@ ir_print_dot(FILE *f, const Graph *g)
 				if (k->kset & (1u << a))
 					fprintf(f, " %s=%lld", ir_kattr_names[a], (long long)k->kattr[a]);
 			fprintf(f, "\";\n    labeljust=l; style=filled; color=\"#999999\"; "
-			    "fillcolor=\"%s\";\n", kind_color[k->kind]);
+			    "fillcolor=\"%s\";\n", color(k->kind));
 		}
 		node(f, g, i, "    ");
 		if (i == g->kernels[n->kernel].last)
