@@ -5,7 +5,7 @@
 #
 #   sh bench/blocks.sh [BUILD_DIR] [BLOCK...]   BLOCK: layernorm rmsnorm attention-2048
 #                                               attention-8192 transformer (default all)
-#                                               env: REPS (5), ROUNDS (3)
+#                                               env: REPS (5), ROUNDS (3), LARGE_REPS (2)
 #
 # The graphs are bench/w/{layernorm,rmsnorm,attention-2048,attention-8192}-f32.aicm
 # and the layer that aicm-import makes of scripts/export-models.py's
@@ -25,8 +25,9 @@
 # row-fusion is gone, i.e. has become the default); "eager" is no fuse at all,
 # every op its own kernel.  Then ROUNDS rounds alternate aicm ("after"),
 # numpy and PyTorch eager (bench/blocks.py), each timing the median of REPS
-# runs after a warm-up, one thread each; a side's time is the median of its
-# rounds.  numpy and PyTorch run under /usr/bin/python3 on Debian's OpenBLAS
+# runs after a warm-up (LARGE_REPS for attention-8192, whose numpy run takes
+# seconds: the whole script stays near 2 minutes), one thread each; a side's
+# time is the median of its rounds.  numpy and PyTorch run under /usr/bin/python3 on Debian's OpenBLAS
 # with OPENBLAS_NUM_THREADS=1, and on its fastest kernel (DESIGN section 11):
 # the kernel each loads is printed (OPENBLAS_VERBOSE=2), and a generic one on
 # an AVX-512 or AVX2 CPU gets OPENBLAS_CORETYPE for that side's processes
@@ -37,6 +38,7 @@ build=${1:-build}
 blocks=${*:-layernorm rmsnorm attention-2048 attention-8192 transformer}
 reps=${REPS:-5}
 rounds=${ROUNDS:-3}
+large_reps=${LARGE_REPS:-2}
 py=/usr/bin/python3
 here=$(dirname "$0")
 d="$build/bench-data/blocks"
@@ -159,13 +161,15 @@ mv "$d/configs.new" "$d/configs.txt"
 : >"$d/rounds.txt"
 for r in $(seq "$rounds"); do
 	for b in $blocks; do
+		rp=$reps
+		[ "$b" = attention-8192 ] && rp=$large_reps
 		# shellcheck disable=SC2046
-		"$build/aicm-run" --threads=1 --bench="$reps" --pass="$(pipe "$after")" $(inputs "$b") \
+		"$build/aicm-run" --threads=1 --bench="$rp" --pass="$(pipe "$after")" $(inputs "$b") \
 		    --output-dir "$d/$b/out-bench" "$(graph "$b")" >"$d/$b/aicm.txt" 2>&1 ||
 		    { echo "bench: aicm-run failed on $b:"; tail -5 "$d/$b/aicm.txt"; exit 1; }
-		env $nenv $py "$here/blocks.py" numpy "$d" "$b" "$reps" >"$d/$b/numpy.txt" 2>&1 ||
+		env $nenv $py "$here/blocks.py" numpy "$d" "$b" "$rp" >"$d/$b/numpy.txt" 2>&1 ||
 		    { echo "bench: numpy failed on $b:"; tail -5 "$d/$b/numpy.txt"; exit 1; }
-		env $tenv $py "$here/blocks.py" torch "$d" "$b" "$reps" >"$d/$b/torch.txt" 2>&1 ||
+		env $tenv $py "$here/blocks.py" torch "$d" "$b" "$rp" >"$d/$b/torch.txt" 2>&1 ||
 		    { echo "bench: PyTorch failed on $b:"; tail -5 "$d/$b/torch.txt"; exit 1; }
 		echo "$b $(sed -n 's/^bench:.*median \([0-9.]*\) ms.*/\1/p' "$d/$b/aicm.txt")" \
 		    "$(sed -n 's/.*median \([0-9.]*\) ms, err \(.*\)/\1 \2/p' "$d/$b/numpy.txt")" \
@@ -175,7 +179,8 @@ for r in $(seq "$rounds"); do
 done
 head -1 "$d/$(echo $blocks | cut -d' ' -f1)/numpy.txt" | sed 's/:.*//; s/^/  /'
 head -1 "$d/$(echo $blocks | cut -d' ' -f1)/torch.txt" | sed 's/:.*//; s/^/  /'
-awk -v before="$before" -v after="$after" -v rounds="$rounds" -v reps="$reps" -v fail="$fail" '
+awk -v before="$before" -v after="$after" -v rounds="$rounds" -v reps="$reps" -v lreps="$large_reps" \
+    -v fail="$fail" '
 function med(s,   a, n, i, j, t) {
 	n = split(s, a, " ")
 	for (i = 2; i <= n; i++)
@@ -199,9 +204,10 @@ END {
 		    ae[b], ne[b], te[b]
 		if (ae[b] + 0 > 1e-4) fail = 1
 	}
-	printf "  (kernels and traffic: %s -> %s; traffic is KernelStats bytes loaded + stored,\n", before, after
-	printf "  before over after; times: the median of %d rounds of medians of %d runs after a warm-up;\n", rounds, reps
-	printf "  errors: the largest, against numpy in f64 on the same inputs, torch eager for the layer)\n"
+	printf "  (kernels and traffic: %s -> %s; traffic: KernelStats bytes loaded + stored, before\n", before, after
+	printf "  over after; times: the median of %d rounds of medians of %d runs (%d for attention-8192)\n", rounds, reps, lreps
+	printf "  after a warm-up; errors: the largest, against numpy in f64 on the same inputs, or torch\n"
+	printf "  eager'"'"'s output for the layer)\n"
 	print "targets (issue 19), from this run:"
 	if ("layernorm" in A)
 		printf "  LayerNorm f32 1 thread: aicm/numpy %.3f, target <= 0.3: %s\n", A["layernorm"] / P["layernorm"],
