@@ -780,8 +780,8 @@ run(Graph *g, const PassArgs *args, Diag *d)
 
 static const PassOpt opts[] = {
 	{"explain", PO_BOOL, "false", "a remark for every producer->consumer edge not fused, "
-	    "with its rule id (docs/passes.md), the reason and the bytes fusing would save",
-	    0, 0},
+	    "with its rule id (docs/passes.md), the reason and the bytes fusing that edge alone "
+	    "would save", 0, 0},
 	{"matmul-reduce", PO_BOOL, "false", "let a reduction consume a matmul directly", 0, 0},
 	{"row-fusion", PO_BOOL, "false", "fuse softmax-like rows (last-axis reductions with "
 	    "keepdims=True and their broadcast consumers) into one row_reduction kernel", 0, 0},
