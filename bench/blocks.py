@@ -207,9 +207,22 @@ def err(d, block, out):
 
 
 def stats(path):
+    """The first JSON object in aicm-run's output that has "kernels" and
+    "total" (its --stats=json, on one line or several)."""
     with open(path) as f:
         text = f.read()
-    s, _ = json.JSONDecoder().raw_decode(text[text.index('{"kernels"'):])
+    dec, s, at = json.JSONDecoder(), None, 0
+    while s is None:
+        at = text.find("{", at)
+        if at < 0:
+            raise SystemExit("blocks.py: no --stats=json object in '%s'" % path)
+        try:
+            o, _ = dec.raw_decode(text[at:])
+            if isinstance(o, dict) and "kernels" in o and "total" in o:
+                s = o
+        except ValueError:
+            pass
+        at += 1
     t = s["total"]
     print("%d %d %d" % (len(s["kernels"]), t["dram__bytes_read.sum"] + t["dram__bytes_write.sum"],
                         t["ideal_bytes_read"] + t["ideal_bytes_write"]))
