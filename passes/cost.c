@@ -10,7 +10,9 @@
  * a row dimension the program's valid rows, a column one its valid columns,
  * a whole one its full extent.  Summed over the grid that is a product of
  * per-axis sums, so the bytes of any configuration cost O(operands), not
- * O(programs): 576 candidates score in microseconds.  Every formula here is
+ * O(programs): 576 candidates score in microseconds.  A view (a layout op
+ * folded into the loads) is an operand of its own shape, its stretched dims
+ * read once per tile.  Every formula here is
  * written out in docs/passes.md; the traffic rules are the shared contract
  * (lower-tiled and the tile executor count the same).
  */
@@ -19,6 +21,7 @@
 
 #include "cost.h"
 #include "diag.h"
+#include "row_passes.h"
 #include "window.h"
 
 /* ---- checked arithmetic ---------------------------------------------- */
@@ -82,10 +85,16 @@ typedef struct Ext {
 	bool row, col;               /* it has a row / column dimension > 1 */
 	bool bad;                    /* does not broadcast: whole value per program */
 	unsigned dims;               /* bit per iteration dimension it has (> 1) */
+	unsigned str;                /* of those, a view's stretched ones (stride
+	                              * 0) that a program walks whole: loaded
+	                              * once per tile along them, not per element */
 	int64_t whole;               /* product of its whole-role dimensions */
 	int64_t numel;
 	int64_t es;                  /* its element's bytes (a kernel may mix types:
 	                              * a compare's bool, a cast's operand) */
+	int node;                    /* the operand's node */
+	int64_t npass;               /* row_reduction in passes: the passes reading it */
+	int pass;                    /* the last pass counted in npass */
 } Ext;
 
 struct CostModel {
@@ -107,6 +116,8 @@ struct CostModel {
 	int64_t flops, mm_flops;
 	int64_t mm_es;               /* the matmul operands' element bytes */
 	int64_t vec_flops;           /* flops of the non-matmul nodes */
+	int64_t pass_flops;          /* row_reduction in passes: the row values
+	                              * computed again by later passes */
 	/* conv2d (an implicit GEMM) and the pools (windowed reductions): their
 	 * own rows of the model (window_traffic) */
 	bool win;
@@ -184,19 +195,74 @@ seen_add(Seen *s, int v)
 	return true;
 }
 
-/* Enters operand v (not met before) into m->ext. */
+static bool
+inside(int v, int first, int last)
+{
+	return v >= first && v <= last;
+}
+
+/* Whether node i of kernel first..last is a view (lower-tiled's rule: a
+ * layout op that is not the root of a kernel of a computing kind). */
+static bool
+is_view(const Graph *g, KernelKind kind, int first, int last, int i)
+{
+	return kind != KK_OPAQUE && inside(i, first, last) && i != last && ir_is_view_op(g, i);
+}
+
+/* The view that view v of kernel first..last reads its base through (the
+ * chain above it composed; the base's element bytes in *es); false when
+ * it is none (lower-tiled then refuses the kernel). */
+static bool
+view_chain(const Graph *g, KernelKind kind, int first, int last, int v, IrView *out,
+    int64_t *es)
+{
+	int p = g->nodes[v].in[0];
+	const char *why;
+
+	if (is_view(g, kind, first, last, p)) {
+		if (!view_chain(g, kind, first, last, p, out, es))
+			return false;
+	} else {
+		ir_view_dense(&g->nodes[p].type, out);
+		*es = (int64_t)ir_dtype_size(g->nodes[p].type.dt);
+	}
+	return ir_view_apply(g, v, out, &why);
+}
+
+/* Enters operand v (not met before) into m->ext.  A view is an operand of
+ * its own shape (lower-tiled loads it so) whose stretched dims (stride 0)
+ * read one element per tile: along a row or column dim that is what a
+ * broadcast dim costs (the tile once per program), along a dim walked
+ * whole it is once per block of the walk (str). */
 static void
 add_ext(Model *m, const Graph *g, int v, bool *ok)
 {
 	const Type *t = &g->nodes[v].type;
+	int64_t ves = -1;
+	bool zero[IR_MAX_RANK] = {0};
 	Ext *e;
+
+	if (is_view(g, m->p.kind, m->p.first, m->p.last, v)) {
+		IrView iv;
+
+		if (!view_chain(g, m->p.kind, m->p.first, m->p.last, v, &iv, &ves)) {
+			*ok = false;
+			return;
+		}
+		for (int k = 0; k < t->rank; k++)
+			zero[k] = iv.stride[k] == 0 && t->dim[k] != 1;
+	}
 	int off = m->it.rank - t->rank;
 
 	e = &m->ext[m->next++];
 	memset(e, 0, sizeof *e);
+	e->node = v;
+	e->npass = 1;
 	e->whole = 1;
-	e->numel = numel(ok, t);
-	e->es = (int64_t)ir_dtype_size(t->dt);
+	e->numel = 1;
+	for (int i = 0; i < t->rank; i++)
+		e->numel = mul(ok, e->numel, zero[i] ? 1 : t->dim[i]);
+	e->es = ves > 0 ? ves : (int64_t)ir_dtype_size(t->dt);
 	if (off < 0 || m->p.kind == KK_OPAQUE) {
 		e->bad = true;
 		return;
@@ -216,6 +282,11 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 			return;
 		}
 		e->dims |= 1u << (i + off);
+		if (zero[i]) {
+			if (m->role[i + off] == RO_WHOLE)
+				e->str |= 1u << (i + off);
+			continue;
+		}
 		switch (m->role[i + off]) {
 		case RO_ROW:
 			e->row = true;
@@ -235,10 +306,72 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 static int64_t node_flops(const Graph *g, int i, bool *ok);
 static void window_build(const Graph *g, KernelKind kind, int first, int last, Model *m);
 
-static bool
-inside(int v, int first, int last)
+/* A row_reduction's program in passes (row_passes.h), for when its row
+ * does not fit: how many passes read each row operand (the others load
+ * once, before the passes), and the flops of the row values that more than
+ * one pass computes, counted again for each pass after the first. */
+static void
+row_passes_model(Model *m, const Graph *g, int first, int last, bool *ok)
 {
-	return v >= first && v <= last;
+	size_t span = (size_t)(last - first) + 2, cap = 16;
+	int *val = xmalloc(sizeof(int) * 3 * span), *red = val + span, *mark = red + span;
+	int *slot, np;
+
+	/* operand node -> its Ext, an open-addressed map (index + 1; 0 empty) */
+	while (cap < 2 * (size_t)m->next + 2)
+		cap *= 2;
+	slot = xcalloc(cap, sizeof *slot);
+	for (int x = 0; x < m->next; x++) {
+		size_t k = (size_t)m->ext[x].node * 0x9e3779b9u & (cap - 1);
+
+		while (slot[k])
+			k = (k + 1) & (cap - 1);
+		slot[k] = x + 1;
+		if (row_passes_is_row(g, first, last, m->ext[x].node))
+			m->ext[x].npass = 0;
+	}
+	memset(mark, 0, sizeof(int) * span);
+	np = row_passes_plan(g, first, last, val, red);
+	for (int p = 0; p < np; p++) {
+		int stamp = p + 1;
+
+		row_passes_cone(g, first, last, val[p], mark, stamp);
+		for (int i = first; i <= last + 1; i++) {
+			const Node *n = i <= last ? &g->nodes[i] : NULL;
+			int nin = n ? n->nin : 1;
+
+			if (n && mark[i - first] != stamp)
+				continue;
+			if (n && ir_is_elementwise(n->op))
+				m->pass_flops = add(ok, m->pass_flops, node_flops(g, i, ok));
+			/* the operands that this pass loads: those of its marked
+			 * nodes, and (i == last + 1) the pass's value itself */
+			for (int j = 0; j < nin; j++) {
+				int x = n ? n->in[j] : val[p];
+				size_t k = (size_t)x * 0x9e3779b9u & (cap - 1);
+				Ext *e;
+
+				if (inside(x, first, last) || !row_passes_is_row(g, first, last, x))
+					continue;
+				while (slot[k] && m->ext[slot[k] - 1].node != x)
+					k = (k + 1) & (cap - 1);
+				if (!slot[k])
+					AICM_BUG("row pass reads '%%%s', not an operand of the kernel",
+					    g->nodes[x].name);
+				e = &m->ext[slot[k] - 1];
+				if (e->pass != stamp) {
+					e->pass = stamp;
+					e->npass++;
+				}
+			}
+		}
+	}
+	/* each row value once is the fitting program's count already */
+	for (int i = first; i <= last; i++)
+		if (ir_is_elementwise(g->nodes[i].op) && row_passes_is_row(g, first, last, i))
+			m->pass_flops = add(ok, m->pass_flops, -node_flops(g, i, ok));
+	free(slot);
+	free(val);
 }
 
 /* Fills m from nodes first..last taken as a kernel of the given kind.
@@ -380,7 +513,7 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		for (int i = first; i <= last; i++) {
 			int64_t e = numel(&ok, &g->nodes[i].type);
 
-			if (e > best) {
+			if (e > best && !is_view(g, kind, first, last, i)) {
 				best = e;
 				m->it = g->nodes[i].type;
 			}
@@ -416,7 +549,11 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	seen.slot = xcalloc(seen.cap, sizeof *seen.slot);
 	for (int i = first; i <= last; i++) {
 		const Node *n = &g->nodes[i];
-		int64_t f = node_flops(g, i, &ok);
+		int64_t f;
+
+		if (is_view(g, kind, first, last, i))
+			continue;    /* no op: its consumers' loads read through it */
+		f = node_flops(g, i, &ok);
 
 		if (n->op == OP_MEAN)
 			f = add(&ok, f, numel(&ok, &n->type));
@@ -427,7 +564,8 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		}
 		m->vec_flops = add(&ok, m->vec_flops, f);
 		for (int j = 0; j < n->nin; j++)
-			if (!inside(n->in[j], first, last) && seen_add(&seen, n->in[j])) {
+			if ((!inside(n->in[j], first, last) ||
+			    is_view(g, kind, first, last, n->in[j])) && seen_add(&seen, n->in[j])) {
 				if (kind == KK_OPAQUE)
 					m->in_bytes = add(&ok, m->in_bytes,
 					    numel(&ok, &g->nodes[n->in[j]].type));
@@ -435,6 +573,8 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 			}
 	}
 	free(seen.slot);
+	if (kind == KK_ROW_REDUCTION)
+		row_passes_model(m, g, first, last, &ok);
 	m->p.ok = ok;
 }
 
@@ -631,6 +771,11 @@ full_reduce_loads(const Model *m, const Ext *e, const TileConfig *c, int split, 
 	for (int j = 0; j <= inner; j++) {
 		int64_t ext = j == r - 1 ? c->bn : j == r - 2 ? c->bm : 1, it;
 
+		if (e->str & (1u << j)) {
+			/* a stretched dim of a view: one element per block */
+			v = mul(ok, v, cdiv(m->it.dim[j], ext));
+			continue;
+		}
 		if (e->dims & (1u << j)) {
 			v = mul(ok, v, m->it.dim[j]);
 			continue;
@@ -755,6 +900,29 @@ copy_loads(const Model *m, const TileConfig *c, int64_t *idx_bytes, bool *ok)
 	}
 }
 
+/* The blocks along a view's stretched whole dims (Ext.str) that its loads
+ * are repeated for, one element each: a reduction walks its last reduced
+ * dim in blocks of BN (a dim before the last four one index at a time)
+ * and the others one index at a time; a row_reduction holds its row in
+ * one block. */
+static int64_t
+str_blocks(const Model *m, const Ext *e, const TileConfig *c, bool *ok)
+{
+	int r = m->it.rank, last = -1;
+	int64_t v = 1;
+
+	if (!e->str || m->p.kind == KK_ROW_REDUCTION)
+		return 1;
+	for (int j = 0; j < r; j++)
+		if (m->role[j] == RO_WHOLE)
+			last = j;
+	for (int j = 0; j < r; j++)
+		if (e->str & (1u << j))
+			v = mul(ok, v, j == last && j + 4 >= r ? cdiv(m->it.dim[j], c->bn) :
+			    m->it.dim[j]);
+	return v;
+}
+
 /* The model's traffic for one configuration. */
 static void
 model_traffic(const Model *m, const TileConfig *c, Traffic *t)
@@ -762,9 +930,11 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	bool ok = m->p.ok;
 	const Problem *p = &m->p;
 	int64_t es = (int64_t)ir_dtype_size(p->dt);
-	int64_t gm = 1, gn = 1, rows_pad, cols_pad, ld = 0, st = 0, ldb = 0;
+	int64_t gm = 1, gn = 1, rows_pad, cols_pad, ld = 0, st = 0, ldb = 0, blk;
 	int split = c->split > 0 ? c->split : m->split;
 	int64_t parts;
+	/* a row_reduction whose row does not fit loops once per reduction */
+	bool passes = p->kind == KK_ROW_REDUCTION && !row_passes_fit(p->n, c->bn, ROW_TILE_MAX);
 	double pad_it;
 
 	memset(t, 0, sizeof *t);
@@ -848,6 +1018,9 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 				v = mul(&ok, e->row ? p->m : gm, e->col ? p->n : gn);
 				v = mul(&ok, v, e->whole);
 				v = mul(&ok, v, p->batch);
+				v = mul(&ok, v, str_blocks(m, e, c, &ok));
+				if (passes)
+					v = mul(&ok, v, e->npass);
 				/* split: one lacking the reduced dim is loaded
 				 * before the loop, by each of the S programs */
 				if (m->red >= 0 && m->rax >= 0 && split > 1 &&
@@ -881,7 +1054,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	}
 	t->loaded = add(&ok, mul(&ok, ld, es), ldb);
 	t->stored = mul(&ok, st, es);
-	t->flops = m->flops;
+	t->flops = passes ? add(&ok, m->flops, m->pass_flops) : m->flops;
 	t->mm_flops = m->mm_flops;
 	if (parts > 1 && m->red >= 0 && m->g_mean)
 		/* mean scales each partial (x/N) before its atomic add */
@@ -889,7 +1062,8 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 
 	/* padding: what the masked lanes of boundary tiles would compute */
 	rows_pad = cdiv(p->m, c->bm) * c->bm;
-	cols_pad = p->kind == KK_ROW_REDUCTION ? pow2_ceil(p->n) : cdiv(p->n, c->bn) * c->bn;
+	blk = passes && c->bn > ROW_TILE_MAX ? ROW_TILE_MAX : c->bn;
+	cols_pad = p->kind == KK_ROW_REDUCTION && !passes ? pow2_ceil(p->n) : cdiv(p->n, blk) * blk;
 	if (p->kind == KK_REDUCTION && p->full_reduce)
 		rows_pad = 1;
 	if (m->mm >= 0) {
@@ -1068,6 +1242,12 @@ cost_space(const Problem *p, TileConfig *out)
 
 	if (rowbn > (1 << 30))
 		rowbn = 1 << 30;
+	/* a row too wide for one tile: its passes' blocks are the reduction's */
+	if (p->kind == KK_ROW_REDUCTION && rowbn > ROW_TILE_MAX) {
+		s.bn = red_bn;
+		s.nbn = LEN(red_bn);
+		nbn = s.nbn;
+	}
 	/* generation order: BM, BN, BK, warps, stages, nested, ascending */
 	for (int a = 0; a < s.nbm; a++)
 		for (int b = 0; b < nbn; b++)

@@ -14,6 +14,7 @@
 #include "check_aicm.h"
 #include "../passes/cost.h"
 #include "../passes/passes.h"
+#include "../passes/row_passes.h"
 #include "scalar.h"
 #include "exec.h"
 #include "pass.h"
@@ -298,6 +299,24 @@ static const char *const xgraphs[] = {
 	"  %n = min(%a) axis=1\n  %e = mean(%x) axis=(0, 1, 3)\n"
 	"  %m = max(%x) axis=(1, 2) keepdims=True\n  %q = min(%x)\n  %r = prod(%a) axis=-1\n"
 	"  return %s, %p, %n, %e, %m, %q, %r\n}\n",
+	/* row_reductions: a LayerNorm whose row fits in one tile, and written
+	 * kernels with BN below their rows, which loop over each row once per
+	 * reduction (an operand read by k passes is read k times) */
+	"graph {\n  %x = input() : (33, 97)\n  %g = input() : (97,)\n  %b = input() : (97,)\n"
+	"  %eps = const() : () value=0.00001\n  %mu = mean(%x) axis=-1 keepdims=True\n"
+	"  %d = sub(%x, %mu)\n  %sq = mul(%d, %d)\n  %var = mean(%sq) axis=-1 keepdims=True\n"
+	"  %ve = add(%var, %eps)\n  %sd = sqrt(%ve)\n  %n = div(%d, %sd)\n  %s = mul(%n, %g)\n"
+	"  %y = add(%s, %b)\n}\n",
+	"graph {\n  %x = input() : (33, 97)\n  %g = input() : (97,)\n  %b = input() : (97,)\n"
+	"  %eps = const() : () value=0.00001\n  %h = input() : (3, 5, 40) f32\n"
+	"  kernel @ln [row_reduction] BM=16 BN=32 {\n  %mu = mean(%x) axis=-1 keepdims=True\n"
+	"  %d = sub(%x, %mu)\n  %sq = mul(%d, %d)\n  %var = mean(%sq) axis=-1 keepdims=True\n"
+	"  %ve = add(%var, %eps)\n  %sd = sqrt(%ve)\n  %n = div(%d, %sd)\n  %s = mul(%n, %g)\n"
+	"  %y = add(%s, %b)\n  }\n"
+	"  kernel @lsm [row_reduction] BM=2 BN=16 {\n  %m = max(%h) axis=-1 keepdims=True\n"
+	"  %e = sub(%h, %m)\n  %x2 = exp(%e)\n  %se = sum(%x2) axis=-1 keepdims=True\n"
+	"  %l = log(%se)\n  %o = sub(%e, %l)\n  %r = mean(%o) axis=-1\n  }\n"
+	"  return %y, %r\n}\n",
 	/* numpy's matmul: batch dims that broadcast, 1-D operands */
 	"graph {\n  %x = input() : (2, 1, 33, 7)\n  %w = input() : (3, 7, 40)\n"
 	"  %v = input() : (7,)\n  %u = input() : (40,)\n  %mm = matmul(%x, %w)\n"
@@ -336,6 +355,31 @@ static const char *const xgraphs[] = {
 	"  %b = argmin(%x) axis=0 keepdims=True last=True\n  %c = argmax(%y) axis=1 last=True\n"
 	"  %d = argmin(%y) axis=-1 keepdims=True\n  %e = argmax(%y)\n  %f = argmin(%z) axis=3\n"
 	"  %h = argmax(%z) axis=4 keepdims=True\n  return %a, %b, %c, %d, %e, %f, %h\n}\n",
+	/* views (layout ops folded into their consumers' loads): a transposed
+	 * weight and a transposed input into matmuls, a chain (slice, reshape,
+	 * transpose) into a batched matmul, a reshape into an elementwise op,
+	 * an expand into an add and into a sum over its stretched dim (read
+	 * once per tile), a slice into a reduction, an expand of a matmul's
+	 * batch; ragged everywhere, f32 */
+	"graph {\n  %x = input() : (33, 20) f32\n  %W = input() : (37, 20) f32\n"
+	"  %b = input() : (37,) f32\n  %a = input() : (20, 33) f32\n"
+	"  %wt = transpose(%W)\n  %mm = matmul(%x, %wt)\n  %y = add(%mm, %b)\n"
+	"  %at = transpose(%a)\n  %m2 = matmul(%at, %wt)\n"
+	"  %z = input() : (9, 1, 60) f32\n  %zs = slice(%z) starts=(20,) ends=(60,) axes=(2,)\n"
+	"  %zr = reshape(%zs) shape=(9, 4, 10)\n  %zt = transpose(%zr) perm=(1, 2, 0)\n"
+	"  %q = input() : (4, 7, 10) f32\n  %m3 = matmul(%q, %zt)\n"
+	"  %r = reshape(%x) shape=(3, 11, 20)\n  %e = exp(%r)\n"
+	"  %c = input() : (33, 1) f32\n  %ce = expand(%c) shape=(33, 20)\n"
+	"  %s1 = add(%x, %ce)\n  %s2 = sum(%ce) axis=1\n"
+	"  %xs = slice(%x) starts=(3, 2) ends=(30, 19)\n  %s3 = max(%xs) axis=0\n"
+	"  %v = input() : (7, 20) f32\n  %ve = expand(%v) shape=(3, 7, 20)\n"
+	"  %m4 = matmul(%ve, %wt)\n"
+	"  %c3 = input() : (33, 1, 1) f32\n  %e3 = expand(%c3) shape=(33, 5, 70)\n"
+	"  %s5 = sum(%e3) axis=(1, 2)\n  %e4 = expand(%c3) shape=(33, 5, 70)\n"
+	"  %s6 = max(%e4)\n  %e5 = expand(%c3) shape=(33, 70, 5)\n  %s7 = sum(%e5) axis=1\n"
+	"  %e6 = expand(%c) shape=(33, 70)\n  %s8 = sum(%e6) axis=-1 keepdims=True\n"
+	"  %d8 = div(%e6, %s8)\n"
+	"  return %y, %m2, %m3, %e, %s1, %s2, %s3, %m4, %s5, %s6, %s7, %d8\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)
@@ -369,6 +413,8 @@ START_TEST(test_tile_cost_model_agrees)
 						c.bm = (int)k->kattr[KA_BM];
 					if (k->kset & (1u << KA_BN))
 						c.bn = (int)k->kattr[KA_BN];
+					else if (k->kind == KK_ROW_REDUCTION)
+						c.bn = ROW_TILE_MAX;   /* lower-tiled's row-max */
 					if (k->kset & (1u << KA_BK))
 						c.bk = (int)k->kattr[KA_BK];
 					cost_traffic(g, n->kernel, &c, &tr);

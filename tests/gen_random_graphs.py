@@ -11,7 +11,9 @@ and ceil_mode, reshaped to rank 2 to join the rest): sources of odd sizes (1, 7,
 leave ragged tiles at every block size), elementwise ops on values that
 broadcast ((M, N) with (N,), (M, 1), (1, N), ()), reductions on either axis
 or over everything with and without keepdims, matmuls (also rank 3),
-transposes and reshapes, the copy ops (concat, slice, pad, gather by
+transposes and reshapes (also feeding compute, to fold in as views: a
+Linear's transposed weight, a slice into a reduction, an expand into a sum
+over its new dim), the copy ops (concat, slice, pad, gather by
 inline i32/i64 indices, expand; at ranks up to 8), argmax and argmin (their i64 indices cast
 back to the graph's type; ties common, last= either way), and chains long enough for fuse to build every
 kind of kernel.  Values stay finite and of moderate size (log, sqrt and div
@@ -28,8 +30,10 @@ i32 and i64, and runs each
 through `aicm-run --pass=P --check` for P = shape-infer,fuse,autotune,
 lower-tiled and the same without fuse (using whichever of fuse and autotune
 `aicm-opt --list-passes` shows), once more on 3 threads, and with
-fuse{row-fusion=true,matmul-reduce=true} (softmax rows and reductions of
-matmuls, so that every kernel kind is made).  Every run must
+fuse{row-fusion=true,matmul-reduce=true} (softmax, LayerNorm, RMSNorm and
+log-softmax rows and reductions of matmuls, so that every kernel kind is
+made; on odd seeds with lower-tiled{row-max=16}, so that a row_reduction's
+program in passes runs too).  Every run must
 exit 0 with every output PASS.  A failing graph is kept (--keep, default
 $TMPDIR) and named in the report, with the command to reproduce it.
 """
@@ -277,6 +281,38 @@ class Gen:
         t = self.op(f"sum(%{e}) axis=-1 keepdims=True", s[:-1] + (1,))
         return self.op(f"div(%{e}, %{t})", s)
 
+    def eps(self):
+        nm = self.name("eps")
+        self.lines.append(f"  %{nm} = const() : {self.ty(())} value=1e-05")
+        return nm
+
+    def norm(self, a, s):
+        """LayerNorm (gamma and beta (C,) inputs), RMSNorm or log-softmax
+        over the last axis: one row_reduction each under row-fusion, its
+        statistics' ops (+ eps, sqrt, reciprocal, log) over the reduced
+        rows."""
+        red = s[:-1] + (1,)
+        kind = self.r.choice(["layernorm", "rmsnorm", "log_softmax"])
+        if kind == "log_softmax":
+            m = self.op(f"max(%{a}) axis=-1 keepdims=True", red)
+            d = self.op(f"sub(%{a}, %{m})", s)
+            e = self.op(f"exp(%{d})", s)
+            t = self.op(f"sum(%{e}) axis=-1 keepdims=True", red)
+            return self.op(f"sub(%{d}, %{self.op(f'log(%{t})', red)})", s)
+        if kind == "layernorm":
+            mu = self.op(f"mean(%{a}) axis=-1 keepdims=True", red)
+            d = self.op(f"sub(%{a}, %{mu})", s)
+        else:
+            d = a
+        sq = self.op(f"mul(%{d}, %{d})", s)
+        v = self.op(f"mean(%{sq}) axis=-1 keepdims=True", red)
+        sd = self.op(f"sqrt(%{self.op(f'add(%{v}, %{self.eps()})', red)})", red)
+        n = self.op(f"mul(%{d}, %{self.op(f'reciprocal(%{sd})', red)})", s)
+        y = self.op(f"mul(%{n}, %{self.source(s[-1:], 'input')})", s)
+        if kind == "layernorm":
+            y = self.op(f"add(%{y}, %{self.source(s[-1:], 'input')})", s)
+        return y
+
     @staticmethod
     def window_out(n, k, s, p0, p1, d, ceil_mode):
         span = n + p0 + p1 - (d * (k - 1) + 1)
@@ -417,14 +453,54 @@ class Gen:
         sh = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
         return self.op(f"expand(%{a}) shape={sh}", out)
 
+    def views(self, a, s):
+        """Layout ops feeding compute, which fuse folds into the compute's
+        loads as views (docs/passes.md "Views"): a Linear layer's
+        matmul(a, transpose(W)); a transposed value into an elementwise op
+        with a partner; a unit-step slice into a reduction; a chain
+        (transpose, then a reshape that merges across it, which is no view
+        and stays a copy); an expand along a new leading dim into a sum
+        over it."""
+        r = self.r
+        k = r.choice(["linear", "elem", "slice", "chain", "expand"])
+        if k == "linear" and len(s) in (2, 3):
+            n = r.choice(SIZES)
+            w = self.source((n, s[-1]), "const")
+            wt = self.op(f"transpose(%{w})", (s[-1], n))
+            return self.op(f"matmul(%{a}, %{wt})", s[:-1] + (n,))
+        if k == "elem" and len(s) >= 2:
+            t = s[:-2] + (s[-1], s[-2])
+            b = self.op(f"transpose(%{a})", t)
+            c, u = self.partner(t)
+            return self.op(f"{r.choice(['add', 'mul', 'sub'])}(%{b}, %{c})", self.bcast(t, u))
+        if k == "slice" and len(s) >= 1 and s[-1] > 1:
+            lo = r.randint(0, s[-1] - 1)
+            hi = r.randint(lo + 1, s[-1])
+            b = self.op(f"slice(%{a}) starts=({lo},) ends=({hi},) axes=({len(s) - 1},)",
+                        s[:-1] + (hi - lo,))
+            op = r.choice(["sum", "max"])
+            return self.op(f"{op}(%{b}) axis=-1 keepdims=True", s[:-1] + (1,))
+        if k == "chain" and len(s) == 2:
+            b = self.op(f"transpose(%{a})", (s[1], s[0]))
+            c = self.op(f"reshape(%{b}) shape=({s[0] * s[1]},)", (s[0] * s[1],))
+            return self.op(f"exp(%{c})" if self.dt not in INTS else f"neg(%{c})",
+                           (s[0] * s[1],))
+        if len(s) <= 3:
+            m = r.choice([2, 3])
+            b = self.op(f"expand(%{a}) shape=({', '.join(map(str, (m,) + s))})", (m,) + s)
+            return self.op(f"sum(%{b}) axis=0", s)
+        return self.op(f"neg(%{a})", s)
+
     def step(self):
         r = self.r.random()
         isint = self.dt in INTS
+        if self.r.random() < 0.08:
+            return self.views(*self.pick())
         if self.r.random() < 0.06 and not isint:
             return self.window()        # conv2d and the pools take floats
         a, s = self.pick()
         if self.r.random() < 0.08 and len(s) >= 1 and not isint:
-            return self.softmax(a, s)
+            return self.softmax(a, s) if self.r.random() < 0.5 else self.norm(a, s)
         if self.r.random() < 0.15:
             return self.elem_v2_int(a, s) if isint else self.elem_v2(a, s)
         if self.r.random() < 0.12:
@@ -571,6 +647,9 @@ def check(build, n, keep):
                 with open(path, "w") as f:
                     f.write(text)
                 for pipe, extra in pipes:
+                    if "row-fusion" in pipe and seed % 2:
+                        # odd seeds: rows wider than 16 run in passes
+                        pipe = pipe.replace("lower-tiled", "lower-tiled{row-max=16}")
                     total += 1
                     cmd = [run, f"--pass={pipe}", "--check"] + extra + [path]
                     p = subprocess.run(cmd, capture_output=True, text=True)
