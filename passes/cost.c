@@ -351,7 +351,8 @@ row_passes_model(Model *m, const Graph *g, int first, int last, bool *ok)
 				size_t k = (size_t)x * 0x9e3779b9u & (cap - 1);
 				Ext *e;
 
-				if (inside(x, first, last) || !row_passes_is_row(g, first, last, x))
+				if (row_passes_computed(g, first, last, x) ||
+				    !row_passes_is_row(g, first, last, x))
 					continue;
 				while (slot[k] && m->ext[slot[k] - 1].node != x)
 					k = (k + 1) & (cap - 1);

@@ -741,11 +741,12 @@ lower_row_passes(LB *b, int64_t blk)
 				for (int j = 0; j < b->g->nodes[i].nin; j++) {
 					int x = b->g->nodes[i].in[j];
 
-					if (!in_kernel(b, x) && row_passes_is_row(b->g, b->first, b->last, x))
+					if (!row_passes_computed(b->g, b->first, b->last, x) &&
+					    row_passes_is_row(b->g, b->first, b->last, x))
 						b->tv[x] = -1;
 				}
 			}
-		if (!in_kernel(b, val[p]))
+		if (!row_passes_computed(b->g, b->first, b->last, val[p]))
 			b->tv[val[p]] = load_ext(b, val[p], neutral_for(b, val[p]));
 		for (int i = b->first; i <= b->last; i++) {
 			if (b->stamp[i - b->first] != stamp)
@@ -753,7 +754,7 @@ lower_row_passes(LB *b, int64_t blk)
 			for (int j = 0; j < b->g->nodes[i].nin; j++) {
 				int x = b->g->nodes[i].in[j];
 
-				if (!in_kernel(b, x) && b->tv[x] < 0)
+				if (!row_passes_computed(b->g, b->first, b->last, x) && b->tv[x] < 0)
 					b->tv[x] = load_ext(b, x, neutral_for(b, x));
 			}
 			if (emit_op(b, i) != 0)
