@@ -43,10 +43,9 @@ color(KernelKind k)
 static void fmt_b(char *buf, size_t n, double b);
 static void tail(char *buf, size_t n, const Graph *g, int p);
 
-/* "8.2 KB": the seed's units, 1 KB = 1000 bytes; a tensor's round trip
- * through memory (written once, read once). */
+/* "8.2 KB": the seed's units, 1 KB = 1000 bytes; times copies of t. */
 static void
-fmt_bytes(char *buf, size_t n, const Type *t)
+fmt_bytes(char *buf, size_t n, const Type *t, int copies)
 {
 	int64_t e = ir_type_numel(t);
 
@@ -54,7 +53,7 @@ fmt_bytes(char *buf, size_t n, const Type *t)
 		snprintf(buf, n, "?");
 		return;
 	}
-	fmt_b(buf, n, 2.0 * (double)e * (double)ir_dtype_size(t->dt));
+	fmt_b(buf, n, (double)copies * (double)e * (double)ir_dtype_size(t->dt));
 }
 
 static void
@@ -141,8 +140,58 @@ node(FILE *f, const Graph *g, int i, const char *indent)
 	fprintf(f, "];\n");
 }
 
+/* The unit that reads a value once: node i's kernel, or i alone when it is
+ * in none (an op before fuse, a tiled kernel). */
+static int
+unit(const Graph *g, int i)
+{
+	int k = g->nodes[i].kernel;
+
+	return k >= 0 && k < g->nkernels ? k : -2 - i;
+}
+
+/* The operands of node i: in[], or a tiled kernel's arguments. */
+static int
+nargs(const Node *n)
+{
+	return n->op == OP_TILED ? n->tile->nargs : n->nin;
+}
+
+static int
+arg(const Node *n, int j)
+{
+	return n->op == OP_TILED ? n->tile->args[j] : n->in[j];
+}
+
+/* nout[p]: the distinct units other than p's own that read p; keep[p]: p
+ * is returned, so its write stays.  A kernel's ops are contiguous, so one
+ * unit's reads of p come one after another in node order. */
 static void
-edge(FILE *f, const Graph *g, int p, int c)
+readers(const Graph *g, int *nout, int *last, bool *keep)
+{
+	int *o, no = ir_outputs(g, &o);
+
+	for (int i = 0; i < g->nnodes; i++) {
+		nout[i] = 0;
+		last[i] = unit(g, i);
+		keep[i] = false;
+	}
+	for (int i = 0; i < no; i++)
+		keep[o[i]] = true;
+	free(o);
+	for (int c = 0; c < g->nnodes; c++)
+		for (int j = 0; j < nargs(&g->nodes[c]); j++) {
+			int p = arg(&g->nodes[c], j), u = unit(g, c);
+
+			if (last[p] != u && u != unit(g, p)) {
+				last[p] = u;
+				nout[p]++;
+			}
+		}
+}
+
+static void
+edge(FILE *f, const Graph *g, int p, int c, const int *nout, const bool *keep)
 {
 	const Node *P = &g->nodes[p], *C = &g->nodes[c];
 	char b[32], from[48];
@@ -153,7 +202,7 @@ edge(FILE *f, const Graph *g, int p, int c)
 	} else if (P->kernel >= 0 && P->kernel == C->kernel) {
 		fprintf(f, "  %s -> n%d;\n", from, c);
 	} else {
-		fmt_bytes(b, sizeof b, &P->type);
+		fmt_bytes(b, sizeof b, &P->type, nout[p] > 1 || keep[p] ? 1 : 2);
 		fprintf(f, "  %s -> n%d [style=dashed, label=\"%s\", fontsize=10];\n", from, c, b);
 	}
 }
@@ -329,7 +378,9 @@ tiled_edges(FILE *f, const Graph *g, int c)
 void
 ir_print_dot(FILE *f, const Graph *g)
 {
-	int ncomp = 0, ntiled = 0, nk;
+	int ncomp = 0, ntiled = 0, nk, *nout = xmalloc_huge(sizeof(int) * (2 * (size_t)g->nnodes + 1));
+	int *last = nout + g->nnodes;
+	bool *keep = xmalloc((size_t)g->nnodes + 1);
 
 	for (int i = 0; i < g->nnodes; i++) {
 		ncomp += ir_ops[g->nodes[i].op].cls != OC_SOURCE;
@@ -371,6 +422,7 @@ ir_print_dot(FILE *f, const Graph *g)
 		if (i == g->kernels[n->kernel].last)
 			fprintf(f, "  }\n");
 	}
+	readers(g, nout, last, keep);
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
@@ -378,7 +430,9 @@ ir_print_dot(FILE *f, const Graph *g)
 			tiled_edges(f, g, i);
 		else
 			for (int j = 0; j < n->nin; j++)
-				edge(f, g, n->in[j], i);
+				edge(f, g, n->in[j], i, nout, keep);
 	}
+	free(nout);
+	free(keep);
 	fprintf(f, "}\n");
 }
