@@ -12,6 +12,11 @@
 PREFIX = /usr/local
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man/man1
+# make install also puts the examples that the man pages run, the docs and
+# the editor files under share/ (issue 21 item 11)
+EXAMPLEDIR = $(PREFIX)/share/aicm/examples
+EDITORDIR = $(PREFIX)/share/aicm/editors
+DOCDIR = $(PREFIX)/share/doc/aicm
 
 CC = cc
 BISON = bison
@@ -140,6 +145,7 @@ check-unit: $(B)/check_aicm
 
 check-golden: $(TOOLS)
 	sh tests/golden.sh $(B)
+	sh tests/dotrender.sh $(B)
 	@# The cases that execute tiled programs, again on the other SIMD paths
 	@# that this CPU has (forcing one it lacks would add a note on stderr).
 	isas=portable; grep -qw avx2 /proc/cpuinfo 2>/dev/null && isas="avx2 portable"; \
@@ -155,11 +161,13 @@ check-numpy: $(B)/aicm-run
 		echo "check-numpy: SKIPPED: python3-numpy is not installed"; \
 	fi
 
-# The commands shown in the tutorial and the exercises, run again and
-# diffed against the output the docs show (tests/doccheck.sh), and every
-# option of --help in the man pages (tests/mancheck.sh); update-docs
-# rewrites the docs' outputs: review 'git diff docs/'.
-DOCS_CHECKED = docs/tutorial.md docs/exercises.md docs/run.md
+# The commands shown in the README's tour, the tutorial and the exercises,
+# run again and diffed against the output the docs show
+# (tests/doccheck.sh), every option of --help in the man pages
+# (tests/mancheck.sh), and the man pages' EXAMPLES run from a scratch
+# install (tests/installcheck.sh); update-docs rewrites the docs' outputs:
+# review 'git diff docs/ README.md'.
+DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md
 
 check-docs: $(TOOLS)
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)
@@ -171,6 +179,7 @@ check-docs: $(TOOLS)
 		echo "check-docs: docs/import.md SKIPPED: no exported models in $(B)/models (make check-models)"; \
 	fi
 	sh tests/mancheck.sh $(B)
+	sh tests/installcheck.sh $(B)
 	sh tests/opnames.sh
 
 update-docs: $(TOOLS)
@@ -218,11 +227,14 @@ update-golden: $(TOOLS)
 	sh tests/golden.sh --update $(B) $(T)
 
 # aicm-run against numpy on the workloads of docs/perf.md, side by side
-# (bench/run.sh; REPS, WORKLOADS, DTYPES, THREADS in the environment).
+# (bench/run.sh; REPS, WORKLOADS, DTYPES, THREADS in the environment); then
+# conv2d, the real models and the transformer blocks (LayerNorm, RMSNorm,
+# attention, the encoder layer: bench/blocks.sh) against PyTorch.
 bench: $(TOOLS)
 	sh bench/run.sh $(B)
 	sh bench/conv.sh $(B)
 	sh bench/models.sh $(B)
+	sh bench/blocks.sh $(B)
 .PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm
@@ -252,14 +264,64 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/libaicm.a $(wildcard tests/fuz
 
 check-long: fuzz
 
+# The examples: the seed's demo graphs and the small ONNX model with its
+# input and torch's output (the man pages' EXAMPLES use them).  The man
+# pages name /usr/local/share/...: installed, they name $(PREFIX)'s.
+EXAMPLES = testdata/demo/mlp.aicm testdata/demo/gemm100.aicm testdata/demo/gemm256.aicm \
+	testdata/demo/relu-sum.aicm testdata/models/mlp.onnx testdata/models/mlp.in.npy \
+	testdata/models/mlp.out.npy
+DOCFILES = README.md docs/ir.md docs/passes.md docs/tiled.md docs/run.md \
+	docs/perf.md docs/tutorial.md docs/mapping.md docs/exercises.md docs/reliability.md \
+	docs/conformance.md docs/import.md
+MANPAGES = docs/aicm-opt.1 docs/aicm-run.1 docs/aicm-import.1
+
 install: $(TOOLS)
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(EXAMPLEDIR) \
+		$(DESTDIR)$(DOCDIR)/img $(DESTDIR)$(EDITORDIR)/vim/syntax \
+		$(DESTDIR)$(EDITORDIR)/vim/ftdetect $(DESTDIR)$(EDITORDIR)/vscode/syntaxes
 	install -m755 $(TOOLS) $(DESTDIR)$(BINDIR)
-	install -m644 docs/aicm-opt.1 docs/aicm-run.1 docs/aicm-import.1 $(DESTDIR)$(MANDIR)
+	for m in $(MANPAGES); do \
+		sed 's|/usr/local/share/|$(PREFIX)/share/|g' $$m >$(DESTDIR)$(MANDIR)/$${m#docs/} && \
+		chmod 644 $(DESTDIR)$(MANDIR)/$${m#docs/} || exit 1; \
+	done
+	install -m644 $(EXAMPLES) $(DESTDIR)$(EXAMPLEDIR)
+	install -m644 $(DOCFILES) $(DESTDIR)$(DOCDIR)
+	install -m644 docs/img/* $(DESTDIR)$(DOCDIR)/img
+	install -m644 docs/editors/README.md $(DESTDIR)$(EDITORDIR)
+	install -m644 docs/editors/vim/syntax/aicm.vim $(DESTDIR)$(EDITORDIR)/vim/syntax
+	install -m644 docs/editors/vim/ftdetect/aicm.vim $(DESTDIR)$(EDITORDIR)/vim/ftdetect
+	install -m644 docs/editors/vscode/package.json docs/editors/vscode/language-configuration.json \
+		$(DESTDIR)$(EDITORDIR)/vscode
+	install -m644 docs/editors/vscode/syntaxes/aicm.tmLanguage.json \
+		$(DESTDIR)$(EDITORDIR)/vscode/syntaxes
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run $(DESTDIR)$(BINDIR)/aicm-import
 	rm -f $(DESTDIR)$(MANDIR)/aicm-opt.1 $(DESTDIR)$(MANDIR)/aicm-run.1 $(DESTDIR)$(MANDIR)/aicm-import.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/aicm $(DESTDIR)$(DOCDIR)
+
+# make install into a scratch PREFIX and a scratch DESTDIR, the files
+# checked, and the man pages' EXAMPLES run from the installed paths
+# (tests/installcheck.sh).
+check-install: $(TOOLS)
+	sh tests/installcheck.sh $(B)
+
+# The targets a user runs, with one line each.
+help:
+	@echo 'make [all]          build $(B)/aicm-opt, aicm-run, aicm-import and libaicm.a'
+	@echo 'make demo           the seed'"'"'s six scenarios, each with PASS or FAIL'
+	@echo 'make check          unit, golden, docs (with install) and random-graph tests (SANITIZE=1: ASan+UBSan)'
+	@echo 'make check-docs     the docs'"'"' and README'"'"'s transcripts, the man pages'"'"' options and examples'
+	@echo 'make check-install  install into scratch folders and run the man pages'"'"' examples there'
+	@echo 'make check-valgrind the goldens and unit tests under memcheck'
+	@echo 'make update-golden [T=path]  rewrite expected outputs (read the diff)'
+	@echo 'make update-docs    rewrite the docs'"'"' transcripts (read the diff)'
+	@echo 'make bench          W1-W5 against numpy (docs/perf.md)'
+	@echo 'make conformance    ONNX'"'"'s backend tests through aicm-import'
+	@echo 'make fuzz           the libFuzzer harnesses (clang)'
+	@echo 'make install [PREFIX=/usr/local] [DESTDIR=]   tools, man pages, examples, docs, editor files'
+	@echo 'make uninstall      remove what install put there'
+	@echo 'make clean          remove build/, build-san/, build-fuzz/'
 
 # Also the temporary files that only a SIGKILL during a write can leave
 # (src/ir/io.c: .NAME.aicm-tmp.XXXXXX beside the file being written), in
@@ -269,6 +331,6 @@ clean:
 	find . -name .git -prune -o -type f -name '.*.aicm-tmp.??????' -exec rm -f {} +
 
 .PHONY: all demo check check-layers check-unit check-golden check-numpy update-golden check-valgrind install uninstall clean \
-	fuzz fuzz-bins check-long
+	fuzz fuzz-bins check-long check-install help
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

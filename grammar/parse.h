@@ -80,6 +80,9 @@ char *parse_strndup(ParseCtx *ctx, const char *s, size_t n);
  * the way into the cache by the time the statement is reduced. */
 Tok parse_value(ParseCtx *ctx, const char *s, size_t n);
 void parse_bad_char(ParseCtx *ctx, const struct YYLTYPE *loc, unsigned char c);
+/* Reports the last byte of text[0..n), a non-ASCII one, at its place: a
+ * name (text[0..n-1) its ASCII head) holds ASCII only. */
+void parse_non_ascii(ParseCtx *ctx, const struct YYLTYPE *loc, const char *text, size_t n);
 /* The lexer says when it enters values=( and leaves at ')': a syntax
  * error inside hints at numbers, not integers. */
 void parse_values_tuple(ParseCtx *ctx, bool in);

@@ -42,6 +42,7 @@ typedef void *yyscan_t;
 
 %code top {
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,8 @@ struct ParseCtx {
 	int *tfor;                   /* its open loops (instruction indices) */
 	int ntfor, captfor;
 	HashMap targ;                /* its operands by name (targ_find) */
+	Loc *open;                   /* the '{' (or graph '<') not yet closed, */
+	int nopen, capopen;          /* innermost last: note_unclosed */
 };
 
 /* Past the error limit (diag.h) the scanner's next token is the end of the
@@ -125,6 +128,7 @@ static void t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, 
 static void t_for_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok var, Loc vl,
     Ref lo, Tok to, Ref hi, Tok step, Ref st, Tok iter, Tok it, Loc itl, Tok init, Loc il);
 static void t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val, Loc vl);
+static void open_push(ParseCtx *c, Loc l);
 }
 
 %initial-action {
@@ -156,8 +160,8 @@ static void t_for_close(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok val,
 
 /* graph = "graph" ["@" name] ("{" stmt* "}" | "<" stmt* ">") */
 graph:
-	  head '{' stmts '}'
-	| head '<' stmts '>'
+	  head '{' { open_push(ctx, L(@2)); } stmts '}' { ctx->nopen--; }
+	| head '<' { open_push(ctx, L(@2)); } stmts '>' { ctx->nopen--; }
 	;
 
 head:
@@ -189,8 +193,8 @@ tiled:
 	      tiled_open(ctx, $1, L(@1), $3, L(@3), $4, $6, L(@6), $9, $12, L(@12), $13);
 	      /* freed: a later syntax error must not run their %destructors */
 	      $9 = NULL; $12 = NULL; $13 = NULL; }
-	  '{' tstmts '}'
-	    { tiled_close(ctx); }
+	  '{' { open_push(ctx, L(@15)); } tstmts '}'
+	    { ctx->nopen--; tiled_close(ctx); }
 	;
 
 tstmts:
@@ -220,9 +224,10 @@ tstmt:
 	    { if (!nest_ok(ctx, L(@3)))
 	        YYABORT;
 	      t_for_open(ctx, $1, L(@1), $3, L(@3), $4, L(@4), (Ref){$6, L(@6)}, $7,
-	        (Ref){$8, L(@8)}, $9, (Ref){$10, L(@10)}, $11, $13, L(@13), $15, L(@15)); }
+	        (Ref){$8, L(@8)}, $9, (Ref){$10, L(@10)}, $11, $13, L(@13), $15, L(@15));
+	      open_push(ctx, L(@17)); }
 	  tstmts YIELD VALUE '}'
-	    { t_for_close(ctx, $1, L(@1), $20, L(@20), $21, L(@21)); }
+	    { ctx->nopen--; t_for_close(ctx, $1, L(@1), $20, L(@20), $21, L(@21)); }
 	;
 
 storekw:
@@ -278,8 +283,8 @@ kernel:
 	  KERNEL SYMBOL '[' IDENT ']' items
 	    { kernel_open(ctx, $2, L(@1), L(@2), $4, L(@4), $6);
 	      $6 = NULL; /* freed: a later syntax error must not free it again */ }
-	  '{' kstmts '}'
-	    { kernel_close(ctx); }
+	  '{' { open_push(ctx, L(@8)); } kstmts '}'
+	    { ctx->nopen--; kernel_close(ctx); }
 	;
 
 kstmts:
@@ -395,6 +400,84 @@ at_byte(const YYLTYPE *loc, size_t off, size_t n)
 	Loc r = {loc->first_line, loc->first_column + (int)off, (int)n};
 
 	return r;
+}
+
+void
+parse_non_ascii(ParseCtx *ctx, const YYLTYPE *loc, const char *text, size_t n)
+{
+	unsigned char c = (unsigned char)text[n - 1];
+	Loc at = at_byte(loc, n - 1, 1);
+
+	if (n == 1)
+		diag_error(ctx->d, at, "unexpected non-ASCII byte 0x%02x; outside comments and "
+		    "strings the text is ASCII", c);
+	else
+		diag_error(ctx->d, at, "non-ASCII byte 0x%02x in a name, after '%.*s'; names are "
+		    "ASCII letters, digits, '_' and '.'", c, (int)(n - 1), text);
+}
+
+/* If the line of `at` opens with 'name =' and `at` is on or after that
+ * name, a note: the user most likely meant the value name '%name'.  A
+ * newline does not end a statement (DESIGN §12, "Text"), so such a line
+ * was read on from the one before, as its attributes; only the error path
+ * looks at lines, to say so. */
+static void
+suggest_value_name(ParseCtx *c, Loc at)
+{
+	int len, i = 0, s;
+	const char *line = diag_line(c->d, at.line, &len);
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	s = i;
+	if (i >= len || !(isalpha((unsigned char)line[i]) || line[i] == '_'))
+		return;
+	while (i < len && (isalnum((unsigned char)line[i]) || line[i] == '_' || line[i] == '.'))
+		i++;
+	{
+		int e = i;
+		Loc nl = {at.line, s + 1, e - s};
+
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i >= len || line[i] != '=' || at.col < s + 1)
+			return;
+		if ((e - s == 6 && !strncmp(line + s, "kernel", 6)) ||
+		    (e - s == 6 && !strncmp(line + s, "values", 6)))
+			return;   /* pools' kernel= and const's values= are attributes */
+		if (at.col == s + 1)
+			diag_note(c->d, nl, "did you mean '%%%.*s'? a statement starts with a value "
+			    "name", e - s, line + s);
+		else
+			diag_note(c->d, nl, "did you mean '%%%.*s'? a statement starts with a value "
+			    "name; a newline does not end one, so this line was read as attributes of "
+			    "the line before", e - s, line + s);
+	}
+}
+
+/* At the end of the input: a note at the innermost '{' (or the graph's
+ * '<') not closed, as clang's "to match this '{'". */
+static void
+note_unclosed(ParseCtx *c)
+{
+	if (c->nopen > 0) {
+		Loc o = c->open[c->nopen - 1];
+		int len;
+		const char *line = diag_line(c->d, o.line, &len);
+		char ch = o.col >= 1 && o.col <= len ? line[o.col - 1] : '{';
+
+		diag_note(c->d, o, "to match this '%c'", ch);
+	}
+}
+
+static void
+open_push(ParseCtx *c, Loc l)
+{
+	if (c->nopen == c->capopen) {
+		c->capopen = c->capopen ? 2 * c->capopen : 8;
+		c->open = xrealloc(c->open, (size_t)c->capopen * sizeof *c->open);
+	}
+	c->open[c->nopen++] = l;
 }
 
 void
@@ -551,6 +634,10 @@ yyreport_syntax_error(const yypcontext_t *yc, yyscan_t scanner, ParseCtx *ctx)
 		diag_error(ctx->d, loc, "unexpected %s", found);
 	else
 		diag_error(ctx->d, loc, "expected %s, found %s", buf, found);
+	if (look == YYSYMBOL_YYEOF)
+		note_unclosed(ctx);
+	else
+		suggest_value_name(ctx, loc);
 	return 0;
 }
 
@@ -774,6 +861,8 @@ set_attr(ParseCtx *c, Node *n, const Item *it)
 		else
 			diag_error(c->d, it->name.loc, "'%s' has no attribute '%s'; it takes none",
 			    op->name, it->name.t.s);
+		if (it->kind != IV_BARE)
+			suggest_value_name(c, it->name.loc);
 		return;
 	}
 	if (n->at.set & (1u << a)) {
@@ -1166,6 +1255,11 @@ kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *i
 		if (v <= 0 || v > IR_MAX_DIM) {
 			diag_error(c->d, it->val.loc, "kernel attribute '%s' must be in 1..%d, found %lld",
 			    it->name.t.s, IR_MAX_DIM, (long long)v);
+			continue;
+		}
+		if (ir_kattr_is_block(a) && !ir_is_pow2(v)) {
+			diag_error(c->d, it->val.loc, "kernel attribute '%s' must be " IR_POW2_WHY
+			    ", found %lld", it->name.t.s, (long long)v);
 			continue;
 		}
 		if (kn->kset & (1u << a)) {
@@ -1940,6 +2034,7 @@ parse_graph(const char *text, size_t len, int line0, Diag *d)
 		finish(&c);
 	free(c.pend);
 	free(c.tfor);
+	free(c.open);
 	hashmap_free(&c.targ);
 	refs_free(c.ret);
 	if (r != 0 || d->nerr > nerr0) {

@@ -663,14 +663,67 @@ kind_of(const Fuse *f, const Part *K)
 	return KK_ELEMENTWISE;
 }
 
-/* What fusing p into its consumer would save: its tensor, written once
- * and read once; -1 if that overflows. */
-static int64_t
-saved_bytes(const Graph *g, int p)
-{
-	int64_t n = ir_type_numel(&g->nodes[p].type), b;
+/*
+ * The bytes an unfused value costs, by DESIGN §7's ideal traffic (each
+ * kernel reads each of its inputs once, each kernel output is written
+ * once): %p's tensor, S bytes, is written once because some kernel outside
+ * its own reads it (or 'return' names it), and read once by each of the
+ * nout distinct kernels outside that consume it.  Fusing one edge p -> c
+ * alone moves %p into c's kernel: that kernel's read goes (S), and the
+ * write too (2S) when that kernel was the last one outside and %p is no
+ * graph output.  Fusing every edge of %p saves every read and, unless %p
+ * is returned, the write: nout·S (+ S), which the total counts once per
+ * value however many edges it has.  docs/passes.md says the same.
+ */
+typedef struct EdgeBytes {
+	int64_t size;                /* S; -1 if numel · element size overflows */
+	int nout;                    /* distinct kernels outside %p's that read it */
+	bool ret;                    /* named by 'return': the write stays */
+} EdgeBytes;
 
-	if (n < 0 || __builtin_mul_overflow(n, (int64_t)(2 * ir_dtype_size(g->nodes[p].type.dt)), &b))
+/* stamp[] is a scratch array, one slot per partition, holding the last
+ * producer that counted it (initially -1). */
+static EdgeBytes
+edge_bytes(const Fuse *f, int p, int *stamp)
+{
+	const Graph *g = f->g;
+	int64_t n = ir_type_numel(&g->nodes[p].type);
+	EdgeBytes e = {.size = -1, .nout = 0, .ret = f->isret[p] != 0};
+
+	if (n >= 0 && __builtin_mul_overflow(n, (int64_t)ir_dtype_size(g->nodes[p].type.dt),
+	    &e.size))
+		e.size = -1;
+	for (int u = f->u.start[p]; u < f->u.start[p + 1]; u++) {
+		int k = f->part[f->u.user[u]];
+
+		if (k != f->part[p] && stamp[k] != p) {
+			stamp[k] = p;
+			e.nout++;
+		}
+	}
+	return e;
+}
+
+/* Fusing this edge alone: S, or 2S when the consumer's kernel is the last
+ * reader outside and the value is no graph output; -1 on overflow. */
+static int64_t
+edge_saving(EdgeBytes e)
+{
+	if (e.size < 0)
+		return -1;
+	if (e.nout > 1 || e.ret)
+		return e.size;
+	return e.size > INT64_MAX / 2 ? -1 : 2 * e.size;
+}
+
+/* Fusing every edge of the value: nout reads, and the write unless it is
+ * returned; -1 on overflow. */
+static int64_t
+value_saving(EdgeBytes e)
+{
+	int64_t b;
+
+	if (e.size < 0 || __builtin_mul_overflow(e.size, (int64_t)e.nout + !e.ret, &b))
 		return -1;
 	return b;
 }
@@ -678,15 +731,33 @@ saved_bytes(const Graph *g, int p)
 /*
  * Walks every producer->consumer edge between compute ops in different
  * kernels, in the consumer's definition order, and asks check() why.  With
- * d, one remark each (and a note at the producer); always tallies the rules
- * and the bytes into tally[] and *bytes.
+ * d, one remark each (and a note at the producer), with what fusing that
+ * edge alone would save; always tallies the rules into tally[] and, into
+ * *bytes, what fusing every such edge would save, each value counted once.
  */
 static void
 unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 {
 	const Graph *g = f->g;
 	char why[1024];
+	int *stamp = xmalloc(sizeof(int) * ((size_t)f->nparts + 1));
+	EdgeBytes *eb = xmalloc_huge(sizeof *eb * ((size_t)g->nnodes + 1));
 
+	for (int k = 0; k < f->nparts; k++)
+		stamp[k] = -1;
+	/* each value's readers outside, and the total, one term per value */
+	for (int p = 0; p < g->nnodes; p++) {
+		int64_t b;
+
+		if (is(g, p, OC_SOURCE))
+			continue;
+		eb[p] = edge_bytes(f, p, stamp);
+		if (eb[p].nout == 0)
+			continue;
+		b = value_saving(eb[p]);
+		if (b < 0 || __builtin_add_overflow(*bytes, b, bytes))
+			*bytes = INT64_MAX;
+	}
 	for (int c = 0; c < g->nnodes; c++) {
 		const Node *C = &g->nodes[c];
 
@@ -704,13 +775,11 @@ unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 			if (r == R_OK)
 				AICM_BUG("fuse left %%%s -> %%%s unfused though every rule allows it",
 				    g->nodes[p].name, C->name);
-			b = saved_bytes(g, p);
 			tally[r]++;
 			(*nedges)++;
-			if (b < 0 || __builtin_add_overflow(*bytes, b, bytes))
-				*bytes = INT64_MAX;
 			if (!d)
 				continue;
+			b = edge_saving(eb[p]);
 			if (b >= 0)
 				diag_remark(d, C->inloc[j], "%%%s -> %%%s not fused [%s, would save %lld "
 				    "bytes]: %s", g->nodes[p].name, C->name, rule_id[r], (long long)b, why);
@@ -722,6 +791,8 @@ unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 			    ir_kernel_kinds[f->parts[f->part[p]].kind]);
 		}
 	}
+	free(eb);
+	free(stamp);
 }
 
 /* Kernel names: kernel0, kernel1, ... in printed order, skipping the names
@@ -981,8 +1052,8 @@ run(Graph *g, const PassArgs *args, Diag *d)
 
 static const PassOpt opts[] = {
 	{"explain", PO_BOOL, "false", "a remark for every producer->consumer edge not fused, "
-	    "with its rule id (docs/passes.md), the reason and the bytes fusing would save",
-	    0, 0},
+	    "with its rule id (docs/passes.md), the reason and the bytes fusing that edge alone "
+	    "would save", 0, 0},
 	{"attention", PO_BOOL, "true", "fuse softmax(matmul(Q, K') [scaled] [masked]) @ V into "
 	    "one attention kernel (online softmax; DESIGN section 13)", 0, 0},
 	{"matmul-reduce", PO_BOOL, "false", "let a reduction consume a matmul directly", 0, 0},

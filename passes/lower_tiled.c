@@ -1990,6 +1990,19 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	return 0;
 }
 
+/* bm, bn and bk are powers of two, as a kernel's BM, BN and BK are
+ * (ir.h: IR_POW2_WHY); refused with the pipeline, exit 2. */
+static int
+check_opt(const PassOpt *o, const PassVal *v, StrBuf *why, StrBuf *note)
+{
+	(void)o;
+	(void)note;
+	if (ir_is_pow2(v->i))
+		return 0;
+	strbuf_printf(why, "must be " IR_POW2_WHY ", found '%lld'", (long long)v->i);
+	return -1;
+}
+
 static int64_t
 block(const Kernel *kn, KAttrId a, const PassArgs *args, const char *key)
 {
@@ -2174,4 +2187,5 @@ const Pass pass_lower_tiled = {
 		{0},
 	},
 	.run = run,
+	.check_opt = check_opt,
 };

@@ -4,7 +4,11 @@
  * One sweep in definition order suffices: SSA guarantees an operand's type
  * is settled before its users are visited.  A value whose type cannot be
  * inferred stays untyped, and so do its users, silently: the one error at
- * the root cause is worth more than a cascade after it.
+ * the root cause is worth more than a cascade after it.  Every independent
+ * error is reported, up to the Diag's error limit; the tools' input
+ * verifier (ir_verify_input), run before this pass, reports the same ones
+ * (an unwritten type whose operands are known must be inferable), so that
+ * a wrong written type does not hide them.
  */
 #include "pass.h"
 

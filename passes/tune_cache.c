@@ -182,6 +182,8 @@ parse_config(char *s, TuneEntry *e)
 		long v = strtol(eq + 1, &end, 10);
 		if (end == eq + 1 || *end || errno || v <= 0 || v > TUNE_CACHE_MAX_VALUE)
 			return -1;
+		if (ir_kattr_is_block(a) && !ir_is_pow2(v))
+			return -1;   /* a block size the text would refuse */
 		e->have |= 1u << a;
 		switch (a) {
 		case KA_BM: e->c.bm = (int)v; break;

@@ -43,6 +43,8 @@ for doc in "$@"; do
 	[ -f "$doc" ] || { echo "doccheck: no file '$doc'" >&2; exit 2; }
 	work="$scratch/work"
 	rm -rf "$work" && mkdir -p "$work" && ln -s "$top/testdata" "$work/testdata"
+	# the README's commands name the tools as build/aicm-opt, as a checkout has them
+	ln -s "$bin" "$work/build"
 	# the real models tests/models.sh exported (docs/import.md's example)
 	[ -d "$bin/models" ] && ln -s "$bin/models" "$work/models"
 	# The whole doc is rewritten with fresh outputs, then compared.

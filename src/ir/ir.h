@@ -307,6 +307,12 @@ typedef enum KAttrId {
 
 extern const char *const ir_kattr_names[KA_COUNT];
 int ir_kattr_lookup(const char *name);         /* -1 if unknown */
+/* Block sizes (BM, BN, BK) that a kernel's text or lower-tiled's options
+ * give must be powers of two: Triton's tl.arange takes no other length, and
+ * a kernel aicm tunes is one Triton could run (DESIGN section 13). */
+static inline bool ir_kattr_is_block(int a) { return a == KA_BM || a == KA_BN || a == KA_BK; }
+static inline bool ir_is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+#define IR_POW2_WHY "a power of two (Triton's tl.arange takes no other length)"
 
 /* A kernel: the nodes first..last (inclusive) of its graph; its root, whose
  * value is the kernel's output, is the last. */
@@ -506,5 +512,10 @@ typedef struct Diag Diag;
  * the return list) and every type that can be checked against the shape
  * rules.  Reports each violation; returns the number found. */
 int ir_verify(const Graph *g, Diag *d);
+/* The same for a tool's input, which is also held to be inferable: an
+ * unwritten type whose operands' types are known must follow from them,
+ * so that every independent shape error is reported at once (not those
+ * shape-infer would find hidden behind a wrong written type). */
+int ir_verify_input(const Graph *g, Diag *d);
 
 #endif

@@ -11,6 +11,10 @@
  * and put a caret under the offending name or value, then list what exists,
  * so that a typo is fixed from the message alone.
  *
+ * A pass may judge a value further (check_opt: autotune's target is one of
+ * its list, lower-tiled's block sizes powers of two); its refusal is
+ * printed here like any other, with the caret under the value.
+ *
  * An option may have no default: autotune's target constants mean "the
  * target's" until written, a meaning no written value has, and a written
  * one must lie in (0, 1e12].  So every value the pipeline admits is one
@@ -156,6 +160,16 @@ defaults(const Pass *p, PassVal *vals)
 			continue;        /* no value: calloc's zeros, never read */
 		if (parse_value(o, o->def, &vals[i]) != 0 || !in_range(o, &vals[i]))
 			AICM_BUG("pass '%s' option '%s' has a bad default '%s'", p->name, o->key, o->def);
+		if (p->check_opt) {
+			StrBuf why = {0}, note = {0};
+			int rc = p->check_opt(o, &vals[i], &why, &note);
+
+			free(why.s);
+			free(note.s);
+			if (rc != 0)
+				AICM_BUG("pass '%s' refuses its own default '%s' of '%s'", p->name, o->def,
+				    o->key);
+		}
 		vals[i].set = false;
 	}
 }
@@ -327,6 +341,24 @@ pass_parse_pipeline(const Pass *const *reg, const char *text, Pipeline *pl, FILE
 					caret(err, text, vs, ve > vs ? ve - vs : 1);
 					free(val);
 					goto fail;
+				}
+				if (p->check_opt) {
+					StrBuf why = {0}, note = {0};
+
+					rc = p->check_opt(o, &pi->vals[k], &why, &note);
+					if (rc != 0) {
+						fprintf(err, "%s: error: option '%s' of '%s' %s\n", tool, o->key,
+						    p->name, why.s ? why.s : "is refused by the pass");
+						caret(err, text, vs, ve > vs ? ve - vs : 1);
+						if (note.s)
+							fprintf(err, "note: %s\n", note.s);
+					}
+					free(why.s);
+					free(note.s);
+					if (rc != 0) {
+						free(val);
+						goto fail;
+					}
 				}
 				free(val);
 			}

@@ -82,6 +82,13 @@ typedef struct Pass {
 	 * or writes (autotune's cache) cannot be (exit 2).  A diagnostic
 	 * names the file and the reason before either. */
 	int (*run)(Graph *g, const PassArgs *args, Diag *d);
+	/* Judges a written option value that its kind and range cannot (a
+	 * name from the pass's own list, a power of two), so that the
+	 * pipeline refuses it with exit 2 and a caret, before any input is
+	 * read.  0 accepts; -1 refuses, with why (the error, after "option
+	 * 'KEY' of 'PASS' ") and note (a note line, or left empty) written.
+	 * NULL: every value the kind and range admit is taken. */
+	int (*check_opt)(const PassOpt *o, const PassVal *v, StrBuf *why, StrBuf *note);
 } Pass;
 
 enum { PASS_IO = -2 };

@@ -21,7 +21,7 @@ where(const Node *n)
 }
 
 static int
-verify_node(const Graph *g, int i, Diag *d)
+verify_node(const Graph *g, int i, Diag *d, bool input)
 {
 	const Node *n = &g->nodes[i];
 	const OpInfo *op;
@@ -107,6 +107,23 @@ verify_node(const Graph *g, int i, Diag *d)
 		for (int j = 0; j < n->nin; j++)
 			known = known && g->nodes[n->in[j]].type.rank >= 0;
 		if (known && ir_check_type(g, i, err, &at) != 0) {
+			diag_error(d, at, "%s", err);
+			bad++;
+		}
+	} else if (input && n->type.rank < 0 && op->cls != OC_SOURCE) {
+		/* An input's unwritten type whose operands' are known must be
+		 * inferable: else one wrong written type stopped the input here
+		 * and hid every independent shape error that shape-infer would
+		 * have reported after it (clang reports them all, up to its
+		 * limit).  Its users have an unknown operand and stay quiet. */
+		char err[IR_ERR_MAX];
+		Loc at;
+		Type t;
+		bool known = true;
+
+		for (int j = 0; j < n->nin; j++)
+			known = known && g->nodes[n->in[j]].type.rank >= 0;
+		if (known && ir_infer_type(g, i, &t, err, &at) != 0) {
 			diag_error(d, at, "%s", err);
 			bad++;
 		}
@@ -490,13 +507,13 @@ verify_kernel_kinds(const Graph *g, Diag *d)
 	return bad;
 }
 
-int
-ir_verify(const Graph *g, Diag *d)
+static int
+verify(const Graph *g, Diag *d, bool input)
 {
 	int bad = 0;
 
 	for (int i = 0; i < g->nnodes; i++)
-		bad += verify_node(g, i, d);
+		bad += verify_node(g, i, d, input);
 	bad += verify_kernels(g, d);
 	if (g->ret && g->nret == 0) {
 		diag_error(d, g->retloc, "'return' names no value");
@@ -510,4 +527,16 @@ ir_verify(const Graph *g, Diag *d)
 	if (bad == 0)                /* the kind rules assume sound nodes, kernels, return */
 		bad += verify_kernel_kinds(g, d);
 	return bad;
+}
+
+int
+ir_verify(const Graph *g, Diag *d)
+{
+	return verify(g, d, false);
+}
+
+int
+ir_verify_input(const Graph *g, Diag *d)
+{
+	return verify(g, d, true);
 }

@@ -509,7 +509,7 @@ main(int argc, char **argv)
 		stages.last_chunk = c == nch - 1;
 		aicm_set_bug_hook(crashed, &st);
 		g = parse_graph(buf + ch[c].off, ch[c].len, ch[c].line, &d);
-		if (g && ir_verify(g, &d) != 0) {
+		if (g && ir_verify_input(g, &d) != 0) {
 			ir_graph_free(g);
 			g = NULL;
 		}

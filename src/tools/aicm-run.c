@@ -702,7 +702,7 @@ load_graph(const char *buf, size_t len, const Pipeline *pl, RunStages *rs, Diag 
 	*status = 1;
 	if (!g)
 		return NULL;
-	if (ir_verify(g, d) != 0)
+	if (ir_verify_input(g, d) != 0)
 		goto fail;
 	if (rs->st)
 		cli_stage_dump(rs->st, 0, g);
