@@ -292,6 +292,21 @@ static const char *const xgraphs[] = {
 	"  %q = avg_pool2d(%z) kernel=(2, 2) pads=(1, 1, 1, 1) dilations=(2, 1)\n"
 	"  %r = avg_pool2d(%y) kernel=(3, 3) strides=(2, 2) pads=(1, 1, 1, 1) ceil_mode=True "
 	"count_include_pad=True\n  return %p, %q, %r\n}\n",
+	/* conv_epilogue (after fuse): a bias of shape (F, 1, 1), a residual
+	 * of the output's shape, relu; ragged filter and pixel blocks and two
+	 * images, so that a filter block passes its image's end; then a
+	 * grouped, strided one whose epilogue reads a (1, F, 1, 1) scale, a
+	 * per-image (N, 1, 1, 1) shift, a (OH, OW) map and a scalar; f64 */
+	"graph {\n  %x = input() : (2, 6, 11, 9) f32\n  %w = input() : (37, 6, 3, 3) f32\n"
+	"  %b = input() : (37, 1, 1) f32\n  %r = input() : (2, 37, 11, 9) f32\n"
+	"  %y = conv2d(%x, %w) pads=(1, 1, 1, 1)\n  %z = add(%y, %b)\n  %s = add(%z, %r)\n"
+	"  %o = relu(%s)\n  return %o\n}\n",
+	"graph {\n  %x = input() : (3, 4, 13, 10)\n  %w = input() : (6, 2, 3, 2)\n"
+	"  %c = input() : (1, 6, 1, 1)\n  %h = input() : (3, 1, 1, 1)\n  %m = input() : (6, 5)\n"
+	"  %k = const() : () values=(0.5,)\n"
+	"  %y = conv2d(%x, %w) strides=(2, 2) pads=(0, 1, 1, 0) dilations=(1, 2) groups=2\n"
+	"  %a = mul(%y, %c)\n  %b = sub(%a, %h)\n  %d = add(%b, %m)\n  %e = mul(%d, %k)\n"
+	"  %o = sigmoid(%e)\n  return %o\n}\n",
 	/* min and prod, and reductions over several axes */
 	"graph {\n  %x = input() : (3, 40, 5, 7)\n  %y = input() : (5, 1)\n  %a = add(%x, %y)\n"
 	"  %s = sum(%a) axis=(0, 2)\n  %p = prod(%x) axis=(3, 1) keepdims=True\n"

@@ -21,6 +21,7 @@ static const char *const kind_color[KK_COUNT] = {
 	[KK_REDUCTION] = "#fff2cc",
 	[KK_ROW_REDUCTION] = "#fce5cd",
 	[KK_OPAQUE] = "#eeeeee",
+	[KK_CONV_EPILOGUE] = "#d0e0e3",
 };
 
 /* "8.2 KB": the seed's units, 1 KB = 1000 bytes. */

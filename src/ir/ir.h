@@ -269,7 +269,8 @@ bool ir_types_take(TypeSet ts, DType dt);
 	X(ELEMENTWISE, "elementwise")                \
 	X(REDUCTION, "reduction")                    \
 	X(ROW_REDUCTION, "row_reduction")            \
-	X(OPAQUE, "opaque")
+	X(OPAQUE, "opaque")                          \
+	X(CONV_EPILOGUE, "conv_epilogue")
 
 typedef enum KernelKind {
 #define X(id, name) KK_##id,

@@ -195,6 +195,7 @@ static const char *const kind_rule[KK_COUNT] = {
 	    "alone",
 	[KK_ROW_REDUCTION] = "elementwise ops and reductions along the last axis",
 	[KK_OPAQUE] = "one layout op alone",
+	[KK_CONV_EPILOGUE] = "a conv2d, then elementwise ops over its output",
 };
 
 /* The ops of kernel k against its kind's rules; shapes against its
@@ -224,8 +225,8 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		case OC_COPY:           /* copy programs are opaque too (lower-tiled) */
 			ok = kk == KK_OPAQUE;
 			break;
-		case OC_CONV:            /* an implicit GEMM, alone (conv_epilogue: later) */
-			ok = kk == KK_MATMUL;
+		case OC_CONV:            /* an implicit GEMM, alone or heading its epilogue */
+			ok = kk == KK_MATMUL || kk == KK_CONV_EPILOGUE;
 			break;
 		case OC_POOL:            /* a windowed reduction, alone */
 			ok = kk == KK_OPAQUE;
@@ -240,6 +241,10 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 			ok = kk != KK_MATMUL && kk != KK_OPAQUE;
 			break;
 		}
+		/* a conv_epilogue's program is the implicit GEMM's: nothing but
+		 * elementwise ops can ride on its accumulator tile */
+		if (ok && kk == KK_CONV_EPILOGUE && c != OC_CONV && !ir_is_elementwise(n->op))
+			ok = false;
 		if (!ok) {
 			diag_error(d, n->oploc, "kernel '@%s' is [%s] but holds '%%%s', a '%s'; "
 			    "[%s] means %s", kn->name, kind, n->name, ir_ops[n->op].name, kind,
@@ -248,6 +253,10 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		} else if (c == OC_CONTRACTION && mm) {
 			diag_error(d, n->oploc, "kernel '@%s' holds a second matmul '%%%s' (the first "
 			    "is '%%%s'); a kernel holds at most one", kn->name, n->name, mm->name);
+			bad++;
+		} else if (c == OC_CONV && kk == KK_CONV_EPILOGUE && i != kn->first) {
+			diag_error(d, n->oploc, "conv2d '%%%s' is not the first op of kernel '@%s'; "
+			    "a conv2d must head its conv_epilogue", n->name, kn->name);
 			bad++;
 		} else if (c == OC_CONTRACTION && i != kn->first) {
 			diag_error(d, n->oploc, "matmul '%%%s' is not the first op of kernel '@%s'; "
@@ -291,6 +300,11 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 	if (kk == KK_MATMUL_EPILOGUE && g->nodes[kn->first].op != OP_MATMUL) {
 		diag_error(d, kn->nameloc, "kernel '@%s' is [matmul_epilogue] but its first op "
 		    "'%%%s' is not a matmul", kn->name, g->nodes[kn->first].name);
+		return 1;
+	}
+	if (kk == KK_CONV_EPILOGUE && g->nodes[kn->first].op != OP_CONV2D) {
+		diag_error(d, kn->nameloc, "kernel '@%s' is [conv_epilogue] but its first op "
+		    "'%%%s' is not a conv2d", kn->name, g->nodes[kn->first].name);
 		return 1;
 	}
 	if (kk == KK_REDUCTION && ir_ops[root->op].cls != OC_REDUCTION &&
