@@ -314,9 +314,12 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 	if (is(g, c, OC_CONV) || is(g, p, OC_POOL) || is(g, c, OC_POOL)) {
 		const Node *W = is(g, p, OC_POOL) ? P : C;
 
-		WHY("%%%s is a windowed op ('%s'); a conv2d takes no producers (it heads its kernel, "
-		    "an implicit GEMM) and a pool runs alone in an opaque kernel (a windowed "
-		    "reduction)", W->name, ir_ops[W->op].name);
+		if (is(g, W - g->nodes, OC_POOL))
+			WHY("%%%s is a pool ('%s'); a pool runs alone in an opaque kernel (a "
+			    "windowed reduction)", W->name, ir_ops[W->op].name);
+		else
+			WHY("%%%s is a conv2d; a conv2d takes no producers (it heads its kernel, an "
+			    "implicit GEMM, alone or with an elementwise epilogue)", W->name);
 		return R_F4G;
 	}
 	if (is(g, p, OC_ARGREDUCE) || is(g, c, OC_ARGREDUCE)) {
