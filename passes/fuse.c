@@ -213,6 +213,11 @@ conv_rule(const Fuse *f, int k, int p, char *why, size_t nwhy)
 	const Node *V = &g->nodes[conv], *R = &g->nodes[K->root], *P = &g->nodes[p];
 	char s1[IR_TYPE_STR], s2[IR_TYPE_STR];
 
+	if (P->op == OP_CONV2D && K->conv >= 0) {
+		WHY("the kernel already holds conv2d %%%s; a kernel holds at most one matmul or "
+		    "conv2d", V->name);
+		return R_F4C;
+	}
 	if (!ir_is_elementwise(R->op) || K->nrow > 0 || K->mm >= 0) {
 		WHY("the kernel's root %%%s is a '%s'%s; a conv2d heads a conv_epilogue, which "
 		    "holds elementwise ops only", R->name, ir_ops[R->op].name,
