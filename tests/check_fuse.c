@@ -472,7 +472,7 @@ START_TEST(test_fuse_verifier_rejects)
 	    "    %r = sum(%x) axis=1\n  }\n}\n", &msgs);
 
 	ck_assert_ptr_null(g);
-	ck_assert_ptr_nonnull(strstr(msgs, "kernel '@k' is [elementwise] but holds '%r', a 'sum'"));
+	ck_assert_ptr_nonnull(strstr(msgs, "kernel '@k' is [elementwise] but holds '%r', an op 'sum'"));
 	free(msgs);
 	g = ck_parse(
 	    "graph {\n  %x = input() : (4, 4)\n  kernel @k [elementwise] {\n"

@@ -177,29 +177,13 @@ reduce1(Imp *im, OpId op, int x, int axis)
 static int
 softmax(Imp *im, bool logsm)
 {
-	ImpVal *xv = imp_in_req(im, 0);
-	int64_t axis, dims[2] = {1, 1};
-	int x, r, a, m, e, s, y;
-	bool coerced = false;
+	int x, a, m, e, s, y;
+	bool coerced;
 	const char *last;
 	Type t;
 
-	if (!xv || imp_attr_int(im, "axis", im->opset < 13 ? 1 : -1, &axis) != 0)
+	if (nn_row_operand(im, &x, &a, &t, &coerced) != 0)
 		return -1;
-	if ((x = imp_node_of(im, xv)) < 0)
-		return -1;
-	t = *imp_type(im, x);
-	r = t.rank;
-	if ((a = imp_axis(im, axis, r, "'axis'")) < 0)
-		return -1;
-	if (im->opset < 13 && a != r - 1) {
-		/* everything from axis on is one row */
-		for (int k = 0; k < r; k++)
-			dims[k >= a] *= t.dim[k];
-		x = imp_reshape(im, NULL, x, 2, dims);
-		a = 1;
-		coerced = true;
-	}
 	last = coerced ? NULL : imp_out_name(im, 0);
 	m = reduce1(im, OP_MAX, x, a);
 	e = imp_binary(im, OP_SUB, NULL, x, m);
@@ -238,6 +222,49 @@ nn_since(Imp *im, int64_t since)
 		return 0;
 	return imp_fail(im, "the op is in ONNX's default domain from opset %lld; the model "
 	    "imports opset %lld", (long long)since, (long long)im->opset);
+}
+
+int
+nn_axes(Imp *im, const int64_t *av, int n, int r, int64_t *ax)
+{
+	bool seen[IR_MAX_RANK] = {false};
+
+	for (int k = 0; k < n; k++) {
+		int a = imp_axis(im, av[k], r, "an axis");
+
+		if (a < 0)
+			return -1;
+		if (seen[a])
+			return imp_fail(im, "axis %lld is given twice", (long long)av[k]);
+		seen[a] = true;
+		ax[k] = a;
+	}
+	return 0;
+}
+
+int
+nn_row_operand(Imp *im, int *x, int *a, Type *t, bool *coerced)
+{
+	ImpVal *xv = imp_in_req(im, 0);
+	int64_t axis, dims[2] = {1, 1};
+
+	*coerced = false;
+	if (!xv || imp_attr_int(im, "axis", im->opset < 13 ? 1 : -1, &axis) != 0)
+		return -1;
+	if ((*x = imp_node_of(im, xv)) < 0)
+		return -1;
+	*t = *imp_type(im, *x);
+	if ((*a = imp_axis(im, axis, t->rank, "'axis'")) < 0)
+		return -1;
+	if (im->opset < 13 && *a != t->rank - 1) {
+		/* everything from axis on is one row */
+		for (int k = 0; k < t->rank; k++)
+			dims[k >= *a] *= t->dim[k];
+		*x = imp_reshape(im, NULL, *x, 2, dims);
+		*a = 1;
+		*coerced = true;
+	}
+	return 0;
 }
 
 /* v's node with shape dims[0..rank): known data is copied under the new
@@ -305,30 +332,16 @@ nn_reduce_axes_keep(Imp *im, OpId op, const char *name, int x, const int64_t *ax
 int
 onnx_hardmax(Imp *im)
 {
-	ImpVal *xv = imp_in_req(im, 0);
-	int64_t axis, dims[2] = {1, 1}, io[IR_MAX_RANK], len;
-	int x, r, a, m, hit, first, y, c;
-	bool coerced = false;
+	int64_t io[IR_MAX_RANK], len;
+	int x, a, m, hit, first, y, c;
+	bool coerced;
 	Type t, it;
 	ImpData *iota;
 
-	if (!xv || imp_attr_int(im, "axis", im->opset < 13 ? 1 : -1, &axis) != 0)
-		return -1;
-	if ((x = imp_node_of(im, xv)) < 0)
-		return -1;
-	t = *imp_type(im, x);
-	r = t.rank;
-	if ((a = imp_axis(im, axis, r, "'axis'")) < 0)
+	if (nn_row_operand(im, &x, &a, &t, &coerced) != 0)
 		return -1;
 	if (!ir_dtype_is_float(t.dt))
 		return imp_fail(im, "its input is %s, expected a float type", ir_dtype_name(t.dt));
-	if (im->opset < 13 && a != r - 1) {
-		for (int k = 0; k < r; k++)
-			dims[k >= a] *= t.dim[k];
-		x = imp_reshape(im, NULL, x, 2, dims);
-		a = 1;
-		coerced = true;
-	}
 	it = *imp_type(im, x);
 	len = it.dim[a];
 	for (int k = 0; k < it.rank; k++)

@@ -14,6 +14,14 @@ int nn_reshaped(Imp *im, ImpVal *v, int rank, const int64_t *dims);
 int nn_per_channel(Imp *im, ImpVal *v, int r, int64_t c);
 /* Reduction op of node x over axes ax[0..n), kept; named name or fresh. */
 int nn_reduce_axes_keep(Imp *im, OpId op, const char *name, int x, const int64_t *ax, int n);
+/* ONNX's axes av[0..n) of a rank-r operand, normalised into ax; an axis
+ * out of range or named twice is an error.  0, or -1 after an error. */
+int nn_axes(Imp *im, const int64_t *av, int n, int r, int64_t *ax);
+/* Softmax's and Hardmax's operand: node *x with its 'axis' in *a; before
+ * opset 13 an axis other than the last is ONNX's 2-D coercion, so *x
+ * becomes the reshape to (outer, row) and *coerced is set.  *t is the
+ * original type.  0, or -1 after an error. */
+int nn_row_operand(Imp *im, int *x, int *a, Type *t, bool *coerced);
 /* 0 when the model's opset has the op (from opset since), else an error:
  * a model that uses an op before ONNX defined it is wrong. */
 int nn_since(Imp *im, int64_t since);

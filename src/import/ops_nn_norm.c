@@ -259,7 +259,7 @@ onnx_mvn(Imp *im)
 	static const int64_t dflt[3] = {0, 2, 3};
 	const int64_t *av;
 	int64_t ax[IR_MAX_RANK];
-	bool present, seen[IR_MAX_RANK] = {false};
+	bool present;
 	int n, x, r, m, m2, sd;
 	DType dt;
 
@@ -275,16 +275,8 @@ onnx_mvn(Imp *im)
 	}
 	if (n == 0 || n > r)
 		return imp_fail(im, "'axes' has %d entries for an input of rank %d", n, r);
-	for (int k = 0; k < n; k++) {
-		int a = imp_axis(im, av[k], r, "an axis");
-
-		if (a < 0)
-			return -1;
-		if (seen[a])
-			return imp_fail(im, "axis %lld is given twice", (long long)av[k]);
-		seen[a] = true;
-		ax[k] = a;
-	}
+	if (nn_axes(im, av, n, r, ax) != 0)
+		return -1;
 	m = nn_reduce_axes_keep(im, OP_MEAN, NULL, x, ax, n);
 	m2 = nn_reduce_axes_keep(im, OP_MEAN, NULL, imp_binary(im, OP_MUL, NULL, x, x), ax, n);
 	sd = imp_unary(im, OP_SQRT, NULL, imp_binary(im, OP_SUB, NULL, m2,

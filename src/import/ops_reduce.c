@@ -31,7 +31,7 @@ reduce_axes(Imp *im, int r, bool axes_input, int64_t *ax, int *n, bool *noop)
 {
 	const int64_t *av = NULL;
 	int64_t *iv = NULL, noop_empty = 0;
-	bool present = false, seen[IR_MAX_RANK] = {false};
+	bool present = false;
 	int cnt;
 
 	*noop = false;
@@ -57,16 +57,8 @@ reduce_axes(Imp *im, int r, bool axes_input, int64_t *ax, int *n, bool *noop)
 	}
 	if (cnt > r)
 		return imp_fail(im, "it has %d axes for an input of rank %d", cnt, r);
-	for (int k = 0; k < cnt; k++) {
-		int a = imp_axis(im, av[k], r, "an axis");
-
-		if (a < 0)
-			return -1;
-		if (seen[a])
-			return imp_fail(im, "axis %lld is given twice", (long long)av[k]);
-		seen[a] = true;
-		ax[k] = a;
-	}
+	if (nn_axes(im, av, cnt, r, ax) != 0)
+		return -1;
 	*n = cnt;
 	return 0;
 }
@@ -98,6 +90,12 @@ static const char *const red_float_only[] = {
 	[R_LOGSUMEXP] = "ReduceLogSumExp",
 };
 
+/* The kinds that are one aicm reduction as they are. */
+static const OpId red_op[] = {
+	[R_SUM] = OP_SUM, [R_MEAN] = OP_MEAN, [R_MAX] = OP_MAX, [R_MIN] = OP_MIN,
+	[R_PROD] = OP_PROD,
+};
+
 static int
 reduce(Imp *im, enum red kind)
 {
@@ -125,19 +123,11 @@ reduce(Imp *im, enum red kind)
 	out = imp_out_name(im, 0);
 	switch (kind) {
 	case R_SUM:
-		y = reduce_node(im, OP_SUM, out, x, ax, n, keep);
-		break;
 	case R_MEAN:
-		y = reduce_node(im, OP_MEAN, out, x, ax, n, keep);
-		break;
 	case R_MAX:
-		y = reduce_node(im, OP_MAX, out, x, ax, n, keep);
-		break;
 	case R_MIN:
-		y = reduce_node(im, OP_MIN, out, x, ax, n, keep);
-		break;
 	case R_PROD:
-		y = reduce_node(im, OP_PROD, out, x, ax, n, keep);
+		y = reduce_node(im, red_op[kind], out, x, ax, n, keep);
 		break;
 	case R_L1:
 		y = reduce_node(im, OP_SUM, out, imp_unary(im, OP_ABS, NULL, x), ax, n, keep);

@@ -246,7 +246,7 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		if (ok && kk == KK_CONV_EPILOGUE && c != OC_CONV && !ir_is_elementwise(n->op))
 			ok = false;
 		if (!ok) {
-			diag_error(d, n->oploc, "kernel '@%s' is [%s] but holds '%%%s', a '%s'; "
+			diag_error(d, n->oploc, "kernel '@%s' is [%s] but holds '%%%s', an op '%s'; "
 			    "[%s] means %s", kn->name, kind, n->name, ir_ops[n->op].name, kind,
 			    kind_rule[kk]);
 			bad++;
