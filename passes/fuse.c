@@ -213,15 +213,20 @@ conv_rule(const Fuse *f, int k, int p, char *why, size_t nwhy)
 	const Node *V = &g->nodes[conv], *R = &g->nodes[K->root], *P = &g->nodes[p];
 	char s1[IR_TYPE_STR], s2[IR_TYPE_STR];
 
-	if (P->op == OP_CONV2D && K->conv >= 0) {
-		WHY("the kernel already holds conv2d %%%s; a kernel holds at most one matmul or "
-		    "conv2d", V->name);
+	if (P->op == OP_CONV2D && (K->conv >= 0 || K->mm >= 0)) {
+		WHY("the kernel already holds %s %%%s; a kernel holds at most one matmul or "
+		    "conv2d", K->mm >= 0 ? "matmul" : "conv2d",
+		    g->nodes[K->mm >= 0 ? K->mm : K->conv].name);
 		return R_F4C;
 	}
-	if (!ir_is_elementwise(R->op) || K->nrow > 0 || K->mm >= 0) {
-		WHY("the kernel's root %%%s is a '%s'%s; a conv2d heads a conv_epilogue, which "
-		    "holds elementwise ops only", R->name, ir_ops[R->op].name,
-		    K->mm >= 0 ? " after a matmul" : "");
+	if (K->nrow > 0) {
+		WHY("the kernel is a row_reduction (row-fusion joined its reductions); a conv2d "
+		    "heads a conv_epilogue, which holds elementwise ops only");
+		return R_F4G;
+	}
+	if (!ir_is_elementwise(R->op)) {
+		WHY("the kernel's root %%%s is a '%s'; a conv2d heads a conv_epilogue, which "
+		    "holds elementwise ops only", R->name, ir_ops[R->op].name);
 		return R_F4G;
 	}
 	if (V->type.dt != R->type.dt || K->dtmix >= 0 ||
