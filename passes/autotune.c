@@ -709,21 +709,6 @@ report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 }
 
 static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void
 json_config(FILE *f, const TileConfig *c, unsigned have)
 {
 	fprintf(f, "\"BM\":%d,\"BN\":%d", c->bm, c->bn);
@@ -743,15 +728,15 @@ report_json(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 	unsigned have = tune_cache_kind_attrs(k->kind);
 
 	fprintf(f, "{\"pass\":\"autotune\",\"kernel\":");
-	json_str(f, k->name);
+	ir_json_str(f, k->name);
 	fprintf(f, ",\"kind\":\"%s\",\"dtype\":\"%s\",\"target\":", ir_kernel_kinds[k->kind],
 	    ir_dtype_name(p->dt));
-	json_str(f, t->name);
+	ir_json_str(f, t->name);
 	fprintf(f, ",\"problem\":{\"batch\":%" PRId64 ",\"m\":%" PRId64 ",\"n\":%" PRId64
 	    ",\"k\":%" PRId64 "},\"source\":\"%s\"", p->batch, p->m, p->n, p->k, srcname[src]);
 	if (from) {
 		fprintf(f, ",\"from\":");
-		json_str(f, from);
+		ir_json_str(f, from);
 	}
 	if (r->found) {
 		fprintf(f, ",\"chosen\":{");

@@ -678,18 +678,6 @@ plan(Fuse *f, bool **given)
 	return perm;
 }
 
-static void
-json_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', o);
-		fputc(*s, o);
-	}
-	fputc('"', o);
-}
-
 /* --report: the seed's line per kernel, in printed order, and the count. */
 static void
 report(const Graph *g, FILE *o, bool json, const int *tally, int64_t bytes, int nedges,
@@ -700,25 +688,26 @@ report(const Graph *g, FILE *o, bool json, const int *tally, int64_t bytes, int 
 	for (int i = 0; i < g->nnodes; i++)
 		ncomp += !is(g, i, OC_SOURCE);
 	if (json) {
-		fprintf(o, "{\"pass\": \"fuse\", \"compute_nodes\": %d, \"kernels\": [", ncomp);
+		/* one JSON style for every report (ir_json_str) */
+		fprintf(o, "{\"pass\":\"fuse\",\"compute_nodes\":%d,\"kernels\":[", ncomp);
 		for (int k = 0; k < g->nkernels; k++) {
 			const Kernel *K = &g->kernels[k];
 
-			fprintf(o, "%s{\"name\": ", k ? ", " : "");
-			json_str(o, K->name);
-			fprintf(o, ", \"kind\": \"%s\", \"from_input\": %s, \"ops\": [",
+			fprintf(o, "%s{\"kernel\":", k ? "," : "");
+			ir_json_str(o, K->name);
+			fprintf(o, ",\"kind\":\"%s\",\"from_input\":%s,\"ops\":[",
 			    ir_kernel_kinds[K->kind], given[k] ? "true" : "false");
 			for (int i = K->first; i <= K->last; i++) {
-				fprintf(o, "%s", i > K->first ? ", " : "");
-				json_str(o, g->nodes[i].name);
+				fprintf(o, "%s", i > K->first ? "," : "");
+				ir_json_str(o, g->nodes[i].name);
 			}
 			fprintf(o, "]}");
 		}
-		fprintf(o, "], \"unfused_edges\": %d, \"unfused_bytes\": %lld, \"rules\": {",
+		fprintf(o, "],\"unfused_edges\":%d,\"unfused_bytes\":%lld,\"rules\":{",
 		    nedges, (long long)bytes);
 		for (int r = 1, first = 1; r < R_COUNT; r++)
 			if (tally[r]) {
-				fprintf(o, "%s\"%s\": %d", first ? "" : ", ", rule_id[r], tally[r]);
+				fprintf(o, "%s\"%s\":%d", first ? "" : ",", rule_id[r], tally[r]);
 				first = 0;
 			}
 		fprintf(o, "}}\n");

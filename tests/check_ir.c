@@ -1,6 +1,8 @@
 /*
  * check_ir.c: the graph's bookkeeping (names, users, outputs, reorder).
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +209,46 @@ START_TEST(test_ir_fmt_double)
 }
 END_TEST
 
+/* The "did you mean" of flags, passes and pass options (issue 21): one
+ * edit in a short name, two in 'explian' (a swap), none when far. */
+START_TEST(test_ir_suggest)
+{
+	static const char *const keys[] = {"explain", "matmul-reduce", "row-fusion", "max-ops"};
+	static const char *const flags[] = {"--timing", "--dump-pipeline", "--dump-dir"};
+
+	ck_assert_int_eq(ir_edit_distance("fuse", "fusee"), 1);
+	ck_assert_int_eq(ir_edit_distance("explian", "explain"), 2);
+	ck_assert_str_eq(ir_suggest("explian", keys, 4), "explain");
+	ck_assert_str_eq(ir_suggest("--timming", flags, 3), "--timing");
+	ck_assert_str_eq(ir_suggest("--dump-pipline", flags, 3), "--dump-pipeline");
+	ck_assert_ptr_null(ir_suggest("fusion", keys, 4));
+	ck_assert_ptr_null(ir_suggest("x", keys, 4));
+	ck_assert_ptr_null(ir_suggest("-x", (const char *const[]){"-o", "-q"}, 2));
+	ck_assert_ptr_null(ir_suggest("explain", keys, 4));   /* no advice when right */
+}
+END_TEST
+
+/* The one JSON style of every report: 17 digits that read back, null for
+ * what JSON cannot hold, escapes for quotes, backslashes and control bytes. */
+START_TEST(test_ir_json)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	ir_json_num(f, 0.1);
+	fputc(' ', f);
+	ir_json_num(f, INFINITY);
+	fputc(' ', f);
+	ir_json_num(f, NAN);
+	fputc(' ', f);
+	ir_json_str(f, "a\"b\\c\n");
+	fclose(f);
+	ck_assert_str_eq(buf, "0.10000000000000001 null null \"a\\\"b\\\\c\\u000a\"");
+	free(buf);
+}
+END_TEST
+
 Suite *
 make_ir_suite(void)
 {
@@ -224,6 +266,8 @@ make_ir_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("format");
 	tcase_add_test(tc, test_ir_fmt_double);
+	tcase_add_test(tc, test_ir_suggest);
+	tcase_add_test(tc, test_ir_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -93,9 +93,9 @@ ir_kattr_lookup(const char *name)
 	return -1;
 }
 
-/* Edit distance, capped: names longer than an op name are never close. */
-static int
-distance(const char *a, const char *b)
+/* Edit distance, capped: names longer than 30 bytes are never close. */
+int
+ir_edit_distance(const char *a, const char *b)
 {
 	int la = (int)strlen(a), lb = (int)strlen(b), row[32];
 
@@ -127,11 +127,33 @@ ir_op_suggest(const char *name)
 	int bd = 3;
 
 	for (int i = 0; i < OP_COUNT; i++) {
-		int d = distance(name, ir_ops[i].name);
+		int d = ir_edit_distance(name, ir_ops[i].name);
 
 		if (d < bd && ir_ops[i].cls != OC_TILED) {
 			bd = d;
 			best = ir_ops[i].name;
+		}
+	}
+	return best;
+}
+
+const char *
+ir_suggest(const char *name, const char *const *cands, int n)
+{
+	const char *best = NULL;
+	/* a third of the name's edits, at least one: 'fusee' and 'explian'
+	 * are close to 'fuse' and 'explain', 'fusion' is not */
+	int len = (int)strlen(name), bd = (len / 3 > 1 ? len / 3 : 1) + 1;
+
+	if (len < 3)
+		return NULL;        /* '-x' is one edit from '-o' and from '-q' */
+
+	for (int i = 0; i < n; i++) {
+		int d = ir_edit_distance(name, cands[i]);
+
+		if (d < bd && d > 0) {
+			bd = d;
+			best = cands[i];
 		}
 	}
 	return best;

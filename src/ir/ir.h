@@ -257,6 +257,12 @@ typedef struct OpInfo {
 extern const OpInfo ir_ops[OP_COUNT];
 int ir_op_lookup(const char *name);            /* -1 if unknown */
 const char *ir_op_suggest(const char *name);   /* closest op name or NULL */
+/* Edit distance of two names (99 past 30 bytes): the "did you mean" of ops,
+ * pass names, pass options and command-line flags. */
+int ir_edit_distance(const char *a, const char *b);
+/* The closest of cands[0..n) to name within a third of its length (at
+ * least 1 edit), or NULL; a name under 3 bytes gets none. */
+const char *ir_suggest(const char *name, const char *const *cands, int n);
 bool ir_is_elementwise(OpId op);               /* unary, binary or where */
 /* Whether element type dt is one that the type set takes. */
 bool ir_types_take(TypeSet ts, DType dt);
@@ -452,6 +458,10 @@ void ir_slice_range(int64_t d, int64_t start, int64_t end, int64_t step, int64_t
 /* print.c */
 void ir_print(FILE *f, const Graph *g);
 char *ir_print_str(const Graph *g, size_t *len); /* malloc'd */
+/* JSON for the reports (one style everywhere: print.c): a quoted, escaped
+ * string; a number with 17 digits, or null when not finite. */
+void ir_json_str(FILE *f, const char *s);
+void ir_json_num(FILE *f, double v);
 /* Shortest text that reads back to the same double, numpy's way for
  * specials: "inf", "-inf", "nan", and "-nan" for a NaN with its sign bit
  * set (the parser takes it; a NaN's payload cannot be written, and

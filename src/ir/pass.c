@@ -170,6 +170,17 @@ nopts(const Pass *p)
 	return n;
 }
 
+const char *
+pass_suggest(const Pass *const *reg, const char *name)
+{
+	const char *names[64];
+	int n = 0;
+
+	for (; reg[n] && n < 64; n++)
+		names[n] = reg[n]->name;
+	return ir_suggest(name, names, n);
+}
+
 int
 pass_parse_pipeline(const Pass *const *reg, const char *text, Pipeline *pl, FILE *err,
     const char *tool)
@@ -201,7 +212,12 @@ pass_parse_pipeline(const Pass *const *reg, const char *text, Pipeline *pl, FILE
 		name[e - s] = '\0';
 		p = pass_lookup(reg, name);
 		if (!p) {
-			fprintf(err, "%s: error: unknown pass '%s' in the pipeline\n", tool, name);
+			const char *alt = pass_suggest(reg, name);
+
+			fprintf(err, "%s: error: unknown pass '%s' in the pipeline", tool, name);
+			if (alt)
+				fprintf(err, "; did you mean '%s'?", alt);
+			fputc('\n', err);
 			caret(err, text, s, e - s);
 			fprintf(err, "note: the passes are:");
 			for (int k = 0; reg[k]; k++)
@@ -251,7 +267,16 @@ pass_parse_pipeline(const Pass *const *reg, const char *text, Pipeline *pl, FILE
 					if (!strcmp(o->key, key))
 						break;
 				if (!o || !o->key) {
-					fprintf(err, "%s: error: pass '%s' has no option '%s'\n", tool, p->name, key);
+					const char *keys[64], *alt;
+					int nk = 0;
+
+					for (o = p->opts; o && o->key && nk < 64; o++)
+						keys[nk++] = o->key;
+					alt = ir_suggest(key, keys, nk);
+					fprintf(err, "%s: error: pass '%s' has no option '%s'", tool, p->name, key);
+					if (alt)
+						fprintf(err, "; did you mean '%s'?", alt);
+					fputc('\n', err);
 					caret(err, text, ks, ke - ks ? ke - ks : 1);
 					opt_list(err, p);
 					free(key);

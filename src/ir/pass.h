@@ -113,6 +113,8 @@ typedef struct PassRun {
 /* pass.c */
 /* The pass of registry reg named name, or NULL. */
 const Pass *pass_lookup(const Pass *const *reg, const char *name);
+/* The pass name of reg closest to a misspelt name (ir_suggest), or NULL. */
+const char *pass_suggest(const Pass *const *reg, const char *name);
 /* --list-passes: reg's passes in its order, with their options. */
 void pass_list(FILE *f, const Pass *const *reg);
 /* Parses "a,b{k=v,k2=v2}", names looked up in reg; on error prints to err,

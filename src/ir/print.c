@@ -660,3 +660,31 @@ ir_print_str(const Graph *g, size_t *len)
 		*len = n;
 	return buf;
 }
+
+/* The one JSON style of every --report=json and --stats=json (DESIGN §15):
+ * JSON Lines, one object per line, no spaces, floats with 17 digits so
+ * that they read back exactly, non-finite numbers as null (JSON has no inf
+ * or NaN), strings with quotes, backslashes and control bytes escaped. */
+void
+ir_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void
+ir_json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("null", f);
+}

@@ -86,18 +86,25 @@ print_row(FILE *f, const KernelStats *k, bool total)
 	    (long long)k->programs, rd, wr, (long long)k->flops, intensity(k), ird, iwr);
 }
 
+/* One object, in the JSON style of every report (ir_json_str): the keys
+ * of the byte counts are Nsight Compute's metric names, on purpose. */
 static void
-print_json(FILE *f, const KernelStats *k, const char *indent)
+print_json(FILE *f, const KernelStats *k)
 {
-	fprintf(f, "%s{\"kernel\": \"%s\", \"kind\": \"%s\", \"result\": \"%s\", "
-	    "\"grid\": [%lld, %lld, %lld], \"programs\": %lld, "
-	    "\"dram__bytes_read.sum\": %lld, \"dram__bytes_write.sum\": %lld, "
-	    "\"flops\": %lld, \"arithmetic_intensity\": %.6g, "
-	    "\"ideal_bytes_read\": %lld, \"ideal_bytes_write\": %lld}", indent, k->name, k->kind,
-	    k->result, (long long)k->grid[0], (long long)k->grid[1], (long long)k->grid[2],
-	    (long long)k->programs, (long long)k->bytes_read, (long long)k->bytes_written,
-	    (long long)k->flops, intensity(k), (long long)k->ideal_read,
-	    (long long)k->ideal_written);
+	fprintf(f, "{\"kernel\":");
+	ir_json_str(f, k->name);
+	fprintf(f, ",\"kind\":");
+	ir_json_str(f, k->kind);
+	fprintf(f, ",\"result\":");
+	ir_json_str(f, k->result);
+	fprintf(f, ",\"grid\":[%lld,%lld,%lld],\"programs\":%lld,"
+	    "\"dram__bytes_read.sum\":%lld,\"dram__bytes_write.sum\":%lld,"
+	    "\"flops\":%lld,\"arithmetic_intensity\":", (long long)k->grid[0],
+	    (long long)k->grid[1], (long long)k->grid[2], (long long)k->programs,
+	    (long long)k->bytes_read, (long long)k->bytes_written, (long long)k->flops);
+	ir_json_num(f, intensity(k));
+	fprintf(f, ",\"ideal_bytes_read\":%lld,\"ideal_bytes_write\":%lld}",
+	    (long long)k->ideal_read, (long long)k->ideal_written);
 }
 
 void
@@ -106,13 +113,14 @@ exec_tile_print_stats(FILE *f, const KernelStats *ks, int n, bool json)
 	KernelStats t = exec_tile_total(ks, n);
 
 	if (json) {
-		fprintf(f, "{\"kernels\": [\n");
+		/* one object on one line (JSON Lines), as the passes' reports */
+		fprintf(f, "{\"stats\":\"kernels\",\"kernels\":[");
 		for (int i = 0; i < n; i++) {
-			print_json(f, &ks[i], "  ");
-			fprintf(f, "%s\n", i + 1 < n ? "," : "");
+			fprintf(f, "%s", i ? "," : "");
+			print_json(f, &ks[i]);
 		}
-		fprintf(f, "], \"total\": ");
-		print_json(f, &t, "");
+		fprintf(f, "],\"total\":");
+		print_json(f, &t);
 		fprintf(f, "}\n");
 		return;
 	}

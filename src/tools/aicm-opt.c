@@ -39,16 +39,8 @@ const char *const cli_tool = "aicm-opt";
 
 typedef struct Opts {
 	const char *input;
-	const char *output;
-	const char *pipeline;
-	const char *print_before;
-	const char *print_after;
-	bool print_before_all, print_after_all, print_after_change;
-	const char *dump_dir;
-	bool dump_pipeline;
+	CliInspect ci;               /* --pass, -o, --print-ir-*, --dump-dir, --report... */
 	bool verify_each;
-	bool timing;
-	bool report, report_json;
 	bool split;
 	bool verify_diags;
 	bool emit_dot;
@@ -59,25 +51,11 @@ typedef struct Opts {
 	const char *datadir;         /* --data-dir */
 } Opts;
 
-/* --dump-dir: one output per stage, by stage index, kept open across
- * chunks (each chunk adds its graph) and committed, whole, after the last
- * chunk or when an internal error ends the run. */
-typedef struct Dumps {
-	AicmOut *out;                /* pipeline length + 1 */
-	int n;
-	bool made;                   /* the folder exists */
-	bool failed;                 /* reported once; no more dumping */
-	bool last_chunk;             /* commit each file as soon as written */
-} Dumps;
-
 /* State for one chunk while its pipeline runs (the PassRun hooks). */
 typedef struct Stage {
 	const Opts *o;
 	int chunk;
-	char *before;                /* printed IR before the pass, for -after-change */
-	double *ms;                  /* per pass */
-	int failed_dump;
-	Dumps *dumps;
+	CliStages *stages;           /* printing, timing, --dump-dir (cli.c) */
 	bool io_failed;              /* a pass or the reproducer could not read or write */
 	const Pipeline *pl;
 	const char *text;            /* the chunk as read */
@@ -95,23 +73,29 @@ usage(FILE *f)
 	    "Parse an aicm graph, run passes over it and print the result.\n"
 	    "\n"
 	    "  --pass=PIPELINE          passes to run, comma-separated, each with optional\n"
-	    "                           {key=value,...} options (default: none)\n"
+	    "                           {key=value,...} options (default: none); also\n"
+	    "                           --pass-pipeline=PIPELINE or ='builtin.module(...)'\n"
 	    "  -o FILE                  write the output to FILE, whole or not at all\n"
 	    "                           (default: stdout)\n"
 	    "  --print-ir-before=NAME   the IR before pass NAME, to stderr (default: none)\n"
 	    "  --print-ir-after=NAME    the IR after pass NAME, to stderr (default: none)\n"
 	    "  --print-ir-before-all    print the IR before every pass (default: off)\n"
-	    "  --print-ir-after-all     print the IR after every pass (default: off)\n"
+	    "  --print-ir-after-all     print the IR after every pass (default: off; also\n"
+	    "                           --mlir-print-ir-after-all)\n"
 	    "  --print-ir-after-change  print the IR after a pass only if it changed it\n"
 	    "                           (default: off)\n"
 	    "  --dump-dir=DIR           write each stage to DIR/NN-NAME.aicm (00-input.aicm,\n"
-	    "                           01-shape-infer.aicm, ...) (default: none)\n"
-	    "  --dump-pipeline          print the pipeline as parsed, every option's value\n"
-	    "                           (default: off)\n"
+	    "                           01-shape-infer.aicm, ...), removing the stage files\n"
+	    "                           of an earlier run there (default: none)\n"
+	    "  --dump-pipeline          print the pipeline as parsed, every option's value,\n"
+	    "                           to stderr (default: off; also --dump-pass-pipeline)\n"
 	    "  --verify-each            verify the IR after every pass (default: on)\n"
 	    "  --no-verify-each         do not\n"
-	    "  --timing                 per-pass wall time, to stderr (default: off)\n"
-	    "  --report[=json]          the passes' reports, to stderr (default: off)\n"
+	    "  --timing                 per-pass wall time, to stderr (default: off; also\n"
+	    "                           --mlir-timing)\n"
+	    "  --report[=text|json]     the passes' reports, to stderr (default: off); JSON\n"
+	    "                           is one object per line\n"
+	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
 	    "  --emit=ir|dot            what to print (default: ir)\n"
 	    "  --split-input-file       one graph per '// -----' chunk, each on its own\n"
 	    "                           (default: off)\n"
@@ -138,6 +122,13 @@ usage(FILE *f)
 	    "Exit status: 0 ok, 1 the input is wrong, 2 bad usage or I/O, 3 internal error.\n");
 }
 
+/* aicm-opt's own flags, for "did you mean" (cli.c adds the shared ones). */
+static const char *const opt_flags[] = {
+	"--verify-each", "--no-verify-each", "--emit", "--split-input-file",
+	"--verify-diagnostics", "--error-limit", "--max-work", "--data-dir", "--reproducer",
+	"--list-passes", NULL,
+};
+
 static void
 parse_args(int argc, char **argv, Opts *o)
 {
@@ -159,39 +150,12 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--list-passes")) {
 			pass_list(stdout, aicm_passes);
 			exit(0);
-		} else if ((v = cli_optval(argc, argv, &i, "--pass")) ||
-		    (v = cli_optval(argc, argv, &i, "--passes"))) {
-			o->pipeline = v;
-		} else if (!strcmp(a, "-o")) {
-			if (i + 1 >= argc)
-				cli_usage_error("option '%s' needs a value", a);
-			o->output = argv[++i];
-		} else if ((v = cli_optval(argc, argv, &i, "--print-ir-before"))) {
-			o->print_before = v;
-		} else if ((v = cli_optval(argc, argv, &i, "--print-ir-after"))) {
-			o->print_after = v;
-		} else if (!strcmp(a, "--print-ir-before-all")) {
-			o->print_before_all = true;
-		} else if (!strcmp(a, "--print-ir-after-all")) {
-			o->print_after_all = true;
-		} else if (!strcmp(a, "--print-ir-after-change")) {
-			o->print_after_change = true;
-		} else if ((v = cli_optval(argc, argv, &i, "--dump-dir"))) {
-			o->dump_dir = v;
-		} else if (!strcmp(a, "--dump-pipeline")) {
-			o->dump_pipeline = true;
+		} else if (cli_inspect_arg(argc, argv, &i, &o->ci)) {
+			continue;
 		} else if (!strcmp(a, "--verify-each")) {
 			o->verify_each = true;
 		} else if (!strcmp(a, "--no-verify-each")) {
 			o->verify_each = false;
-		} else if (!strcmp(a, "--timing")) {
-			o->timing = true;
-		} else if (!strcmp(a, "--report")) {
-			o->report = true;
-		} else if (!strcmp(a, "--report=json")) {
-			o->report = o->report_json = true;
-		} else if (!strncmp(a, "--report=", 9)) {
-			cli_usage_error("--report takes no value or =json, not '%s'", a + 9);
 		} else if ((v = cli_optval(argc, argv, &i, "--emit"))) {
 			if (!strcmp(v, "ir"))
 				o->emit_dot = false;
@@ -216,7 +180,7 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if ((v = cli_optval(argc, argv, &i, "--test-crash-in"))) {
 			o->test_crash = v;
 		} else if (a[0] == '-' && a[1] != '\0') {
-			cli_usage_error("unknown option '%s'", a);
+			cli_unknown_option(a, opt_flags);
 		} else if (o->input) {
 			cli_usage_error("more than one input file ('%s')", a);
 		} else {
@@ -225,87 +189,10 @@ parse_args(int argc, char **argv, Opts *o)
 	}
 	if (!o->input)
 		o->input = "-";
-	/* A misspelt pass name would otherwise print nothing, silently. */
-	if (o->print_before && !pass_lookup(aicm_passes, o->print_before))
-		cli_usage_error("--print-ir-before: unknown pass '%s' (--list-passes lists them)",
-		    o->print_before);
-	if (o->print_after && !pass_lookup(aicm_passes, o->print_after))
-		cli_usage_error("--print-ir-after: unknown pass '%s' (--list-passes lists them)",
-		    o->print_after);
+	cli_inspect_check(&o->ci, aicm_passes);
 }
 
 /* ---- pass hooks: printing, dumping, timing --------------------------- */
-
-static void
-dump_failed(Stage *s, const char *what, const char *path)
-{
-	fprintf(stderr, "%s: error: cannot %s '%s': %s\n", cli_tool, what, path, strerror(errno));
-	s->dumps->failed = true;
-	s->failed_dump = 1;
-}
-
-/* Commits the open stage files; false after a message when one fails. */
-static bool
-dumps_commit(Dumps *dd)
-{
-	bool ok = true;
-
-	for (int i = 0; i < dd->n; i++) {
-		char *path;
-
-		if (!dd->out[i].f)
-			continue;
-		path = xstrdup(dd->out[i].target);
-		if (aicm_out_commit(&dd->out[i]) != 0) {
-			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, path,
-			    strerror(errno));
-			ok = false;
-		}
-		free(path);
-	}
-	return ok;
-}
-
-static void
-dump_stage(Stage *s, int idx, const char *name, const Graph *g)
-{
-	Dumps *dd = s->dumps;
-	AicmOut *out;
-
-	if (!s->o->dump_dir || dd->failed || idx >= dd->n)
-		return;                 /* one message, not one per stage */
-	if (!dd->made) {
-		if (mkdir(s->o->dump_dir, 0777) != 0 && errno != EEXIST) {
-			dump_failed(s, "create", s->o->dump_dir);
-			return;
-		}
-		dd->made = true;
-	}
-	out = &dd->out[idx];
-	if (!out->f) {
-		size_t n = strlen(s->o->dump_dir) + strlen(name) + 32;
-		char *path = xmalloc(n);
-		int r;
-
-		snprintf(path, n, "%s/%02d-%s.aicm", s->o->dump_dir, idx, name);
-		r = aicm_out_open(out, path, 0);
-		if (r != 0)
-			dump_failed(s, "write", path);
-		free(path);
-		if (r != 0)
-			return;
-	} else {
-		fprintf(out->f, "// -----\n");
-	}
-	ir_print(out->f, g);
-	if (dd->last_chunk) {
-		char *path = xstrdup(out->target);
-
-		if (aicm_out_commit(out) != 0)
-			dump_failed(s, "write", path);
-		free(path);
-	}
-}
 
 static void
 hook_before(void *ctx, int idx, const PassInst *pi, const Graph *g)
@@ -321,35 +208,16 @@ hook_before(void *ctx, int idx, const PassInst *pi, const Graph *g)
 	if (o->test_crash && !strcmp(o->test_crash, pi->pass->name))
 		AICM_BUG("--test-crash-in=%s: an internal error on purpose, before the pass",
 		    pi->pass->name);
-	if (o->print_before_all || (o->print_before && !strcmp(o->print_before, pi->pass->name))) {
-		fprintf(stderr, "// ----- IR before %s -----\n", pi->pass->name);
-		ir_print(stderr, g);
-	}
-	if (o->print_after_change) {
-		free(s->before);
-		s->before = ir_print_str(g, NULL);
-	}
+	cli_stage_before(s->stages, idx + 1, g);
 }
 
 static void
 hook_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
 {
 	Stage *s = ctx;
-	const Opts *o = s->o;
-	bool show = o->print_after_all || (o->print_after && !strcmp(o->print_after, pi->pass->name));
 
-	s->ms[idx] = ms;
-	if (!show && o->print_after_change) {
-		char *now = ir_print_str(g, NULL);
-
-		show = strcmp(now, s->before) != 0;
-		free(now);
-	}
-	if (show) {
-		fprintf(stderr, "// ----- IR after %s -----\n", pi->pass->name);
-		ir_print(stderr, g);
-	}
-	dump_stage(s, idx + 1, pi->pass->name, g);
+	(void)pi;
+	cli_stage_after(s->stages, idx + 1, g, ms);
 }
 
 /* ---- the reproducer -------------------------------------------------- */
@@ -492,8 +360,8 @@ crashed(void *ctx)
 	const char *tmp = getenv("TMPDIR");
 	int flags = 0;
 
-	if (s->dumps)
-		dumps_commit(s->dumps);
+	if (s->stages)
+		cli_stages_commit(s->stages);
 	if (s->o->reproducer) {
 		snprintf(path, sizeof path, "%s", s->o->reproducer);
 	} else {
@@ -569,21 +437,6 @@ split_chunks(const char *buf, size_t len, bool split, Chunk **out)
 	return n;
 }
 
-static void
-print_timing(const Pipeline *pl, double parse_ms, const double *ms, double print_ms)
-{
-	double total = parse_ms + print_ms;
-
-	fprintf(stderr, "%s: timing (wall, ms)\n", cli_tool);
-	fprintf(stderr, "  %-16s %10.3f\n", "parse+verify", parse_ms);
-	for (int i = 0; i < pl->n; i++) {
-		fprintf(stderr, "  %-16s %10.3f\n", pl->p[i].pass->name, ms[i]);
-		total += ms[i];
-	}
-	fprintf(stderr, "  %-16s %10.3f\n", "print", print_ms);
-	fprintf(stderr, "  %-16s %10.3f\n", "total", total);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -597,27 +450,33 @@ main(int argc, char **argv)
 	int nch, status = 0, vbad = 0, printed = 0;
 	MeasureCtx mc;
 	PassMeasure pm;
-	Dumps dumps = {0};
+	CliStages stages;
+	CliReport rep;
 
 	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
 	 * stderr made each piece of each message a system call.  exit() and
 	 * AICM_BUG flush it. */
 	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	parse_args(argc, argv, &o);
-	if (o.pipeline && pass_parse_pipeline(aicm_passes, o.pipeline, &pl, stderr, cli_tool) != 0)
+	if (o.ci.pipeline &&
+	    pass_parse_pipeline(aicm_passes, o.ci.pipeline, &pl, stderr, cli_tool) != 0) {
+		cli_inspect_free(&o.ci);
 		return 2;
+	}
 	/* autotune{measure=true} times candidates on the tile executor, all
 	 * cores, as aicm-run runs by default */
 	measure_init(&mc, &pm, cli_tool, (int)sysconf(_SC_NPROCESSORS_ONLN));
 	mc.max_work = o.max_work;
-	if (o.dump_pipeline)
-		pass_print_pipeline(stdout, &pl);
+	/* to stderr, as mlir-opt: stdout is the IR, for the next tool */
+	if (o.ci.dump_pipeline)
+		pass_print_pipeline(stderr, &pl);
 	if (aicm_read_file(o.input, &buf, &len) != 0) {
 		char why[128];
 
 		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.input,
 		    aicm_read_strerror(errno, AICM_READ_MAX, why, sizeof why));
 		pass_free_pipeline(&pl);
+		cli_inspect_free(&o.ci);
 		return 2;
 	}
 	diag_init(&d, strcmp(o.input, "-") ? o.input : "<stdin>", buf, len, stderr);
@@ -629,23 +488,25 @@ main(int argc, char **argv)
 	d.errlimit = o.errlimit;
 	/* -o is written whole or not at all, so its text is kept in memory;
 	 * stdout is streamed. */
-	os = o.output ? open_memstream(&out, &outlen) : stdout;
+	os = o.ci.output ? open_memstream(&out, &outlen) : stdout;
 	if (!os)
 		AICM_BUG("open_memstream failed");
 	nch = split_chunks(buf, len, o.split, &ch);
-	dumps.n = o.dump_dir ? pl.n + 1 : 0;
-	dumps.out = xcalloc((size_t)dumps.n + 1, sizeof *dumps.out);
+	cli_stages_init(&stages, &o.ci, aicm_passes, pl.n + 1);
+	for (int k = 0; k < pl.n; k++)
+		cli_stage_name(&stages, k + 1, pl.p[k].pass->name, false);
+	cli_report_open(&rep, &o.ci);
 	for (int c = 0; c < nch; c++) {
 		Stage st = {.o = &o, .chunk = c, .pl = &pl, .text = buf + ch[c].off,
-		    .len = ch[c].len, .pass = -1, .dumps = &dumps};
-		PassRun run = {o.verify_each, o.report ? stderr : NULL, o.report_json,
+		    .len = ch[c].len, .pass = -1, .stages = &stages};
+		PassRun run = {o.verify_each, rep.f, o.ci.report == CLI_REPORT_JSON,
 		    hook_before, hook_after, &st, &pm};
 		double t0 = pass_now_ms(), parse_ms, print_ms;
 		int nerr0 = d.nerr;
 		Graph *g;
 
-		st.ms = xcalloc((size_t)pl.n + 1, sizeof(double));
-		dumps.last_chunk = c == nch - 1;
+		memset(stages.ms, 0, sizeof(double) * (size_t)stages.n);
+		stages.last_chunk = c == nch - 1;
 		aicm_set_bug_hook(crashed, &st);
 		g = parse_graph(buf + ch[c].off, ch[c].len, ch[c].line, &d);
 		if (g && ir_verify(g, &d) != 0) {
@@ -654,7 +515,7 @@ main(int argc, char **argv)
 		}
 		parse_ms = pass_now_ms() - t0;
 		if (g) {
-			dump_stage(&st, 0, "input", g);
+			cli_stage_dump(&stages, 0, g);
 			int prc = pass_run_pipeline(g, &pl, &run, &d);
 
 			/* Reports and remarks come before the IR they describe,
@@ -681,9 +542,9 @@ main(int argc, char **argv)
 			}
 		}
 		print_ms = pass_now_ms() - t0;
-		if (o.timing)
-			print_timing(&pl, parse_ms, st.ms, print_ms);
-		if (st.failed_dump || st.io_failed)
+		if (o.ci.timing)
+			cli_stages_timing(&stages, parse_ms, "print", print_ms);
+		if (st.io_failed)
 			status = 2;
 		if (o.verify_diags)
 			vbad += diag_verify(&d, ch[c].line, ch[c].lastline);
@@ -691,27 +552,31 @@ main(int argc, char **argv)
 			status = 1;
 		aicm_set_bug_hook(NULL, NULL);
 		ir_graph_free(g);
-		free(st.before);
 		free(st.ir);
-		free(st.ms);
 		if (d.stopped)
 			break;          /* past --error-limit: no more chunks either */
 	}
-	if (o.output)
+	if (o.ci.output)
 		fclose(os);
 	/* stages that the last chunk did not reach (a pass failed) */
-	if (!dumps_commit(&dumps))
+	if (!cli_stages_commit(&stages))
 		status = 2;
-	free(dumps.out);
+	cli_stages_free(&stages);
 	if (o.verify_diags && vbad && status == 0)
 		status = 1;
-	if (status == 0 && o.output) {
-		if (aicm_write_file(o.output, out, outlen) != 0) {
-			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, o.output,
+	{
+		int rc = cli_report_close(&rep, status == 0);
+
+		if (rc > status)
+			status = rc;
+	}
+	if (status == 0 && o.ci.output) {
+		if (aicm_write_file(o.ci.output, out, outlen) != 0) {
+			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, o.ci.output,
 			    strerror(errno));
 			status = 2;
 		}
-	} else if (!o.output && cli_flush_stdout() != 0) {
+	} else if (!o.ci.output && cli_flush_stdout() != 0) {
 		status = 2;
 	}
 	if (!o.verify_diags && d.nerr) {
@@ -725,5 +590,6 @@ main(int argc, char **argv)
 	free(buf);
 	free(datadir);
 	pass_free_pipeline(&pl);
+	cli_inspect_free(&o.ci);
 	return status;
 }

@@ -16,6 +16,14 @@
  *
  * This is the one place that links the runtime with the pass manager.
  *
+ * aicm-opt's inspection options (--print-ir-*, --dump-dir, --timing,
+ * --report, -o) come from cli.c with the same meaning; the passes aicm-run
+ * adds on its own are stages of their own there, "NAME (implicit)".
+ * Values on the command line take IREE's forms too (by position, @F.npy),
+ * and once one input is given every input must be, unless --random-rest.
+ * Human output goes to stdout, or to stderr when stdout carries the
+ * KernelStats JSON alone.
+ *
  * Exit codes (DESIGN §4): 0 ok, 1 the input is wrong or a comparison
  * failed, 2 the command line is wrong or a file cannot be read or written,
  * 3 an internal error.
@@ -23,6 +31,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,31 +51,41 @@ const char *const cli_tool = "aicm-run";
 
 typedef enum Engine { ENGINE_TILE, ENGINE_REFERENCE } Engine;
 
-/* --input NAME=F.npy, or NAME=2x3xf32=1,2,... inline (IREE's form). */
+/* A value on the command line (--input, --expected-output, --output):
+ * NAME=F.npy or NAME=@F.npy, NAME=2x3xf32=1,2,... inline (IREE's form),
+ * NAME=2x3xf32=@F.npy (a file that must have that type), and each of
+ * these without "NAME=": by position, the k-th input or output of the
+ * graph, as iree-run-module takes them. */
 typedef struct InputSpec {
+	const char *opt;             /* "--input", ... for messages */
 	const char *arg;             /* as written, for messages */
-	char *name;
+	char *name;                  /* NULL until a positional one is resolved */
+	int pos;                     /* by position: 0-based among its kind; -1 named */
 	const char *file;            /* NULL for inline */
-	Type ty;                     /* inline: the written type */
+	bool typed;                  /* ty written */
+	Type ty;                     /* the written type */
 	double *v;                   /* inline: the values */
 	int64_t *iv;                 /* inline, integer or bool type: exactly */
 	int64_t nv;                  /* numel, or 1 for a splat */
 } InputSpec;
 
-typedef struct ExpectSpec {
-	char *name;
-	const char *file;
-} ExpectSpec;
+typedef InputSpec ExpectSpec;
 
 typedef struct Opts {
 	const char *file;
-	const char *pipeline;
+	CliInspect ci;               /* --pass, -o, --print-ir-*, --dump-dir, --report... */
 	Engine engine;
 	uint64_t seed;
 	InputSpec *in;
 	int nin;
 	ExpectSpec *exp;
 	int nexp;
+	InputSpec *outf;             /* --output=@F.npy (IREE's form) */
+	int noutf;
+	int npos_in, npos_exp, npos_out;
+	bool random_rest;            /* inputs not given are random */
+	bool quiet;                  /* -q: no previews */
+	const char *stats_file;      /* --stats-file: the KernelStats JSON */
 	const char *outdir;
 	bool check;
 	double tol;                  /* < 0: by element type */
@@ -91,26 +110,38 @@ usage(FILE *f)
 	    "Run an aicm graph on random or given inputs and print its outputs.\n"
 	    "\n"
 	    "  --pass=PIPELINE          passes to run first, as aicm-opt would (default: none;\n"
-	    "                           an untyped graph gets shape-infer first)\n"
+	    "                           an untyped graph gets shape-infer first); also\n"
+	    "                           --pass-pipeline=PIPELINE or ='builtin.module(...)'\n"
 	    "  --engine=tile|reference  the tile executor (default; whatever the pipeline\n"
 	    "                           leaves un-lowered is lowered with lower-tiled's\n"
 	    "                           defaults) or the reference interpreter\n"
-	    "  --stats[=json]           KernelStats per kernel and in total, as text or JSON\n"
-	    "                           (tile engine; default: off)\n"
+	    "  --stats[=text|json]      KernelStats per kernel and in total, as text or JSON\n"
+	    "                           (tile engine; default: off); the JSON is alone on\n"
+	    "                           stdout, the previews and verdicts go to stderr\n"
+	    "  --stats-file=FILE        write the KernelStats JSON to FILE, whole\n"
+	    "  -q, --quiet              no previews of the outputs (default: off)\n"
 	    "  --threads=N              programs of a grid on N threads (default: all cores)\n"
 	    "  --seed=N                 seed of the random inputs and constants (default 0)\n"
 	    "  --input NAME=F.npy       take input or const NAME from a .npy file (default:\n"
 	    "                           random, see --seed; a const with value= is a splat)\n"
 	    "  --input NAME=2x3xf32=1,2,3,4,5,6\n"
 	    "                           the same, inline (IREE's form; 'f64=2.5' for a scalar,\n"
-	    "                           one value to splat)\n"
+	    "                           one value to splat); NAME=2x3xf32=@F.npy, a file of\n"
+	    "                           that type; without 'NAME=' (@F.npy, 2x3xf32=...) the\n"
+	    "                           k-th --input is the graph's k-th input.  Once one\n"
+	    "                           input is given, every input must be\n"
+	    "  --random-rest            inputs not given are random (see --seed)\n"
 	    "  --data-dir=DIR           folder that const file= paths are relative to, and\n"
 	    "                           must stay inside (default: FILE's folder; for\n"
 	    "                           stdin, the current directory)\n"
 	    "  --output-dir=DIR         write every output as DIR/NAME.npy (default: none)\n"
 	    "  --expected-output NAME=F.npy\n"
-	    "                           compare output NAME with a file; exit 1 on mismatch\n"
-	    "                           (default: none)\n"
+	    "                           compare output NAME with a file, or inline values\n"
+	    "                           (NAME=2x3xf32=1,2,...), or by position as --input;\n"
+	    "                           exit 1 on mismatch (default: none; also\n"
+	    "                           --expected_output)\n"
+	    "  --output=@F.npy          write the k-th output to F.npy (IREE's form;\n"
+	    "                           NAME=@F.npy by name)\n"
 	    "  --check                  also run the reference interpreter on the graph as\n"
 	    "                           parsed and compare every output (default: off)\n"
 	    "  --tolerance=T            for --check and --expected-output: largest\n"
@@ -132,7 +163,22 @@ usage(FILE *f)
 	    "                           running (default 1T = 1e12; 0: no limit; k/M/G/T/P\n"
 	    "                           are powers of 1000)\n"
 	    "  --error-limit=N          after N errors print \"too many errors; stopping\" and\n"
-	    "                           stop (default 20, as clang; 0: no limit)\n"
+	    "                           stop (default 20, as clang; 0: no limit)\n");
+	/* two strings: C11 promises 4095 bytes in one */
+	fprintf(f,
+	    "\n"
+	    "aicm-opt's inspection options, with the same meaning; the passes aicm-run\n"
+	    "adds on its own are stages named 'NAME (implicit)':\n"
+	    "  -o FILE                  the program that ran, as IR, whole (on success)\n"
+	    "  --print-ir-before=NAME, --print-ir-after=NAME, --print-ir-before-all,\n"
+	    "  --print-ir-after-all, --print-ir-after-change\n"
+	    "                           the IR around passes, to stderr\n"
+	    "  --dump-dir=DIR           each stage to DIR/NN-NAME.aicm\n"
+	    "  --dump-pipeline          the pipeline as parsed, to stderr\n"
+	    "  --timing                 per-stage wall time and the run's, to stderr\n"
+	    "  --report[=text|json]     the passes' reports, to stderr\n"
+	    "  --report-file=FILE       the report to FILE instead, whole\n"
+	    "\n"
 	    "  -h, --help               this text\n"
 	    "  --version                the version\n"
 	    "\n"
@@ -228,35 +274,33 @@ parse_iree_type(const char *s, size_t n, Type *t)
 	}
 }
 
-static void
-parse_input(const char *arg, InputSpec *in)
-{
-	const char *eq = strchr(arg, '='), *rest, *eq2;
-	char ts[IR_TYPE_STR];
-	int64_t numel, cap = 0;
+/* A command-line value that disagrees with itself (a count of inline
+ * values that is not its type's): the input is wrong, exit 1, as a .npy of
+ * the wrong shape (DESIGN §4). */
+_Noreturn static void
+value_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-	memset(in, 0, sizeof *in);
-	in->arg = arg;
-	if (!eq || eq == arg)
-		cli_usage_error("--input wants NAME=F.npy or NAME=2x3xf32=1,2,..., not '%s'", arg);
-	if (arg[0] == '%')
-		arg++;
-	in->name = xmalloc((size_t)(eq - arg) + 1);
-	memcpy(in->name, arg, (size_t)(eq - arg));
-	in->name[eq - arg] = '\0';
-	rest = eq + 1;
-	eq2 = strchr(rest, '=');
-	if (!eq2 || parse_iree_type(rest, (size_t)(eq2 - rest), &in->ty) != 0) {
-		if (eq2 && strspn(rest, "0123456789x") == (size_t)(eq2 - rest) - 3)
-			cli_usage_error("--input '%s': '%.*s' is not a type such as 2x3xf32 or f64 "
-			    "(dimensions 1 to 2^30, f32 or f64)", in->arg, (int)(eq2 - rest), rest);
-		if (*rest == '\0')
-			cli_usage_error("--input '%s' names no file", in->arg);
-		in->file = rest;
-		return;
-	}
-	numel = ir_type_numel(&in->ty);
-	for (const char *p = eq2 + 1; *p;) {
+static void
+value_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", cli_tool);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* The inline values after "TYPE=" (rest), checked against in->ty. */
+static void
+parse_values(InputSpec *in, const char *rest)
+{
+	char ts[IR_TYPE_STR];
+	int64_t numel = ir_type_numel(&in->ty), cap = 0;
+
+	for (const char *p = rest; *p;) {
 		char *end;
 		double v;
 		long long iv = 0;
@@ -277,18 +321,19 @@ parse_input(const char *arg, InputSpec *in)
 			iv = strtoll(p, &end, 10);
 			if (end != p && (errno || (in->ty.dt == DT_I32 && (iv < INT32_MIN ||
 			    iv > INT32_MAX)) || (in->ty.dt == DT_BOOL && iv != 0 && iv != 1)))
-				cli_usage_error("--input '%s': '%.*s' does not fit %s", in->arg,
+				cli_usage_error("%s '%s': '%.*s' does not fit %s", in->opt, in->arg,
 				    (int)(end - p), p, ir_dtype_name(in->ty.dt));
 		} else {
 			end = (char *)p;
 		}
 		v = isint ? (double)iv : strtod(p, &end);
 		if (end == p)
-			cli_usage_error("--input '%s': '%.20s' is not %s", in->arg, p,
+			cli_usage_error("%s '%s': '%.20s' is not %s", in->opt, in->arg, p,
 			    isint ? "an integer" : "a number");
 		if (in->nv >= numel)
-			cli_usage_error("--input '%s' gives more than the %lld values of %s %s", in->arg,
-			    (long long)numel, ir_shape_str(&in->ty, ts), ir_dtype_name(in->ty.dt));
+			value_error("%s '%s' gives more than the %lld values of %s %s", in->opt,
+			    in->arg, (long long)numel, ir_shape_str(&in->ty, ts),
+			    ir_dtype_name(in->ty.dt));
 		if (in->nv == cap) {
 			cap = cap ? 2 * cap : 16;
 			in->v = xrealloc(in->v, sizeof(double) * (size_t)cap);
@@ -299,25 +344,87 @@ parse_input(const char *arg, InputSpec *in)
 		p = end;
 	}
 	if (in->nv != numel && in->nv != 1)
-		cli_usage_error("--input '%s' gives %lld value%s; %s %s needs %lld (or 1 to splat)",
+		value_error("%s '%s' gives %lld value%s; %s %s needs %lld (or 1 to splat)", in->opt,
 		    in->arg, (long long)in->nv, in->nv == 1 ? "" : "s", ir_shape_str(&in->ty, ts),
 		    ir_dtype_name(in->ty.dt), (long long)numel);
 }
 
-static void
-parse_expect(const char *arg, ExpectSpec *e)
+/* Whether s[0..n) reads as a type in IREE's spelling. */
+static bool
+is_iree_type(const char *s, size_t n, Type *t)
 {
-	const char *eq = strchr(arg, '=');
-
-	if (arg[0] == '%')
-		arg++;
-	if (!eq || eq == arg || eq[1] == '\0')
-		cli_usage_error("--expected-output wants NAME=F.npy, not '%s'", arg);
-	e->name = xmalloc((size_t)(eq - arg) + 1);
-	memcpy(e->name, arg, (size_t)(eq - arg));
-	e->name[eq - arg] = '\0';
-	e->file = eq + 1;
+	return parse_iree_type(s, n, t) == 0;
 }
+
+/* The forms of InputSpec; pos is the next position of its kind. */
+static void
+parse_spec(const char *opt, const char *arg, int *pos, bool file_only, InputSpec *in)
+{
+	const char *eq = strchr(arg, '='), *rest, *eq2;
+	bool named = arg[0] == '%';
+	Type t;
+
+	memset(in, 0, sizeof *in);
+	in->opt = opt;
+	in->arg = arg;
+	in->pos = -1;
+	/* by position: "@F.npy", "TYPE=...", unless the text before '=' is a
+	 * name followed by a type or a file ("x=2x3xf32=...", "x=F.npy") */
+	if (!named && arg[0] == '@') {
+		in->pos = (*pos)++;
+		in->file = arg + 1;
+		goto file;
+	}
+	if (!named && eq && is_iree_type(arg, (size_t)(eq - arg), &t)) {
+		eq2 = strchr(eq + 1, '=');
+		if (!eq2 || !is_iree_type(eq + 1, (size_t)(eq2 - eq - 1), &in->ty)) {
+			in->pos = (*pos)++;
+			in->ty = t;
+			in->typed = true;
+			rest = eq + 1;
+			goto typed;
+		}
+	}
+	if (named)
+		arg++;
+	if (!eq || eq == arg)
+		cli_usage_error("%s wants NAME=F.npy, NAME=2x3xf32=1,2,..., or by position @F.npy "
+		    "or 2x3xf32=1,2,..., not '%s'", opt, in->arg);
+	in->name = xmalloc((size_t)(eq - arg) + 1);
+	memcpy(in->name, arg, (size_t)(eq - arg));
+	in->name[eq - arg] = '\0';
+	rest = eq + 1;
+	eq2 = strchr(rest, '=');
+	if (!eq2 || parse_iree_type(rest, (size_t)(eq2 - rest), &in->ty) != 0) {
+		if (eq2 && strspn(rest, "0123456789x") == (size_t)(eq2 - rest) - 3)
+			cli_usage_error("%s '%s': '%.*s' is not a type such as 2x3xf32 or f64 "
+			    "(dimensions 1 to 2^30, f32 or f64)", opt, in->arg, (int)(eq2 - rest), rest);
+		in->file = rest[0] == '@' ? rest + 1 : rest;
+		goto file;
+	}
+	in->typed = true;
+	rest = eq2 + 1;
+typed:
+	if (rest[0] == '@') {
+		in->file = rest + 1;
+		goto file;
+	}
+	if (file_only)
+		cli_usage_error("%s '%s' names no file (@F.npy)", opt, in->arg);
+	parse_values(in, rest);
+	return;
+file:
+	if (*in->file == '\0')
+		cli_usage_error("%s '%s' names no file", opt, in->arg);
+}
+
+/* aicm-run's own flags, for "did you mean" (cli.c adds the shared ones). */
+static const char *const run_flags[] = {
+	"-q", "--quiet", "--random-rest", "--stats", "--stats-file", "--engine", "--data-dir",
+	"--threads", "--seed", "--input", "--expected-output", "--expected_output", "--output",
+	"--output-dir", "--check", "--tolerance", "--rtol", "--atol", "--bench", "--max-bytes",
+	"--max-total-bytes", "--error-limit", "--max-work", NULL,
+};
 
 static void
 parse_args(int argc, char **argv, Opts *o)
@@ -342,9 +449,16 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--version")) {
 			printf("aicm-run %s\n", AICM_VERSION);
 			exit(0);
-		} else if ((v = cli_optval(argc, argv, &i, "--pass")) ||
-		    (v = cli_optval(argc, argv, &i, "--passes"))) {
-			o->pipeline = v;
+		} else if (cli_inspect_arg(argc, argv, &i, &o->ci)) {
+			continue;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o->quiet = true;
+		} else if (!strcmp(a, "--random-rest")) {
+			o->random_rest = true;
+		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
+			if (!*v)
+				cli_usage_error("--stats-file needs a file name");
+			o->stats_file = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--engine"))) {
 			if (!strcmp(v, "reference"))
 				o->engine = ENGINE_REFERENCE;
@@ -357,7 +471,7 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--stats=json")) {
 			o->stats = o->stats_json = true;
 		} else if (!strncmp(a, "--stats=", 8)) {
-			cli_usage_error("--stats takes json (or nothing), not '%s'", a + 8);
+			cli_usage_error("--stats takes text, json or nothing, not '%s'", a + 8);
 		} else if ((v = cli_optval(argc, argv, &i, "--data-dir"))) {
 			o->datadir_opt = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--threads"))) {
@@ -371,14 +485,15 @@ parse_args(int argc, char **argv, Opts *o)
 				cli_usage_error("--seed wants a non-negative integer below 2^64, not '%s'", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--input"))) {
 			o->in = xrealloc(o->in, sizeof *o->in * (size_t)(o->nin + 1));
-			parse_input(v, &o->in[o->nin]);
-			for (int k = 0; k < o->nin; k++)
-				if (!strcmp(o->in[k].name, o->in[o->nin].name))
-					cli_usage_error("--input gives '%s' twice", o->in[k].name);
-			o->nin++;
-		} else if ((v = cli_optval(argc, argv, &i, "--expected-output"))) {
+			parse_spec("--input", v, &o->npos_in, false, &o->in[o->nin++]);
+		} else if ((v = cli_optval(argc, argv, &i, "--expected-output")) ||
+		    (v = cli_optval(argc, argv, &i, "--expected_output"))) {
+			/* the second is iree-run-module's spelling */
 			o->exp = xrealloc(o->exp, sizeof *o->exp * (size_t)(o->nexp + 1));
-			parse_expect(v, &o->exp[o->nexp++]);
+			parse_spec("--expected-output", v, &o->npos_exp, false, &o->exp[o->nexp++]);
+		} else if ((v = cli_optval(argc, argv, &i, "--output"))) {
+			o->outf = xrealloc(o->outf, sizeof *o->outf * (size_t)(o->noutf + 1));
+			parse_spec("--output", v, &o->npos_out, true, &o->outf[o->noutf++]);
 		} else if ((v = cli_optval(argc, argv, &i, "--output-dir"))) {
 			o->outdir = v;
 		} else if (!strcmp(a, "--check")) {
@@ -411,7 +526,7 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if ((v = cli_optval(argc, argv, &i, "--max-work"))) {
 			o->max_work = cli_parse_flops("--max-work", v);
 		} else if (a[0] == '-' && a[1] != '\0') {
-			cli_usage_error("unknown option '%s'", a);
+			cli_unknown_option(a, run_flags);
 		} else if (o->file) {
 			cli_usage_error("more than one input file ('%s')", a);
 		} else {
@@ -423,8 +538,9 @@ parse_args(int argc, char **argv, Opts *o)
 	if (o->close && o->tol >= 0)
 		cli_usage_error("--tolerance and --rtol/--atol are two different measures; give "
 		    "one of them");
-	if (o->stats && o->engine != ENGINE_TILE)
+	if ((o->stats || o->stats_file) && o->engine != ENGINE_TILE)
 		cli_usage_error("--stats counts the tile engine's traffic; drop --engine=reference");
+	cli_inspect_check(&o->ci, aicm_passes);
 }
 
 static void
@@ -437,9 +553,16 @@ free_opts(Opts *o)
 		free(o->in[k].iv);
 	}
 	free(o->in);
-	for (int k = 0; k < o->nexp; k++)
+	for (int k = 0; k < o->nexp; k++) {
 		free(o->exp[k].name);
+		free(o->exp[k].v);
+		free(o->exp[k].iv);
+	}
 	free(o->exp);
+	for (int k = 0; k < o->noutf; k++)
+		free(o->outf[k].name);
+	free(o->outf);
+	cli_inspect_free(&o->ci);
 }
 
 /* ---- the engine switch ----------------------------------------------- */
@@ -492,16 +615,87 @@ untyped(const Graph *g)
 	return false;
 }
 
+/* The stages of the run as aicm-opt's options see them (cli.c): the
+ * passes aicm-run adds on its own (shape-infer for an untyped graph,
+ * lower-tiled for the tile engine) are stages too, labelled "(implicit)",
+ * so --print-ir-after-all, --dump-dir, --timing and --report show them. */
+typedef struct RunStages {
+	CliStages *st;               /* NULL: no hooks (the --check copy) */
+	CliReport *rep;
+	int next;                    /* the next stage's index */
+	const PassMeasure *pm;
+} RunStages;
+
+typedef struct Hooked {
+	CliStages *st;
+	int base;                    /* stage of the pipeline's first pass */
+} Hooked;
+
+static void
+run_before(void *ctx, int idx, const PassInst *pi, const Graph *g)
+{
+	Hooked *h = ctx;
+
+	(void)pi;
+	cli_stage_before(h->st, h->base + idx, g);
+}
+
+static void
+run_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
+{
+	Hooked *h = ctx;
+
+	(void)pi;
+	cli_stage_after(h->st, h->base + idx, g, ms);
+}
+
+/* Runs pl as the next stages (named, unless the caller named them). */
+static int
+run_stages(Graph *g, const Pipeline *pl, RunStages *rs, Diag *d)
+{
+	Hooked h = {rs->st, rs->next};
+	PassRun run = {true, NULL, false, NULL, NULL, NULL, rs->pm};
+
+	if (rs->st) {
+		run.report = rs->rep->f;
+		run.report_json = rs->st->ci->report == CLI_REPORT_JSON;
+		run.before = run_before;
+		run.after = run_after;
+		run.ctx = &h;
+		for (int k = 0; k < pl->n; k++)
+			if (!rs->st->name[rs->next + k])
+				cli_stage_name(rs->st, rs->next + k, pl->p[k].pass->name, false);
+	}
+	rs->next += pl->n;
+	return pass_run_pipeline(g, pl, &run, d);
+}
+
+/* One pass aicm-run adds on its own, with its defaults. */
+static int
+run_implicit(Graph *g, const char *name, RunStages *rs, Diag *d)
+{
+	Pipeline pl;
+	int rc;
+
+	if (pass_parse_pipeline(aicm_passes, name, &pl, stderr, cli_tool) != 0)
+		AICM_BUG("cannot parse the built-in pass '%s'", name);
+	if (rs->st)
+		cli_stage_name(rs->st, rs->next, pl.p[0].pass->name, true);
+	rc = run_stages(g, &pl, rs, d);
+	pass_free_pipeline(&pl);
+	return rc;
+}
+
 /* Parses and verifies the file; runs shape-infer when the graph is untyped
  * and the pipeline does not start with it, then the pipeline (may be
- * NULL) with the measuring callback pm (autotune{measure=true}).  Returns
- * the graph, or NULL (diagnostics given) with *status the exit status: 2
- * when a pass could not read or write a file (autotune's cache), else 1. */
+ * NULL) with the measuring callback rs->pm (autotune{measure=true}).
+ * Returns the graph, or NULL (diagnostics given) with *status the exit
+ * status: 2 when a pass could not read or write a file (autotune's cache),
+ * else 1. */
 static Graph *
-load_graph(const char *buf, size_t len, const Pipeline *pl, const PassMeasure *pm, Diag *d,
+load_graph(const char *buf, size_t len, const Pipeline *pl, RunStages *rs, Diag *d,
     int *status)
 {
-	PassRun run = {true, NULL, false, NULL, NULL, NULL, pm};
 	Graph *g = parse_graph(buf, len, 1, d);
 	int rc;
 
@@ -510,10 +704,12 @@ load_graph(const char *buf, size_t len, const Pipeline *pl, const PassMeasure *p
 		return NULL;
 	if (ir_verify(g, d) != 0)
 		goto fail;
+	if (rs->st)
+		cli_stage_dump(rs->st, 0, g);
 	if (untyped(g) && !(pl && pl->n > 0 && !strcmp(pl->p[0].pass->name, "shape-infer")) &&
-	    pass_run_text(aicm_passes, g, "shape-infer", d, NULL, cli_tool) != 0)
+	    run_implicit(g, "shape-infer", rs, d) != 0)
 		goto fail;
-	if (pl && (rc = pass_run_pipeline(g, pl, &run, d)) != 0) {
+	if (pl && (rc = run_stages(g, pl, rs, d)) != 0) {
 		if (rc == PASS_IO)
 			*status = 2;
 		goto fail;
@@ -526,6 +722,18 @@ fail:
 }
 
 /* ---- sources --------------------------------------------------------- */
+
+/* An inline value into t (allocated with its type). */
+static void
+spec_fill(const InputSpec *in, Tensor *t)
+{
+	for (int64_t e = 0; e < t->numel; e++) {
+		if (ir_dtype_is_float(t->dt))
+			exec_set(t, e, in->v[in->nv == 1 ? 0 : e]);
+		else
+			exec_seti(t, e, in->iv[in->nv == 1 ? 0 : e]);
+	}
+}
 
 /* Fills every source of g: --input, else a const's file= or value=, else
  * random.  0, or the exit status of the failure (message printed). */
@@ -543,6 +751,13 @@ fill_sources(const Graph *g, Tensor *vals, const Opts *o, Diag *d)
 		for (int k = 0; k < o->nin; k++)
 			if (!strcmp(o->in[k].name, n->name))
 				in = &o->in[k];
+		if (in && in->file && in->typed && !ir_type_eq(&in->ty, &n->type)) {
+			fprintf(stderr, "%s: error: %s '%s' says %s %s, but '%%%s' in the IR is %s %s\n",
+			    cli_tool, in->opt, in->arg, ir_shape_str(&in->ty, s1),
+			    ir_dtype_name(in->ty.dt), n->name, ir_shape_str(&n->type, s2),
+			    ir_dtype_name(n->type.dt));
+			return 1;
+		}
 		if (in && in->file) {
 			int rc;
 
@@ -578,12 +793,7 @@ fill_sources(const Graph *g, Tensor *vals, const Opts *o, Diag *d)
 			return 1;
 		}
 		if (in) {
-			for (int64_t e = 0; e < vals[i].numel; e++) {
-				if (ir_dtype_is_float(vals[i].dt))
-					exec_set(&vals[i], e, in->v[in->nv == 1 ? 0 : e]);
-				else
-					exec_seti(&vals[i], e, in->iv[in->nv == 1 ? 0 : e]);
-			}
+			spec_fill(in, &vals[i]);
 		} else if (!exec_fill_const(&vals[i], n)) {
 			exec_fill_random(&vals[i], o->seed, n->name);
 		}
@@ -591,35 +801,135 @@ fill_sources(const Graph *g, Tensor *vals, const Opts *o, Diag *d)
 	return 0;
 }
 
-/* The --input and --expected-output names must exist; 0 or 2. */
+/* Names the values given by position: the k-th --input is the graph's
+ * k-th input, the k-th --expected-output or --output its k-th output, as
+ * iree-run-module counts them.  More than there are is a wrong count
+ * (exit 1). */
 static int
-check_names(const Graph *g, const Opts *o, const int *outs, int nout)
+resolve_positions(const Graph *g, InputSpec *sp, int n, int npos, const int *outs, int nout)
 {
-	for (int k = 0; k < o->nin; k++) {
-		int i = ir_lookup(g, o->in[k].name);
+	int ninputs = 0, k = 0;
 
-		if (i < 0 || ir_ops[g->nodes[i].op].cls != OC_SOURCE) {
-			fprintf(stderr, "%s: error: --input names '%%%s', which is %s\n", cli_tool,
-			    o->in[k].name, i < 0 ? "not a value of the graph" :
-			    "computed, not an input or a const");
-			return 2;
-		}
-	}
-	for (int k = 0; k < o->nexp; k++) {
-		bool found = false;
+	for (int i = 0; i < g->nnodes; i++)
+		ninputs += g->nodes[i].op == OP_INPUT;
+	for (int j = 0; j < n; j++) {
+		const char *name = NULL;
+		int want = sp[j].pos;
 
-		for (int j = 0; j < nout; j++)
-			found = found || !strcmp(g->nodes[outs[j]].name, o->exp[k].name);
-		if (!found) {
-			fprintf(stderr, "%s: error: --expected-output names '%%%s', which is not an "
-			    "output of the graph\n", cli_tool, o->exp[k].name);
-			return 2;
+		if (want < 0)
+			continue;
+		if (!outs) {
+			for (int i = 0; i < g->nnodes && !name; i++)
+				if (g->nodes[i].op == OP_INPUT && k++ == want)
+					name = g->nodes[i].name;
+			k = 0;
+		} else if (want < nout) {
+			name = g->nodes[outs[want]].name;
 		}
+		if (!name) {
+			fprintf(stderr, "%s: error: %s gives %d value%s by position, but the graph has "
+			    "%d %s%s\n", cli_tool, sp[j].opt, npos, npos == 1 ? "" : "s",
+			    outs ? nout : ninputs, outs ? "output" : "input",
+			    (outs ? nout : ninputs) == 1 ? "" : "s");
+			return 1;
+		}
+		free(sp[j].name);
+		sp[j].name = xstrdup(name);
 	}
 	return 0;
 }
 
+/* The --input, --expected-output and --output names must exist and be
+ * given once (0 or 2); once any input is given every input must be (or
+ * --random-rest), as iree-run-module refuses a wrong count (1). */
+static int
+check_names(const Graph *g, Opts *o, const int *outs, int nout)
+{
+	struct { InputSpec *sp; int n, npos; bool out; } kinds[3] = {
+		{o->in, o->nin, o->npos_in, false},
+		{o->exp, o->nexp, o->npos_exp, true},
+		{o->outf, o->noutf, o->npos_out, true},
+	};
+	int missing = 0;
+
+	for (int t = 0; t < 3; t++) {
+		InputSpec *sp = kinds[t].sp;
+		int rc = resolve_positions(g, sp, kinds[t].n, kinds[t].npos,
+		    kinds[t].out ? outs : NULL, nout);
+
+		if (rc)
+			return rc;
+		for (int k = 0; k < kinds[t].n; k++) {
+			/* one output may be compared with two references */
+			for (int j = 0; j < k && t != 1; j++)
+				if (!strcmp(sp[j].name, sp[k].name)) {
+					fprintf(stderr, "%s: error: %s gives '%%%s' twice ('%s' and "
+					    "'%s')\n", cli_tool, sp[k].opt, sp[k].name, sp[j].arg,
+					    sp[k].arg);
+					return 2;
+				}
+			if (!kinds[t].out) {
+				int i = ir_lookup(g, sp[k].name);
+
+				if (i < 0 || ir_ops[g->nodes[i].op].cls != OC_SOURCE) {
+					fprintf(stderr, "%s: error: --input names '%%%s', which is %s\n",
+					    cli_tool, sp[k].name, i < 0 ? "not a value of the graph" :
+					    "computed, not an input or a const");
+					return 2;
+				}
+			} else {
+				bool found = false;
+
+				for (int j = 0; j < nout; j++)
+					found = found || !strcmp(g->nodes[outs[j]].name, sp[k].name);
+				if (!found) {
+					fprintf(stderr, "%s: error: %s names '%%%s', which is not an "
+					    "output of the graph\n", cli_tool, sp[k].opt, sp[k].name);
+					return 2;
+				}
+			}
+		}
+	}
+	if (o->nin == 0 || o->random_rest)
+		return 0;
+	for (int i = 0; i < g->nnodes; i++) {
+		const Node *n = &g->nodes[i];
+		char ts[IR_TYPE_STR];
+		bool given = false;
+
+		if (n->op != OP_INPUT)
+			continue;
+		for (int k = 0; k < o->nin && !given; k++)
+			given = !strcmp(o->in[k].name, n->name);
+		if (given)
+			continue;
+		fprintf(stderr, "%s: error: no --input for '%%%s', a %s %s input; give every input, "
+		    "or --random-rest for random values\n", cli_tool, n->name,
+		    ir_shape_str(&n->type, ts), ir_dtype_name(n->type.dt));
+		missing++;
+	}
+	return missing ? 1 : 0;
+}
+
 /* ---- outputs --------------------------------------------------------- */
+
+/* Where the previews and verdicts go: stdout, or stderr when stdout holds
+ * the KernelStats JSON alone (--stats=json without --stats-file), so that
+ * it pipes into a JSON reader. */
+static FILE *hout;
+
+/* An element for a failure message: every digit that tells two apart
+ * (%.17g, %.9g for f32: each reads back exactly), integers exactly. */
+static void
+fmt_exact(char *buf, size_t n, const Tensor *t, int64_t i)
+{
+	if (ir_dtype_is_float(t->dt) && isnan(exec_get(t, i)))
+		snprintf(buf, n, "nan");     /* printf's "-nan" says nothing more */
+	else if (ir_dtype_is_float(t->dt))
+		snprintf(buf, n, "%.*g", t->dt == DT_F32 ? 9 : 17, exec_get(t, i));
+	else
+		exec_fmt_elem(buf, n, t, i);
+}
 
 static void
 print_output(const Node *n, const Tensor *t)
@@ -627,10 +937,10 @@ print_output(const Node *n, const Tensor *t)
 	char s[IR_TYPE_STR], a[64], b[64], c[64];
 	Type ty = exec_tensor_type(t);
 
-	printf("%%%s: %s %s\n", n->name, ir_shape_str(&ty, s), ir_dtype_name(t->dt));
-	exec_print_preview(stdout, t);
+	fprintf(hout, "%%%s: %s %s\n", n->name, ir_shape_str(&ty, s), ir_dtype_name(t->dt));
+	exec_print_preview(hout, t);
 	exec_stats_fmt(t, a, b, c, sizeof a);
-	printf("sum=%s min=%s max=%s\n", a, b, c);
+	fprintf(hout, "sum=%s min=%s max=%s\n", a, b, c);
 }
 
 static double
@@ -692,26 +1002,23 @@ compare_close(const Opts *o, const char *what, const char *name, const Tensor *a
 		snprintf(rule, sizeof rule, "different (%s compares exactly)", ir_dtype_name(a->dt));
 	if (fl) {
 		snprintf(e1, sizeof e1, "%.3g", maxabs);
-		printf("%s %%%s: max abs err %s; %lld of %lld elements %s: %s\n", what, name, e1,
+		fprintf(hout, "%s %%%s: max abs err %s; %lld of %lld elements %s: %s\n", what, name, e1,
 		    (long long)nbad, (long long)a->numel, rule, nbad ? "FAIL" : "PASS");
 	} else {
-		printf("%s %%%s: %lld of %lld elements %s: %s\n", what, name, (long long)nbad,
+		fprintf(hout, "%s %%%s: %lld of %lld elements %s: %s\n", what, name, (long long)nbad,
 		    (long long)a->numel, rule, nbad ? "FAIL" : "PASS");
 	}
 	if (nbad == 0)
 		return true;
-	exec_fmt_elem(x, sizeof x, a, first);
-	exec_fmt_elem(y, sizeof y, b, first);
-	if (!strcmp(x, y)) {
-		/* 6 digits hide the difference: show enough to tell them apart */
-		int dig = a->dt == DT_F32 ? 9 : 17;
-
-		snprintf(x, sizeof x, "%.*g", dig, exec_get(a, first));
-		snprintf(y, sizeof y, "%.*g", dig, exec_get(b, first));
-	}
+	fmt_exact(x, sizeof x, a, first);
+	fmt_exact(y, sizeof y, b, first);
 	fprintf(stderr, "%s: error: %s %%%s: %lld of %lld elements %s; the first is %s: got %s, "
-	    "expected %s\n", cli_tool, what, name, (long long)nbad, (long long)a->numel, rule,
+	    "expected %s", cli_tool, what, name, (long long)nbad, (long long)a->numel, rule,
 	    exec_index_str(a, first, ix), x, y);
+	if (fl && isfinite(exec_get(a, first)) && isfinite(exec_get(b, first)))
+		fprintf(stderr, " (|a-b| = %.3g, allowed %.3g)", fabs(exec_get(a, first) -
+		    exec_get(b, first)), o->atol + o->rtol * fabs(exec_get(b, first)));
+	fputc('\n', stderr);
 	return false;
 }
 
@@ -727,7 +1034,7 @@ compare(const Opts *o, const char *what, const char *name, const Tensor *a, cons
 	ExecErr e;
 
 	if (!ir_type_eq(&ta, &tb)) {
-		printf("%s %%%s: FAIL\n", what, name);
+		fprintf(hout, "%s %%%s: FAIL\n", what, name);
 		fprintf(stderr, "%s: error: %s %%%s: the result is %s %s, the reference %s %s\n",
 		    cli_tool, what, name, ir_shape_str(&ta, s1), ir_dtype_name(ta.dt),
 		    ir_shape_str(&tb, s2), ir_dtype_name(tb.dt));
@@ -738,15 +1045,15 @@ compare(const Opts *o, const char *what, const char *name, const Tensor *a, cons
 	e = exec_compare(a, b);
 	snprintf(e1, sizeof e1, "%.3g", e.maxabs);
 	snprintf(e2, sizeof e2, "%.3g", e.rel);
-	printf("%s %%%s: max abs err %s, rel err %s (tolerance %g): %s\n", what, name, e1, e2,
-	    tol, e.rel <= tol ? "PASS" : "FAIL");
+	fprintf(hout, "%s %%%s: max abs err %s, rel err %s (tolerance %g): %s\n", what, name, e1,
+	    e2, tol, e.rel <= tol ? "PASS" : "FAIL");
 	if (e.rel <= tol)
 		return true;
-	exec_fmt_elem(x, sizeof x, a, e.worst);
-	exec_fmt_elem(y, sizeof y, b, e.worst);
-	fprintf(stderr, "%s: error: %s %%%s: error %s exceeds the tolerance %g; the worst "
-	    "element is %s: got %s, expected %s\n", cli_tool, what, name, e2, tol,
-	    exec_index_str(a, e.worst, ix), x, y);
+	fmt_exact(x, sizeof x, a, e.worst);
+	fmt_exact(y, sizeof y, b, e.worst);
+	fprintf(stderr, "%s: error: %s %%%s: error max|a-b| / max(max|b|, 1) = %s exceeds the "
+	    "tolerance %g; the worst element is %s: got %s, expected %s\n", cli_tool, what, name,
+	    e2, tol, exec_index_str(a, e.worst, ix), x, y);
 	return false;
 }
 
@@ -777,24 +1084,64 @@ write_outputs(const Opts *o, const Graph *g, const Tensor *vals, const int *outs
 	return 0;
 }
 
+/* --output=@F.npy: each named output to its file, whole or not at all. */
+static int
+write_output_files(const Opts *o, const Graph *g, const Tensor *vals)
+{
+	char err[EXEC_ERR_MAX];
+
+	for (int k = 0; k < o->noutf; k++) {
+		int i = ir_lookup(g, o->outf[k].name);
+
+		if (exec_npy_write(o->outf[k].file, &vals[i], err) != 0) {
+			fprintf(stderr, "%s: error: %s\n", cli_tool, err);
+			return 2;
+		}
+	}
+	return 0;
+}
+
 /* 1 when a comparison fails, 2 when a file cannot be read. */
 static int
 check_expected(const Opts *o, const Graph *g, const Tensor *vals, const int *outs, int nout)
 {
-	char err[EXEC_ERR_MAX], who[256];
+	char err[EXEC_ERR_MAX], who[256], s1[IR_TYPE_STR], s2[IR_TYPE_STR];
 	int status = 0;
 
 	for (int k = 0; k < o->nexp; k++) {
 		const ExpectSpec *e = &o->exp[k];
+		const Type *want;
 		Tensor t;
 		int j = 0, rc;
 
 		while (strcmp(g->nodes[outs[j]].name, e->name) != 0)
 			j++;
-		snprintf(who, sizeof who, "output '%%%.200s'", e->name);
-		rc = exec_npy_read(e->file, &g->nodes[outs[j]].type, who, o->lim.max_bytes, &t,
-		    err);
 		(void)nout;
+		want = &g->nodes[outs[j]].type;
+		if (e->typed && !ir_type_eq(&e->ty, want)) {
+			fprintf(hout, "expected %%%s: FAIL\n", e->name);
+			fprintf(stderr, "%s: error: --expected-output '%s' says %s %s, but output "
+			    "'%%%s' is %s %s\n", cli_tool, e->arg, ir_shape_str(&e->ty, s1),
+			    ir_dtype_name(e->ty.dt), e->name, ir_shape_str(want, s2),
+			    ir_dtype_name(want->dt));
+			if (status == 0)
+				status = 1;
+			continue;
+		}
+		if (!e->file) {
+			/* inline: the values as written, of the output's type */
+			if (exec_tensor_alloc(&t, want, 0) != 0) {
+				fprintf(stderr, "%s: error: --expected-output '%%%s': cannot allocate %lld "
+				    "bytes\n", cli_tool, e->name, (long long)exec_type_bytes(want));
+				status = 1;
+				continue;
+			}
+			spec_fill(e, &t);
+			rc = 0;
+		} else {
+			snprintf(who, sizeof who, "output '%%%.200s'", e->name);
+			rc = exec_npy_read(e->file, want, who, o->lim.max_bytes, &t, err);
+		}
 		if (rc != 0) {
 			fprintf(stderr, "%s: error: %s\n", cli_tool, err);
 			if (status == 0 || rc == -2)
@@ -818,6 +1165,40 @@ cmp_double(const void *a, const void *b)
 
 /* ---- main ------------------------------------------------------------ */
 
+/* --stats and --stats-file: the text table to hout, the JSON to its file
+ * (whole) or alone on stdout.  0 or 2. */
+static int
+print_stats(const Opts *o)
+{
+	int nk, rc = 0;
+	const KernelStats *ks = exec_tile_stats(tile_plan, &nk);
+
+	if (o->stats && !o->stats_json) {
+		if (!o->quiet)
+			fprintf(hout, "\n");
+		exec_tile_print_stats(hout, ks, nk, false);
+	}
+	if (o->stats_file) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (!f)
+			AICM_BUG("open_memstream failed");
+		exec_tile_print_stats(f, ks, nk, true);
+		fclose(f);
+		if (aicm_write_file(o->stats_file, buf, len) != 0) {
+			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, o->stats_file,
+			    strerror(errno));
+			rc = 2;
+		}
+		free(buf);
+	} else if (o->stats_json) {
+		exec_tile_print_stats(stdout, ks, nk, true);
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -831,16 +1212,26 @@ main(int argc, char **argv)
 	Diag d;
 	MeasureCtx mc;
 	PassMeasure pm;
+	CliStages stages;
+	CliReport rep;
+	RunStages rs, rs_ref = {0};
+	double t0, parse_ms = 0, run_ms = 0;
 
 	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
 	 * stderr made each piece of each message a system call.  exit() and
 	 * AICM_BUG flush it. */
 	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
+	hout = stdout;
 	parse_args(argc, argv, &o);
-	if (o.pipeline && pass_parse_pipeline(aicm_passes, o.pipeline, &pl, stderr, cli_tool) != 0) {
+	if (o.stats_json && !o.stats_file)
+		hout = stderr;          /* the JSON is alone on stdout */
+	if (o.ci.pipeline &&
+	    pass_parse_pipeline(aicm_passes, o.ci.pipeline, &pl, stderr, cli_tool) != 0) {
 		free_opts(&o);
 		return 2;
 	}
+	if (o.ci.dump_pipeline)
+		pass_print_pipeline(stderr, &pl);
 	if (aicm_read_file(o.file, &buf, &len) != 0) {
 		char why[128];
 
@@ -858,9 +1249,17 @@ main(int argc, char **argv)
 	mc.max_work = o.max_work;
 	o.datadir = cli_data_dir(o.datadir_opt, o.file);
 	mc.datadir = o.datadir;
-	g = load_graph(buf, len, &pl, &pm, &d, &status);
+	/* stages: the input, an implicit shape-infer, the pipeline, an
+	 * implicit lower-tiled */
+	cli_stages_init(&stages, &o.ci, aicm_passes, pl.n + 3);
+	stages.last_chunk = true;
+	cli_report_open(&rep, &o.ci);
+	rs = (RunStages){&stages, &rep, 1, &pm};
+	t0 = pass_now_ms();
+	g = load_graph(buf, len, &pl, &rs, &d, &status);
+	parse_ms = pass_now_ms() - t0;
 	if (g && o.check)
-		ref = load_graph(buf, len, NULL, NULL, &d, &status);
+		ref = load_graph(buf, len, NULL, &rs_ref, &d, &status);
 	if (!g || (o.check && !ref))
 		goto done;
 	if (ref && has_tiled(ref)) {
@@ -876,7 +1275,7 @@ main(int argc, char **argv)
 		goto done;
 	}
 	if (o.engine == ENGINE_TILE && unlowered(g) &&
-	    pass_run_text(aicm_passes, g, "lower-tiled", &d, NULL, cli_tool) != 0) {
+	    run_implicit(g, "lower-tiled", &rs, &d) != 0) {
 		status = 1;
 		goto done;
 	}
@@ -897,6 +1296,7 @@ main(int argc, char **argv)
 	vals = xcalloc((size_t)g->nnodes, sizeof *vals);
 	if ((status = fill_sources(g, vals, &o, &d)) != 0)
 		goto done;
+	t0 = pass_now_ms();
 	if (o.bench > 0) {
 		double *ms = xmalloc(sizeof(double) * (size_t)o.bench), med;
 
@@ -906,39 +1306,35 @@ main(int argc, char **argv)
 			goto done;
 		}
 		for (int r = 0; r < o.bench; r++) {
-			double t0 = pass_now_ms();
+			double t1 = pass_now_ms();
 
 			if (run_engine(o.engine, g, vals, &d, o.threads) != 0)
 				AICM_BUG("the engine failed on a rerun");
-			ms[r] = pass_now_ms() - t0;
+			ms[r] = pass_now_ms() - t1;
 		}
 		qsort(ms, (size_t)o.bench, sizeof *ms, cmp_double);
 		med = o.bench % 2 ? ms[o.bench / 2] : (ms[o.bench / 2 - 1] + ms[o.bench / 2]) / 2;
-		for (int j = 0; j < nout; j++) {
+		for (int j = 0; j < nout && !o.quiet; j++) {
 			print_output(&g->nodes[outs[j]], &vals[outs[j]]);
-			printf("\n");
+			fprintf(hout, "\n");
 		}
-		printf("bench: %d run%s after 1 warm-up: min %.3f ms, median %.3f ms\n", o.bench,
-		    o.bench == 1 ? "" : "s", ms[0], med);
+		fprintf(hout, "bench: %d run%s after 1 warm-up: min %.3f ms, median %.3f ms\n",
+		    o.bench, o.bench == 1 ? "" : "s", ms[0], med);
 		free(ms);
 	} else {
 		if (run_engine(o.engine, g, vals, &d, o.threads) != 0) {
 			status = 1;
 			goto done;
 		}
-		for (int j = 0; j < nout; j++) {
+		for (int j = 0; j < nout && !o.quiet; j++) {
 			if (j)
-				printf("\n");
+				fprintf(hout, "\n");
 			print_output(&g->nodes[outs[j]], &vals[outs[j]]);
 		}
 	}
-	if (o.stats && status == 0) {
-		int nk;
-		const KernelStats *ks = exec_tile_stats(tile_plan, &nk);
-
-		printf("\n");
-		exec_tile_print_stats(stdout, ks, nk, o.stats_json);
-	}
+	run_ms = pass_now_ms() - t0;
+	if ((o.stats || o.stats_file) && status == 0)
+		status = print_stats(&o);
 	if (ref) {
 		rvals = xcalloc((size_t)ref->nnodes, sizeof *rvals);
 		if ((status = fill_sources(ref, rvals, &o, &d)) != 0)
@@ -947,13 +1343,14 @@ main(int argc, char **argv)
 			status = 1;
 			goto done;
 		}
-		printf("\n");
+		if (!o.quiet)
+			fprintf(hout, "\n");
 		for (int j = 0; j < nout; j++) {
 			const Node *n = &g->nodes[outs[j]];
 			int r = ir_lookup(ref, n->name);
 
 			if (r < 0) {
-				printf("check %%%s: FAIL\n", n->name);
+				fprintf(hout, "check %%%s: FAIL\n", n->name);
 				fprintf(stderr, "%s: error: check %%%s: the graph as parsed has no "
 				    "value '%%%s'\n", cli_tool, n->name, n->name);
 				status = 1;
@@ -969,22 +1366,52 @@ main(int argc, char **argv)
 		if (rc > status)
 			status = rc;
 	}
+	if (o.noutf) {
+		int rc = write_output_files(&o, g, vals);
+
+		if (rc > status)
+			status = rc;
+	}
 	if (o.nexp) {
 		int rc;
 
-		printf("\n");
+		if (!o.quiet || ref)
+			fprintf(hout, "\n");
 		rc = check_expected(&o, g, vals, outs, nout);
 		if (rc > status)
 			status = rc;
 	}
+	/* -o: the program that ran, after every stage, whole or not at all */
+	if (o.ci.output && status == 0) {
+		size_t n;
+		char *ir = ir_print_str(g, &n);
+
+		if (aicm_write_file(o.ci.output, ir, n) != 0) {
+			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, o.ci.output,
+			    strerror(errno));
+			status = 2;
+		}
+		free(ir);
+	}
+	if (o.ci.timing)
+		cli_stages_timing(&stages, parse_ms, "run", run_ms);
 	if (cli_flush_stdout() != 0)
 		status = 2;
 done:
+	if (!cli_stages_commit(&stages) && status == 0)
+		status = 2;
+	{
+		int rc = cli_report_close(&rep, status == 0);
+
+		if (rc > status)
+			status = rc;
+	}
 	if (d.nerr) {
 		int n = d.stopped ? d.nshown : d.nerr;   /* as clang, the errors shown */
 
 		fprintf(stderr, "%s: %d error%s\n", cli_tool, n, n == 1 ? "" : "s");
 	}
+	cli_stages_free(&stages);
 	if (vals)
 		exec_tensors_free(vals, g->nnodes);
 	if (rvals)

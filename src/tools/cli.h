@@ -11,6 +11,12 @@
 #ifndef AICM_CLI_H
 #define AICM_CLI_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "pass.h"
+
 /* Defined by each tool: "aicm-opt", "aicm-run". */
 extern const char *const cli_tool;
 
@@ -39,5 +45,77 @@ char *cli_data_dir(const char *dir, const char *input);
 /* Flushes stdout; 0, or 2 after "TOOL: error: cannot write the output:
  * REASON" (a full disk, a closed pipe). */
 int cli_flush_stdout(void);
+
+/* "unknown option 'A'" with the closest of tool_flags (NULL-terminated)
+ * and the shared inspection flags as a "did you mean"; exits 2. */
+_Noreturn void cli_unknown_option(const char *a, const char *const *tool_flags);
+
+/* ---- the inspection options both tools take (DESIGN §5, §15) -------- */
+
+enum { CLI_REPORT_OFF, CLI_REPORT_TEXT, CLI_REPORT_JSON };
+
+typedef struct CliInspect {
+	const char *pipeline;        /* --pass, --passes, --pass-pipeline */
+	char *pipeline_buf;          /* --pass-pipeline=builtin.module(...) unwrapped */
+	const char *output;          /* -o */
+	const char *print_before, *print_after;
+	bool print_before_all, print_after_all, print_after_change;
+	const char *dump_dir;
+	bool dump_pipeline;          /* to stderr, as mlir-opt */
+	bool timing;
+	int report;                  /* CLI_REPORT_* */
+	const char *report_file;     /* --report-file: whole or not at all */
+} CliInspect;
+
+/* Takes argv[*i] when it is one of the options above, also in mlir-opt's
+ * spellings (--dump-pass-pipeline, --mlir-timing,
+ * --mlir-print-ir-after-all, --pass-pipeline=builtin.module(...)); true
+ * if it did.  A bad value is a usage error. */
+bool cli_inspect_arg(int argc, char **argv, int *i, CliInspect *ci);
+/* After the command line: --print-ir-before/after name passes of reg. */
+void cli_inspect_check(const CliInspect *ci, const Pass *const *reg);
+void cli_inspect_free(CliInspect *ci);
+
+/* Where the passes' reports go: stderr, or memory for --report-file. */
+typedef struct CliReport {
+	FILE *f;                     /* NULL when --report is off */
+	char *buf;
+	size_t len;
+	const char *file;
+} CliReport;
+void cli_report_open(CliReport *r, const CliInspect *ci);
+/* Writes --report-file when write (whole), frees; 0, or 2 after a message. */
+int cli_report_close(CliReport *r, bool write);
+
+/* The stages of a run: 0 the input, then one per pass (aicm-run adds the
+ * passes it runs on its own, labelled "(implicit)").  Printing around
+ * passes, per-stage timing and --dump-dir's files NN-NAME.aicm, kept open
+ * across --split-input-file chunks and committed whole at the end. */
+typedef struct CliStages {
+	const CliInspect *ci;
+	const Pass *const *reg;
+	int n;
+	const char **name;           /* "input" or the pass's name: files, matching */
+	char **label;                /* what --print-ir-* and --timing say */
+	double *ms;
+	AicmOut *out;
+	bool *written;
+	char *before;                /* for --print-ir-after-change */
+	bool made, failed, last_chunk;
+} CliStages;
+
+void cli_stages_init(CliStages *s, const CliInspect *ci, const Pass *const *reg, int n);
+/* Names stage idx (name must outlive s); implicit adds " (implicit)". */
+void cli_stage_name(CliStages *s, int idx, const char *name, bool implicit);
+void cli_stage_dump(CliStages *s, int idx, const Graph *g);
+void cli_stage_before(CliStages *s, int idx, const Graph *g);
+void cli_stage_after(CliStages *s, int idx, const Graph *g, double ms);
+/* Commits the open stage files and removes the stage files an earlier run
+ * left in --dump-dir (exactly NN-input.aicm and NN-PASS.aicm, PASS one of
+ * reg's, that this run did not write); false after a message. */
+bool cli_stages_commit(CliStages *s);
+void cli_stages_free(CliStages *s);
+/* --timing, to stderr: parse, every named stage, then last (e.g. "print"). */
+void cli_stages_timing(const CliStages *s, double parse_ms, const char *last, double last_ms);
 
 #endif

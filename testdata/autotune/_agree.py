@@ -3,8 +3,9 @@
 # --stats=json): bytes read, bytes written, grid, per kernel.
 import json, sys
 rep = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"pass":"autotune"')]
-txt = open(sys.argv[2]).read()
-stats = {k['kernel']: k for k in json.loads(txt[txt.index('{"kernels"'):])['kernels']}
+# --stats=json writes its one JSON object alone on stdout (the previews go
+# to stderr), so the file reads as JSON as it is
+stats = {k['kernel']: k for k in json.load(open(sys.argv[2]))['kernels']}
 for r in rep:
     c = r['chosen']
     keys = [k for k in ('BM', 'BN', 'BK', 'warps', 'stages') if k in c]
