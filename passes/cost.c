@@ -19,6 +19,7 @@
 
 #include "cost.h"
 #include "diag.h"
+#include "row_passes.h"
 #include "window.h"
 
 /* ---- checked arithmetic ---------------------------------------------- */
@@ -86,6 +87,9 @@ typedef struct Ext {
 	int64_t numel;
 	int64_t es;                  /* its element's bytes (a kernel may mix types:
 	                              * a compare's bool, a cast's operand) */
+	int node;                    /* the operand's node */
+	int64_t npass;               /* row_reduction in passes: the passes reading it */
+	int pass;                    /* the last pass counted in npass */
 } Ext;
 
 struct CostModel {
@@ -107,6 +111,8 @@ struct CostModel {
 	int64_t flops, mm_flops;
 	int64_t mm_es;               /* the matmul operands' element bytes */
 	int64_t vec_flops;           /* flops of the non-matmul nodes */
+	int64_t pass_flops;          /* row_reduction in passes: the row values
+	                              * computed again by later passes */
 	/* conv2d (an implicit GEMM) and the pools (windowed reductions): their
 	 * own rows of the model (window_traffic) */
 	bool win;
@@ -194,6 +200,8 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 
 	e = &m->ext[m->next++];
 	memset(e, 0, sizeof *e);
+	e->node = v;
+	e->npass = 1;
 	e->whole = 1;
 	e->numel = numel(ok, t);
 	e->es = (int64_t)ir_dtype_size(t->dt);
@@ -239,6 +247,74 @@ static bool
 inside(int v, int first, int last)
 {
 	return v >= first && v <= last;
+}
+
+/* A row_reduction's program in passes (row_passes.h), for when its row
+ * does not fit: how many passes read each row operand (the others load
+ * once, before the passes), and the flops of the row values that more than
+ * one pass computes, counted again for each pass after the first. */
+static void
+row_passes_model(Model *m, const Graph *g, int first, int last, bool *ok)
+{
+	size_t span = (size_t)(last - first) + 2, cap = 16;
+	int *val = xmalloc(sizeof(int) * 3 * span), *red = val + span, *mark = red + span;
+	int *slot, np;
+
+	/* operand node -> its Ext, an open-addressed map (index + 1; 0 empty) */
+	while (cap < 2 * (size_t)m->next + 2)
+		cap *= 2;
+	slot = xcalloc(cap, sizeof *slot);
+	for (int x = 0; x < m->next; x++) {
+		size_t k = (size_t)m->ext[x].node * 0x9e3779b9u & (cap - 1);
+
+		while (slot[k])
+			k = (k + 1) & (cap - 1);
+		slot[k] = x + 1;
+		if (row_passes_is_row(g, first, last, m->ext[x].node))
+			m->ext[x].npass = 0;
+	}
+	memset(mark, 0, sizeof(int) * span);
+	np = row_passes_plan(g, first, last, val, red);
+	for (int p = 0; p < np; p++) {
+		int stamp = p + 1;
+
+		row_passes_cone(g, first, last, val[p], mark, stamp);
+		for (int i = first; i <= last + 1; i++) {
+			const Node *n = i <= last ? &g->nodes[i] : NULL;
+			int nin = n ? n->nin : 1;
+
+			if (n && mark[i - first] != stamp)
+				continue;
+			if (n && ir_is_elementwise(n->op))
+				m->pass_flops = add(ok, m->pass_flops, node_flops(g, i, ok));
+			/* the operands that this pass loads: those of its marked
+			 * nodes, and (i == last + 1) the pass's value itself */
+			for (int j = 0; j < nin; j++) {
+				int x = n ? n->in[j] : val[p];
+				size_t k = (size_t)x * 0x9e3779b9u & (cap - 1);
+				Ext *e;
+
+				if (inside(x, first, last) || !row_passes_is_row(g, first, last, x))
+					continue;
+				while (slot[k] && m->ext[slot[k] - 1].node != x)
+					k = (k + 1) & (cap - 1);
+				if (!slot[k])
+					AICM_BUG("row pass reads '%%%s', not an operand of the kernel",
+					    g->nodes[x].name);
+				e = &m->ext[slot[k] - 1];
+				if (e->pass != stamp) {
+					e->pass = stamp;
+					e->npass++;
+				}
+			}
+		}
+	}
+	/* each row value once is the fitting program's count already */
+	for (int i = first; i <= last; i++)
+		if (ir_is_elementwise(g->nodes[i].op) && row_passes_is_row(g, first, last, i))
+			m->pass_flops = add(ok, m->pass_flops, -node_flops(g, i, ok));
+	free(slot);
+	free(val);
 }
 
 /* Fills m from nodes first..last taken as a kernel of the given kind.
@@ -436,6 +512,8 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 			}
 	}
 	free(seen.slot);
+	if (kind == KK_ROW_REDUCTION)
+		row_passes_model(m, g, first, last, &ok);
 	m->p.ok = ok;
 }
 
@@ -829,9 +907,11 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	bool ok = m->p.ok;
 	const Problem *p = &m->p;
 	int64_t es = (int64_t)ir_dtype_size(p->dt);
-	int64_t gm = 1, gn = 1, rows_pad, cols_pad, ld = 0, st = 0, ldb = 0;
+	int64_t gm = 1, gn = 1, rows_pad, cols_pad, ld = 0, st = 0, ldb = 0, blk;
 	int split = c->split > 0 ? c->split : m->split;
 	int64_t parts;
+	/* a row_reduction whose row does not fit loops once per reduction */
+	bool passes = p->kind == KK_ROW_REDUCTION && !row_passes_fit(p->n, c->bn, ROW_TILE_MAX);
 	double pad_it;
 
 	memset(t, 0, sizeof *t);
@@ -915,6 +995,8 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 				v = mul(&ok, e->row ? p->m : gm, e->col ? p->n : gn);
 				v = mul(&ok, v, e->whole);
 				v = mul(&ok, v, p->batch);
+				if (passes)
+					v = mul(&ok, v, e->npass);
 				/* split: one lacking the reduced dim is loaded
 				 * before the loop, by each of the S programs */
 				if (m->red >= 0 && m->rax >= 0 && split > 1 &&
@@ -948,7 +1030,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	}
 	t->loaded = add(&ok, mul(&ok, ld, es), ldb);
 	t->stored = mul(&ok, st, es);
-	t->flops = m->flops;
+	t->flops = passes ? add(&ok, m->flops, m->pass_flops) : m->flops;
 	t->mm_flops = m->mm_flops;
 	if (parts > 1 && m->red >= 0 && m->g_mean)
 		/* mean scales each partial (x/N) before its atomic add */
@@ -956,7 +1038,8 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 
 	/* padding: what the masked lanes of boundary tiles would compute */
 	rows_pad = cdiv(p->m, c->bm) * c->bm;
-	cols_pad = p->kind == KK_ROW_REDUCTION ? pow2_ceil(p->n) : cdiv(p->n, c->bn) * c->bn;
+	blk = passes && c->bn > ROW_TILE_MAX ? ROW_TILE_MAX : c->bn;
+	cols_pad = p->kind == KK_ROW_REDUCTION && !passes ? pow2_ceil(p->n) : cdiv(p->n, blk) * blk;
 	if (p->kind == KK_REDUCTION && p->full_reduce)
 		rows_pad = 1;
 	if (m->mm >= 0) {
@@ -1136,6 +1219,12 @@ cost_space(const Problem *p, TileConfig *out)
 
 	if (rowbn > (1 << 30))
 		rowbn = 1 << 30;
+	/* a row too wide for one tile: its passes' blocks are the reduction's */
+	if (p->kind == KK_ROW_REDUCTION && rowbn > ROW_TILE_MAX) {
+		s.bn = red_bn;
+		s.nbn = LEN(red_bn);
+		nbn = s.nbn;
+	}
 	/* generation order: BM, BN, BK, warps, stages, nested, ascending */
 	for (int a = 0; a < s.nbm; a++)
 		for (int b = 0; b < nbn; b++)

@@ -53,6 +53,11 @@ static const char *const rule_id[R_COUNT] = {
 	"F4g", "F4h",
 };
 
+/* How a producer joins: as the iteration shape, as a row reduction
+ * (exempt from F3: its result is the reduced rows), or as an elementwise
+ * op over the reduced rows (a statistic, exempt from F3 too). */
+typedef enum Rel { REL_NONE, REL_ROW, REL_STAT } Rel;
+
 typedef struct Part {
 	int root;
 	int nops;
@@ -64,6 +69,7 @@ typedef struct Part {
 	                              * with an operand not of it (conv_rule), or -1 */
 	int minidx;                  /* its lowest node index */
 	int nrow;                    /* reductions that joined under row-fusion */
+	int nstat;                   /* ops over the reduced rows that joined (statistic) */
 	const Type *iter;            /* the iteration shape (a node's type) */
 	int given;                   /* the input's kernel index, or -1 */
 	KernelKind kind;
@@ -160,7 +166,7 @@ same_dt(const Graph *g, int i, DType dt)
 /* Puts node p into partition k and counts it as a consumer of its operands;
  * notes what the conv_epilogue rules ask of it (conv_rule). */
 static void
-join(Fuse *f, int k, int p, bool relaxed)
+join(Fuse *f, int k, int p, Rel relaxed)
 {
 	const Node *n = &f->g->nodes[p];
 	Part *K = &f->parts[k];
@@ -180,8 +186,10 @@ join(Fuse *f, int k, int p, bool relaxed)
 			K->badop = p;
 			K->badin = j;
 		}
-	if (relaxed)
+	if (relaxed == REL_ROW)
 		K->nrow++;
+	else if (relaxed == REL_STAT)
+		K->nstat++;
 	for (int j = 0; j < n->nin; j++) {
 		int q = n->in[j];
 
@@ -193,6 +201,22 @@ join(Fuse *f, int k, int p, bool relaxed)
 		}
 		f->cnt[q]++;
 	}
+}
+
+/* Whether type t is the kernel's reduced row shape: its iteration shape
+ * with the last dim 1 (a row statistic such as a mean kept as (rows, 1)),
+ * written with the same rank; false when the row is one element wide (the
+ * shapes are the same and rule F3 has nothing to relax). */
+static bool
+row_stat_shape(const Type *t, const Type *iter)
+{
+	if (t->rank != iter->rank || iter->rank < 1 || iter->dim[iter->rank - 1] == 1 ||
+	    t->dim[t->rank - 1] != 1)
+		return false;
+	for (int k = 0; k + 1 < t->rank; k++)
+		if (t->dim[k] != iter->dim[k])
+			return false;
+	return true;
 }
 
 #define WHY(...) (why ? snprintf(why, nwhy, __VA_ARGS__) : 0)
@@ -219,7 +243,7 @@ conv_rule(const Fuse *f, int k, int p, char *why, size_t nwhy)
 		    g->nodes[K->mm >= 0 ? K->mm : K->conv].name);
 		return R_F4C;
 	}
-	if (K->nrow > 0) {
+	if (K->nrow > 0 || K->nstat > 0) {
 		WHY("the kernel is a row_reduction (row-fusion joined its reductions); a conv2d "
 		    "heads a conv_epilogue, which holds elementwise ops only");
 		return R_F4G;
@@ -258,10 +282,10 @@ conv_rule(const Fuse *f, int k, int p, char *why, size_t nwhy)
  * Whether producer p may join partition k, which holds its consumer c;
  * R_OK or the first rule that forbids it, in the order of the table in
  * docs/passes.md.  With why, also the reason in words.  *relaxed: p joins
- * as a row reduction, exempt from the shape rule.
+ * as a row reduction or a row statistic, exempt from the shape rule.
  */
 static Rule
-check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
+check(const Fuse *f, int k, int c, int p, Rel *relaxed, char *why, size_t nwhy)
 {
 	const Graph *g = f->g;
 	const Node *P = &g->nodes[p], *C = &g->nodes[c];
@@ -270,7 +294,7 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 	char s1[IR_TYPE_STR], s2[IR_TYPE_STR];
 	bool consumers_in;
 
-	*relaxed = false;
+	*relaxed = REL_NONE;
 	if (K->given >= 0 || (f->part[p] >= 0 && f->parts[f->part[p]].given >= 0)) {
 		const Part *G = K->given >= 0 ? K : &f->parts[f->part[p]];
 
@@ -398,9 +422,42 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 			    "only, no reduction", g->nodes[K->conv].name);
 			return R_F4G;
 		}
-		*relaxed = true;
+		*relaxed = REL_ROW;
+	} else if (ir_is_elementwise(P->op) && row_stat_shape(&P->type, K->iter)) {
+		/* an op on a row's statistics (var + eps, sqrt, 1/x): computed
+		 * once per row inside the row_reduction, broadcast from there */
+		bool along = ir_ops[R->op].cls != OC_REDUCTION || ir_reduces_last_axis(g, K->root);
+
+		if (!f->row) {
+			/* the hint only where row-fusion would let it join */
+			WHY("%%%s is %s, but the kernel of %%%s iterates over %s%s", P->name,
+			    ir_shape_str(&P->type, s1), R->name, ir_shape_str(K->iter, s2),
+			    along && K->mm < 0 ? " (row-fusion=true lets ops over the reduced rows "
+			    "join a row_reduction)" : "");
+			return R_F3;
+		}
+		if (!along) {
+			WHY("%%%s is %s, the kernel's rows reduced, but the kernel's root %%%s does "
+			    "not reduce exactly the last axis; ops over the reduced rows join only a "
+			    "row_reduction, which works along rows", P->name, ir_shape_str(&P->type, s1),
+			    R->name);
+			return R_F3;
+		}
+		if (K->mm >= 0) {
+			WHY("%%%s works on the reduced rows %s, and the kernel holds matmul %%%s; a "
+			    "row_reduction kernel holds no matmul", P->name, ir_shape_str(&P->type, s1),
+			    g->nodes[K->mm].name);
+			return R_F4F;
+		}
+		if (K->conv >= 0) {
+			WHY("%%%s works on the reduced rows %s, and the kernel holds conv2d %%%s; a "
+			    "conv_epilogue holds elementwise ops over the conv's output only", P->name,
+			    ir_shape_str(&P->type, s1), g->nodes[K->conv].name);
+			return R_F4G;
+		}
+		*relaxed = REL_STAT;
 	}
-	if (!*relaxed && !ir_same_dims(&P->type, K->iter)) {
+	if (*relaxed == REL_NONE && !ir_same_dims(&P->type, K->iter)) {
 		WHY("%%%s is %s, but the kernel of %%%s iterates over %s", P->name,
 		    ir_shape_str(&P->type, s1), R->name, ir_shape_str(K->iter, s2));
 		return R_F3;
@@ -434,9 +491,11 @@ check(const Fuse *f, int k, int c, int p, bool *relaxed, char *why, size_t nwhy)
 			    g->nodes[K->mm >= 0 ? K->mm : K->conv].name);
 			return R_F4C;
 		}
-		if (K->nrow > 0) {
-			WHY("the kernel is a row_reduction (row-fusion joined its reductions); "
-			    "a row_reduction kernel holds no matmul");
+		if (K->nrow > 0 || K->nstat > 0) {
+			WHY("the kernel is a row_reduction (row-fusion joined its %s); a "
+			    "row_reduction kernel holds no matmul", K->nstat == 0 ? "reductions" :
+			    K->nrow == 0 ? "ops over its reduced rows" : "reductions and the ops over "
+			    "its reduced rows");
 			return R_F4F;
 		}
 		if (K->minidx < p) {
@@ -472,7 +531,7 @@ grow(Fuse *f, int k, int *queue)
 	int head = 0, tail = 0;
 
 	K->iter = is(g, K->root, OC_REDUCTION) ? &g->nodes[r->in[0]].type : &r->type;
-	join(f, k, K->root, false);
+	join(f, k, K->root, REL_NONE);
 	queue[tail++] = K->root;
 	while (head < tail) {
 		int c = queue[head++];
@@ -480,7 +539,7 @@ grow(Fuse *f, int k, int *queue)
 
 		for (int j = 0; j < n->nin; j++) {
 			int p = n->in[j];
-			bool relaxed;
+			Rel relaxed;
 
 			if (f->part[p] >= 0 || repeated(n, j))
 				continue;
@@ -502,7 +561,7 @@ kind_of(const Fuse *f, const Part *K)
 	if (is(f->g, K->root, OC_LAYOUT) || is(f->g, K->root, OC_POOL) ||
 	    is(f->g, K->root, OC_COPY))
 		return KK_OPAQUE;
-	if (K->nrow > 0)
+	if (K->nrow > 0 || K->nstat > 0)
 		return KK_ROW_REDUCTION;
 	/* argmax and argmin run alone and reduce along their axis, as a sum
 	 * over it would (lower-tiled's lower_argreduce) */
@@ -541,7 +600,7 @@ unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 		for (int j = 0; j < C->nin; j++) {
 			int p = C->in[j];
 			int64_t b;
-			bool relaxed;
+			Rel relaxed;
 			Rule r;
 
 			if (is(g, p, OC_SOURCE) || f->part[p] == f->part[c] ||
@@ -828,7 +887,8 @@ static const PassOpt opts[] = {
 	    0, 0},
 	{"matmul-reduce", PO_BOOL, "false", "let a reduction consume a matmul directly", 0, 0},
 	{"row-fusion", PO_BOOL, "false", "fuse softmax-like rows (last-axis reductions with "
-	    "keepdims=True and their broadcast consumers) into one row_reduction kernel", 0, 0},
+	    "keepdims=True, the ops on their reduced rows, and their broadcast consumers: softmax, "
+	    "LayerNorm, RMSNorm) into one row_reduction kernel", 0, 0},
 	{"max-ops", PO_INT, "0", "at most this many ops per kernel (0: unlimited)", 0, 1e9},
 	{0},
 };

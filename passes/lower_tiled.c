@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "pass.h"
+#include "row_passes.h"
 #include "scalar.h"
 #include "tile.h"
 #include "window.h"
@@ -57,6 +58,10 @@ typedef struct LB {
 	int64_t S[IR_MAX_RANK];
 	Dim dim[IR_MAX_RANK];
 	int64_t bm, bn, bk;
+	bool bn_given;               /* the kernel has its own BN */
+	int64_t rowmax;              /* row-max: the widest row kept in one tile */
+	int *stamp;                  /* old node -> the row pass that marked it */
+	int nstamp;                  /* row passes so far (each a fresh stamp) */
 	int split_dim;               /* split= spreads this dim over programs, */
 	int64_t split_span;          /* covering this much of it (0: no split) */
 	TileScratch scratch;         /* where each body grows (tile.h) */
@@ -567,6 +572,141 @@ emit_dag(LB *b, int from)
 
 /* ---- the kinds ------------------------------------------------------- */
 
+static int open_loop(LB *b, int j, int64_t span, int pidv, int64_t base, int init, int level,
+    const char *name);
+static void close_loop(LB *b, int fo, int v);
+
+/* Emits, in the current scope, the kernel's statistics (elementwise ops
+ * that do not vary along the row) whose operands are all computed. */
+static int
+emit_stats(LB *b)
+{
+	for (int i = b->first; i <= b->last; i++) {
+		const Node *n = &b->g->nodes[i];
+		bool ready = true;
+
+		if (b->tv[i] >= 0 || !ir_is_elementwise(n->op) ||
+		    row_passes_is_row(b->g, b->first, b->last, i))
+			continue;
+		for (int j = 0; j < n->nin; j++)
+			ready &= b->tv[n->in[j]] >= 0;
+		if (ready && emit_op(b, i) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A row_reduction whose row does not fit in one tile (row_passes.h): each
+ * program owns BM rows and loops over them in blocks of blk once per
+ * reduction, in definition order, carrying the reduction's accumulator;
+ * between passes it computes the statistics the pass made possible (once
+ * per row, outside the loops); a final pass computes the root block by
+ * block and stores it (a reducing root: the last pass's result, stored
+ * after its loop).  Each pass loads the row operands its cone reads, so an
+ * operand read by k passes is read k times (KernelStats and the cost
+ * model count it).
+ */
+static int
+lower_row_passes(LB *b, int64_t blk)
+{
+	const Node *rn = &b->g->nodes[b->root];
+	int np, *val, *red, last = b->R - 1;
+	bool prog[IR_MAX_RANK];
+	int rc = -1;
+
+	val = xmalloc(sizeof(int) * 2 * ((size_t)(b->last - b->first) + 2));
+	red = val + (b->last - b->first) + 2;
+	np = row_passes_plan(b->g, b->first, b->last, val, red);
+	b->bn = blk;
+	set_extents(b, b->bm, blk);
+	for (int j = 0; j < b->R; j++)
+		prog[j] = j != last;
+	program_dims(b, prog);
+	/* the last dim is the passes' loop counter; what lacks it loads once */
+	b->dim[last].level = 1;
+	load_level(b, 0);
+	if (emit_stats(b) != 0)
+		goto out;
+	for (int p = 0; p < np; p++) {
+		const Node *r = red[p] >= 0 ? &b->g->nodes[red[p]] : NULL;
+		int stamp = ++b->nstamp, fo, init, acc, v, in[2];
+		int64_t s[IR_MAX_RANK];
+		TileAttrs at = {.set = TAB(AXIS) | TAB(KEEPDIMS), .axis = last,
+		    .keepdims = r ? r->at.keepdims : false};
+		OpId op = r ? carried(r->op) : OP_SUM;
+
+		/* the accumulator: a reduction's kept rows (a final pass that
+		 * stores block by block carries a scalar it never changes) */
+		for (int j = 0; j < b->R; j++)
+			s[j] = j == last ? 1 : b->dim[j].ext;
+		init = full(b, r ? "init" : "none", r ? ir_scalar_neutral(op, r->type.dt) : 0,
+		    r ? b->R - (at.keepdims ? 0 : 1) : 0, s);
+		fo = open_loop(b, last, b->S[last], -1, 0, init, 1, "k");
+		acc = b->f->insts[fo].iter;
+		row_passes_cone(b->g, b->first, b->last, val[p], b->stamp, stamp);
+		/* this pass's row values: loaded or computed afresh, the operands
+		 * in first-use order */
+		for (int i = b->first; i <= b->last; i++)
+			if (b->stamp[i - b->first] == stamp) {
+				b->tv[i] = -1;
+				for (int j = 0; j < b->g->nodes[i].nin; j++) {
+					int x = b->g->nodes[i].in[j];
+
+					if (!in_kernel(b, x) && row_passes_is_row(b->g, b->first, b->last, x))
+						b->tv[x] = -1;
+				}
+			}
+		if (!in_kernel(b, val[p]))
+			b->tv[val[p]] = load_ext(b, val[p], neutral_for(b, val[p]));
+		for (int i = b->first; i <= b->last; i++) {
+			if (b->stamp[i - b->first] != stamp)
+				continue;
+			for (int j = 0; j < b->g->nodes[i].nin; j++) {
+				int x = b->g->nodes[i].in[j];
+
+				if (!in_kernel(b, x) && b->tv[x] < 0)
+					b->tv[x] = load_ext(b, x, neutral_for(b, x));
+			}
+			if (emit_op(b, i) != 0)
+				goto out;
+		}
+		if (r) {
+			in[0] = b->tv[val[p]];
+			in[1] = acc;
+			v = op_def(b, TO_REDUCE, op, 2, in, &at, "part", b->R - (at.keepdims ? 0 : 1),
+			    s);
+		} else {
+			store_root(b, b->tv[b->root], TO_STORE, NULL);
+			v = acc;
+		}
+		close_loop(b, fo, v);
+		if (!r)
+			break;
+		v = res(b, fo);
+		if (r->op == OP_MEAN) {
+			in[0] = v;
+			in[1] = full(b, "count", (double)b->S[last], 0, NULL);
+			v = op_def(b, TO_BINARY, OP_DIV, 2, in, NULL, r->name,
+			    b->R - (at.keepdims ? 0 : 1), s);
+		}
+		b->tv[red[p]] = v;
+		if (red[p] == b->root) {
+			bool mask[IR_MAX_RANK];
+
+			red_mask(b, rn, mask);
+			store_root(b, v, TO_STORE, mask);
+			break;
+		}
+		if (emit_stats(b) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(val);
+	return rc;
+}
+
 static int
 lower_pointwise(LB *b, bool row)
 {
@@ -594,10 +734,15 @@ lower_pointwise(LB *b, bool row)
 		}
 	}
 	if (row && b->R >= 1) {
-		bn = 1;
-		while (bn < b->S[b->R - 1])
-			bn *= 2;
-		b->bn = bn;
+		int64_t w = b->S[b->R - 1], p2 = 1, eff;
+
+		while (p2 < w && p2 <= b->rowmax)
+			p2 *= 2;
+		/* without a BN of its own, the row's power of two up to row-max */
+		eff = b->bn_given ? b->bn : p2 < b->rowmax ? p2 : b->rowmax;
+		if (!row_passes_fit(w, eff, b->rowmax))
+			return lower_row_passes(b, eff < b->rowmax ? eff : b->rowmax);
+		b->bn = bn = p2;
 	}
 	set_extents(b, b->bm, bn);
 	for (int j = 0; j < b->R; j++)
@@ -1849,6 +1994,8 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	b.argof = b.tv + n + 1;
 	b.maxin = b.argof + n + 1;
 	b.redop = b.maxin + n + 1;
+	b.stamp = xcalloc((size_t)n + 1, sizeof(int));
+	b.rowmax = pass_int(args, "row-max");
 	for (int i = 0; i < n; i++)
 		b.map[i] = b.maxin[i] = -1;
 	ir_users(g, &u);
@@ -1911,6 +2058,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 			b.tv[j] = b.argof[j] = -1;
 		b.bm = block(b.kn, KA_BM, args, "bm");
 		b.bn = block(b.kn, KA_BN, args, "bn");
+		b.bn_given = b.kn && (b.kn->kset & (1u << KA_BN));
 		b.bk = block(b.kn, KA_BK, args, "bk");
 		if (b.kn) {
 			if (lower_kernel(&b, b.kn->name, b.kn->kind) != 0)
@@ -1979,6 +2127,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	free(b.taken.name);
 	hashmap_free(&b.taken.map);
 	free(b.map);
+	free(b.stamp);
 	return bad ? -1 : 0;
 }
 
@@ -1988,6 +2137,9 @@ const Pass pass_lower_tiled = {
 	.opts = (const PassOpt[]){
 		{"bm", PO_INT, "32", "rows per tile (BM) when the kernel has no BM", 1, 4096},
 		{"bn", PO_INT, "32", "columns per tile (BN) when the kernel has no BN", 1, 4096},
+		{"row-max", PO_INT, "8192", "the widest row (its power of two) a row_reduction "
+		    "keeps in one tile; a wider one (or one wider than the kernel's BN) loops over "
+		    "the row once per reduction, in blocks of BN (at most row-max)", 1, 1 << 24},
 		{"bk", PO_INT, "32", "the matmul's K step (BK) when the kernel has no BK", 1, 4096},
 		{0},
 	},

@@ -14,6 +14,7 @@
 #include "check_aicm.h"
 #include "../passes/cost.h"
 #include "../passes/passes.h"
+#include "../passes/row_passes.h"
 #include "scalar.h"
 #include "exec.h"
 #include "pass.h"
@@ -362,6 +363,24 @@ static const char *const xgraphs[] = {
 	"  %n = min(%a) axis=1\n  %e = mean(%x) axis=(0, 1, 3)\n"
 	"  %m = max(%x) axis=(1, 2) keepdims=True\n  %q = min(%x)\n  %r = prod(%a) axis=-1\n"
 	"  return %s, %p, %n, %e, %m, %q, %r\n}\n",
+	/* row_reductions: a LayerNorm whose row fits in one tile, and written
+	 * kernels with BN below their rows, which loop over each row once per
+	 * reduction (an operand read by k passes is read k times) */
+	"graph {\n  %x = input() : (33, 97)\n  %g = input() : (97,)\n  %b = input() : (97,)\n"
+	"  %eps = const() : () value=0.00001\n  %mu = mean(%x) axis=-1 keepdims=True\n"
+	"  %d = sub(%x, %mu)\n  %sq = mul(%d, %d)\n  %var = mean(%sq) axis=-1 keepdims=True\n"
+	"  %ve = add(%var, %eps)\n  %sd = sqrt(%ve)\n  %n = div(%d, %sd)\n  %s = mul(%n, %g)\n"
+	"  %y = add(%s, %b)\n}\n",
+	"graph {\n  %x = input() : (33, 97)\n  %g = input() : (97,)\n  %b = input() : (97,)\n"
+	"  %eps = const() : () value=0.00001\n  %h = input() : (3, 5, 40) f32\n"
+	"  kernel @ln [row_reduction] BM=16 BN=32 {\n  %mu = mean(%x) axis=-1 keepdims=True\n"
+	"  %d = sub(%x, %mu)\n  %sq = mul(%d, %d)\n  %var = mean(%sq) axis=-1 keepdims=True\n"
+	"  %ve = add(%var, %eps)\n  %sd = sqrt(%ve)\n  %n = div(%d, %sd)\n  %s = mul(%n, %g)\n"
+	"  %y = add(%s, %b)\n  }\n"
+	"  kernel @lsm [row_reduction] BM=2 BN=16 {\n  %m = max(%h) axis=-1 keepdims=True\n"
+	"  %e = sub(%h, %m)\n  %x2 = exp(%e)\n  %se = sum(%x2) axis=-1 keepdims=True\n"
+	"  %l = log(%se)\n  %o = sub(%e, %l)\n  %r = mean(%o) axis=-1\n  }\n"
+	"  return %y, %r\n}\n",
 	/* numpy's matmul: batch dims that broadcast, 1-D operands */
 	"graph {\n  %x = input() : (2, 1, 33, 7)\n  %w = input() : (3, 7, 40)\n"
 	"  %v = input() : (7,)\n  %u = input() : (40,)\n  %mm = matmul(%x, %w)\n"
@@ -433,6 +452,8 @@ START_TEST(test_tile_cost_model_agrees)
 						c.bm = (int)k->kattr[KA_BM];
 					if (k->kset & (1u << KA_BN))
 						c.bn = (int)k->kattr[KA_BN];
+					else if (k->kind == KK_ROW_REDUCTION)
+						c.bn = ROW_TILE_MAX;   /* lower-tiled's row-max */
 					if (k->kset & (1u << KA_BK))
 						c.bk = (int)k->kattr[KA_BK];
 					cost_traffic(g, n->kernel, &c, &tr);

@@ -28,8 +28,10 @@ i32 and i64, and runs each
 through `aicm-run --pass=P --check` for P = shape-infer,fuse,autotune,
 lower-tiled and the same without fuse (using whichever of fuse and autotune
 `aicm-opt --list-passes` shows), once more on 3 threads, and with
-fuse{row-fusion=true,matmul-reduce=true} (softmax rows and reductions of
-matmuls, so that every kernel kind is made).  Every run must
+fuse{row-fusion=true,matmul-reduce=true} (softmax, LayerNorm, RMSNorm and
+log-softmax rows and reductions of matmuls, so that every kernel kind is
+made; on odd seeds with lower-tiled{row-max=16}, so that a row_reduction's
+program in passes runs too).  Every run must
 exit 0 with every output PASS.  A failing graph is kept (--keep, default
 $TMPDIR) and named in the report, with the command to reproduce it.
 """
@@ -277,6 +279,38 @@ class Gen:
         t = self.op(f"sum(%{e}) axis=-1 keepdims=True", s[:-1] + (1,))
         return self.op(f"div(%{e}, %{t})", s)
 
+    def eps(self):
+        nm = self.name("eps")
+        self.lines.append(f"  %{nm} = const() : {self.ty(())} value=1e-05")
+        return nm
+
+    def norm(self, a, s):
+        """LayerNorm (gamma and beta (C,) inputs), RMSNorm or log-softmax
+        over the last axis: one row_reduction each under row-fusion, its
+        statistics' ops (+ eps, sqrt, reciprocal, log) over the reduced
+        rows."""
+        red = s[:-1] + (1,)
+        kind = self.r.choice(["layernorm", "rmsnorm", "log_softmax"])
+        if kind == "log_softmax":
+            m = self.op(f"max(%{a}) axis=-1 keepdims=True", red)
+            d = self.op(f"sub(%{a}, %{m})", s)
+            e = self.op(f"exp(%{d})", s)
+            t = self.op(f"sum(%{e}) axis=-1 keepdims=True", red)
+            return self.op(f"sub(%{d}, %{self.op(f'log(%{t})', red)})", s)
+        if kind == "layernorm":
+            mu = self.op(f"mean(%{a}) axis=-1 keepdims=True", red)
+            d = self.op(f"sub(%{a}, %{mu})", s)
+        else:
+            d = a
+        sq = self.op(f"mul(%{d}, %{d})", s)
+        v = self.op(f"mean(%{sq}) axis=-1 keepdims=True", red)
+        sd = self.op(f"sqrt(%{self.op(f'add(%{v}, %{self.eps()})', red)})", red)
+        n = self.op(f"mul(%{d}, %{self.op(f'reciprocal(%{sd})', red)})", s)
+        y = self.op(f"mul(%{n}, %{self.source(s[-1:], 'input')})", s)
+        if kind == "layernorm":
+            y = self.op(f"add(%{y}, %{self.source(s[-1:], 'input')})", s)
+        return y
+
     @staticmethod
     def window_out(n, k, s, p0, p1, d, ceil_mode):
         span = n + p0 + p1 - (d * (k - 1) + 1)
@@ -424,7 +458,7 @@ class Gen:
             return self.window()        # conv2d and the pools take floats
         a, s = self.pick()
         if self.r.random() < 0.08 and len(s) >= 1 and not isint:
-            return self.softmax(a, s)
+            return self.softmax(a, s) if self.r.random() < 0.5 else self.norm(a, s)
         if self.r.random() < 0.15:
             return self.elem_v2_int(a, s) if isint else self.elem_v2(a, s)
         if self.r.random() < 0.12:
@@ -571,6 +605,9 @@ def check(build, n, keep):
                 with open(path, "w") as f:
                     f.write(text)
                 for pipe, extra in pipes:
+                    if "row-fusion" in pipe and seed % 2:
+                        # odd seeds: rows wider than 16 run in passes
+                        pipe = pipe.replace("lower-tiled", "lower-tiled{row-max=16}")
                     total += 1
                     cmd = [run, f"--pass={pipe}", "--check"] + extra + [path]
                     p = subprocess.run(cmd, capture_output=True, text=True)

@@ -169,6 +169,25 @@ def main():
          [node("ConvTranspose", "xwb", strides=[2, 3], pads=[1, 0, 0, 2], output_padding=[1, 2],
                group=2)], [("x", x)], [("y", y)], [("w", w), ("b", b)])
 
+    # A transformer's LayerNorm over the last axis, Y alone (row-fusion makes
+    # it one kernel: testdata/fuse/layernorm-import.aicm): opset 17's op, and
+    # the ops PyTorch exported before it (opset 13: ReduceMean, Sub, Pow 2,
+    # ReduceMean, Add, Sqrt, Div, Mul, Add), on a row of 97
+    x, w, bb = f32(2, 5, 97), f32(97), f32(97)
+    z = x.astype(np.float64)
+    zd = z - z.mean(-1, keepdims=True)
+    y = (zd / np.sqrt((zd * zd).mean(-1, keepdims=True) + 1e-5) * w + bb).astype(np.float32)
+    save("layernorm_last", 17, [node("LayerNormalization", "xwb", axis=-1)],
+         [("x", x)], [("y", y)], [("w", w), ("b", bb)])
+    save("layernorm_torch", 13,
+         [node("ReduceMean", "x", ("m",), axes=[-1]), node("Sub", "xm", ("d",)),
+          node("Pow", "dt", ("sq",)), node("ReduceMean", ("sq",), ("v",), axes=[-1]),
+          node("Add", "ve", ("a",)), node("Sqrt", "a", ("s",)), node("Div", "ds", ("n",)),
+          node("Mul", "nw", ("g",)), node("Add", "gb")],
+         [("x", x)], [("y", y)],
+         [("t", np.array(2, np.float32)), ("e", np.array(1e-5, np.float32)), ("w", w),
+          ("b", bb)])
+
 
 if __name__ == "__main__":
     main()

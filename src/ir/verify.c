@@ -193,10 +193,25 @@ static const char *const kind_rule[KK_COUNT] = {
 	[KK_ELEMENTWISE] = "elementwise ops only",
 	[KK_REDUCTION] = "elementwise ops ending in one reduction, or one argmax or argmin "
 	    "alone",
-	[KK_ROW_REDUCTION] = "elementwise ops and reductions along the last axis",
+	[KK_ROW_REDUCTION] = "elementwise ops and reductions along the last axis (the "
+	    "elementwise ops over its rows or its reduced rows)",
 	[KK_OPAQUE] = "one layout op alone",
 	[KK_CONV_EPILOGUE] = "a conv2d, then elementwise ops over its output",
 };
+
+/* Whether t is iter with its last dim 1 (the reduced rows of a
+ * row_reduction, where its statistics live), iter's last dim being more. */
+static bool
+row_stat(const Type *t, const Type *iter)
+{
+	if (t->rank != iter->rank || iter->rank < 1 || iter->dim[iter->rank - 1] == 1 ||
+	    t->dim[t->rank - 1] != 1)
+		return false;
+	for (int k = 0; k + 1 < t->rank; k++)
+		if (t->dim[k] != iter->dim[k])
+			return false;
+	return true;
+}
 
 /* The ops of kernel k against its kind's rules; shapes against its
  * iteration shape (the root's, or a reduction root's operand's) when the
@@ -325,6 +340,8 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 
 		if (t->rank < 0 || (red && i == kn->last) || ir_same_dims(t, &iter))
 			continue;
+		if (kk == KK_ROW_REDUCTION && !red && row_stat(t, &iter))
+			continue;        /* an op on the rows' statistics (var + eps) */
 		diag_error(d, n->loc, red ? "'%%%s' reduces a %s operand, but kernel '@%s' "
 		    "iterates over %s" : "'%%%s' is %s, but kernel '@%s' iterates over %s",
 		    n->name, ir_shape_str(t, s1), kn->name, ir_shape_str(&iter, s2));
