@@ -1634,6 +1634,14 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 			if (item_ints(c, it, at->steps, &at->nsteps))
 				at->set |= TAB(STEPS);
 			break;
+		case TA_STRIDES:
+			if (item_ints(c, it, at->strides, &at->nstrides))
+				at->set |= TAB(STRIDES);
+			break;
+		case TA_OFFSET:
+			at->set |= TAB(OFFSET);
+			item_int(c, it, &at->offset);
+			break;
 		case TA_LAST:
 			at->set |= TAB(LAST);
 			if (it->kind == IV_WORD && (!strcmp(it->val.t.s, "True") ||
@@ -1795,6 +1803,18 @@ t_access(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Tok target, Loc gl, Idxs
 	if (val.s)
 		v = t_use(c, val, vl);
 	t_attrs(c, (TileOpKind)k, &at, op.s, items);
+	/* a strided view: one stride per dim of view=, an offset only with
+	 * strides (docs/tiled.md) */
+	if ((at.set & TAB(STRIDES)) && (!(at.set & TAB(VIEW)) || at.nstrides != at.nview)) {
+		diag_error(c->d, ol, "'%s' strides= has %d numbers but view= has %d; expected "
+		    "one stride per view dim (and a view=)", op.s, at.nstrides,
+		    (at.set & TAB(VIEW)) ? at.nview : 0);
+		at.set &= ~(TAB(STRIDES) | TAB(OFFSET));
+	}
+	if ((at.set & TAB(OFFSET)) && !(at.set & TAB(STRIDES))) {
+		diag_error(c->d, ol, "'%s' offset= needs strides= (the view's strides)", op.s);
+		at.set &= ~TAB(OFFSET);
+	}
 	i = tile_build_access(c->g, f, (TileOpKind)k, arg, idx->n, x, v, &at, ol);
 	if (name.s)
 		t_def(c, i, name, nl, rank, dim);

@@ -10,7 +10,9 @@
  * a row dimension the program's valid rows, a column one its valid columns,
  * a whole one its full extent.  Summed over the grid that is a product of
  * per-axis sums, so the bytes of any configuration cost O(operands), not
- * O(programs): 576 candidates score in microseconds.  Every formula here is
+ * O(programs): 576 candidates score in microseconds.  A view (a layout op
+ * folded into the loads) is an operand of its own shape, its stretched dims
+ * read once per tile.  Every formula here is
  * written out in docs/passes.md; the traffic rules are the shared contract
  * (lower-tiled and the tile executor count the same).
  */
@@ -83,6 +85,9 @@ typedef struct Ext {
 	bool row, col;               /* it has a row / column dimension > 1 */
 	bool bad;                    /* does not broadcast: whole value per program */
 	unsigned dims;               /* bit per iteration dimension it has (> 1) */
+	unsigned str;                /* of those, a view's stretched ones (stride
+	                              * 0) that a program walks whole: loaded
+	                              * once per tile along them, not per element */
 	int64_t whole;               /* product of its whole-role dimensions */
 	int64_t numel;
 	int64_t es;                  /* its element's bytes (a kernel may mix types:
@@ -190,12 +195,63 @@ seen_add(Seen *s, int v)
 	return true;
 }
 
-/* Enters operand v (not met before) into m->ext. */
+static bool
+inside(int v, int first, int last)
+{
+	return v >= first && v <= last;
+}
+
+/* Whether node i of kernel first..last is a view (lower-tiled's rule: a
+ * layout op that is not the root of a kernel of a computing kind). */
+static bool
+is_view(const Graph *g, KernelKind kind, int first, int last, int i)
+{
+	return kind != KK_OPAQUE && inside(i, first, last) && i != last && ir_is_view_op(g, i);
+}
+
+/* The view that view v of kernel first..last reads its base through (the
+ * chain above it composed; the base's element bytes in *es); false when
+ * it is none (lower-tiled then refuses the kernel). */
+static bool
+view_chain(const Graph *g, KernelKind kind, int first, int last, int v, IrView *out,
+    int64_t *es)
+{
+	int p = g->nodes[v].in[0];
+	const char *why;
+
+	if (is_view(g, kind, first, last, p)) {
+		if (!view_chain(g, kind, first, last, p, out, es))
+			return false;
+	} else {
+		ir_view_dense(&g->nodes[p].type, out);
+		*es = (int64_t)ir_dtype_size(g->nodes[p].type.dt);
+	}
+	return ir_view_apply(g, v, out, &why);
+}
+
+/* Enters operand v (not met before) into m->ext.  A view is an operand of
+ * its own shape (lower-tiled loads it so) whose stretched dims (stride 0)
+ * read one element per tile: along a row or column dim that is what a
+ * broadcast dim costs (the tile once per program), along a dim walked
+ * whole it is once per block of the walk (str). */
 static void
 add_ext(Model *m, const Graph *g, int v, bool *ok)
 {
 	const Type *t = &g->nodes[v].type;
+	int64_t ves = -1;
+	bool zero[IR_MAX_RANK] = {0};
 	Ext *e;
+
+	if (is_view(g, m->p.kind, m->p.first, m->p.last, v)) {
+		IrView iv;
+
+		if (!view_chain(g, m->p.kind, m->p.first, m->p.last, v, &iv, &ves)) {
+			*ok = false;
+			return;
+		}
+		for (int k = 0; k < t->rank; k++)
+			zero[k] = iv.stride[k] == 0 && t->dim[k] != 1;
+	}
 	int off = m->it.rank - t->rank;
 
 	e = &m->ext[m->next++];
@@ -203,8 +259,10 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 	e->node = v;
 	e->npass = 1;
 	e->whole = 1;
-	e->numel = numel(ok, t);
-	e->es = (int64_t)ir_dtype_size(t->dt);
+	e->numel = 1;
+	for (int i = 0; i < t->rank; i++)
+		e->numel = mul(ok, e->numel, zero[i] ? 1 : t->dim[i]);
+	e->es = ves > 0 ? ves : (int64_t)ir_dtype_size(t->dt);
 	if (off < 0 || m->p.kind == KK_OPAQUE) {
 		e->bad = true;
 		return;
@@ -224,6 +282,11 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 			return;
 		}
 		e->dims |= 1u << (i + off);
+		if (zero[i]) {
+			if (m->role[i + off] == RO_WHOLE)
+				e->str |= 1u << (i + off);
+			continue;
+		}
 		switch (m->role[i + off]) {
 		case RO_ROW:
 			e->row = true;
@@ -242,12 +305,6 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 
 static int64_t node_flops(const Graph *g, int i, bool *ok);
 static void window_build(const Graph *g, KernelKind kind, int first, int last, Model *m);
-
-static bool
-inside(int v, int first, int last)
-{
-	return v >= first && v <= last;
-}
 
 /* A row_reduction's program in passes (row_passes.h), for when its row
  * does not fit: how many passes read each row operand (the others load
@@ -457,7 +514,7 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		for (int i = first; i <= last; i++) {
 			int64_t e = numel(&ok, &g->nodes[i].type);
 
-			if (e > best) {
+			if (e > best && !is_view(g, kind, first, last, i)) {
 				best = e;
 				m->it = g->nodes[i].type;
 			}
@@ -493,7 +550,11 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	seen.slot = xcalloc(seen.cap, sizeof *seen.slot);
 	for (int i = first; i <= last; i++) {
 		const Node *n = &g->nodes[i];
-		int64_t f = node_flops(g, i, &ok);
+		int64_t f;
+
+		if (is_view(g, kind, first, last, i))
+			continue;    /* no op: its consumers' loads read through it */
+		f = node_flops(g, i, &ok);
 
 		if (n->op == OP_MEAN)
 			f = add(&ok, f, numel(&ok, &n->type));
@@ -504,7 +565,8 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		}
 		m->vec_flops = add(&ok, m->vec_flops, f);
 		for (int j = 0; j < n->nin; j++)
-			if (!inside(n->in[j], first, last) && seen_add(&seen, n->in[j])) {
+			if ((!inside(n->in[j], first, last) ||
+			    is_view(g, kind, first, last, n->in[j])) && seen_add(&seen, n->in[j])) {
 				if (kind == KK_OPAQUE)
 					m->in_bytes = add(&ok, m->in_bytes,
 					    numel(&ok, &g->nodes[n->in[j]].type));
@@ -776,6 +838,11 @@ full_reduce_loads(const Model *m, const Ext *e, const TileConfig *c, int split, 
 	for (int j = 0; j <= inner; j++) {
 		int64_t ext = j == r - 1 ? c->bn : j == r - 2 ? c->bm : 1, it;
 
+		if (e->str & (1u << j)) {
+			/* a stretched dim of a view: one element per block */
+			v = mul(ok, v, cdiv(m->it.dim[j], ext));
+			continue;
+		}
 		if (e->dims & (1u << j)) {
 			v = mul(ok, v, m->it.dim[j]);
 			continue;
@@ -900,6 +967,29 @@ copy_loads(const Model *m, const TileConfig *c, int64_t *idx_bytes, bool *ok)
 	}
 }
 
+/* The blocks along a view's stretched whole dims (Ext.str) that its loads
+ * are repeated for, one element each: a reduction walks its last reduced
+ * dim in blocks of BN (a dim before the last four one index at a time)
+ * and the others one index at a time; a row_reduction holds its row in
+ * one block. */
+static int64_t
+str_blocks(const Model *m, const Ext *e, const TileConfig *c, bool *ok)
+{
+	int r = m->it.rank, last = -1;
+	int64_t v = 1;
+
+	if (!e->str || m->p.kind == KK_ROW_REDUCTION)
+		return 1;
+	for (int j = 0; j < r; j++)
+		if (m->role[j] == RO_WHOLE)
+			last = j;
+	for (int j = 0; j < r; j++)
+		if (e->str & (1u << j))
+			v = mul(ok, v, j == last && j + 4 >= r ? cdiv(m->it.dim[j], c->bn) :
+			    m->it.dim[j]);
+	return v;
+}
+
 /* The model's traffic for one configuration. */
 static void
 model_traffic(const Model *m, const TileConfig *c, Traffic *t)
@@ -995,6 +1085,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 				v = mul(&ok, e->row ? p->m : gm, e->col ? p->n : gn);
 				v = mul(&ok, v, e->whole);
 				v = mul(&ok, v, p->batch);
+				v = mul(&ok, v, str_blocks(m, e, c, &ok));
 				if (passes)
 					v = mul(&ok, v, e->npass);
 				/* split: one lacking the reduced dim is loaded

@@ -18,6 +18,11 @@
  * the words, instead of logging the search; the AICM_BUG there guards the
  * argument.
  *
+ * A layout op joins as a view (DESIGN §13): never computed, read through
+ * by its consumers' loads; view_fits asks src/ir/view.c whether the chain
+ * it would extend is still a strided view of memory, and whether every
+ * consumer's loads can take one.
+ *
  * Kernels written in the input are kept as they are and never grow.  New
  * kernels are numbered in printed order with names no input kernel has,
  * and the node array is reordered so each kernel's ops sit together, in
@@ -60,7 +65,7 @@ typedef enum Rel { REL_NONE, REL_ROW, REL_STAT } Rel;
 
 typedef struct Part {
 	int root;
-	int nops;
+	int nops;                    /* ops that compute: views not counted */
 	int mm;                      /* its matmul, or -1 */
 	int conv;                    /* its conv2d (conv_epilogue), or -1 */
 	int badop, badin;            /* the first op with an operand (in[badin]) that a
@@ -70,6 +75,7 @@ typedef struct Part {
 	int minidx;                  /* its lowest node index */
 	int nrow;                    /* reductions that joined under row-fusion */
 	int nstat;                   /* ops over the reduced rows that joined (statistic) */
+	int nview;                   /* layout ops that joined as views */
 	const Type *iter;            /* the iteration shape (a node's type) */
 	int given;                   /* the input's kernel index, or -1 */
 	KernelKind kind;
@@ -84,6 +90,7 @@ typedef struct Fuse {
 	int *mark, *cnt;             /* cnt[i] consumers of i joined partition mark[i] */
 	int *allin;                  /* the partition of all of i's consumers, or -1 */
 	int *isret;                  /* named by 'return' */
+	int *view;                   /* joined its kernel as a view (DESIGN §13) */
 	Part *parts;
 	int nparts, capparts;
 	bool final;                  /* partition done: check() reads allin */
@@ -164,16 +171,22 @@ same_dt(const Graph *g, int i, DType dt)
 }
 
 /* Puts node p into partition k and counts it as a consumer of its operands;
- * notes what the conv_epilogue rules ask of it (conv_rule). */
+ * notes what the conv_epilogue rules ask of it (conv_rule).  A view is no
+ * op of the kernel's: it counts toward neither max-ops nor the
+ * matmul-first rule. */
 static void
-join(Fuse *f, int k, int p, Rel relaxed)
+join(Fuse *f, int k, int p, Rel relaxed, bool view)
 {
 	const Node *n = &f->g->nodes[p];
 	Part *K = &f->parts[k];
 
 	f->part[p] = k;
-	K->nops++;
-	if (p < K->minidx)
+	f->view[p] = view;
+	if (!view)
+		K->nops++;
+	else
+		K->nview++;
+	if (!view && p < K->minidx)
 		K->minidx = p;
 	if (n->op == OP_MATMUL)
 		K->mm = p;
@@ -243,6 +256,11 @@ conv_rule(const Fuse *f, int k, int p, char *why, size_t nwhy)
 		    g->nodes[K->mm >= 0 ? K->mm : K->conv].name);
 		return R_F4C;
 	}
+	if (K->nview > 0) {
+		WHY("the kernel reads an operand through a view (a layout op folded into its "
+		    "loads); a conv_epilogue loads its operands whole, through no view");
+		return R_F4G;
+	}
 	if (K->nrow > 0 || K->nstat > 0) {
 		WHY("the kernel is a row_reduction (row-fusion joined its reductions); a conv2d "
 		    "heads a conv_epilogue, which holds elementwise ops only");
@@ -279,13 +297,94 @@ conv_rule(const Fuse *f, int k, int p, char *why, size_t nwhy)
 }
 
 /*
+ * Views (DESIGN §13, docs/passes.md "Views"): whether layout op x, whose
+ * result is seen through *v, can be read through by every consumer of x in
+ * partition k: a view consumer composes (its own op applied to v, then its
+ * consumers asked), a computing consumer must load its operands (an
+ * elementwise op, a reduction, a matmul with operands of rank 2 or more
+ * and no matrix dim stretched).  The chain is checked whole every time a
+ * view joins, as the view below a chain changes what the chain reads.
+ */
+static bool
+view_reads(const Fuse *f, int k, int x, const IrView *v, char *why, size_t nwhy)
+{
+	const Graph *g = f->g;
+	const Node *X = &g->nodes[x];
+	const char *w;
+
+	for (int e = f->u.start[x]; e < f->u.start[x + 1]; e++) {
+		int u = f->u.user[e];
+		const Node *U = &g->nodes[u];
+
+		if (f->part[u] != k)
+			continue;    /* (F1 said all are in; explain re-asks on the end state) */
+		if (f->view[u]) {
+			IrView c = *v;
+
+			if (!ir_view_apply(g, u, &c, &w)) {
+				WHY("%%%s ('%s') cannot read through the view of %%%s ('%s'): %s",
+				    U->name, ir_ops[U->op].name, X->name, ir_ops[X->op].name, w);
+				return false;
+			}
+			if (!view_reads(f, k, u, &c, why, nwhy))
+				return false;
+			continue;
+		}
+		if (U->op == OP_MATMUL) {
+			const Type *ta = &g->nodes[U->in[0]].type, *tb = &g->nodes[U->in[1]].type;
+
+			if (ta->rank < 2 || tb->rank < 2) {
+				WHY("%%%s is a layout op ('%s'); matmul %%%s has a 1-D operand, loaded "
+				    "whole, so no view folds into it", X->name, ir_ops[X->op].name, U->name);
+				return false;
+			}
+			for (int d = v->rank - 2; d < v->rank; d++)
+				if (d >= 0 && v->stride[d] == 0 && v->dim[d] != 1) {
+					WHY("%%%s is a layout op ('%s') that stretches a matrix dim of "
+					    "matmul %%%s's operand; its tiles would load one element "
+					    "as a whole tile, so it runs alone", X->name, ir_ops[X->op].name,
+					    U->name);
+					return false;
+				}
+			continue;
+		}
+		if (ir_is_elementwise(U->op) || ir_ops[U->op].cls == OC_REDUCTION)
+			continue;
+		WHY("%%%s is a layout op ('%s'); it folds as a view only into the loads of "
+		    "elementwise ops, reductions and matmuls, and %%%s is '%s'", X->name,
+		    ir_ops[X->op].name, U->name, ir_ops[U->op].name);
+		return false;
+	}
+	return true;
+}
+
+/* Whether layout op p may join partition k as a view: the chain from its
+ * operand's memory through it down to the kernel's loads is a strided
+ * view (view.c), and its consumers can read through it. */
+static bool
+view_fits(const Fuse *f, int k, int p, char *why, size_t nwhy)
+{
+	const Graph *g = f->g;
+	IrView v;
+	const char *w;
+
+	ir_view_dense(&g->nodes[g->nodes[p].in[0]].type, &v);
+	if (!ir_view_apply(g, p, &v, &w)) {
+		WHY("%%%s ('%s') cannot fold as a view of %%%s: %s", g->nodes[p].name,
+		    ir_ops[g->nodes[p].op].name, g->nodes[g->nodes[p].in[0]].name, w);
+		return false;
+	}
+	return view_reads(f, k, p, &v, why, nwhy);
+}
+
+/*
  * Whether producer p may join partition k, which holds its consumer c;
  * R_OK or the first rule that forbids it, in the order of the table in
  * docs/passes.md.  With why, also the reason in words.  *relaxed: p joins
  * as a row reduction or a row statistic, exempt from the shape rule.
  */
 static Rule
-check(const Fuse *f, int k, int c, int p, Rel *relaxed, char *why, size_t nwhy)
+check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, size_t nwhy)
 {
 	const Graph *g = f->g;
 	const Node *P = &g->nodes[p], *C = &g->nodes[c];
@@ -295,6 +394,7 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, char *why, size_t nwhy)
 	bool consumers_in;
 
 	*relaxed = REL_NONE;
+	*view = false;
 	if (K->given >= 0 || (f->part[p] >= 0 && f->parts[f->part[p]].given >= 0)) {
 		const Part *G = K->given >= 0 ? K : &f->parts[f->part[p]];
 
@@ -308,8 +408,9 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, char *why, size_t nwhy)
 		return R_F2;
 	}
 	if (f->isret[p]) {
-		WHY("%%%s is a graph output ('return' names it); a kernel writes only its root",
-		    P->name);
+		WHY("%%%s is a graph output ('return' names it); a kernel writes only its root%s",
+		    P->name, ir_is_view_op(g, p) ? " (a layout op that is an output is stored, not "
+		    "folded as a view)" : "");
 		return R_F7;
 	}
 	consumers_in = f->final ? f->allin[p] == k : f->mark[p] == k && f->cnt[p] == f->nuse[p];
@@ -333,6 +434,32 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, char *why, size_t nwhy)
 		}
 		return R_F1;
 	}
+	if (f->view[c]) {
+		if (!ir_is_view_op(g, p)) {
+			WHY("%%%s is a view (a layout op folded into its consumers' loads); its "
+			    "operand %%%s is read from memory, not computed in the kernel", C->name,
+			    P->name);
+			return R_F4D;
+		}
+		if (!view_fits(f, k, p, why, nwhy))
+			return R_F4D;
+		*view = true;
+		return R_OK;
+	}
+	if (ir_is_view_op(g, p) && !is(g, c, OC_LAYOUT) && !is(g, c, OC_COPY)) {
+		if (!view_fits(f, k, p, why, nwhy))
+			return R_F4D;
+		if (K->conv >= 0) {
+			/* conv_operand loads whole blocks of an operand's own
+			 * elements: no strides of a view */
+			WHY("%%%s is a layout op ('%s') and the kernel holds conv2d %%%s; a "
+			    "conv_epilogue loads its operands whole, through no view", P->name,
+			    ir_ops[P->op].name, g->nodes[K->conv].name);
+			return R_F4G;
+		}
+		*view = true;
+		return R_OK;
+	}
 	if (C->op == OP_MATMUL) {
 		WHY("%%%s is a matmul; a matmul takes no producers (it only heads a kernel)",
 		    C->name);
@@ -341,8 +468,13 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, char *why, size_t nwhy)
 	if (is(g, p, OC_LAYOUT) || is(g, c, OC_LAYOUT)) {
 		const Node *L = is(g, p, OC_LAYOUT) ? P : C;
 
-		WHY("%%%s is a layout op ('%s'); layout ops run alone, in an opaque kernel",
-		    L->name, ir_ops[L->op].name);
+		if (L == C && f->isret[c])
+			WHY("%%%s is a layout op ('%s') and a graph output: it is stored, a copy in "
+			    "an opaque kernel of its own that takes no producers", C->name,
+			    ir_ops[C->op].name);
+		else
+			WHY("%%%s is a layout op ('%s') that is no view here; it runs alone, a copy in "
+			    "an opaque kernel", L->name, ir_ops[L->op].name);
 		return R_F4D;
 	}
 	if (is(g, c, OC_CONV) || is(g, p, OC_POOL) || is(g, c, OC_POOL)) {
@@ -531,7 +663,7 @@ grow(Fuse *f, int k, int *queue)
 	int head = 0, tail = 0;
 
 	K->iter = is(g, K->root, OC_REDUCTION) ? &g->nodes[r->in[0]].type : &r->type;
-	join(f, k, K->root, REL_NONE);
+	join(f, k, K->root, REL_NONE, false);
 	queue[tail++] = K->root;
 	while (head < tail) {
 		int c = queue[head++];
@@ -540,11 +672,12 @@ grow(Fuse *f, int k, int *queue)
 		for (int j = 0; j < n->nin; j++) {
 			int p = n->in[j];
 			Rel relaxed;
+			bool view;
 
 			if (f->part[p] >= 0 || repeated(n, j))
 				continue;
-			if (check(f, k, c, p, &relaxed, NULL, 0) == R_OK) {
-				join(f, k, p, relaxed);
+			if (check(f, k, c, p, &relaxed, &view, NULL, 0) == R_OK) {
+				join(f, k, p, relaxed, view);
 				queue[tail++] = p;
 			}
 		}
@@ -601,12 +734,13 @@ unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 			int p = C->in[j];
 			int64_t b;
 			Rel relaxed;
+			bool view;
 			Rule r;
 
 			if (is(g, p, OC_SOURCE) || f->part[p] == f->part[c] ||
 			    repeated(C, j))
 				continue;
-			r = check(f, f->part[c], c, p, &relaxed, why, sizeof why);
+			r = check(f, f->part[c], c, p, &relaxed, &view, why, sizeof why);
 			if (r == R_OK)
 				AICM_BUG("fuse left %%%s -> %%%s unfused though every rule allows it",
 				    g->nodes[p].name, C->name);
@@ -818,17 +952,18 @@ run(Graph *g, const PassArgs *args, Diag *d)
 	ir_users(g, &f.u);
 	/* The per-node tables in one block: one large allocation is made of
 	 * huge pages, seven middling ones of small pages, each a fault. */
-	tables = xmalloc_huge(sizeof(int) * 7 * ((size_t)n + 1));
+	tables = xmalloc_huge(sizeof(int) * 8 * ((size_t)n + 1));
 	f.nuse = tables;
 	f.part = f.nuse + n + 1;
 	f.mark = f.part + n + 1;
 	f.cnt = f.mark + n + 1;
 	f.allin = f.cnt + n + 1;
 	f.isret = f.allin + n + 1;
-	queue = f.isret + n + 1;
+	f.view = f.isret + n + 1;
+	queue = f.view + n + 1;
 	for (int i = 0; i < n; i++) {
 		f.part[i] = f.mark[i] = -1;
-		f.nuse[i] = f.cnt[i] = f.isret[i] = 0;
+		f.nuse[i] = f.cnt[i] = f.isret[i] = f.view[i] = 0;
 		for (int u = f.u.start[i]; u < f.u.start[i + 1]; u++)
 			f.nuse[i] += u == f.u.start[i] || f.u.user[u] != f.u.user[u - 1];
 	}

@@ -13,7 +13,10 @@
  * an external value is loaded with the slice of those that its own shape
  * needs under numpy broadcasting (a stretched dimension is one element at
  * offset 0), placed right after the innermost loop it depends on, so that
- * every program loads each element it needs exactly once.  The traffic that
+ * every program loads each element it needs exactly once.  A view (a layout
+ * op inside a kernel of another kind) is such an external too: loaded from
+ * the memory at the top of its chain through the composed strides.  The
+ * traffic that
  * results is the contract that autotune's cost model computes analytically.
  * The bodies are built with tile_build.c, as the parser builds written ones.
  */
@@ -206,6 +209,9 @@ load(LB *b, int arg, int nidx, const TileIdx *idx, bool masked, double other)
 	return tile_build_access(b->ng, b->f, TO_LOAD, arg, nidx, idx, -1, &at, LOC_NONE);
 }
 
+static bool is_view(const LB *b, int x);
+static int view_base(const LB *b, int x, IrView *v);
+
 /* The iteration dimension that dimension k of a value of rank r aligns
  * with, right-aligned as numpy broadcasting does. */
 static int
@@ -225,15 +231,37 @@ ragged(const LB *b, const Type *t, const int *it)
 	return false;
 }
 
+/* The load attributes of view v (dims those of t, the type loads see). */
+static void
+view_attrs(TileAttrs *at, const Type *t, const IrView *v, int R)
+{
+	int pad = R - t->rank;
+
+	at->set |= TAB(VIEW) | TAB(STRIDES) | (v->offset ? TAB(OFFSET) : 0);
+	at->nview = at->nstrides = R;
+	for (int k = 0; k < R; k++) {
+		at->view[k] = k < pad ? 1 : t->dim[k - pad];
+		at->strides[k] = k < pad ? 0 : v->stride[k - pad];
+	}
+	at->offset = v->offset;
+}
+
 /* Loads external node x (rank <= R) with the tile of it that the program's
- * iteration tile needs: stretched dimensions are one element at 0. */
+ * iteration tile needs: stretched dimensions are one element at 0.  A view
+ * of the kernel is loaded as an external of its own shape would be, from
+ * its base through the view's strides; an expanded dim (stride 0) is a
+ * whole tile of one element, masked to the view's bounds like any dim, so
+ * that a reduction over it counts each lane once (the executor reads that
+ * element once per tile). */
 static int
 load_ext(LB *b, int x, double other)
 {
 	const Type *t = &b->g->nodes[x].type;
-	int it[IR_MAX_RANK];
+	IrView v;
+	int it[IR_MAX_RANK], base = view_base(b, x, &v);
 	int64_t shape[IR_MAX_RANK];
 	TileIdx idx[IR_MAX_RANK];
+	TileAttrs at = {0};
 	char nm[256];
 
 	for (int k = 0; k < t->rank; k++) {
@@ -244,8 +272,16 @@ load_ext(LB *b, int x, double other)
 		idx[k] = it[k] >= 0 ? b->dim[it[k]].off : (TileIdx){0};
 	}
 	snprintf(nm, sizeof nm, "%.200s.tile", b->g->nodes[x].name);
-	return def(b, load(b, b->argof[x], t->rank, idx, ragged(b, t, it), other), nm, t->rank,
-	    shape);
+	if (base < 0)
+		return def(b, load(b, b->argof[x], t->rank, idx, ragged(b, t, it), other), nm,
+		    t->rank, shape);
+	if (ragged(b, t, it)) {
+		at.set = TAB(OTHER);
+		at.other = tile_num(other);
+	}
+	view_attrs(&at, t, &v, t->rank);
+	return def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[base], t->rank, idx, -1,
+	    &at, LOC_NONE), nm, t->rank, shape);
 }
 
 /* The loop depth that a load of x depends on: the deepest level among the
@@ -269,6 +305,52 @@ static bool
 in_kernel(const LB *b, int x)
 {
 	return x >= b->first && x <= b->last;
+}
+
+static int ext_level(const LB *b, int x);
+
+/* Whether node x is a view of this kernel (DESIGN §13, docs/passes.md
+ * "Views"): a layout op inside a kernel of a computing kind, not its root.
+ * It is never computed: the loads of its consumers read its operand
+ * through it. */
+static bool
+is_view(const LB *b, int x)
+{
+	return b->kn && b->kn->kind != KK_OPAQUE && in_kernel(b, x) && x != b->root &&
+	    ir_is_view_op(b->g, x);
+}
+
+/* The strided view that view x reads its base through (the chain of views
+ * above it composed, view.c), and the base: the first operand up the chain
+ * that is no view of the kernel.  -1 with *why when the chain is no
+ * strided view. */
+static int
+view_chain(const LB *b, int x, IrView *v, const char **why)
+{
+	int p = b->g->nodes[x].in[0], base = p;
+
+	if (is_view(b, p))
+		base = view_chain(b, p, v, why);
+	else
+		ir_view_dense(&b->g->nodes[p].type, v);
+	if (base < 0 || !ir_view_apply(b->g, x, v, why))
+		return -1;
+	return base;
+}
+
+/* The base that view x reads (its view in *v), or -1 when x is no view. */
+static int
+view_base(const LB *b, int x, IrView *v)
+{
+	const char *why;
+	int base;
+
+	if (!is_view(b, x))
+		return -1;
+	base = view_chain(b, x, v, &why);
+	if (base < 0)
+		AICM_BUG("lower-tiled loads view '%%%s', which lower_kernel refused", b->g->nodes[x].name);
+	return base;
 }
 
 /* Registers x as an operand of the kernel (once). */
@@ -314,17 +396,20 @@ red_mask(const LB *b, const Node *n, bool *mask)
 	return cnt;
 }
 
-/* Loads the externals that belong at loop depth lv. */
+/* Loads the externals (and the views) that belong at loop depth lv. */
 static void
 load_level(LB *b, int lv)
 {
 	for (int i = b->from; i <= b->last; i++) {
 		const Node *n = &b->g->nodes[i];
 
+		if (is_view(b, i))
+			continue;
 		for (int j = 0; j < n->nin; j++) {
 			int x = n->in[j];
 
-			if (in_kernel(b, x) || b->tv[x] >= 0 || ext_level(b, x) != lv)
+			if ((in_kernel(b, x) && !is_view(b, x)) || b->tv[x] >= 0 ||
+			    ext_level(b, x) != lv)
 				continue;
 			b->tv[x] = load_ext(b, x, neutral_for(b, x));
 		}
@@ -349,10 +434,13 @@ emit_op(LB *b, int i)
 {
 	const Node *n = &b->g->nodes[i];
 	const OpInfo *op = &ir_ops[n->op];
-	const TileVal *a = &b->f->vals[b->tv[n->in[0]]];
+	const TileVal *a;
 	int64_t s[IR_MAX_RANK] = {0};
 	int r = 0;
 
+	if (is_view(b, i))
+		return 0;            /* its consumers' loads read through it */
+	a = &b->f->vals[b->tv[n->in[0]]];
 	if (ir_is_elementwise(n->op)) {
 		/* the operands' tiles broadcast, numpy's rule over all of them
 		 * (where has three) */
@@ -717,6 +805,8 @@ lower_pointwise(LB *b, bool row)
 	for (int i = b->first; i <= b->last; i++) {
 		const Node *n = &b->g->nodes[i];
 
+		if (is_view(b, i))
+			continue;
 		if (ir_ops[n->op].cls == OC_REDUCTION) {
 			int ax = ir_reduce_axis(n, b->g->nodes[n->in[0]].type.rank);
 
@@ -1144,7 +1234,7 @@ lower_reduction(LB *b)
 	if (ir_ops[rn->op].cls != OC_REDUCTION)
 		return fail(b, rn, "a reduction kernel ends in its reduction");
 	for (int i = b->first; i < b->last; i++)
-		if (!ir_is_elementwise(b->g->nodes[i].op))
+		if (!ir_is_elementwise(b->g->nodes[i].op) && !is_view(b, i))
 			return fail(b, &b->g->nodes[i], "a reduction kernel holds elementwise ops "
 			    "before its one reduction");
 	set_space(b, xt);
@@ -1387,14 +1477,25 @@ view_of(const Type *t, int R, bool is_a, int64_t *v)
 }
 
 /* A load of matmul operand x at idx through view v when x's own rank is
- * not R (masked lanes read 0, a dot's neutral). */
+ * not R (masked lanes read 0, a dot's neutral); a view of the kernel
+ * loads its base through its strides (dims v, of 1 where it is stretched:
+ * the batch dims only, fuse's rule). */
 static int
 mm_load(LB *b, int x, int R, const TileIdx *idx, bool masked, const int64_t *v)
 {
-	TileAttrs at;
+	TileAttrs at = {0};
 
 	at.set = masked ? TAB(OTHER) : 0;
 	at.other = tile_num(0);
+	if (is_view(b, x)) {
+		IrView iv;
+		int base = view_base(b, x, &iv);
+
+		view_attrs(&at, &b->g->nodes[x].type, &iv, R);
+		memcpy(at.view, v, sizeof(int64_t) * (size_t)R);
+		return tile_build_access(b->ng, b->f, TO_LOAD, b->argof[base], R, idx, -1, &at,
+		    LOC_NONE);
+	}
 	if (b->g->nodes[x].type.rank != R) {
 		at.set |= TAB(VIEW);
 		at.nview = R;
@@ -1408,18 +1509,24 @@ mm_load(LB *b, int x, int R, const TileIdx *idx, bool masked, const int64_t *v)
 static int
 lower_matmul(LB *b)
 {
-	const Node *mm = &b->g->nodes[b->first], *rn = &b->g->nodes[b->root];
-	int A = mm->in[0], B = mm->in[1], z, fo, d, v;
+	int mi = b->first;
+	const Node *mm, *rn = &b->g->nodes[b->root];
+	int A, B, z, fo, d, v;
 	bool prog[IR_MAX_RANK] = {0}, reduce = ir_ops[rn->op].cls == OC_REDUCTION, promoted;
 	int64_t s[IR_MAX_RANK], K, av[IR_MAX_RANK], bv[IR_MAX_RANK];
 	int R;
 
+	while (mi < b->last && is_view(b, mi))     /* views come before it (docs/passes.md) */
+		mi++;
+	mm = &b->g->nodes[mi];
+	A = mm->in[0];
+	B = mm->in[1];
 	if (mm->op != OP_MATMUL)
 		return fail(b, mm, "a matmul kernel starts with its matmul");
-	for (int i = b->first + 1; i <= b->last; i++) {
+	for (int i = mi + 1; i <= b->last; i++) {
 		const Node *n = &b->g->nodes[i];
 
-		if (ir_is_elementwise(n->op))
+		if (ir_is_elementwise(n->op) || is_view(b, i))
 			continue;
 		if (i == b->last && ir_ops[n->op].cls == OC_REDUCTION)
 			continue;
@@ -1439,13 +1546,32 @@ lower_matmul(LB *b)
 		p.rank = nb + 2;
 		p.dim[nb] = ta->rank == 1 ? 1 : ta->dim[ta->rank - 2];
 		p.dim[nb + 1] = tb->rank == 1 ? 1 : tb->dim[tb->rank - 1];
-		if (promoted && b->first != b->last)
+		if (promoted && mi != b->last)
 			return fail(b, rn, "a matmul with a 1-D operand takes no epilogue");
+		if (promoted && (is_view(b, A) || is_view(b, B)))
+			return fail(b, rn, "a 1-D matmul operand is read whole, not through a view");
 		set_space(b, &p);
 		R = b->R;
 		K = ta->dim[ta->rank - 1];
 		view_of(ta, R, true, av);
 		view_of(tb, R, false, bv);
+		/* an operand view may stretch batch dims (stride 0: one
+		 * element per tile, as the batch is walked one index at a
+		 * time), not a matrix dim (fuse does not fold it: the dot
+		 * would read one element per tile, and the cost model counts
+		 * whole tiles) */
+		for (int q = 0; q < 2; q++) {
+			int x = q ? B : A;
+			const Type *t = &b->g->nodes[x].type;
+			IrView iv;
+
+			if (view_base(b, x, &iv) < 0)
+				continue;
+			for (int k = t->rank - 2; k < t->rank; k++)
+				if (k >= 0 && iv.stride[k] == 0 && t->dim[k] != 1)
+					return fail(b, &b->g->nodes[x], "a matmul operand's matrix dim is "
+					    "stretched (expand); fuse folds such an expand into no matmul");
+		}
 	}
 	set_extents(b, b->bm, b->bn);
 	/* a promoted dim of 1 is a tile dim of 1, not a block of masked lanes */
@@ -1459,8 +1585,10 @@ lower_matmul(LB *b)
 	for (int j = 0; j < R; j++)
 		s[j] = b->dim[j].ext;
 	z = full(b, "zero", 0, R, s);
-	use_ext(b, A);
-	use_ext(b, B);
+	if (!is_view(b, A))
+		use_ext(b, A);
+	if (!is_view(b, B))
+		use_ext(b, B);
 	fo = tile_build_for(b->ng, b->f, 0, K, b->bk, z, LOC_NONE);
 	def(b, fo, "acc", R, s);
 	{
@@ -1489,7 +1617,7 @@ lower_matmul(LB *b)
 		d = op_def(b, TO_DOT, OP_INPUT, 3, in, NULL, "d", R, s);
 		close_loop(b, fo, d);
 	}
-	b->tv[b->first] = res(b, fo);
+	b->tv[mi] = res(b, fo);
 	if (promoted) {
 		/* the result seen as the promoted space: its added 1 at 0 */
 		TileAttrs at = {.set = TAB(VIEW), .nview = R};
@@ -1508,9 +1636,9 @@ lower_matmul(LB *b)
 		return 0;
 	}
 	/* The epilogue's externals are loaded once per program. */
-	b->from = b->first + 1;
+	b->from = mi + 1;
 	load_level(b, 0);
-	for (int i = b->first + 1; i <= b->last; i++)
+	for (int i = mi + 1; i <= b->last; i++)
 		if (emit_op(b, i) != 0)
 			return -1;
 	v = b->tv[b->root];
@@ -1902,16 +2030,24 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	for (int i = b->first; i <= b->last; i++) {
 		const Node *n = &b->g->nodes[i];
 
-		has_mm |= n->op == OP_MATMUL;
-		has_layout |= ir_ops[n->op].cls == OC_LAYOUT;
-		has_copy |= ir_ops[n->op].cls == OC_COPY;
+		if (is_view(b, i)) {
+			IrView v;
+			const char *why;
+
+			if (view_chain(b, i, &v, &why) < 0)
+				return fail(b, n, why);
+		} else {
+			has_mm |= n->op == OP_MATMUL;
+			has_layout |= ir_ops[n->op].cls == OC_LAYOUT;
+			has_copy |= ir_ops[n->op].cls == OC_COPY;
+		}
 		has_red |= ir_ops[n->op].cls == OC_REDUCTION;
 		for (int j = 0; j < n->nin; j++)
 			if (!in_kernel(b, n->in[j]))
 				use_ext(b, n->in[j]);
 	}
 	for (int i = b->first; i < b->last; i++)
-		if (ir_ops[b->g->nodes[i].op].cls == OC_ARGREDUCE)
+		if (ir_ops[b->g->nodes[i].op].cls == OC_ARGREDUCE && !is_view(b, i))
 			return fail(b, &b->g->nodes[i], "argmax and argmin are kernels of their own");
 	/* A kernel may mix integers with floats, or i32 with i64: the tile
 	 * executor then holds each tile in its own type (tile_mixed.c). */

@@ -419,6 +419,31 @@ static const char *const xgraphs[] = {
 	"  %b = argmin(%x) axis=0 keepdims=True last=True\n  %c = argmax(%y) axis=1 last=True\n"
 	"  %d = argmin(%y) axis=-1 keepdims=True\n  %e = argmax(%y)\n  %f = argmin(%z) axis=3\n"
 	"  %h = argmax(%z) axis=4 keepdims=True\n  return %a, %b, %c, %d, %e, %f, %h\n}\n",
+	/* views (layout ops folded into their consumers' loads): a transposed
+	 * weight and a transposed input into matmuls, a chain (slice, reshape,
+	 * transpose) into a batched matmul, a reshape into an elementwise op,
+	 * an expand into an add and into a sum over its stretched dim (read
+	 * once per tile), a slice into a reduction, an expand of a matmul's
+	 * batch; ragged everywhere, f32 */
+	"graph {\n  %x = input() : (33, 20) f32\n  %W = input() : (37, 20) f32\n"
+	"  %b = input() : (37,) f32\n  %a = input() : (20, 33) f32\n"
+	"  %wt = transpose(%W)\n  %mm = matmul(%x, %wt)\n  %y = add(%mm, %b)\n"
+	"  %at = transpose(%a)\n  %m2 = matmul(%at, %wt)\n"
+	"  %z = input() : (9, 1, 60) f32\n  %zs = slice(%z) starts=(20,) ends=(60,) axes=(2,)\n"
+	"  %zr = reshape(%zs) shape=(9, 4, 10)\n  %zt = transpose(%zr) perm=(1, 2, 0)\n"
+	"  %q = input() : (4, 7, 10) f32\n  %m3 = matmul(%q, %zt)\n"
+	"  %r = reshape(%x) shape=(3, 11, 20)\n  %e = exp(%r)\n"
+	"  %c = input() : (33, 1) f32\n  %ce = expand(%c) shape=(33, 20)\n"
+	"  %s1 = add(%x, %ce)\n  %s2 = sum(%ce) axis=1\n"
+	"  %xs = slice(%x) starts=(3, 2) ends=(30, 19)\n  %s3 = max(%xs) axis=0\n"
+	"  %v = input() : (7, 20) f32\n  %ve = expand(%v) shape=(3, 7, 20)\n"
+	"  %m4 = matmul(%ve, %wt)\n"
+	"  %c3 = input() : (33, 1, 1) f32\n  %e3 = expand(%c3) shape=(33, 5, 70)\n"
+	"  %s5 = sum(%e3) axis=(1, 2)\n  %e4 = expand(%c3) shape=(33, 5, 70)\n"
+	"  %s6 = max(%e4)\n  %e5 = expand(%c3) shape=(33, 70, 5)\n  %s7 = sum(%e5) axis=1\n"
+	"  %e6 = expand(%c) shape=(33, 70)\n  %s8 = sum(%e6) axis=-1 keepdims=True\n"
+	"  %d8 = div(%e6, %s8)\n"
+	"  return %y, %m2, %m3, %e, %s1, %s2, %s3, %m4, %s5, %s6, %s7, %d8\n}\n",
 };
 
 START_TEST(test_tile_cost_model_agrees)

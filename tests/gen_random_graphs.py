@@ -11,7 +11,9 @@ and ceil_mode, reshaped to rank 2 to join the rest): sources of odd sizes (1, 7,
 leave ragged tiles at every block size), elementwise ops on values that
 broadcast ((M, N) with (N,), (M, 1), (1, N), ()), reductions on either axis
 or over everything with and without keepdims, matmuls (also rank 3),
-transposes and reshapes, the copy ops (concat, slice, pad, gather by
+transposes and reshapes (also feeding compute, to fold in as views: a
+Linear's transposed weight, a slice into a reduction, an expand into a sum
+over its new dim), the copy ops (concat, slice, pad, gather by
 inline i32/i64 indices, expand; at ranks up to 8), argmax and argmin (their i64 indices cast
 back to the graph's type; ties common, last= either way), and chains long enough for fuse to build every
 kind of kernel.  Values stay finite and of moderate size (log, sqrt and div
@@ -451,9 +453,49 @@ class Gen:
         sh = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
         return self.op(f"expand(%{a}) shape={sh}", out)
 
+    def views(self, a, s):
+        """Layout ops feeding compute, which fuse folds into the compute's
+        loads as views (docs/passes.md "Views"): a Linear layer's
+        matmul(a, transpose(W)); a transposed value into an elementwise op
+        with a partner; a unit-step slice into a reduction; a chain
+        (transpose, then a reshape that merges across it, which is no view
+        and stays a copy); an expand along a new leading dim into a sum
+        over it."""
+        r = self.r
+        k = r.choice(["linear", "elem", "slice", "chain", "expand"])
+        if k == "linear" and len(s) in (2, 3):
+            n = r.choice(SIZES)
+            w = self.source((n, s[-1]), "const")
+            wt = self.op(f"transpose(%{w})", (s[-1], n))
+            return self.op(f"matmul(%{a}, %{wt})", s[:-1] + (n,))
+        if k == "elem" and len(s) >= 2:
+            t = s[:-2] + (s[-1], s[-2])
+            b = self.op(f"transpose(%{a})", t)
+            c, u = self.partner(t)
+            return self.op(f"{r.choice(['add', 'mul', 'sub'])}(%{b}, %{c})", self.bcast(t, u))
+        if k == "slice" and len(s) >= 1 and s[-1] > 1:
+            lo = r.randint(0, s[-1] - 1)
+            hi = r.randint(lo + 1, s[-1])
+            b = self.op(f"slice(%{a}) starts=({lo},) ends=({hi},) axes=({len(s) - 1},)",
+                        s[:-1] + (hi - lo,))
+            op = r.choice(["sum", "max"])
+            return self.op(f"{op}(%{b}) axis=-1 keepdims=True", s[:-1] + (1,))
+        if k == "chain" and len(s) == 2:
+            b = self.op(f"transpose(%{a})", (s[1], s[0]))
+            c = self.op(f"reshape(%{b}) shape=({s[0] * s[1]},)", (s[0] * s[1],))
+            return self.op(f"exp(%{c})" if self.dt not in INTS else f"neg(%{c})",
+                           (s[0] * s[1],))
+        if len(s) <= 3:
+            m = r.choice([2, 3])
+            b = self.op(f"expand(%{a}) shape=({', '.join(map(str, (m,) + s))})", (m,) + s)
+            return self.op(f"sum(%{b}) axis=0", s)
+        return self.op(f"neg(%{a})", s)
+
     def step(self):
         r = self.r.random()
         isint = self.dt in INTS
+        if self.r.random() < 0.08:
+            return self.views(*self.pick())
         if self.r.random() < 0.06 and not isint:
             return self.window()        # conv2d and the pools take floats
         a, s = self.pick()

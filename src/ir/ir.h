@@ -455,6 +455,25 @@ int ir_shape_window(const Graph *g, const Node *n, Type *out, char *err, Loc *wh
 void ir_slice_range(int64_t d, int64_t start, int64_t end, int64_t step, int64_t *first,
     int64_t *len);
 
+/* view.c: layout ops as strided views (DESIGN §13).  A tensor's buffer
+ * seen with dims dim[], element i at offset + sum(i_k * stride_k); a
+ * stride of 0 is a dim that expand stretched. */
+typedef struct IrView {
+	int rank;
+	int64_t dim[IR_MAX_RANK];
+	int64_t stride[IR_MAX_RANK];
+	int64_t offset;
+} IrView;
+/* The contiguous (row-major) view of a tensor of type t. */
+void ir_view_dense(const Type *t, IrView *v);
+/* Whether node i is an op that a view can stand for: transpose, reshape,
+ * expand, slice (ir_view_apply still refuses some). */
+bool ir_is_view_op(const Graph *g, int i);
+/* Applies layout op i to *v, the view of its operand: true, or false with
+ * the reason (*why, static text) when the result is no strided view of the
+ * same buffer (a reshape merging non-contiguous dims, a negative step). */
+bool ir_view_apply(const Graph *g, int i, IrView *v, const char **why);
+
 /* print.c */
 void ir_print(FILE *f, const Graph *g);
 char *ir_print_str(const Graph *g, size_t *len); /* malloc'd */

@@ -474,6 +474,20 @@ print_tile_attrs(Out *o, const TileFn *f, const TileInst *in)
 			if (in->last)
 				puts_(o, " last=True");
 			break;
+		case TA_STRIDES:
+			if (in->vstr) {
+				puts_(o, " strides=");
+				print_list(o, '(', in->vstr, in->nview, ')', true);
+			}
+			break;
+		case TA_OFFSET:
+			if (in->vstr && in->vstr[IR_MAX_RANK]) {
+				char buf[32];
+
+				snprintf(buf, sizeof buf, " offset=%lld", (long long)in->vstr[IR_MAX_RANK]);
+				puts_(o, buf);
+			}
+			break;
 		case TA_COUNT:
 			break;
 		}

@@ -48,7 +48,9 @@ enum {
 	X(TO, "to")                \
 	X(WINDOW, "window")        \
 	X(STEPS, "steps")          \
-	X(LAST, "last")
+	X(LAST, "last")            \
+	X(STRIDES, "strides")      \
+	X(OFFSET, "offset")
 
 typedef enum TileAttrId {
 #define X(id, name) TA_##id,
@@ -203,6 +205,10 @@ typedef struct TileInst {
 	bool keepdims;               /* reduce */
 	bool last;                   /* argmax, argmin: the last index wins ties */
 	TileIdx *idx;                /* load/stores: nidx of them (tile_set_nidx) */
+	/* load with strides=: the view's nview strides, and at [IR_MAX_RANK]
+	 * its offset= (0 if not given), in the graph's arena; NULL: the view
+	 * (or the tensor) is contiguous, row-major, from element 0 */
+	const int64_t *vstr;
 	union {
 		int64_t axis;        /* program_id; reduce (-1: all axes); argmax */
 		TileNum other;       /* load: a masked-off lane reads this */
@@ -274,7 +280,9 @@ typedef struct TileAttrs {
 	bool keepdims;
 	bool last;
 	DType to;
-	int nperm, nview, nsteps;
+	int nperm, nview, nsteps, nstrides;
+	int64_t strides[IR_MAX_RANK];
+	int64_t offset;
 	int64_t perm[IR_MAX_RANK];
 	int64_t view[IR_MAX_RANK];
 	int64_t steps[IR_MAX_RANK];

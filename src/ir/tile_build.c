@@ -235,7 +235,7 @@ tile_lookup(const TileFn *f, const char *name)
 
 /* Copies the attributes of at that the op's row accepts into in. */
 static void
-set_attrs(TileInst *in, const TileAttrs *at)
+set_attrs(Graph *g, TileInst *in, const TileAttrs *at)
 {
 	if (!at || !at->set)
 		return;
@@ -268,6 +268,17 @@ set_attrs(TileInst *in, const TileAttrs *at)
 		in->nview = at->nview;
 		memcpy(in->view, at->view, sizeof in->view);
 	}
+	if (at->set & TAB(STRIDES)) {
+		/* the view's strides, then its offset (0 unless offset=); the
+		 * builder's caller (lower-tiled, the parser) gives one stride per
+		 * view dim */
+		int64_t *s = arena_alloc(&g->arena, sizeof(int64_t) * (size_t)(IR_MAX_RANK + 1));
+
+		memset(s, 0, sizeof(int64_t) * (size_t)(IR_MAX_RANK + 1));
+		memcpy(s, at->strides, sizeof(int64_t) * (size_t)at->nstrides);
+		s[IR_MAX_RANK] = (at->set & TAB(OFFSET)) ? at->offset : 0;
+		in->vstr = s;
+	}
 	if (at->set & TAB(STEPS)) {
 		in->nperm = at->nsteps;
 		memcpy(in->steps, at->steps, sizeof in->steps);
@@ -288,7 +299,7 @@ tile_build_op(Graph *g, TileFn *f, TileOpKind op, OpId gop, int nin, const int *
 	t->nin = nin;
 	for (int j = 0; j < nin; j++)
 		t->in[j] = in[j];
-	set_attrs(t, at);
+	set_attrs(g, t, at);
 	return i;
 }
 
@@ -319,7 +330,7 @@ tile_build_access(Graph *g, TileFn *f, TileOpKind op, int arg, int nidx, const T
 		t->nin = 1;
 		t->in[0] = v;
 	}
-	set_attrs(t, at);
+	set_attrs(g, t, at);
 	x = tile_set_nidx(g, f, i, nidx);
 	if (idx && nidx)
 		memcpy(x, idx, sizeof *x * (size_t)nidx);

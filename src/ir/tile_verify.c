@@ -219,6 +219,28 @@ check_view(VCtx *c, const TileInst *in, const Type *t)
 		if (t->dim[k] < 1)
 			return VERR(c, in, "'%s' view dimension %d is %lld; expected 1 or more",
 			    tile_op_name(in), k, (long long)t->dim[k]);
+	if (in->vstr) {
+		/* a strided view: its last element (every stride and the offset
+		 * non-negative, so the largest address) inside the tensor */
+		int64_t hi = in->vstr[IR_MAX_RANK];
+		bool ovf = hi < 0;
+
+		for (int k = 0; k < t->rank && !ovf; k++) {
+			int64_t s = in->vstr[k], e;
+
+			if (s < 0)
+				return VERR(c, in, "'%s' stride %d is %lld; expected 0 or more",
+				    tile_op_name(in), k, (long long)s);
+			ovf = __builtin_mul_overflow(t->dim[k] - 1, s, &e) ||
+			    __builtin_add_overflow(hi, e, &hi);
+		}
+		if (ovf || hi >= ir_type_numel(&base))
+			return VERR(c, in, "'%s' strided view reaches element %s of '%%%s', which has "
+			    "%lld", tile_op_name(in), ovf ? "past 2^63 or below 0" : (snprintf(n, sizeof n,
+			    "%lld", (long long)hi), n), target_name(c->g, c->n, in),
+			    (long long)ir_type_numel(&base));
+		return 0;
+	}
 	if (ir_type_numel(&base) == ir_type_numel(t))
 		return 0;
 	if (ir_type_numel(t) < 0)

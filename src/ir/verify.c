@@ -213,6 +213,55 @@ row_stat(const Type *t, const Type *iter)
 	return true;
 }
 
+/* Whether node i of kernel kn is a view (DESIGN §13, docs/passes.md
+ * "Views"): a layout op other than the root of a kernel of a computing
+ * kind.  It is no op of the kernel's: the loads of its consumers read its
+ * operand through it, so the kind's rules skip it. */
+static bool
+kernel_view(const Graph *g, const Kernel *kn, int i)
+{
+	return kn->kind != KK_OPAQUE && i >= kn->first && i < kn->last && ir_is_view_op(g, i);
+}
+
+/* A view's operand is memory (outside the kernel, or another view), and
+ * the chain down to it is a strided view (view.c). */
+static int
+verify_view(const Graph *g, const Kernel *kn, int i, Diag *d)
+{
+	const Node *n = &g->nodes[i];
+	int p = n->in[0], chain[64], nc = 0;
+	IrView v;
+	const char *why;
+
+	if (p >= kn->first && p <= kn->last && !kernel_view(g, kn, p)) {
+		/* (a kernel's nodes are contiguous: inside the range is inside) */
+		diag_error(d, n->inloc[0], "view '%%%s' of kernel '@%s' reads '%%%s', computed in "
+		    "the kernel; a view reads its operand from memory", n->name, kn->name,
+		    g->nodes[p].name);
+		return 1;
+	}
+	if (n->type.rank < 0)
+		return 0;
+	/* the chain up to memory, then applied down (a chain longer than 64
+	 * is checked from its 64th link: each link was checked by its own) */
+	for (int q = i; nc < 64; q = g->nodes[q].in[0]) {
+		chain[nc++] = q;
+		if (!kernel_view(g, kn, g->nodes[q].in[0]))
+			break;
+	}
+	if (g->nodes[g->nodes[chain[nc - 1]].in[0]].type.rank < 0)
+		return 0;
+	ir_view_dense(&g->nodes[g->nodes[chain[nc - 1]].in[0]].type, &v);
+	for (int c = nc - 1; c >= 0; c--)
+		if (!ir_view_apply(g, chain[c], &v, &why)) {
+			diag_error(d, n->oploc, "view '%%%s' of kernel '@%s' is no strided view of "
+			    "its operand's memory ('%%%s': %s)", n->name, kn->name,
+			    g->nodes[chain[c]].name, why);
+			return 1;
+		}
+	return 0;
+}
+
 /* The ops of kernel k against its kind's rules; shapes against its
  * iteration shape (the root's, or a reduction root's operand's) when the
  * structure is right and the types are known. */
@@ -224,14 +273,21 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 	KernelKind kk = kn->kind;
 	const char *kind = ir_kernel_kinds[kk];
 	char s1[IR_TYPE_STR], s2[IR_TYPE_STR];
-	int bad = 0;
+	int bad = 0, head = kn->first, nops = 0;
 	Type iter;
 
+	while (head < kn->last && kernel_view(g, kn, head))
+		head++;
 	for (int i = kn->first; i <= kn->last; i++) {
 		const Node *n = &g->nodes[i];
 		OpClass c = ir_ops[n->op].cls;
 		bool ok;
 
+		if (kernel_view(g, kn, i)) {
+			bad += verify_view(g, kn, i, d);
+			continue;
+		}
+		nops++;
 		switch (c) {
 		case OC_CONTRACTION:
 			ok = kk == KK_MATMUL || kk == KK_MATMUL_EPILOGUE;
@@ -269,11 +325,11 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 			diag_error(d, n->oploc, "kernel '@%s' holds a second matmul '%%%s' (the first "
 			    "is '%%%s'); a kernel holds at most one", kn->name, n->name, mm->name);
 			bad++;
-		} else if (c == OC_CONV && kk == KK_CONV_EPILOGUE && i != kn->first) {
+		} else if (c == OC_CONV && kk == KK_CONV_EPILOGUE && i != head) {
 			diag_error(d, n->oploc, "conv2d '%%%s' is not the first op of kernel '@%s'; "
 			    "a conv2d must head its conv_epilogue", n->name, kn->name);
 			bad++;
-		} else if (c == OC_CONTRACTION && i != kn->first) {
+		} else if (c == OC_CONTRACTION && i != head) {
 			diag_error(d, n->oploc, "matmul '%%%s' is not the first op of kernel '@%s'; "
 			    "a matmul must head its kernel", n->name, kn->name);
 			bad++;
@@ -307,14 +363,14 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		return bad;
 	if (((kk == KK_MATMUL || kk == KK_OPAQUE) ||
 	    (kk == KK_REDUCTION && ir_ops[root->op].cls == OC_ARGREDUCE)) &&
-	    kn->last > kn->first) {
+	    nops > 1) {
 		diag_error(d, kn->nameloc, "kernel '@%s' is [%s] but holds %d ops; [%s] means "
-		    "%s", kn->name, kind, kn->last - kn->first + 1, kind, kind_rule[kk]);
+		    "%s", kn->name, kind, nops, kind, kind_rule[kk]);
 		return 1;
 	}
-	if (kk == KK_MATMUL_EPILOGUE && g->nodes[kn->first].op != OP_MATMUL) {
+	if (kk == KK_MATMUL_EPILOGUE && g->nodes[head].op != OP_MATMUL) {
 		diag_error(d, kn->nameloc, "kernel '@%s' is [matmul_epilogue] but its first op "
-		    "'%%%s' is not a matmul", kn->name, g->nodes[kn->first].name);
+		    "'%%%s' is not a matmul", kn->name, g->nodes[head].name);
 		return 1;
 	}
 	if (kk == KK_CONV_EPILOGUE && g->nodes[kn->first].op != OP_CONV2D) {
@@ -338,7 +394,8 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		bool red = ir_ops[n->op].cls == OC_REDUCTION || ir_ops[n->op].cls == OC_ARGREDUCE;
 		const Type *t = red && i != kn->last ? &g->nodes[n->in[0]].type : &n->type;
 
-		if (t->rank < 0 || (red && i == kn->last) || ir_same_dims(t, &iter))
+		if (kernel_view(g, kn, i) || t->rank < 0 || (red && i == kn->last) ||
+		    ir_same_dims(t, &iter))
 			continue;
 		if (kk == KK_ROW_REDUCTION && !red && row_stat(t, &iter))
 			continue;        /* an op on the rows' statistics (var + eps) */

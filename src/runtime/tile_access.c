@@ -25,7 +25,7 @@ static int64_t
 access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t *sh,
     int64_t *valid, int64_t *off)
 {
-	int64_t base = 0;
+	int64_t base = a->base0;
 
 	for (int d = 0; d < 4; d++) {
 		valid[d] = sh[d];
@@ -59,6 +59,19 @@ access_box(const Worker *w, const TileInst *in, const PAccess *a, const int64_t 
 	return base;
 }
 
+/* The elements a load of valid box valid reads: a dim of stride 0 (an
+ * expand folded in as a view) reads one element however many lanes it
+ * fills (docs/tiled.md "Traffic rules": once per tile that touches it). */
+static int64_t
+distinct(const int64_t *valid, const int64_t *s)
+{
+	int64_t n = 1;
+
+	for (int d = 0; d < 4; d++)
+		n *= s[d] == 0 && valid[d] > 1 ? 1 : valid[d];
+	return n;
+}
+
 int
 tx_load(Worker *w, const TileInst *in, int i)
 {
@@ -72,7 +85,7 @@ tx_load(Worker *w, const TileInst *in, int i)
 	size_t es = k->es;
 	void *o;
 
-	w->rd += box(valid) * (int64_t)ir_dtype_size(src->dt);
+	w->rd += distinct(valid, s) * (int64_t)ir_dtype_size(src->dt);
 	if ((a->dense || a->view) && box(valid) == t->n) {
 		w->p[in->res] = at(src->data, base, es);   /* read in place */
 		w->ld[in->res] = a->dense ? sh[3] : s[2];

@@ -465,6 +465,16 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			}
 			st *= t->dim[d];
 		}
+		if (in->vstr) {
+			/* a strided view (a layout op folded into the load,
+			 * docs/tiled.md): its own strides and origin */
+			a->base0 = in->vstr[IR_MAX_RANK];
+			for (int d = 0; d < t->rank; d++) {
+				a->lstr[d] = in->vstr[d];
+				if (a->pad + d >= 0)
+					a->tstr[a->pad + d] = in->vstr[d];
+			}
+		}
 		if (in->op == TO_LOAD || tile_ops[in->op].form == TF_STORE)
 			mark_dense(k, in, a, t, &u);
 	}

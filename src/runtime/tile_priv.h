@@ -63,6 +63,8 @@ typedef struct PAccess {
 	int64_t tdim[4];             /* tensor extent per padded tile dim (1 if none) */
 	int pad;                     /* 4 - rank (< 0: leading dims of extent 1) */
 	int64_t lstr[IR_MAX_RANK];   /* tensor stride per tensor dim */
+	int64_t base0;               /* element of the tile's origin (a strided
+	                              * view's offset=; else 0) */
 	bool dense;                  /* a whole tile has the tensor's layout */
 	bool view;                   /* loads: a dot's a, read in place with its rows' stride */
 	bool stream;                 /* stores: non-temporal */

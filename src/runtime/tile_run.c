@@ -371,6 +371,57 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	return bad;
 }
 
+/* The ideal read of each operand of kernel f (ideal[j], bytes): each
+ * tensor once, in its own element type; one read only through strided
+ * views (layout ops folded into the loads) the elements those distinct
+ * views reach (a stretched dim, stride 0, reaches one), at most all.  One
+ * pass over the body, and the views compared among themselves only (a
+ * chain of 40k ops has no views, and must not cost 40k^2). */
+static void
+ideal_reads(const Graph *g, const TileFn *f, int64_t *ideal)
+{
+	int *views = xmalloc(sizeof(int) * ((size_t)f->ninsts + 1)), nv = 0;
+	bool *plain = xcalloc((size_t)f->nargs + 1, sizeof(bool));
+
+	for (int j = 0; j < f->nargs; j++)
+		ideal[j] = 0;
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int64_t e = 1;
+		bool again = false;
+
+		if ((tile_ops[in->op].form != TF_LOAD && tile_ops[in->op].form != TF_STORE) ||
+		    in->arg < 0)
+			continue;
+		if (!in->vstr) {
+			plain[in->arg] = true;
+			continue;
+		}
+		for (int q = 0; q < nv && !again; q++) {
+			const TileInst *o = &f->insts[views[q]];
+
+			again = o->arg == in->arg && o->nview == in->nview &&
+			    !memcmp(o->view, in->view, sizeof(int64_t) * (size_t)in->nview) &&
+			    !memcmp(o->vstr, in->vstr, sizeof(int64_t) * (IR_MAX_RANK + 1));
+		}
+		if (again)
+			continue;
+		views[nv++] = i;
+		for (int d = 0; d < in->nview; d++)
+			if (in->vstr[d] != 0)
+				e *= in->view[d];
+		ideal[in->arg] += e;
+	}
+	for (int j = 0; j < f->nargs; j++) {
+		const Type *t = &g->nodes[f->args[j]].type;
+		int64_t n = ir_type_numel(t);
+
+		ideal[j] = (plain[j] || ideal[j] > n ? n : ideal[j]) * (int64_t)ir_dtype_size(t->dt);
+	}
+	free(views);
+	free(plain);
+}
+
 int
 exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 {
@@ -412,11 +463,14 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		st->result = n->name;
 		memcpy(st->grid, k->f->grid, sizeof st->grid);
 		st->programs = k->f->grid[0] * k->f->grid[1] * k->f->grid[2];
-		/* each tensor once, in its own element type */
-		for (int j = 0; j < k->f->nargs; j++) {
-			const Type *t = &g->nodes[k->f->args[j]].type;
+		/* each tensor once (ideal_reads: what its views reach) */
+		{
+			int64_t *per = xmalloc(sizeof(int64_t) * ((size_t)k->f->nargs + 1));
 
-			ideal += ir_type_numel(t) * (int64_t)ir_dtype_size(t->dt);
+			ideal_reads(g, k->f, per);
+			for (int j = 0; j < k->f->nargs; j++)
+				ideal += per[j];
+			free(per);
 		}
 		st->ideal_read = ideal;
 		st->ideal_written = ir_type_numel(&n->type) * (int64_t)ir_dtype_size(n->type.dt);
