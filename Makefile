@@ -218,11 +218,14 @@ update-golden: $(TOOLS)
 	sh tests/golden.sh --update $(B) $(T)
 
 # aicm-run against numpy on the workloads of docs/perf.md, side by side
-# (bench/run.sh; REPS, WORKLOADS, DTYPES, THREADS in the environment).
+# (bench/run.sh; REPS, WORKLOADS, DTYPES, THREADS in the environment); then
+# conv2d, the real models and the transformer blocks (LayerNorm, RMSNorm,
+# attention, the encoder layer: bench/blocks.sh) against PyTorch.
 bench: $(TOOLS)
 	sh bench/run.sh $(B)
 	sh bench/conv.sh $(B)
 	sh bench/models.sh $(B)
+	sh bench/blocks.sh $(B)
 .PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm

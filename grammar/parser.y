@@ -1584,6 +1584,10 @@ t_attrs(ParseCtx *c, TileOpKind k, TileAttrs *at, const char *op, Items *items)
 			at->set |= TAB(BY);
 			item_int(c, it, &at->by);
 			break;
+		case TA_AT:
+			at->set |= TAB(AT);
+			item_int(c, it, &at->start);
+			break;
 		case TA_VALUE:
 			at->set |= TAB(VALUE);
 			item_tnum(c, it, &at->value);
@@ -1679,7 +1683,7 @@ t_op(ParseCtx *c, Tok name, Loc nl, Tok op, Loc ol, Refs *ins, Refs *shape, Loc 
 		if (g < 0 || (k = tile_op_of_gop((OpId)g)) == TO_COUNT) {
 			diag_error(c->d, ol, "unknown tile op '%s'; a tiled body takes program_id, "
 			    "idiv, irem, zeros, full, load, store, atomic_add, atomic_max, for, dot, "
-			    "transpose, sum, max and the elementwise ops", op.s);
+			    "transpose, extract, join, sum, max and the elementwise ops", op.s);
 			goto out;
 		}
 		gop = (OpId)g;

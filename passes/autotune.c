@@ -615,6 +615,11 @@ problem_str(StrBuf *b, const Problem *p)
 	case KK_ROW_REDUCTION:
 		strbuf_printf(b, "rows=%" PRId64 " row=%" PRId64, p->m, p->n);
 		break;
+	case KK_ATTENTION:
+		if (p->batch > 1)
+			strbuf_printf(b, "B=%" PRId64 " ", p->batch);
+		strbuf_printf(b, "M=%" PRId64 " N=%" PRId64 " d=%" PRId64, p->m, p->n, p->k);
+		break;
 	default:
 		if (p->batch > 1)
 			strbuf_printf(b, "B=%" PRId64 " ", p->batch);

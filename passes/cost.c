@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "cost.h"
 #include "diag.h"
 #include "row_passes.h"
@@ -125,6 +126,10 @@ struct CostModel {
 	Window w;
 	int64_t taps_in;             /* sum over taps of the output pixels whose
 	                              * tap lies inside the input */
+	/* an attention kernel: its match (attention.c), its own rows of the
+	 * model (attn_traffic) */
+	bool attn;
+	AttnMatch am;
 };
 typedef struct CostModel Model;
 
@@ -206,7 +211,7 @@ inside(int v, int first, int last)
 static bool
 is_view(const Graph *g, KernelKind kind, int first, int last, int i)
 {
-	return kind != KK_OPAQUE && inside(i, first, last) && i != last && ir_is_view_op(g, i);
+	return ir_kind_has_views(kind) && inside(i, first, last) && i != last && ir_is_view_op(g, i);
 }
 
 /* The view that view v of kernel first..last reads its base through (the
@@ -351,7 +356,8 @@ row_passes_model(Model *m, const Graph *g, int first, int last, bool *ok)
 				size_t k = (size_t)x * 0x9e3779b9u & (cap - 1);
 				Ext *e;
 
-				if (inside(x, first, last) || !row_passes_is_row(g, first, last, x))
+				if (row_passes_computed(g, first, last, x) ||
+				    !row_passes_is_row(g, first, last, x))
 					continue;
 				while (slot[k] && m->ext[slot[k] - 1].node != x)
 					k = (k + 1) & (cap - 1);
@@ -372,6 +378,82 @@ row_passes_model(Model *m, const Graph *g, int first, int last, bool *ok)
 			m->pass_flops = add(ok, m->pass_flops, -node_flops(g, i, ok));
 	free(slot);
 	free(val);
+}
+
+/* ---- attention ------------------------------------------------------ */
+
+/* An attention kernel (lower_attention.c): batch B, M queries, N keys, Q·K
+ * width d (Problem.k), V's width dv. */
+static void
+attn_build(const Graph *g, int first, int last, Model *m)
+{
+	const char *why;
+	AttnMatch *a = &m->am;
+	bool ok = true;
+
+	m->attn = true;
+	if (!attn_match_range(g, first, last, a, &why)) {
+		m->p.ok = false;
+		return;
+	}
+	m->p.batch = a->batch;
+	m->p.m = a->m;
+	m->p.n = a->n;
+	m->p.k = a->d;
+	m->out_numel = mul(&ok, a->batch, mul(&ok, a->m, a->dv));
+	/* the two dots, and per score the scale, the mask, the max, the
+	 * subtraction, the clamp, the exp and the sum (docs/passes.md) */
+	m->mm_flops = mul(&ok, mul(&ok, 2, a->batch), mul(&ok, mul(&ok, a->m, a->n),
+	    a->d + a->dv));
+	m->vec_flops = mul(&ok, mul(&ok, a->batch, mul(&ok, a->m, a->n)),
+	    5 + (a->ss.node >= 0) + (a->mask != AM_NONE));
+	m->flops = add(&ok, m->mm_flops, m->vec_flops);
+	m->p.ok = ok;
+}
+
+/* A program owns BM rows of Q and walks all of K and V in blocks of BN:
+ * Q and O once, K and V once per row block, and the mask's tile per block
+ * (its rows the program's, or 1 where the mask broadcasts them; its
+ * columns the block's, or 1), by every program of the batch axis. */
+static void
+attn_traffic(const Model *m, const TileConfig *c, Traffic *t)
+{
+	const AttnMatch *a = &m->am;
+	bool ok = m->p.ok;
+	int64_t es = (int64_t)ir_dtype_size(a->dt), gm, nb, ld, st;
+
+	if (!ok || c->bm <= 0 || c->bn <= 0)
+		return;
+	gm = cdiv(a->m, c->bm);
+	nb = cdiv(a->n, c->bn);
+	t->grid[0] = gm;
+	t->grid[1] = 1;
+	t->grid[2] = a->batch;
+	t->programs = mul(&ok, gm, a->batch);
+	ld = mul(&ok, a->batch, add(&ok, mul(&ok, a->m, a->d),
+	    mul(&ok, gm, mul(&ok, a->n, a->d + a->dv))));
+	ld = mul(&ok, ld, es);
+	if (a->mask != AM_NONE) {
+		const Type *tm = &m->g->nodes[a->mask_val].type;
+		bool rows = tm->rank >= 2 && tm->dim[tm->rank - 2] != 1;
+		bool cols = tm->rank >= 1 && tm->dim[tm->rank - 1] != 1;
+		int64_t e = mul(&ok, a->batch, mul(&ok, rows ? a->m : gm, cols ? a->n : nb));
+
+		ld = add(&ok, ld, mul(&ok, e, (int64_t)ir_dtype_size(tm->dt)));
+	}
+	st = mul(&ok, m->out_numel, es);
+	t->loaded = ld;
+	t->stored = st;
+	t->flops = m->flops;
+	t->mm_flops = m->mm_flops;
+	t->pad_mm_flops = 2.0 * (double)a->batch * (double)(a->d + a->dv) *
+	    ((double)(gm * c->bm) * (double)(nb * c->bn) - (double)a->m * (double)a->n);
+	t->pad_vec_flops = (double)m->vec_flops * ((double)(gm * c->bm) * (double)(nb * c->bn) /
+	    ((double)a->m * (double)a->n) - 1.0);
+	/* one dot pair a block; the carried tile [BM, dv + 2] in and out */
+	t->steps = mul(&ok, t->programs, nb);
+	t->acc_bytes = 2.0 * (double)t->steps * (double)c->bm * (double)(a->dv + 2) * (double)es;
+	t->ok = ok;
 }
 
 /* Fills m from nodes first..last taken as a kernel of the given kind.
@@ -407,6 +489,10 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	if (ir_ops[root->op].cls == OC_CONV || ir_ops[root->op].cls == OC_POOL ||
 	    kind == KK_CONV_EPILOGUE) {
 		window_build(g, kind, first, last, m);
+		return;
+	}
+	if (kind == KK_ATTENTION) {
+		attn_build(g, first, last, m);
 		return;
 	}
 	switch (kind) {
@@ -1009,6 +1095,10 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		window_traffic(m, c, t);
 		return;
 	}
+	if (m->attn) {
+		attn_traffic(m, c, t);
+		return;
+	}
 	if (!ok || c->bm <= 0 || c->bn <= 0)
 		return;
 	switch (p->kind) {
@@ -1293,6 +1383,8 @@ space_of(KernelKind kind)
 	case KK_ROW_REDUCTION:
 		return (Space){red_bm, NULL, NULL, NULL, LEN(red_bm), 0, 0, 0};
 	case KK_OPAQUE:
+		return (Space){mm_blocks, mm_blocks, NULL, NULL, 4, 4, 0, 0};
+	case KK_ATTENTION:           /* BM queries, BN keys a block */
 		return (Space){mm_blocks, mm_blocks, NULL, NULL, 4, 4, 0, 0};
 	case KK_ELEMENTWISE:
 	default:

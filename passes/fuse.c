@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "pass.h"
 
 typedef enum Rule {
@@ -50,12 +51,13 @@ typedef enum Rule {
 	R_F8,        /* a kernel written in the input */
 	R_F4G,       /* conv2d and the pools run alone */
 	R_F4H,       /* copy ops run alone */
+	R_F4I,       /* an attention kernel is its pattern only */
 	R_COUNT
 } Rule;
 
 static const char *const rule_id[R_COUNT] = {
 	"", "F1", "F2", "F3", "F4a", "F4b", "F4c", "F4d", "F4e", "F4f", "F5", "F6", "F7", "F8",
-	"F4g", "F4h",
+	"F4g", "F4h", "F4i",
 };
 
 /* How a producer joins: as the iteration shape, as a row reduction
@@ -78,6 +80,7 @@ typedef struct Part {
 	int nview;                   /* layout ops that joined as views */
 	const Type *iter;            /* the iteration shape (a node's type) */
 	int given;                   /* the input's kernel index, or -1 */
+	bool attn;                   /* an attention kernel (attention.c's match) */
 	KernelKind kind;
 	const char *name;
 } Part;
@@ -94,7 +97,7 @@ typedef struct Fuse {
 	Part *parts;
 	int nparts, capparts;
 	bool final;                  /* partition done: check() reads allin */
-	bool row, mmred;
+	bool row, mmred, attn;
 	int64_t maxops;
 } Fuse;
 
@@ -194,7 +197,8 @@ join(Fuse *f, int k, int p, Rel relaxed, bool view)
 		K->conv = p;
 	else if (K->dtmix < 0 && !same_dt(f->g, p, f->g->nodes[K->root].type.dt))
 		K->dtmix = p;
-	for (int j = 0; n->op != OP_CONV2D && K->iter->rank == 4 && K->badop < 0 && j < n->nin; j++)
+	for (int j = 0; n->op != OP_CONV2D && K->iter && K->iter->rank == 4 && K->badop < 0 &&
+	    j < n->nin; j++)
 		if (!conv_loadable(&f->g->nodes[n->in[j]].type, K->iter)) {
 			K->badop = p;
 			K->badin = j;
@@ -434,6 +438,15 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 		}
 		return R_F1;
 	}
+	if (K->attn || (f->part[p] >= 0 && f->parts[f->part[p]].attn)) {
+		const Part *A = K->attn ? K : &f->parts[f->part[p]];
+
+		WHY("%%%s is %s attention kernel of %%%s; an attention kernel holds its pattern "
+		    "only (DESIGN section 13): its Q, K, V and mask come from memory and its "
+		    "output goes there", K->attn ? C->name : P->name, K->attn ? "in the" :
+		    "the root of the", g->nodes[A->root].name);
+		return R_F4I;
+	}
 	if (f->view[c]) {
 		if (!ir_is_view_op(g, p)) {
 			WHY("%%%s is a view (a layout op folded into its consumers' loads); its "
@@ -652,6 +665,50 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 	return R_OK;
 }
 
+/*
+ * The attention kernels, before any other kind (DESIGN section 13): each
+ * matmul, latest first, that ends the pattern (attention.c) whose members
+ * are in no kernel yet, read by nothing outside the pattern and not graph
+ * outputs (but the root), becomes one kernel of exactly those members.
+ * max-ops bounds it as any kernel.
+ */
+static void
+find_attention(Fuse *f)
+{
+	const Graph *g = f->g;
+
+	for (int i = g->nnodes - 1; i >= 0; i--) {
+		AttnMatch a;
+		bool ok = true;
+		int k;
+
+		if (f->part[i] >= 0 || g->nodes[i].op != OP_MATMUL || !attn_match(g, i, &a))
+			continue;
+		if (f->maxops > 0 && a.nnodes > f->maxops)
+			continue;
+		for (int j = 0; j < a.nnodes && ok; j++) {
+			int p = a.nodes[j];
+
+			ok = f->part[p] < 0 && (p == i || !f->isret[p]);
+			for (int u = f->u.start[p]; ok && p != i && u < f->u.start[p + 1]; u++) {
+				bool in = false;
+
+				for (int q = 0; q < a.nnodes; q++)
+					in |= a.nodes[q] == f->u.user[u];
+				ok = in;
+			}
+		}
+		if (!ok)
+			continue;
+		k = new_part(f, i, -1);
+		f->parts[k].attn = true;
+		for (int j = 0; j < a.nnodes; j++)
+			join(f, k, a.nodes[j], REL_NONE, false);
+		f->parts[k].mm = a.mm;
+		f->parts[k].iter = &g->nodes[i].type;
+	}
+}
+
 /* Grows partition k from its root, breadth-first; queue has room for all
  * nodes. */
 static void
@@ -687,6 +744,8 @@ grow(Fuse *f, int k, int *queue)
 static KernelKind
 kind_of(const Fuse *f, const Part *K)
 {
+	if (K->attn)
+		return KK_ATTENTION;
 	if (K->mm >= 0)
 		return K->nops == 1 ? KK_MATMUL : KK_MATMUL_EPILOGUE;
 	if (K->conv >= 0)
@@ -703,14 +762,67 @@ kind_of(const Fuse *f, const Part *K)
 	return KK_ELEMENTWISE;
 }
 
-/* What fusing p into its consumer would save: its tensor, written once
- * and read once; -1 if that overflows. */
-static int64_t
-saved_bytes(const Graph *g, int p)
-{
-	int64_t n = ir_type_numel(&g->nodes[p].type), b;
+/*
+ * The bytes an unfused value costs, by DESIGN §7's ideal traffic (each
+ * kernel reads each of its inputs once, each kernel output is written
+ * once): %p's tensor, S bytes, is written once because some kernel outside
+ * its own reads it (or 'return' names it), and read once by each of the
+ * nout distinct kernels outside that consume it.  Fusing one edge p -> c
+ * alone moves %p into c's kernel: that kernel's read goes (S), and the
+ * write too (2S) when that kernel was the last one outside and %p is no
+ * graph output.  Fusing every edge of %p saves every read and, unless %p
+ * is returned, the write: nout·S (+ S), which the total counts once per
+ * value however many edges it has.  docs/passes.md says the same.
+ */
+typedef struct EdgeBytes {
+	int64_t size;                /* S; -1 if numel · element size overflows */
+	int nout;                    /* distinct kernels outside %p's that read it */
+	bool ret;                    /* named by 'return': the write stays */
+} EdgeBytes;
 
-	if (n < 0 || __builtin_mul_overflow(n, (int64_t)(2 * ir_dtype_size(g->nodes[p].type.dt)), &b))
+/* stamp[] is a scratch array, one slot per partition, holding the last
+ * producer that counted it (initially -1). */
+static EdgeBytes
+edge_bytes(const Fuse *f, int p, int *stamp)
+{
+	const Graph *g = f->g;
+	int64_t n = ir_type_numel(&g->nodes[p].type);
+	EdgeBytes e = {.size = -1, .nout = 0, .ret = f->isret[p] != 0};
+
+	if (n >= 0 && __builtin_mul_overflow(n, (int64_t)ir_dtype_size(g->nodes[p].type.dt),
+	    &e.size))
+		e.size = -1;
+	for (int u = f->u.start[p]; u < f->u.start[p + 1]; u++) {
+		int k = f->part[f->u.user[u]];
+
+		if (k != f->part[p] && stamp[k] != p) {
+			stamp[k] = p;
+			e.nout++;
+		}
+	}
+	return e;
+}
+
+/* Fusing this edge alone: S, or 2S when the consumer's kernel is the last
+ * reader outside and the value is no graph output; -1 on overflow. */
+static int64_t
+edge_saving(EdgeBytes e)
+{
+	if (e.size < 0)
+		return -1;
+	if (e.nout > 1 || e.ret)
+		return e.size;
+	return e.size > INT64_MAX / 2 ? -1 : 2 * e.size;
+}
+
+/* Fusing every edge of the value: nout reads, and the write unless it is
+ * returned; -1 on overflow. */
+static int64_t
+value_saving(EdgeBytes e)
+{
+	int64_t b;
+
+	if (e.size < 0 || __builtin_mul_overflow(e.size, (int64_t)e.nout + !e.ret, &b))
 		return -1;
 	return b;
 }
@@ -718,15 +830,33 @@ saved_bytes(const Graph *g, int p)
 /*
  * Walks every producer->consumer edge between compute ops in different
  * kernels, in the consumer's definition order, and asks check() why.  With
- * d, one remark each (and a note at the producer); always tallies the rules
- * and the bytes into tally[] and *bytes.
+ * d, one remark each (and a note at the producer), with what fusing that
+ * edge alone would save; always tallies the rules into tally[] and, into
+ * *bytes, what fusing every such edge would save, each value counted once.
  */
 static void
 unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 {
 	const Graph *g = f->g;
 	char why[1024];
+	int *stamp = xmalloc(sizeof(int) * ((size_t)f->nparts + 1));
+	EdgeBytes *eb = xmalloc_huge(sizeof *eb * ((size_t)g->nnodes + 1));
 
+	for (int k = 0; k < f->nparts; k++)
+		stamp[k] = -1;
+	/* each value's readers outside, and the total, one term per value */
+	for (int p = 0; p < g->nnodes; p++) {
+		int64_t b;
+
+		if (is(g, p, OC_SOURCE))
+			continue;
+		eb[p] = edge_bytes(f, p, stamp);
+		if (eb[p].nout == 0)
+			continue;
+		b = value_saving(eb[p]);
+		if (b < 0 || __builtin_add_overflow(*bytes, b, bytes))
+			*bytes = INT64_MAX;
+	}
 	for (int c = 0; c < g->nnodes; c++) {
 		const Node *C = &g->nodes[c];
 
@@ -744,13 +874,11 @@ unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 			if (r == R_OK)
 				AICM_BUG("fuse left %%%s -> %%%s unfused though every rule allows it",
 				    g->nodes[p].name, C->name);
-			b = saved_bytes(g, p);
 			tally[r]++;
 			(*nedges)++;
-			if (b < 0 || __builtin_add_overflow(*bytes, b, bytes))
-				*bytes = INT64_MAX;
 			if (!d)
 				continue;
+			b = edge_saving(eb[p]);
 			if (b >= 0)
 				diag_remark(d, C->inloc[j], "%%%s -> %%%s not fused [%s, would save %lld "
 				    "bytes]: %s", g->nodes[p].name, C->name, rule_id[r], (long long)b, why);
@@ -762,6 +890,8 @@ unfused_edges(Fuse *f, Diag *d, int *tally, int64_t *bytes, int *nedges)
 			    ir_kernel_kinds[f->parts[f->part[p]].kind]);
 		}
 	}
+	free(eb);
+	free(stamp);
 }
 
 /* Kernel names: kernel0, kernel1, ... in printed order, skipping the names
@@ -948,6 +1078,7 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		}
 	f.row = pass_bool(args, "row-fusion");
 	f.mmred = pass_bool(args, "matmul-reduce");
+	f.attn = pass_bool(args, "attention");
 	f.maxops = pass_int(args, "max-ops");   /* the pipeline admitted 0..1e9 */
 	ir_users(g, &f.u);
 	/* The per-node tables in one block: one large allocation is made of
@@ -981,6 +1112,8 @@ run(Graph *g, const PassArgs *args, Diag *d)
 		for (int i = g->kernels[k].first; i <= g->kernels[k].last; i++)
 			f.part[i] = p;
 	}
+	if (f.attn)
+		find_attention(&f);
 	for (int i = n - 1; i >= 0; i--)
 		if (f.part[i] < 0 && !is(g, i, OC_SOURCE))
 			grow(&f, new_part(&f, i, -1), queue);
@@ -1018,8 +1151,10 @@ run(Graph *g, const PassArgs *args, Diag *d)
 
 static const PassOpt opts[] = {
 	{"explain", PO_BOOL, "false", "a remark for every producer->consumer edge not fused, "
-	    "with its rule id (docs/passes.md), the reason and the bytes fusing would save",
-	    0, 0},
+	    "with its rule id (docs/passes.md), the reason and the bytes fusing that edge alone "
+	    "would save", 0, 0},
+	{"attention", PO_BOOL, "true", "fuse softmax(matmul(Q, K') [scaled] [masked]) @ V into "
+	    "one attention kernel (online softmax; DESIGN section 13)", 0, 0},
 	{"matmul-reduce", PO_BOOL, "false", "let a reduction consume a matmul directly", 0, 0},
 	{"row-fusion", PO_BOOL, "false", "fuse softmax-like rows (last-axis reductions with "
 	    "keepdims=True, the ops on their reduced rows, and their broadcast consumers: softmax, "

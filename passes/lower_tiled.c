@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "pass.h"
 #include "row_passes.h"
 #include "scalar.h"
@@ -316,7 +317,7 @@ static int ext_level(const LB *b, int x);
 static bool
 is_view(const LB *b, int x)
 {
-	return b->kn && b->kn->kind != KK_OPAQUE && in_kernel(b, x) && x != b->root &&
+	return b->kn && ir_kind_has_views(b->kn->kind) && in_kernel(b, x) && x != b->root &&
 	    ir_is_view_op(b->g, x);
 }
 
@@ -741,11 +742,12 @@ lower_row_passes(LB *b, int64_t blk)
 				for (int j = 0; j < b->g->nodes[i].nin; j++) {
 					int x = b->g->nodes[i].in[j];
 
-					if (!in_kernel(b, x) && row_passes_is_row(b->g, b->first, b->last, x))
+					if (!row_passes_computed(b->g, b->first, b->last, x) &&
+					    row_passes_is_row(b->g, b->first, b->last, x))
 						b->tv[x] = -1;
 				}
 			}
-		if (!in_kernel(b, val[p]))
+		if (!row_passes_computed(b->g, b->first, b->last, val[p]))
 			b->tv[val[p]] = load_ext(b, val[p], neutral_for(b, val[p]));
 		for (int i = b->first; i <= b->last; i++) {
 			if (b->stamp[i - b->first] != stamp)
@@ -753,7 +755,7 @@ lower_row_passes(LB *b, int64_t blk)
 			for (int j = 0; j < b->g->nodes[i].nin; j++) {
 				int x = b->g->nodes[i].in[j];
 
-				if (!in_kernel(b, x) && b->tv[x] < 0)
+				if (!row_passes_computed(b->g, b->first, b->last, x) && b->tv[x] < 0)
 					b->tv[x] = load_ext(b, x, neutral_for(b, x));
 			}
 			if (emit_op(b, i) != 0)
@@ -2051,7 +2053,13 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 			return fail(b, &b->g->nodes[i], "argmax and argmin are kernels of their own");
 	/* A kernel may mix integers with floats, or i32 with i64: the tile
 	 * executor then holds each tile in its own type (tile_mixed.c). */
-	if (ir_ops[rn->op].cls == OC_ARGREDUCE)
+	if (kind == KK_ATTENTION) {
+		AttnMatch am;
+		const char *why;
+
+		rc = attn_match_range(b->g, b->first, b->last, &am, &why) ?
+		    lower_attention_build(b->ng, b->f, &am, b->bm, b->bn) : fail(b, rn, why);
+	} else if (ir_ops[rn->op].cls == OC_ARGREDUCE)
 		rc = lower_argreduce(b);
 	else if (rn->op == OP_CONV2D || kind == KK_CONV_EPILOGUE)
 		rc = lower_conv(b);
@@ -2081,7 +2089,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->f->kset |= 1u << KA_BM | 1u << KA_BN;
 	b->f->kattr[KA_BM] = b->bm;
 	b->f->kattr[KA_BN] = b->bn;
-	if (has_mm || rn->op == OP_CONV2D || kind == KK_CONV_EPILOGUE) {
+	if ((has_mm && kind != KK_ATTENTION) || rn->op == OP_CONV2D || kind == KK_CONV_EPILOGUE) {
 		b->f->kset |= 1u << KA_BK;
 		b->f->kattr[KA_BK] = b->bk;
 	}

@@ -46,10 +46,16 @@ row_passes_plan(const Graph *g, int first, int last, int *val, int *red)
 
 /* A backward sweep, not a recursion: a fused chain can be 40k ops long,
  * and the kernel's nodes are contiguous and in definition order. */
+bool
+row_passes_computed(const Graph *g, int first, int last, int x)
+{
+	return x >= first && x <= last && !ir_is_view_op(g, x);
+}
+
 void
 row_passes_cone(const Graph *g, int first, int last, int v, int *mark, int stamp)
 {
-	if (v < first || v > last || !row_passes_is_row(g, first, last, v))
+	if (!row_passes_computed(g, first, last, v) || !row_passes_is_row(g, first, last, v))
 		return;
 	mark[v - first] = stamp;
 	for (int i = v; i >= first; i--) {
@@ -60,7 +66,8 @@ row_passes_cone(const Graph *g, int first, int last, int v, int *mark, int stamp
 		for (int j = 0; j < n->nin; j++) {
 			int x = n->in[j];
 
-			if (x >= first && x <= last && row_passes_is_row(g, first, last, x))
+			if (row_passes_computed(g, first, last, x) &&
+			    row_passes_is_row(g, first, last, x))
 				mark[x - first] = stamp;
 		}
 	}

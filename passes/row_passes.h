@@ -36,10 +36,15 @@ bool row_passes_is_row(const Graph *g, int first, int last, int x);
  * not reduce).  Returns the count; val and red have room for last - first
  * + 2 entries. */
 int row_passes_plan(const Graph *g, int first, int last, int *val, int *red);
+/* Whether node x is computed by the row_reduction nodes first..last: one
+ * of them and no view (a layout op folded into its consumers' loads, which
+ * a pass reads from memory as it reads an operand from outside). */
+bool row_passes_computed(const Graph *g, int first, int last, int x);
 /* Marks with stamp in mark[i - first] the kernel's row values that
  * computing value v reads in one pass: v (when it is one), and
- * transitively their operands that are.  A pass reads an operand from
- * outside the kernel when it is v, or a row operand of a marked node. */
+ * transitively their operands that are.  A pass reads an operand (from
+ * outside the kernel, or a view) when it is v, or a row operand of a
+ * marked node. */
 void row_passes_cone(const Graph *g, int first, int last, int v, int *mark, int stamp);
 
 #endif

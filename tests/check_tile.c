@@ -412,6 +412,27 @@ static const char *const xgraphs[] = {
 	"  %g = gather(%a, %i) axis=0\n  %h = gather(%v, %j) axis=0\n"
 	"  %e = expand(%u) shape=(2, 3, 1, 2, 1, 2, 5, 1)\n"
 	"  return %p, %c, %s, %g, %h, %e\n}\n",
+	/* attention (fuse's attention kind, lower_attention.c): ragged blocks,
+	 * a transposed K absorbed, scores scaled; batched with Kᵀ given, Q
+	 * divided and an additive mask broadcast over heads and rows; a
+	 * where-mask of bool (one byte) made by a compare in the graph */
+	"graph {\n  %q = input() : (37, 24) f32\n  %k = input() : (45, 24) f32\n"
+	"  %v = input() : (45, 20) f32\n  %c = const() : () f32 value=0.25\n"
+	"  %kt = transpose(%k)\n  %s = matmul(%q, %kt)\n  %t = mul(%s, %c)\n"
+	"  %m = max(%t) axis=-1 keepdims=True\n  %d = sub(%t, %m)\n  %e = exp(%d)\n"
+	"  %z = sum(%e) axis=-1 keepdims=True\n  %p = div(%e, %z)\n  %o = matmul(%p, %v)\n}\n",
+	"graph {\n  %q = input() : (2, 3, 37, 16)\n  %kt = input() : (2, 3, 16, 45)\n"
+	"  %v = input() : (2, 3, 45, 8)\n  %pad = input() : (2, 1, 1, 45)\n"
+	"  %c = const() : () value=4\n  %qs = div(%q, %c)\n  %s = matmul(%qs, %kt)\n"
+	"  %t = add(%pad, %s)\n  %m = max(%t) axis=3 keepdims=True\n  %d = sub(%t, %m)\n"
+	"  %e = exp(%d)\n  %z = sum(%e) axis=3 keepdims=True\n  %p = div(%e, %z)\n"
+	"  %o = matmul(%p, %v)\n}\n",
+	"graph {\n  %q = input() : (2, 40, 16) f32\n  %k = input() : (2, 33, 16) f32\n"
+	"  %v = input() : (2, 33, 8) f32\n  %a = input() : (40, 1) f32\n  %b = input() : (33,) f32\n"
+	"  %f = const() : () f32 value=-1e9\n  %c = less(%a, %b)\n"
+	"  %kt = transpose(%k) perm=(0, 2, 1)\n  %s = matmul(%q, %kt)\n  %t = where(%c, %f, %s)\n"
+	"  %m = max(%t) axis=-1 keepdims=True\n  %d = sub(%t, %m)\n  %e = exp(%d)\n"
+	"  %z = sum(%e) axis=-1 keepdims=True\n  %p = div(%e, %z)\n  %o = matmul(%p, %v)\n}\n",
 	/* argmax and argmin: f32 and i32 read in their own sizes, the i64
 	 * indices written in theirs; ragged rows, each axis, rank 5 */
 	"graph {\n  %x = input() : (33, 97) f32\n  %y = input() : (3, 40, 7) i32\n"

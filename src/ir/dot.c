@@ -6,11 +6,16 @@
  * filled clusters labelled "@name [kind]" (and any tile configuration),
  * coloured by kind; an edge inside a kernel is solid; an edge between two
  * compute ops that are not in the same kernel is dashed and labelled with
- * the traffic it costs (the producer's tensor written once and read once);
+ * the traffic that fusing it alone would save, as fuse{explain=true} counts
+ * it (docs/passes.md, "explain's bytes"): the consumer's kernel's read of
+ * the producer's tensor, and its write too when that kernel is the last
+ * reader outside the producer's and 'return' does not name it;
  * edges from sources, which live in memory anyway, are grey.  A kernel's
  * root, the only value that leaves it, has a heavy border.  Output is
  * deterministic (node order), so goldens can hold it.
  */
+#include <stdlib.h>
+
 #include "ir.h"
 #include "tile.h"
 
@@ -20,13 +25,14 @@ static const char *const kind_color[KK_COUNT] = {
 	[KK_ELEMENTWISE] = "#d9ead3",
 	[KK_REDUCTION] = "#fff2cc",
 	[KK_ROW_REDUCTION] = "#fce5cd",
+	[KK_ATTENTION] = "#f4cccc",
 	[KK_OPAQUE] = "#eeeeee",
 	[KK_CONV_EPILOGUE] = "#d0e0e3",
 };
 
-/* "8.2 KB": the seed's units, 1 KB = 1000 bytes. */
+/* "8.2 KB": the seed's units, 1 KB = 1000 bytes; times copies of t. */
 static void
-fmt_bytes(char *buf, size_t n, const Type *t)
+fmt_bytes(char *buf, size_t n, const Type *t, int copies)
 {
 	int64_t e = ir_type_numel(t);
 	double b;
@@ -35,7 +41,7 @@ fmt_bytes(char *buf, size_t n, const Type *t)
 		snprintf(buf, n, "?");
 		return;
 	}
-	b = 2.0 * (double)e * (double)ir_dtype_size(t->dt);
+	b = (double)copies * (double)e * (double)ir_dtype_size(t->dt);
 	if (b < 1000)
 		snprintf(buf, n, "%.0f B", b);
 	else if (b < 1e6)
@@ -117,8 +123,58 @@ node(FILE *f, const Graph *g, int i, const char *indent)
 	fprintf(f, "];\n");
 }
 
+/* The unit that reads a value once: node i's kernel, or i alone when it is
+ * in none (an op before fuse, a tiled kernel). */
+static int
+unit(const Graph *g, int i)
+{
+	int k = g->nodes[i].kernel;
+
+	return k >= 0 && k < g->nkernels ? k : -2 - i;
+}
+
+/* The operands of node i: in[], or a tiled kernel's arguments. */
+static int
+nargs(const Node *n)
+{
+	return n->op == OP_TILED ? n->tile->nargs : n->nin;
+}
+
+static int
+arg(const Node *n, int j)
+{
+	return n->op == OP_TILED ? n->tile->args[j] : n->in[j];
+}
+
+/* nout[p]: the distinct units other than p's own that read p; keep[p]: p
+ * is returned, so its write stays.  A kernel's ops are contiguous, so one
+ * unit's reads of p come one after another in node order. */
 static void
-edge(FILE *f, const Graph *g, int p, int c)
+readers(const Graph *g, int *nout, int *last, bool *keep)
+{
+	int *o, no = ir_outputs(g, &o);
+
+	for (int i = 0; i < g->nnodes; i++) {
+		nout[i] = 0;
+		last[i] = unit(g, i);
+		keep[i] = false;
+	}
+	for (int i = 0; i < no; i++)
+		keep[o[i]] = true;
+	free(o);
+	for (int c = 0; c < g->nnodes; c++)
+		for (int j = 0; j < nargs(&g->nodes[c]); j++) {
+			int p = arg(&g->nodes[c], j), u = unit(g, c);
+
+			if (last[p] != u && u != unit(g, p)) {
+				last[p] = u;
+				nout[p]++;
+			}
+		}
+}
+
+static void
+edge(FILE *f, const Graph *g, int p, int c, const int *nout, const bool *keep)
 {
 	const Node *P = &g->nodes[p], *C = &g->nodes[c];
 	char b[32];
@@ -128,7 +184,7 @@ edge(FILE *f, const Graph *g, int p, int c)
 	} else if (P->kernel >= 0 && P->kernel == C->kernel) {
 		fprintf(f, "  n%d -> n%d;\n", p, c);
 	} else {
-		fmt_bytes(b, sizeof b, &P->type);
+		fmt_bytes(b, sizeof b, &P->type, nout[p] > 1 || keep[p] ? 1 : 2);
 		fprintf(f, "  n%d -> n%d [style=dashed, label=\"%s\", fontsize=10];\n", p, c, b);
 	}
 }
@@ -136,7 +192,9 @@ edge(FILE *f, const Graph *g, int p, int c)
 void
 ir_print_dot(FILE *f, const Graph *g)
 {
-	int ncomp = 0;
+	int ncomp = 0, *nout = xmalloc_huge(sizeof(int) * (2 * (size_t)g->nnodes + 1));
+	int *last = nout + g->nnodes;
+	bool *keep = xmalloc((size_t)g->nnodes + 1);
 
 	for (int i = 0; i < g->nnodes; i++)
 		ncomp += ir_ops[g->nodes[i].op].cls != OC_SOURCE;
@@ -169,15 +227,11 @@ ir_print_dot(FILE *f, const Graph *g)
 		if (i == g->kernels[n->kernel].last)
 			fprintf(f, "  }\n");
 	}
-	for (int i = 0; i < g->nnodes; i++) {
-		const Node *n = &g->nodes[i];
-
-		if (n->op == OP_TILED)
-			for (int j = 0; j < n->tile->nargs; j++)
-				edge(f, g, n->tile->args[j], i);
-		else
-			for (int j = 0; j < n->nin; j++)
-				edge(f, g, n->in[j], i);
-	}
+	readers(g, nout, last, keep);
+	for (int i = 0; i < g->nnodes; i++)
+		for (int j = 0; j < nargs(&g->nodes[i]); j++)
+			edge(f, g, arg(&g->nodes[i], j), i, nout, keep);
+	free(nout);
+	free(keep);
 	fprintf(f, "}\n");
 }

@@ -276,7 +276,8 @@ bool ir_types_take(TypeSet ts, DType dt);
 	X(REDUCTION, "reduction")                    \
 	X(ROW_REDUCTION, "row_reduction")            \
 	X(OPAQUE, "opaque")                          \
-	X(CONV_EPILOGUE, "conv_epilogue")
+	X(CONV_EPILOGUE, "conv_epilogue")            \
+	X(ATTENTION, "attention")
 
 typedef enum KernelKind {
 #define X(id, name) KK_##id,
@@ -469,6 +470,10 @@ void ir_view_dense(const Type *t, IrView *v);
 /* Whether node i is an op that a view can stand for: transpose, reshape,
  * expand, slice (ir_view_apply still refuses some). */
 bool ir_is_view_op(const Graph *g, int i);
+/* Whether a kernel of kind k reads its layout ops (other than its root) as
+ * views: every computing kind but attention, whose program transposes
+ * its keys itself (passes/lower_attention.c). */
+bool ir_kind_has_views(KernelKind k);
 /* Applies layout op i to *v, the view of its operand: true, or false with
  * the reason (*why, static text) when the result is no strided view of the
  * same buffer (a reshape merging non-contiguous dims, a negative step). */

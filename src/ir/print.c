@@ -432,6 +432,10 @@ print_tile_attrs(Out *o, const TileFn *f, const TileInst *in)
 			puts_(o, " by=");
 			put_int(o, in->by);
 			break;
+		case TA_AT:
+			puts_(o, " at=");
+			put_int(o, in->start);
+			break;
 		case TA_VALUE:
 			puts_(o, " value=");
 			put_tile_number(o, dt, &in->value);

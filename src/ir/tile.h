@@ -49,6 +49,7 @@ enum {
 	X(WINDOW, "window")        \
 	X(STEPS, "steps")          \
 	X(LAST, "last")            \
+	X(AT, "at")                \
 	X(STRIDES, "strides")      \
 	X(OFFSET, "offset")
 
@@ -118,7 +119,13 @@ typedef enum TileResult {
  *                        best value and its index (scalar.h's rule:
  *                        the first NaN wins; last=True: ties go to the
  *                        last index); 'masked': lanes off the tensor
- *                        are outside the valid box */
+ *                        are outside the valid box
+ *   TO_EXTRACT           the columns at .. at + n of in[0] along its last
+ *                        dim, n the written shape's last dim (the others
+ *                        in[0]'s): a part of a packed loop-carried tile
+ *   TO_JOIN              in[0], in[1] (, in[2]) side by side along the
+ *                        last dim, the others equal: what a loop that
+ *                        carries several tiles yields as its one value */
 typedef enum TileOpKind {
 #define TOP(id, name, form, graph, nin, nmax, attrs, result, verify) TO_##id,
 #include "tile_ops.def"
@@ -220,6 +227,7 @@ typedef struct TileInst {
 		int64_t view[IR_MAX_RANK];      /* load/stores with has_view */
 		int64_t perm[IR_MAX_RANK];      /* transpose */
 		int64_t steps[IR_MAX_RANK];     /* load_step, nperm of them */
+		int64_t start;                  /* extract: at= */
 		struct {
 			int64_t lo, hi, step;   /* for */
 		};
@@ -288,6 +296,7 @@ typedef struct TileAttrs {
 	int64_t steps[IR_MAX_RANK];
 	int nwin;
 	int64_t win[TILE_MAX_WINDOW];
+	int64_t start;               /* at= */
 } TileAttrs;
 
 /* tile_build.c */

@@ -268,6 +268,8 @@ set_attrs(Graph *g, TileInst *in, const TileAttrs *at)
 		in->nview = at->nview;
 		memcpy(in->view, at->view, sizeof in->view);
 	}
+	if (at->set & TAB(AT))
+		in->start = at->start;
 	if (at->set & TAB(STRIDES)) {
 		/* the view's strides, then its offset (0 unless offset=); the
 		 * builder's caller (lower-tiled, the parser) gives one stride per

@@ -600,6 +600,51 @@ tv_transpose(VCtx *c, int i)
 	return want_shape(c, in, s, a->rank);
 }
 
+/* extract(t) at=a: [.., n] of t [.., m] from column a on, a + n <= m, the
+ * leading dims t's. */
+static int
+tv_extract(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *a = &c->f->vals[in->in[0]], *r = &c->f->vals[in->res];
+	int64_t s[IR_MAX_RANK];
+
+	if (a->rank < 1 || r->rank != a->rank)
+		return VERR(c, in, "'extract' takes a tile of rank 1 or more and makes one of the "
+		    "same rank, found ranks %d and %d", a->rank, r->rank);
+	if (in->start < 0 || in->start > a->shape[a->rank - 1] - r->shape[r->rank - 1])
+		return VERR(c, in, "'extract' at=%lld takes %lld columns of '%%%s', which has %lld",
+		    (long long)in->start, (long long)r->shape[r->rank - 1], a->name,
+		    (long long)a->shape[a->rank - 1]);
+	memcpy(s, a->shape, sizeof s);
+	s[a->rank - 1] = r->shape[r->rank - 1];
+	return want_shape(c, in, s, a->rank);
+}
+
+/* join(a, b[, c]): side by side along the last dim; the other dims and
+ * the element types equal. */
+static int
+tv_join(VCtx *c, int i)
+{
+	const TileInst *in = &c->f->insts[i];
+	const TileVal *a = &c->f->vals[in->in[0]];
+	int64_t s[IR_MAX_RANK];
+
+	if (a->rank < 1)
+		return VERR(c, in, "'join' takes tiles of rank 1 or more");
+	memcpy(s, a->shape, sizeof s);
+	for (int j = 1; j < in->nin; j++) {
+		const TileVal *b = &c->f->vals[in->in[j]];
+
+		if (b->rank != a->rank || memcmp(b->shape, a->shape,
+		    sizeof(int64_t) * (size_t)(a->rank - 1)) || b->dt != a->dt)
+			return VERR(c, in, "'join' operand '%%%s' differs from '%%%s' in rank, element "
+			    "type or a dimension before the last", b->name, a->name);
+		s[a->rank - 1] += b->shape[a->rank - 1];
+	}
+	return want_shape(c, in, s, a->rank);
+}
+
 /* The check every copy load (load_pad, load_step, load_gather) starts
  * with: an operand, never the kernel's result, to read.  A tile of any
  * rank passes, as every load's does: the executor holds a tile's last
@@ -940,8 +985,28 @@ check_uses(VCtx *c, int i)
 	return 0;
 }
 
-/* Every dimension of in's result tile is 1 or a block size.  Reports the
- * first that is not, at the value's own place if it has one. */
+/* An attention program (passes/lower_attention.c) holds its head widths
+ * whole: a tile dimension may also be the last dimension of one of its
+ * operands (d of Q and K, dv of V), or that plus 2 (its loop carries the
+ * accumulator [BM, dv] joined with the running max and sum). */
+static bool
+is_head_width(const VCtx *c, int64_t d)
+{
+	if (c->f->kind != KK_ATTENTION)
+		return false;
+	for (int j = 0; j < c->f->nargs; j++) {
+		const Type *t = c->f->args[j] >= 0 && c->f->args[j] < c->g->nnodes ?
+		    &c->g->nodes[c->f->args[j]].type : NULL;
+
+		if (t && t->rank >= 1 && (t->dim[t->rank - 1] == d || t->dim[t->rank - 1] + 2 == d))
+			return true;
+	}
+	return false;
+}
+
+/* Every dimension of in's result tile is 1 or a block size (or an
+ * attention program's head width).  Reports the first that is not, at the
+ * value's own place if it has one. */
 static int
 check_blocks(VCtx *c, const TileInst *in)
 {
@@ -949,7 +1014,7 @@ check_blocks(VCtx *c, const TileInst *in)
 	char a[96];
 
 	for (int k = 0; k < r->rank; k++)
-		if (!is_block(c->f, r->shape[k])) {
+		if (!is_block(c->f, r->shape[k]) && !is_head_width(c, r->shape[k])) {
 			shape_str(r->shape, r->rank, a, sizeof a);
 			diag_error(c->d, r->loc.line ? r->loc : iloc(c, in), "tile '%%%s' %s has "
 			    "dimension %lld, which is neither 1 nor a block size (BM, BN, BK)",

@@ -197,7 +197,62 @@ static const char *const kind_rule[KK_COUNT] = {
 	    "elementwise ops over its rows or its reduced rows)",
 	[KK_OPAQUE] = "one layout op alone",
 	[KK_CONV_EPILOGUE] = "a conv2d, then elementwise ops over its output",
+	[KK_ATTENTION] = "softmax(matmul(Q, K') [scaled] [masked]) along the last axis, then a "
+	    "matmul with V: two matmuls, the second the root; elementwise ops, last-axis "
+	    "reductions with keepdims=True and at most one transpose before the first",
 };
+
+/*
+ * An attention kernel (DESIGN section 13): the structure every attention
+ * kernel has, whatever fuse's matcher (passes/attention.c) accepted; that
+ * matcher, run again by lower-tiled, decides the rest and says why when a
+ * kernel written by hand is not the pattern.  Two matmuls, the root the
+ * second; reductions along the last axis with keepdims=True; a transpose
+ * only of the keys, ahead of the first matmul; nothing else but
+ * elementwise ops.
+ */
+static int
+verify_attention_kind(const Graph *g, int k, Diag *d)
+{
+	const Kernel *kn = &g->kernels[k];
+	const Node *root = &g->nodes[kn->last];
+	int nmm = 0, first_mm = -1;
+
+	for (int i = kn->first; i <= kn->last; i++) {
+		const Node *n = &g->nodes[i];
+		OpClass c = ir_ops[n->op].cls;
+		const char *why = NULL;
+
+		if (n->op == OP_MATMUL) {
+			if (++nmm > 2)
+				why = "a third matmul";
+			else if (first_mm < 0)
+				first_mm = i;
+		} else if (n->op == OP_TRANSPOSE) {
+			if (first_mm >= 0)
+				why = "a transpose after the scores' matmul";
+		} else if (c == OC_REDUCTION) {
+			if ((n->op != OP_MAX && n->op != OP_SUM) || !n->at.keepdims ||
+			    (g->nodes[n->in[0]].type.rank >= 0 && !ir_reduces_last_axis(g, i)))
+				why = "a reduction other than max or sum along the last axis with "
+				    "keepdims=True";
+		} else if (!ir_is_elementwise(n->op)) {
+			why = "an op that is neither elementwise, a reduction, a matmul nor a transpose";
+		}
+		if (why) {
+			diag_error(d, n->oploc, "kernel '@%s' is [attention] but holds '%%%s', %s; "
+			    "[attention] means %s", kn->name, n->name, why, kind_rule[KK_ATTENTION]);
+			return 1;
+		}
+	}
+	if (nmm != 2 || root->op != OP_MATMUL) {
+		diag_error(d, kn->nameloc, "kernel '@%s' is [attention] but holds %d matmul%s and "
+		    "its root '%%%s' is an op '%s'; [attention] means %s", kn->name, nmm,
+		    nmm == 1 ? "" : "s", root->name, ir_ops[root->op].name, kind_rule[KK_ATTENTION]);
+		return 1;
+	}
+	return 0;
+}
 
 /* Whether t is iter with its last dim 1 (the reduced rows of a
  * row_reduction, where its statistics live), iter's last dim being more. */
@@ -220,7 +275,7 @@ row_stat(const Type *t, const Type *iter)
 static bool
 kernel_view(const Graph *g, const Kernel *kn, int i)
 {
-	return kn->kind != KK_OPAQUE && i >= kn->first && i < kn->last && ir_is_view_op(g, i);
+	return ir_kind_has_views(kn->kind) && i >= kn->first && i < kn->last && ir_is_view_op(g, i);
 }
 
 /* A view's operand is memory (outside the kernel, or another view), and
@@ -276,6 +331,8 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 	int bad = 0, head = kn->first, nops = 0;
 	Type iter;
 
+	if (kk == KK_ATTENTION)
+		return verify_attention_kind(g, k, d);
 	while (head < kn->last && kernel_view(g, kn, head))
 		head++;
 	for (int i = kn->first; i <= kn->last; i++) {

@@ -151,3 +151,9 @@ ir_view_apply(const Graph *g, int i, IrView *v, const char **why)
 		return false;
 	}
 }
+
+bool
+ir_kind_has_views(KernelKind k)
+{
+	return k != KK_OPAQUE && k != KK_ATTENTION;
+}

@@ -93,7 +93,7 @@ type_pass(PKernel *k, DType fdt, bool *weak)
 			if (!any)
 				t = k->vdt[in->in[1]];
 			break;
-		case TO_REDUCE: case TO_TRANSPOSE: case TO_STORE:
+		case TO_REDUCE: case TO_TRANSPOSE: case TO_STORE: case TO_EXTRACT: case TO_JOIN:
 			t = k->vdt[in->in[0]];
 			break;
 		case TO_ATOMIC_ADD: case TO_ATOMIC_MAX:

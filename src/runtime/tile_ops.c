@@ -738,13 +738,80 @@ op_transpose(Worker *w, const TileInst *in, int i)
 		s[d] = src >= 0 ? xs[src] : 0;
 		w->valid[in->res][d] = src >= 0 ? w->valid[in->in[0]][src] : 1;
 	}
+	/* whole elements: every type moves exactly (4 and 8 bytes as words:
+	 * a memcpy call per element was most of an attention program's time,
+	 * which transposes each block of K) */
 	for (int64_t i0 = 0, q = 0; i0 < to->sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < to->sh[1]; i1++)
-			for (int64_t i2 = 0; i2 < to->sh[2]; i2++)
-				for (int64_t i3 = 0; i3 < to->sh[3]; i3++)
-					/* whole elements: every type moves exactly */
-					memcpy(at(o, q++, es), at(x, i0 * s[0] + i1 * s[1] +
-					    i2 * s[2] + i3 * s[3], es), es);
+			for (int64_t i2 = 0; i2 < to->sh[2]; i2++) {
+				int64_t b = i0 * s[0] + i1 * s[1] + i2 * s[2], n = to->sh[3];
+
+				if (es == 4)
+					for (int64_t i3 = 0; i3 < n; i3++)
+						((uint32_t *)o)[q + i3] = ((const uint32_t *)x)[b + i3 * s[3]];
+				else if (es == 8)
+					for (int64_t i3 = 0; i3 < n; i3++)
+						((uint64_t *)o)[q + i3] = ((const uint64_t *)x)[b + i3 * s[3]];
+				else
+					for (int64_t i3 = 0; i3 < n; i3++)
+						memcpy(at(o, q + i3, es), at(x, b + i3 * s[3], es), es);
+				q += n;
+			}
+	return i + 1;
+}
+
+/* extract: columns start .. start + n of each row of in[0] (packed: a
+ * computed tile), n the result's row; the valid box keeps in[0]'s rows and
+ * the part of its valid columns that falls inside. */
+static int
+op_extract(Worker *w, const TileInst *in, int i)
+{
+	const PTile *ti = &w->k->tile[in->in[0]], *to = &w->k->tile[in->res];
+	const char *x = w->p[in->in[0]];
+	char *o = w->p[in->res];
+	size_t es = w->k->es;
+	int64_t rows = to->n / to->sh[3], n = to->sh[3], m = ti->sh[3];
+	int64_t *ov = w->valid[in->res], vc;
+
+	for (int64_t r = 0; r < rows; r++)
+		memcpy(o + (size_t)(r * n) * es, x + (size_t)(r * m + in->start) * es, (size_t)n * es);
+	memcpy(ov, w->valid[in->in[0]], sizeof w->valid[0]);
+	vc = ov[3] - in->start;
+	ov[3] = vc < 0 ? 0 : vc > n ? n : vc;
+	return i + 1;
+}
+
+/* join: the operands' rows side by side; the valid box is the rows valid
+ * in all of them and the columns up to the first operand not valid to its
+ * end. */
+static int
+op_join(Worker *w, const TileInst *in, int i)
+{
+	const PTile *to = &w->k->tile[in->res];
+	char *o = w->p[in->res];
+	size_t es = w->k->es;
+	int64_t rows = to->n / to->sh[3], n = to->sh[3], col = 0, *ov = w->valid[in->res];
+	bool open = true;
+
+	memcpy(ov, w->valid[in->in[0]], sizeof w->valid[0]);
+	ov[3] = 0;
+	for (int j = 0; j < in->nin; j++) {
+		const PTile *tj = &w->k->tile[in->in[j]];
+		const int64_t *vj = w->valid[in->in[j]];
+		const char *x = w->p[in->in[j]];
+		int64_t m = tj->sh[3];
+
+		for (int64_t r = 0; r < rows; r++)
+			memcpy(o + (size_t)(r * n + col) * es, x + (size_t)(r * m) * es, (size_t)m * es);
+		for (int d = 0; d < 3; d++)
+			if (vj[d] < ov[d])
+				ov[d] = vj[d];
+		if (open) {
+			ov[3] += vj[3];
+			open = vj[3] == m;
+		}
+		col += m;
+	}
 	return i + 1;
 }
 
@@ -845,4 +912,6 @@ TxOp *const tx_ops[TO_COUNT] = {
 	[TO_BROADCAST] = tx_broadcast,
 	[TO_ARGMAX] = tx_argreduce,
 	[TO_ARGMIN] = tx_argreduce,
+	[TO_EXTRACT] = op_extract,
+	[TO_JOIN] = op_join,
 };

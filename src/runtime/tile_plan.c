@@ -133,6 +133,33 @@ alias_dot_accumulators(const TileFn *f, PKernel *k, const Uses *u)
 	}
 }
 
+/* A loop whose body yields a join of its parts (lower_attention.c packs
+ * its running max, sum and accumulator so): when every read of the carried
+ * value comes before the join and the join does not read it, the join
+ * writes straight into the carried value's buffer, and the copy back at
+ * each trip's end moves nothing (it was a tile [BM, dv + 2] a block). */
+static void
+alias_yielded_joins(const TileFn *f, PKernel *k, const Uses *u)
+{
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *fo = &f->insts[i];
+		int y, d, it = fo->iter;
+		bool reads = false;
+
+		if (fo->op != TO_FOR)
+			continue;
+		y = f->insts[fo->end].in[0];
+		d = u->def[y];
+		if (d <= i || d >= fo->end || u->parent[d] != i || f->insts[d].op != TO_JOIN ||
+		    y == it || k->tile[y].n != k->tile[it].n || u->last[it] > d)
+			continue;
+		for (int q = 0; q < f->insts[d].nin; q++)
+			reads |= f->insts[d].in[q] == it;
+		if (!reads)
+			k->tile[y].off = k->tile[it].off;
+	}
+}
+
 /* A loop's carried value lives in one buffer from start to end: its result
  * shares it (the carried value is dead after the loop), and so does its
  * initial value when that is a zeros() or full() made in the same loops
@@ -390,6 +417,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	uses_build(f, &u);
 	trips = u.trips;
 	alias_dot_accumulators(f, k, &u);
+	alias_yielded_joins(f, k, &u);
 	alias_loop_carried(f, k, &u);
 	if (!k->ik && !k->mx)    /* integer ops run tile by tile (tile_ops.c) */
 		plan_strips(f, k);

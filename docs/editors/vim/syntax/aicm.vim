@@ -45,10 +45,10 @@ syn keyword aicmOp           equal less less_equal greater greater_equal and or 
 syn keyword aicmOp           program_id zeros full dot idiv irem
 syn keyword aicmOp           conv2d max_pool2d avg_pool2d
 syn keyword aicmKeyword      im2col window_count window_max window_sum window
-syn keyword aicmOp           broadcast
+syn keyword aicmOp           broadcast extract join
 
 " Kernel kinds, between brackets after the kernel's name.
-syn match   aicmKind         "\[\s*\(matmul_epilogue\|matmul\|elementwise\|reduction\|row_reduction\|opaque\)\s*\]"
+syn match   aicmKind         "\[\s*\(matmul_epilogue\|matmul\|elementwise\|reduction\|row_reduction\|opaque\|attention\)\s*\]"
 
 " Names.
 syn match   aicmValue        "%\([A-Za-z_][A-Za-z0-9_.]*\|\d\+\)"
