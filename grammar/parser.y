@@ -1227,7 +1227,7 @@ kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *i
 		}
 	if (kk < 0) {
 		diag_error(c->d, kindl, "unknown kernel kind '%s'; expected matmul_epilogue, "
-		    "matmul, elementwise, reduction, row_reduction or opaque", kind.s);
+		    "matmul, elementwise, reduction, row_reduction, opaque or conv_epilogue", kind.s);
 		kk = KK_OPAQUE;
 	}
 	k = ir_add_kernel(g, name.s, (KernelKind)kk);
@@ -1535,7 +1535,7 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 	after_return(c, nl);
 	if (kk < 0) {
 		diag_error(c->d, kindl, "unknown kernel kind '%s'; expected matmul_epilogue, "
-		    "matmul, elementwise, reduction, row_reduction or opaque", kind.s);
+		    "matmul, elementwise, reduction, row_reduction, opaque or conv_epilogue", kind.s);
 		kk = KK_OPAQUE;
 	}
 	f = tile_fn_new(g, sym.s, (KernelKind)kk);
