@@ -61,16 +61,9 @@ echo "transformer blocks (issue 19), 1 thread: $(date -u '+%Y-%m-%d %H:%M UTC'),
     "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 export OPENBLAS_NUM_THREADS=1
-# numpy's OpenBLAS kernel; torch_env.sh does the same for PyTorch ($tenv)
-ncore=$(OPENBLAS_VERBOSE=2 $py -c 'import numpy as np; a = np.ones((64, 64)); a @ a' 2>&1 |
-    sed -n 's/.*Core: *\([A-Za-z0-9]*\).*/\1/p' | head -1)
-nenv=""
-case "$ncore" in
-Prescott|Core2|Nehalem|"")
-	if grep -q avx512f /proc/cpuinfo; then nenv="OPENBLAS_CORETYPE=SkylakeX"
-	elif grep -q avx2 /proc/cpuinfo; then nenv="OPENBLAS_CORETYPE=Haswell"; fi ;;
-esac
-echo "  OpenBLAS core for numpy: ${ncore:-none loaded}${nenv:+; generic on this CPU, so numpy runs with $nenv}"
+# numpy's OpenBLAS kernel (blas_env.sh); torch_env.sh does the same for PyTorch ($tenv)
+. "$here/blas_env.sh"
+blas_env nenv numpy 'import numpy as np; a = np.ones((64, 64)); a @ a'
 torch_config_lines=3
 . "$here/torch_env.sh"
 echo "aicm SIMD path: ${AICM_ISA:-best available} (AICM_ISA=avx512|avx2|portable to force)"

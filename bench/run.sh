@@ -13,8 +13,10 @@
 # process (/usr/bin/time), and aicm's error against numpy's result.
 # numpy runs under /usr/bin/python3 with Debian's OpenBLAS (installed here
 # when missing, as root), OPENBLAS_NUM_THREADS set to the thread count and
-# OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset, so that OpenBLAS picks its own
-# kernels for this CPU.
+# OPENBLAS_L2_SIZE unset, on OpenBLAS's fastest kernel for this CPU
+# (DESIGN section 11): its own pick, unless that is the generic Prescott
+# kernel on a CPU it does not know, when blas_env.sh names the matching one
+# (the line it prints says so).
 set -u
 build=${1:-build}
 reps=${REPS:-10}
@@ -36,10 +38,11 @@ if ! $py -c 'import numpy' 2>/dev/null || ! ls /usr/lib/x86_64-linux-gnu/openbla
 		exit 2
 	fi
 fi
-npy() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
-
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $all cores, $(free -g | awk '/Mem:/{print $2}') GiB"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+. "$here/blas_env.sh"
+blas_env nenv numpy 'import numpy as np; a = np.ones((64, 64)); a @ a'
+npy() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $nenv "$@"; }
 npy $py "$here/workloads.py" blas
 echo "aicm SIMD path: ${AICM_ISA:-best available} (AICM_ISA=avx512|avx2|portable to force)"
 

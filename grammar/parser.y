@@ -94,6 +94,20 @@ struct ParseCtx {
  * input: the parser stops at once, as at a syntax error (whose message the
  * Diag no longer prints), and bison's destructors free what its stack
  * holds.  Scanning on would only feed errors nobody sees. */
+/* An unknown kernel kind, with every kind the IR has (ir.h's list, so a
+ * new kind is named here without an edit). */
+static void
+unknown_kind(ParseCtx *c, Loc at, const char *kind)
+{
+	char list[512];
+	size_t m = 0;
+
+	for (int k = 0; k < KK_COUNT; k++)
+		m += (size_t)snprintf(list + m, sizeof list - m, "%s%s", k == 0 ? "" :
+		    k == KK_COUNT - 1 ? " or " : ", ", ir_kernel_kinds[k]);
+	diag_error(c->d, at, "unknown kernel kind '%s'; expected %s", kind, list);
+}
+
 static int
 lex(YYSTYPE *lval, YYLTYPE *lloc, yyscan_t scanner)
 {
@@ -1226,8 +1240,7 @@ kernel_open(ParseCtx *c, Tok name, Loc kl, Loc nl, Tok kind, Loc kindl, Items *i
 			break;
 		}
 	if (kk < 0) {
-		diag_error(c->d, kindl, "unknown kernel kind '%s'; expected matmul_epilogue, "
-		    "matmul, elementwise, reduction, row_reduction or opaque", kind.s);
+		unknown_kind(c, kindl, kind.s);
 		kk = KK_OPAQUE;
 	}
 	k = ir_add_kernel(g, name.s, (KernelKind)kk);
@@ -1534,8 +1547,7 @@ tiled_open(ParseCtx *c, Tok name, Loc nl, Tok kw, Loc kwl, Tok sym, Tok kind, Lo
 		diag_error(c->d, kwl, "expected 'tiled' before '@%s', found '%s'", sym.s, kw.s);
 	after_return(c, nl);
 	if (kk < 0) {
-		diag_error(c->d, kindl, "unknown kernel kind '%s'; expected matmul_epilogue, "
-		    "matmul, elementwise, reduction, row_reduction or opaque", kind.s);
+		unknown_kind(c, kindl, kind.s);
 		kk = KK_OPAQUE;
 	}
 	f = tile_fn_new(g, sym.s, (KernelKind)kk);

@@ -609,6 +609,7 @@ problem_str(StrBuf *b, const Problem *p)
 	switch (p->kind) {
 	case KK_MATMUL:
 	case KK_MATMUL_EPILOGUE:
+	case KK_CONV_EPILOGUE:
 		if (p->batch > 1)
 			strbuf_printf(b, "B=%" PRId64 " ", p->batch);
 		strbuf_printf(b, "M=%" PRId64 " N=%" PRId64 " K=%" PRId64, p->m, p->n, p->k);
@@ -829,7 +830,8 @@ sizes_ok(const CostModel *m)
 	if (!cost_model_problem(m)->ok)
 		return false;
 	if (cost_model_problem(m)->kind != KK_MATMUL &&
-	    cost_model_problem(m)->kind != KK_MATMUL_EPILOGUE)
+	    cost_model_problem(m)->kind != KK_MATMUL_EPILOGUE &&
+	    cost_model_problem(m)->kind != KK_CONV_EPILOGUE)
 		c.bm = c.bn = 1;
 	cost_model_traffic(m, &c, &t);
 	return t.ok;

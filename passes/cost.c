@@ -508,7 +508,8 @@ model_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 	 * type, as every operand), the i64 result written once */
 	if (ir_ops[root->op].cls == OC_REDUCTION || ir_ops[root->op].cls == OC_ARGREDUCE)
 		m->red = last;
-	if (ir_ops[root->op].cls == OC_CONV || ir_ops[root->op].cls == OC_POOL) {
+	if (ir_ops[root->op].cls == OC_CONV || ir_ops[root->op].cls == OC_POOL ||
+	    kind == KK_CONV_EPILOGUE) {
 		window_build(g, kind, first, last, m);
 		return;
 	}
@@ -714,12 +715,57 @@ taps_inside(int64_t n_out, int64_t n_in, int64_t s, int64_t kn, int64_t d, int64
 	return sum;
 }
 
+/* A conv_epilogue's operands from outside it, each once (as lower-tiled
+ * loads them, conv_operand): row = it has the output's pixels (OH*OW), col
+ * = its filters (F); a dim of 1 or a missing one is one element per
+ * program.  m->ext is malloc'd. */
+static void
+conv_epilogue_exts(const Graph *g, int first, int last, Model *m, bool *ok)
+{
+	size_t nops = 0;
+	Seen seen = {NULL, 16};
+
+	for (int i = first + 1; i <= last; i++)
+		nops += (size_t)g->nodes[i].nin;
+	m->ext = xcalloc(nops + 1, sizeof *m->ext);
+	while (seen.cap < 2 * nops + 2)
+		seen.cap *= 2;
+	seen.slot = xcalloc(seen.cap, sizeof *seen.slot);
+	for (int i = first + 1; i <= last; i++) {
+		const Node *n = &g->nodes[i];
+
+		if (!ir_is_elementwise(n->op) || n->type.dt != g->nodes[first].type.dt)
+			*ok = false;
+		m->flops = add(ok, m->flops, node_flops(g, i, ok));
+		for (int j = 0; j < n->nin; j++) {
+			const Type *t = &g->nodes[n->in[j]].type;
+			Ext *e;
+			int64_t d[4];
+
+			if (inside(n->in[j], first, last) || !seen_add(&seen, n->in[j]))
+				continue;
+			e = &m->ext[m->next++];
+			e->es = (int64_t)ir_dtype_size(t->dt);
+			if (t->rank > 4) {
+				*ok = false;
+				continue;
+			}
+			for (int k = 0; k < 4; k++)
+				d[k] = k - (4 - t->rank) >= 0 ? t->dim[k - (4 - t->rank)] : 1;
+			e->col = d[1] != 1;
+			e->row = d[2] * d[3] != 1;
+		}
+	}
+	free(seen.slot);
+}
+
 /* conv2d's and the pools' model: the geometry of the shape rule and the
- * counts of the in-bounds taps (the reads im2col makes). */
+ * counts of the in-bounds taps (the reads im2col makes); a conv_epilogue
+ * adds its elementwise ops' flops and operands. */
 static void
 window_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 {
-	const Node *n = &g->nodes[last];
+	const Node *n = &g->nodes[kind == KK_CONV_EPILOGUE ? first : last];
 	char err[IR_ERR_MAX];
 	Loc at;
 	bool ok = true;
@@ -727,15 +773,19 @@ window_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 
 	m->win = true;
 	m->wop = n->op;
-	if (first != last || ir_window_of(g, n, w, err, &at) != 0 ||
-	    (n->op == OP_CONV2D ? kind != KK_MATMUL : kind != KK_OPAQUE)) {
+	if (kind == KK_CONV_EPILOGUE ? n->op != OP_CONV2D :
+	    first != last || (n->op == OP_CONV2D ? kind != KK_MATMUL : kind != KK_OPAQUE)) {
+		m->p.ok = false;
+		return;
+	}
+	if (ir_window_of(g, n, w, err, &at) != 0) {
 		m->p.ok = false;
 		return;
 	}
 	m->taps_in = mul(&ok, taps_inside(w->oh, w->h, w->sh, w->kh, w->dh, w->pt, &ok),
 	    taps_inside(w->ow, w->w, w->sw, w->kw, w->dw, w->pl, &ok));
 	m->out_numel = numel(&ok, &n->type);
-	m->flops = node_flops(g, last, &ok);
+	m->flops = node_flops(g, (int)(n - g->nodes), &ok);
 	if (n->op == OP_CONV2D) {
 		m->p.m = mul(&ok, w->n, mul(&ok, w->oh, w->ow));
 		m->p.n = w->f;
@@ -743,6 +793,8 @@ window_build(const Graph *g, KernelKind kind, int first, int last, Model *m)
 		m->mm_flops = m->flops;
 		if (w->bias)
 			m->flops = add(&ok, m->flops, m->out_numel);
+		if (kind == KK_CONV_EPILOGUE)
+			conv_epilogue_exts(g, first, last, m, &ok);
 	} else {
 		m->p.m = mul(&ok, w->n, w->c);
 		m->p.n = mul(&ok, w->oh, w->ow);
@@ -766,7 +818,7 @@ window_traffic(const Model *m, const TileConfig *c, Traffic *t)
 {
 	bool ok = m->p.ok;
 	const Window *w = &m->w;
-	int64_t es = (int64_t)ir_dtype_size(m->p.dt), P, ld;
+	int64_t es = (int64_t)ir_dtype_size(m->p.dt), P, ld, epi = 0;
 
 	if (!ok || c->bm <= 0 || c->bn <= 0)
 		return;
@@ -785,12 +837,27 @@ window_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		ld = add(&ok, ld, mul(&ok, mul(&ok, w->n, fb), mul(&ok, cg, m->taps_in))); /* im2col */
 		if (w->bias)
 			ld = add(&ok, ld, mul(&ok, t->grid[0], w->f));
+		/* a conv_epilogue's operands: per image, each pixel block
+		 * loads its pixels (or one), each filter block its filters
+		 * (or one) */
+		for (int i = 0; i < m->next; i++) {
+			const Ext *e = &m->ext[i];
+			int64_t v = mul(&ok, w->n, mul(&ok, e->row ? P : pb, e->col ? w->f : fb));
+
+			epi = add(&ok, epi, mul(&ok, v, e->es));
+		}
 		steps = mul(&ok, t->programs, cdiv(m->p.k, c->bk));
 		t->steps = steps;
 		t->acc_bytes = 2.0 * (double)steps * (double)bn * (double)c->bm * (double)es;
 		t->pad_mm_flops = 2.0 * ((double)t->grid[0] * (double)c->bm * (double)fb *
 		    (double)bn * (double)cdiv(m->p.k, c->bk) * (double)c->bk -
 		    (double)m->p.m * (double)m->p.n * (double)m->p.k);
+		/* a conv_epilogue's ops run on whole tiles, masked lanes too (a
+		 * lone conv's bias add is left out, as it always was) */
+		if (m->p.kind == KK_CONV_EPILOGUE)
+			t->pad_vec_flops = (double)m->vec_flops * ((double)t->grid[0] *
+			    (double)c->bm * (double)fb * (double)bn / ((double)m->p.m *
+			    (double)m->p.n) - 1.0);
 	} else {
 		t->grid[0] = cdiv(P, c->bn);
 		t->grid[1] = cdiv(m->p.m, c->bm);
@@ -798,7 +865,7 @@ window_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		t->programs = mul(&ok, t->grid[0], t->grid[1]);
 		ld = mul(&ok, m->p.m, m->taps_in);
 	}
-	t->loaded = mul(&ok, ld, es);
+	t->loaded = add(&ok, mul(&ok, ld, es), epi);
 	t->stored = mul(&ok, m->out_numel, es);
 	t->flops = m->flops;
 	t->mm_flops = m->mm_flops;
@@ -1331,6 +1398,7 @@ space_of(KernelKind kind)
 	switch (kind) {
 	case KK_MATMUL:
 	case KK_MATMUL_EPILOGUE:
+	case KK_CONV_EPILOGUE:      /* the conv's implicit GEMM: the matmul's space */
 		return (Space){mm_blocks, mm_blocks, mm_blocks, stages_set, 4, 4, 4, 3};
 	case KK_REDUCTION:
 		return (Space){red_bm, red_bn, NULL, NULL, LEN(red_bm), LEN(red_bn), 0, 0};
@@ -1428,7 +1496,7 @@ too_big(int block, int64_t dim, int smallest)
 int64_t
 cost_smem_bytes(const Problem *p, const TileConfig *c)
 {
-	if (p->kind != KK_MATMUL && p->kind != KK_MATMUL_EPILOGUE)
+	if (p->kind != KK_MATMUL && p->kind != KK_MATMUL_EPILOGUE && p->kind != KK_CONV_EPILOGUE)
 		return 0;
 	return ((int64_t)c->bm * c->bk + (int64_t)c->bk * c->bn) * c->stages *
 	    (int64_t)ir_dtype_size(p->dt);
@@ -1442,7 +1510,7 @@ cost_regs(const Problem *p, const TileConfig *c)
 	int64_t threads = 32 * (int64_t)c->warps;
 	int64_t tile = (int64_t)c->bm * c->bn * words;
 
-	if (p->kind == KK_MATMUL || p->kind == KK_MATMUL_EPILOGUE)
+	if (p->kind == KK_MATMUL || p->kind == KK_MATMUL_EPILOGUE || p->kind == KK_CONV_EPILOGUE)
 		return cdiv(tile, threads) +
 		    cdiv(((int64_t)c->bm * c->bk + (int64_t)c->bk * c->bn) * words, threads) + 32;
 	return 2 * cdiv(tile, threads) + 32;

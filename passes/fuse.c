@@ -69,9 +69,15 @@ typedef struct Part {
 	int root;
 	int nops;                    /* ops that compute: views not counted */
 	int mm;                      /* its matmul, or -1 */
+	int conv;                    /* its conv2d (conv_epilogue), or -1 */
+	int badop, badin;            /* the first op with an operand (in[badin]) that a
+	                              * conv_epilogue cannot load (conv_loadable), or -1 */
+	int dtmix;                   /* the first op not of the root's element type, or
+	                              * with an operand not of it (conv_rule), or -1 */
 	int minidx;                  /* its lowest node index */
 	int nrow;                    /* reductions that joined under row-fusion */
 	int nstat;                   /* ops over the reduced rows that joined (statistic) */
+	int nview;                   /* layout ops that joined as views */
 	const Type *iter;            /* the iteration shape (a node's type) */
 	int given;                   /* the input's kernel index, or -1 */
 	bool attn;                   /* an attention kernel (attention.c's match) */
@@ -114,6 +120,7 @@ new_part(Fuse *f, int root, int given)
 	memset(k, 0, sizeof *k);
 	k->root = root;
 	k->mm = -1;
+	k->conv = k->badop = k->dtmix = -1;
 	k->minidx = root;
 	k->given = given;
 	return f->nparts++;
@@ -130,9 +137,46 @@ repeated(const Node *n, int j)
 	return false;
 }
 
-/* Puts node p into partition k and counts it as a consumer of its operands.
- * A view is no op of the kernel's: it counts toward neither max-ops nor
- * the matmul-first rule. */
+/*
+ * Whether a value of type t can be an operand of a conv_epilogue over
+ * conv2d output y (N, F, OH, OW): the program loads it through the view
+ * (N or 1, F or 1, OH*OW or 1) (lower-tiled's conv_operand), so under
+ * numpy broadcasting its image and filter dims are each whole or 1, and
+ * its two spatial dims are both whole or both 1.
+ */
+static bool
+conv_loadable(const Type *t, const Type *y)
+{
+	int64_t d[4];
+
+	if (t->rank > 4)
+		return false;
+	for (int k = 0; k < 4; k++) {
+		int j = k - (4 - t->rank);
+
+		d[k] = j >= 0 ? t->dim[j] : 1;
+		if (d[k] != 1 && d[k] != y->dim[k])
+			return false;
+	}
+	return (d[2] == 1) == (d[3] == 1) || y->dim[2] == 1 || y->dim[3] == 1;
+}
+
+/* Whether node i and its operands are all of element type dt. */
+static bool
+same_dt(const Graph *g, int i, DType dt)
+{
+	const Node *n = &g->nodes[i];
+
+	for (int j = 0; j < n->nin; j++)
+		if (g->nodes[n->in[j]].type.dt != dt)
+			return false;
+	return n->type.dt == dt;
+}
+
+/* Puts node p into partition k and counts it as a consumer of its operands;
+ * notes what the conv_epilogue rules ask of it (conv_rule).  A view is no
+ * op of the kernel's: it counts toward neither max-ops nor the
+ * matmul-first rule. */
 static void
 join(Fuse *f, int k, int p, Rel relaxed, bool view)
 {
@@ -143,10 +187,22 @@ join(Fuse *f, int k, int p, Rel relaxed, bool view)
 	f->view[p] = view;
 	if (!view)
 		K->nops++;
+	else
+		K->nview++;
 	if (!view && p < K->minidx)
 		K->minidx = p;
 	if (n->op == OP_MATMUL)
 		K->mm = p;
+	if (n->op == OP_CONV2D)
+		K->conv = p;
+	else if (K->dtmix < 0 && !same_dt(f->g, p, f->g->nodes[K->root].type.dt))
+		K->dtmix = p;
+	for (int j = 0; n->op != OP_CONV2D && K->iter && K->iter->rank == 4 && K->badop < 0 &&
+	    j < n->nin; j++)
+		if (!conv_loadable(&f->g->nodes[n->in[j]].type, K->iter)) {
+			K->badop = p;
+			K->badin = j;
+		}
 	if (relaxed == REL_ROW)
 		K->nrow++;
 	else if (relaxed == REL_STAT)
@@ -181,6 +237,68 @@ row_stat_shape(const Type *t, const Type *iter)
 }
 
 #define WHY(...) (why ? snprintf(why, nwhy, __VA_ARGS__) : 0)
+
+/*
+ * The conv_epilogue rules (F4g), asked when conv2d p would join kernel k
+ * or an elementwise p would join a kernel that holds a conv2d: the
+ * kernel's root is elementwise (no reduction), its ops compute in the
+ * conv's element type, and every operand of its ops (with p's) loads as
+ * conv_loadable says.  R_OK, or the rule with the reason.
+ */
+static Rule
+conv_rule(const Fuse *f, int k, int p, char *why, size_t nwhy)
+{
+	const Graph *g = f->g;
+	const Part *K = &f->parts[k];
+	int conv = K->conv >= 0 ? K->conv : p, bad = K->badop, badin = K->badin;
+	const Node *V = &g->nodes[conv], *R = &g->nodes[K->root], *P = &g->nodes[p];
+	char s1[IR_TYPE_STR], s2[IR_TYPE_STR];
+
+	if (P->op == OP_CONV2D && (K->conv >= 0 || K->mm >= 0)) {
+		WHY("the kernel already holds %s %%%s; a kernel holds at most one matmul or "
+		    "conv2d", K->mm >= 0 ? "matmul" : "conv2d",
+		    g->nodes[K->mm >= 0 ? K->mm : K->conv].name);
+		return R_F4C;
+	}
+	if (K->nview > 0) {
+		WHY("the kernel reads an operand through a view (a layout op folded into its "
+		    "loads); a conv_epilogue loads its operands whole, through no view");
+		return R_F4G;
+	}
+	if (K->nrow > 0 || K->nstat > 0) {
+		WHY("the kernel is a row_reduction (row-fusion joined its reductions); a conv2d "
+		    "heads a conv_epilogue, which holds elementwise ops only");
+		return R_F4G;
+	}
+	if (!ir_is_elementwise(R->op)) {
+		WHY("the kernel's root %%%s is a '%s'; a conv2d heads a conv_epilogue, which "
+		    "holds elementwise ops only", R->name, ir_ops[R->op].name);
+		return R_F4G;
+	}
+	if (V->type.dt != R->type.dt || K->dtmix >= 0 ||
+	    (p != conv && !same_dt(g, p, R->type.dt))) {
+		const Node *n = K->dtmix >= 0 ? &g->nodes[K->dtmix] : p != conv ? P : R;
+
+		WHY("%%%s or an operand of it is not %s, conv2d %%%s's element type; a "
+		    "conv_epilogue computes in its conv2d's element type", n->name,
+		    ir_dtype_name(V->type.dt), V->name);
+		return R_F4G;
+	}
+	for (int j = 0; bad < 0 && p != conv && j < P->nin; j++)
+		if (!conv_loadable(&g->nodes[P->in[j]].type, K->iter)) {
+			bad = p;
+			badin = j;
+		}
+	if (bad >= 0) {
+		const Node *x = &g->nodes[g->nodes[bad].in[badin]];
+
+		WHY("%%%s is %s, which a conv_epilogue over conv2d %%%s %s cannot load: its "
+		    "dims must broadcast as (N or 1, F or 1, OH and OW or 1 and 1)", x->name,
+		    ir_shape_str(&x->type, s1), V->name, ir_shape_str(&V->type, s2));
+		return R_F4G;
+	}
+	return R_OK;
+}
 
 /*
  * Views (DESIGN §13, docs/passes.md "Views"): whether layout op x, whose
@@ -354,6 +472,14 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 	if (ir_is_view_op(g, p) && !is(g, c, OC_LAYOUT) && !is(g, c, OC_COPY)) {
 		if (!view_fits(f, k, p, why, nwhy))
 			return R_F4D;
+		if (K->conv >= 0) {
+			/* conv_operand loads whole blocks of an operand's own
+			 * elements: no strides of a view */
+			WHY("%%%s is a layout op ('%s') and the kernel holds conv2d %%%s; a "
+			    "conv_epilogue loads its operands whole, through no view", P->name,
+			    ir_ops[P->op].name, g->nodes[K->conv].name);
+			return R_F4G;
+		}
 		*view = true;
 		return R_OK;
 	}
@@ -374,14 +500,15 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 			    "an opaque kernel", L->name, ir_ops[L->op].name);
 		return R_F4D;
 	}
-	if (is(g, p, OC_CONV) || is(g, c, OC_CONV) || is(g, p, OC_POOL) || is(g, c, OC_POOL)) {
-		const Node *W = is(g, p, OC_CONV) || is(g, p, OC_POOL) ? P : C;
+	if (is(g, c, OC_CONV) || is(g, p, OC_POOL) || is(g, c, OC_POOL)) {
+		const Node *W = is(g, p, OC_POOL) ? P : C;
 
-		/* conv2d's epilogue (conv_epilogue) is a later kind; until then
-		 * the implicit GEMM and the windowed reductions run alone */
-		WHY("%%%s is a windowed op ('%s'); conv2d runs alone in a matmul kernel (an implicit "
-		    "GEMM) and a pool alone in an opaque kernel (a windowed reduction)", W->name,
-		    ir_ops[W->op].name);
+		if (is(g, W - g->nodes, OC_POOL))
+			WHY("%%%s is a pool ('%s'); a pool runs alone in an opaque kernel (a "
+			    "windowed reduction)", W->name, ir_ops[W->op].name);
+		else
+			WHY("%%%s is a conv2d; a conv2d takes no producers (it heads its kernel, an "
+			    "implicit GEMM, alone or with an elementwise epilogue)", W->name);
 		return R_F4G;
 	}
 	if (is(g, p, OC_ARGREDUCE) || is(g, c, OC_ARGREDUCE)) {
@@ -445,6 +572,11 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 			    g->nodes[K->mm].name);
 			return R_F4F;
 		}
+		if (K->conv >= 0) {
+			WHY("the kernel holds conv2d %%%s; a conv_epilogue holds elementwise ops "
+			    "only, no reduction", g->nodes[K->conv].name);
+			return R_F4G;
+		}
 		*relaxed = REL_ROW;
 	} else if (ir_is_elementwise(P->op) && row_stat_shape(&P->type, K->iter)) {
 		/* an op on a row's statistics (var + eps, sqrt, 1/x): computed
@@ -472,12 +604,24 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 			    g->nodes[K->mm].name);
 			return R_F4F;
 		}
+		if (K->conv >= 0) {
+			WHY("%%%s works on the reduced rows %s, and the kernel holds conv2d %%%s; a "
+			    "conv_epilogue holds elementwise ops over the conv's output only", P->name,
+			    ir_shape_str(&P->type, s1), g->nodes[K->conv].name);
+			return R_F4G;
+		}
 		*relaxed = REL_STAT;
 	}
 	if (*relaxed == REL_NONE && !ir_same_dims(&P->type, K->iter)) {
 		WHY("%%%s is %s, but the kernel of %%%s iterates over %s", P->name,
 		    ir_shape_str(&P->type, s1), R->name, ir_shape_str(K->iter, s2));
 		return R_F3;
+	}
+	if (P->op == OP_CONV2D || (K->conv >= 0 && ir_is_elementwise(P->op))) {
+		Rule r = conv_rule(f, k, p, why, nwhy);
+
+		if (r != R_OK)
+			return r;
 	}
 	if (P->op == OP_MATMUL) {
 		if (is(g, c, OC_REDUCTION) && !f->mmred) {
@@ -496,9 +640,10 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 			    ir_ops[R->op].name);
 			return R_F6;
 		}
-		if (K->mm >= 0) {
-			WHY("the kernel already holds matmul %%%s; a kernel holds at most one",
-			    g->nodes[K->mm].name);
+		if (K->mm >= 0 || K->conv >= 0) {
+			WHY("the kernel already holds %s %%%s; a kernel holds at most one matmul or "
+			    "conv2d", K->mm >= 0 ? "matmul" : "conv2d",
+			    g->nodes[K->mm >= 0 ? K->mm : K->conv].name);
 			return R_F4C;
 		}
 		if (K->nrow > 0 || K->nstat > 0) {
@@ -516,6 +661,10 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 	} else if (K->mm >= 0 && p < K->mm) {
 		WHY("%%%s is defined before matmul %%%s; a matmul must be its kernel's first op",
 		    P->name, g->nodes[K->mm].name);
+		return R_F4E;
+	} else if (K->conv >= 0 && p < K->conv) {
+		WHY("%%%s is defined before conv2d %%%s; a conv2d must be its kernel's first op",
+		    P->name, g->nodes[K->conv].name);
 		return R_F4E;
 	}
 	if (f->maxops > 0 && K->nops >= f->maxops) {
@@ -649,8 +798,8 @@ kind_of(const Fuse *f, const Part *K)
 		return KK_ATTENTION;
 	if (K->mm >= 0)
 		return K->nops == 1 ? KK_MATMUL : KK_MATMUL_EPILOGUE;
-	if (is(f->g, K->root, OC_CONV))
-		return KK_MATMUL;
+	if (K->conv >= 0)
+		return K->nops == 1 ? KK_MATMUL : KK_CONV_EPILOGUE;
 	if (is(f->g, K->root, OC_LAYOUT) || is(f->g, K->root, OC_POOL) ||
 	    is(f->g, K->root, OC_COPY))
 		return KK_OPAQUE;

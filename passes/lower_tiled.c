@@ -1720,6 +1720,112 @@ store_view(LB *b, int v, TileIdx r, TileIdx c, int64_t rows, int64_t cols, bool 
 	tile_build_access(b->ng, b->f, TO_STORE, TILE_RESULT, 2, idx, v, &at, LOC_NONE);
 }
 
+/*
+ * An operand x of a conv_epilogue, loaded once per program as the part of
+ * it that the program's [BN filters, BM pixels] tile of image ni needs:
+ * through the view (N', F', P'), each the whole dim or 1 as x broadcasts
+ * against y (N, F, OH, OW) (fuse's conv_loadable), the tile [1, BN or 1,
+ * BM or 1] at [ni or 0, pf*BN or 0, pb*BM or 0]; masked where a block can
+ * pass the end, so that a ragged tile reads only x's own elements.  A
+ * rank-0 x is one element.  Returns the tile value, or -1.
+ */
+static int
+conv_operand(LB *b, const Window *v, int x, int ni, int pf, int pb)
+{
+	const Type *t = &b->g->nodes[x].type;
+	int64_t d[4], bn = b->bn, sh[3];
+	TileAttrs at = {0};
+	TileIdx idx[3];
+	char nm[256];
+
+	snprintf(nm, sizeof nm, "%.200s.tile", b->g->nodes[x].name);
+	if (t->rank == 0)
+		return def(b, load(b, b->argof[x], 0, NULL, false, 0), nm, 0, NULL);
+	if (t->rank > 4)
+		return -1;
+	for (int k = 0; k < 4; k++) {
+		int j = k - (4 - t->rank);
+
+		d[k] = j >= 0 ? t->dim[j] : 1;
+	}
+	if ((d[0] != 1 && d[0] != v->n) || (d[1] != 1 && d[1] != v->f) ||
+	    (d[2] != 1 && d[2] != v->oh) || (d[3] != 1 && d[3] != v->ow) ||
+	    (d[2] * d[3] != 1 && d[2] * d[3] != v->oh * v->ow))
+		return -1;
+	at.set = TAB(VIEW);
+	at.nview = 3;
+	at.view[0] = d[0];
+	at.view[1] = d[1];
+	at.view[2] = d[2] * d[3];
+	sh[0] = 1;
+	sh[1] = d[1] == 1 ? 1 : bn;
+	sh[2] = at.view[2] == 1 ? 1 : b->bm;
+	idx[0] = d[0] == 1 ? (TileIdx){0} : idx_of(ni, 1);
+	idx[1] = d[1] == 1 ? (TileIdx){0} : idx_of(pf, bn);
+	idx[2] = at.view[2] == 1 ? (TileIdx){0} : idx_of(pb, b->bm);
+	if ((sh[1] > 1 && v->f % bn) || (sh[2] > 1 && at.view[2] % b->bm)) {
+		at.set |= TAB(OTHER);
+		at.other = tile_num(0);
+	}
+	return def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[x], 3, idx, -1, &at,
+	    LOC_NONE), nm, 3, sh);
+}
+
+/*
+ * conv_epilogue: the elementwise ops after the conv2d, applied to its
+ * accumulator tile r ([BN filters, BM pixels], the bias added) before the
+ * one store, by emit_op as a matmul_epilogue's are; each operand from
+ * outside the kernel is loaded once per program (conv_operand).  The
+ * result, [1, BN, BM] once an operand of rank 3 met it, is stored through
+ * the view (N, F, OH*OW) of y, which masks a ragged filter block at its
+ * own image's end; a tile still [BN, BM] goes as the lone conv's does.
+ */
+static int
+conv_epilogue(LB *b, const Window *v, int r, int ni, int pf, int pb)
+{
+	const Node *rn = &b->g->nodes[b->root];
+	const TileVal *tv;
+	int64_t P = v->oh * v->ow;
+
+	b->tv[b->first] = r;
+	for (int i = b->first + 1; i <= b->last; i++) {
+		const Node *n = &b->g->nodes[i];
+
+		for (int j = 0; j < n->nin; j++) {
+			int x = n->in[j];
+
+			if (in_kernel(b, x) || b->tv[x] >= 0)
+				continue;
+			if ((b->tv[x] = conv_operand(b, v, x, ni, pf, pb)) < 0)
+				return fail(b, &b->g->nodes[x], "a conv_epilogue's operand must broadcast "
+				    "as (N or 1, F or 1, OH and OW or 1 and 1) against its conv2d");
+		}
+		if (emit_op(b, i) != 0)
+			return -1;
+	}
+	tv = &b->f->vals[b->tv[b->root]];
+	if (tv->rank == 2 && tv->shape[0] == b->bn && tv->shape[1] == b->bm) {
+		store_view(b, b->tv[b->root], idx2(ni, v->f, pf, b->bn, 0), idx_of(pb, b->bm),
+		    v->n * v->f, P, v->f % b->bn || P % b->bm);
+		return 0;
+	}
+	if (tv->rank != 3 || tv->shape[0] != 1 || tv->shape[1] != b->bn || tv->shape[2] != b->bm)
+		return fail(b, rn, "a conv_epilogue's root must depend on its conv2d");
+	{
+		TileAttrs at = {0};
+		TileIdx idx[3] = {idx_of(ni, 1), idx_of(pf, b->bn), idx_of(pb, b->bm)};
+
+		at.set = TAB(VIEW) | (v->f % b->bn || P % b->bm ? TAB(MASKED) : 0);
+		at.nview = 3;
+		at.view[0] = v->n;
+		at.view[1] = v->f;
+		at.view[2] = P;
+		tile_build_access(b->ng, b->f, TO_STORE, TILE_RESULT, 3, idx, b->tv[b->root], &at,
+		    LOC_NONE);
+	}
+	return 0;
+}
+
 /* conv2d as an implicit GEMM, computed as y[n] (F x P) = w (F x Kg) times
  * the im2col matrix of x[n] (Kg x P), P = OH*OW, Kg = C/groups*KH*KW: the
  * GEMM autotune sees, M = N*OH*OW (pixels, BM a block), N = F (filters,
@@ -1733,7 +1839,7 @@ store_view(LB *b, int v, TileIdx r, TileIdx c, int64_t rows, int64_t cols, bool 
 static int
 lower_conv(LB *b)
 {
-	const Node *n = &b->g->nodes[b->root];
+	const Node *n;
 	Window v;
 	char err[IR_ERR_MAX];
 	Loc at_;
@@ -1742,8 +1848,14 @@ lower_conv(LB *b)
 	TileAttrs at = {0};
 	TileIdx ia[2], ib[3];
 
-	if (b->first != b->last)
-		return fail(b, n, "conv2d is a kernel of its own");
+	n = &b->g->nodes[b->first];
+	if (n->op != OP_CONV2D)
+		return fail(b, n, "a conv_epilogue starts with its conv2d");
+	for (int i = b->first + 1; i <= b->last; i++)
+		if (!ir_is_elementwise(b->g->nodes[i].op) ||
+		    b->g->nodes[i].type.dt != n->type.dt)
+			return fail(b, &b->g->nodes[i], "a conv_epilogue holds a conv2d and then "
+			    "elementwise ops in its element type");
 	if (ir_window_of(b->g, n, &v, err, &at_) != 0)
 		return fail(b, n, err);
 	if (window_too_big(&v))
@@ -1815,9 +1927,12 @@ lower_conv(LB *b)
 		    &at, LOC_NONE), "bias", 2, bias);
 		r = op_def(b, TO_BINARY, OP_ADD, 2, in, NULL, "biased", 2, s);
 	}
-	store_view(b, r, idx2(ni, v.f, pf, bn, 0), idx_of(pb, b->bm), v.n * v.f, P,
-	    v.f % bn || P % b->bm);
-	return 0;
+	if (b->first == b->last) {
+		store_view(b, r, idx2(ni, v.f, pf, bn, 0), idx_of(pb, b->bm), v.n * v.f, P,
+		    v.f % bn || P % b->bm);
+		return 0;
+	}
+	return conv_epilogue(b, &v, r, ni, pf, pb);
 }
 
 /* max_pool2d and avg_pool2d as windowed reductions: a program's
@@ -1947,7 +2062,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 		    lower_attention_build(b->ng, b->f, &am, b->bm, b->bn) : fail(b, rn, why);
 	} else if (ir_ops[rn->op].cls == OC_ARGREDUCE)
 		rc = lower_argreduce(b);
-	else if (rn->op == OP_CONV2D)
+	else if (rn->op == OP_CONV2D || kind == KK_CONV_EPILOGUE)
 		rc = lower_conv(b);
 	else if (ir_ops[rn->op].cls == OC_POOL)
 		rc = lower_pool(b);
@@ -1975,7 +2090,7 @@ lower_kernel(LB *b, const char *name, KernelKind kind)
 	b->f->kset |= 1u << KA_BM | 1u << KA_BN;
 	b->f->kattr[KA_BM] = b->bm;
 	b->f->kattr[KA_BN] = b->bn;
-	if ((has_mm && kind != KK_ATTENTION) || rn->op == OP_CONV2D) {
+	if ((has_mm && kind != KK_ATTENTION) || rn->op == OP_CONV2D || kind == KK_CONV_EPILOGUE) {
 		b->f->kset |= 1u << KA_BK;
 		b->f->kattr[KA_BK] = b->bk;
 	}

@@ -126,7 +126,7 @@ tune_cache_kind_attrs(KernelKind k)
 {
 	unsigned a = 1u << KA_BM | 1u << KA_BN | 1u << KA_WARPS;
 
-	if (k == KK_MATMUL || k == KK_MATMUL_EPILOGUE)
+	if (k == KK_MATMUL || k == KK_MATMUL_EPILOGUE || k == KK_CONV_EPILOGUE)
 		a |= 1u << KA_BK | 1u << KA_STAGES;
 	return a;
 }

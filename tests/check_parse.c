@@ -772,7 +772,7 @@ static const struct {
 	/* kernels */
 	{"graph { %x = input() : (2,)\n kernel @k [fast] { %y = relu(%x) } }",
 	 "t.aicm:2:13: error: unknown kernel kind 'fast'; expected matmul_epilogue, matmul, "
-	 "elementwise, reduction, row_reduction or opaque"},
+	 "elementwise, reduction, row_reduction, opaque, conv_epilogue or attention"},
 	{"graph { kernel @k [opaque] { } }", "t.aicm:1:9: error: kernel '@k' is empty"},
 	{"graph { %x = input() : (2,)\n kernel @k [opaque] { %y = relu(%x) }\n"
 	 " kernel @k [opaque] { %z = relu(%x) } }",

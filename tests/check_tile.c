@@ -213,6 +213,55 @@ START_TEST(test_tile_kinds_match_reference_any_threads)
 }
 END_TEST
 
+/* conv_epilogue: a ragged filter block (F = 37, BN = 8 or 32) that passes
+ * its image's end, a bias (F, 1, 1) and a residual, against the
+ * reference, and the same bits on 1, 2 and 5 threads (each program stores
+ * only its own image's rows, so the programs' order cannot matter). */
+START_TEST(test_tile_conv_epilogue_any_threads)
+{
+	static const char *const src =
+	    "graph {\n  %x = input() : (3, 5, 9, 8) f32\n  %w = const() : (37, 5, 3, 3) f32\n"
+	    "  %b = const() : (37, 1, 1) f32\n  %r = input() : (3, 37, 9, 8) f32\n"
+	    "  %y = conv2d(%x, %w) pads=(1, 1, 1, 1)\n  %z = add(%y, %b)\n  %s = add(%z, %r)\n"
+	    "  %o = relu(%s)\n}\n";
+	static const char *const pipes[] = {"shape-infer,fuse,lower-tiled{bm=16,bn=8,bk=8}",
+	    "shape-infer,fuse,lower-tiled{bm=32,bn=32,bk=16}"};
+	Graph *r = ck_pipeline(src, "shape-infer");
+	Tensor *ref;
+	int ro;
+
+	ck_assert_ptr_nonnull(r);
+	ref = run_ref(r);
+	ro = ir_lookup(r, "o");
+	for (size_t pi = 0; pi < sizeof pipes / sizeof pipes[0]; pi++) {
+		Graph *g = ck_pipeline(src, pipes[pi]);
+		Tensor *v1;
+		int o;
+		ExecErr e;
+
+		ck_assert_ptr_nonnull(g);
+		o = ir_lookup(g, "o");
+		ck_assert_int_eq(g->nodes[o].tile->kind, KK_CONV_EPILOGUE);
+		v1 = run_tiled(g, 1, NULL);
+		e = exec_compare(&v1[o], &ref[ro]);
+		ck_assert_msg(e.rel < 1e-5, "%s: rel err %g", pipes[pi], e.rel);
+		for (int th = 2; th <= 5; th += 3) {
+			Tensor *vt = run_tiled(g, th, NULL);
+
+			ck_assert(memcmp(vt[o].data, v1[o].data, exec_tensor_bytes(&v1[o])) == 0);
+			exec_tensors_free(vt, g->nnodes);
+			free(vt);
+		}
+		exec_tensors_free(v1, g->nnodes);
+		free(v1);
+		ir_graph_free(g);
+	}
+	exec_tensors_free(ref, r->nnodes);
+	free(ref);
+	ir_graph_free(r);
+}
+END_TEST
+
 /* The traffic rules' totals (docs/tiled.md), kind by kind. */
 START_TEST(test_tile_traffic_rules)
 {
@@ -293,6 +342,21 @@ static const char *const xgraphs[] = {
 	"  %q = avg_pool2d(%z) kernel=(2, 2) pads=(1, 1, 1, 1) dilations=(2, 1)\n"
 	"  %r = avg_pool2d(%y) kernel=(3, 3) strides=(2, 2) pads=(1, 1, 1, 1) ceil_mode=True "
 	"count_include_pad=True\n  return %p, %q, %r\n}\n",
+	/* conv_epilogue (after fuse): a bias of shape (F, 1, 1), a residual
+	 * of the output's shape, relu; ragged filter and pixel blocks and two
+	 * images, so that a filter block passes its image's end; then a
+	 * grouped, strided one whose epilogue reads a (1, F, 1, 1) scale, a
+	 * per-image (N, 1, 1, 1) shift, a (OH, OW) map and a scalar; f64 */
+	"graph {\n  %x = input() : (2, 6, 11, 9) f32\n  %w = input() : (37, 6, 3, 3) f32\n"
+	"  %b = input() : (37, 1, 1) f32\n  %r = input() : (2, 37, 11, 9) f32\n"
+	"  %y = conv2d(%x, %w) pads=(1, 1, 1, 1)\n  %z = add(%y, %b)\n  %s = add(%z, %r)\n"
+	"  %o = relu(%s)\n  return %o\n}\n",
+	"graph {\n  %x = input() : (3, 4, 13, 10)\n  %w = input() : (6, 2, 3, 2)\n"
+	"  %c = input() : (1, 6, 1, 1)\n  %h = input() : (3, 1, 1, 1)\n  %m = input() : (6, 5)\n"
+	"  %k = const() : () values=(0.5,)\n"
+	"  %y = conv2d(%x, %w) strides=(2, 2) pads=(0, 1, 1, 0) dilations=(1, 2) groups=2\n"
+	"  %a = mul(%y, %c)\n  %b = sub(%a, %h)\n  %d = add(%b, %m)\n  %e = mul(%d, %k)\n"
+	"  %o = sigmoid(%e)\n  return %o\n}\n",
 	/* min and prod, and reductions over several axes */
 	"graph {\n  %x = input() : (3, 40, 5, 7)\n  %y = input() : (5, 1)\n  %a = add(%x, %y)\n"
 	"  %s = sum(%a) axis=(0, 2)\n  %p = prod(%x) axis=(3, 1) keepdims=True\n"
@@ -1257,6 +1321,7 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_roundtrip_lowered);
 	tcase_add_test(tc, test_tile_smaller_blocks_repeat_traffic);
 	tcase_add_test(tc, test_tile_kinds_match_reference_any_threads);
+	tcase_add_test(tc, test_tile_conv_epilogue_any_threads);
 	tcase_add_test(tc, test_tile_traffic_rules);
 	tcase_add_test(tc, test_tile_verify_unmasked_load);
 	tcase_add_test(tc, test_tile_copy_exact_integers);

@@ -30,6 +30,7 @@ static const char *const kind_color[KK_COUNT] = {
 	[KK_ROW_REDUCTION] = "#fce5cd",
 	[KK_ATTENTION] = "#f4cccc",
 	[KK_OPAQUE] = "#eeeeee",
+	[KK_CONV_EPILOGUE] = "#d0e0e3",
 };
 
 /* A kind's fill; a kind added to ir.h before it has a colour here is

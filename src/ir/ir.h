@@ -276,6 +276,7 @@ bool ir_types_take(TypeSet ts, DType dt);
 	X(REDUCTION, "reduction")                    \
 	X(ROW_REDUCTION, "row_reduction")            \
 	X(OPAQUE, "opaque")                          \
+	X(CONV_EPILOGUE, "conv_epilogue")            \
 	X(ATTENTION, "attention")
 
 typedef enum KernelKind {

@@ -213,6 +213,7 @@ static const char *const kind_rule[KK_COUNT] = {
 	[KK_ROW_REDUCTION] = "elementwise ops and reductions along the last axis (the "
 	    "elementwise ops over its rows or its reduced rows)",
 	[KK_OPAQUE] = "one layout op alone",
+	[KK_CONV_EPILOGUE] = "a conv2d, then elementwise ops over its output",
 	[KK_ATTENTION] = "softmax(matmul(Q, K') [scaled] [masked]) along the last axis, then a "
 	    "matmul with V: two matmuls, the second the root; elementwise ops, last-axis "
 	    "reductions with keepdims=True, and views (layout ops) of Q, K, V and the mask",
@@ -372,8 +373,8 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		case OC_COPY:           /* copy programs are opaque too (lower-tiled) */
 			ok = kk == KK_OPAQUE;
 			break;
-		case OC_CONV:            /* an implicit GEMM, alone (conv_epilogue: later) */
-			ok = kk == KK_MATMUL;
+		case OC_CONV:            /* an implicit GEMM, alone or heading its epilogue */
+			ok = kk == KK_MATMUL || kk == KK_CONV_EPILOGUE;
 			break;
 		case OC_POOL:            /* a windowed reduction, alone */
 			ok = kk == KK_OPAQUE;
@@ -388,6 +389,10 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 			ok = kk != KK_MATMUL && kk != KK_OPAQUE;
 			break;
 		}
+		/* a conv_epilogue's program is the implicit GEMM's: nothing but
+		 * elementwise ops can ride on its accumulator tile */
+		if (ok && kk == KK_CONV_EPILOGUE && c != OC_CONV && !ir_is_elementwise(n->op))
+			ok = false;
 		if (!ok) {
 			diag_error(d, n->oploc, "kernel '@%s' is [%s] but holds '%%%s', an op '%s'; "
 			    "[%s] means %s", kn->name, kind, n->name, ir_ops[n->op].name, kind,
@@ -396,6 +401,10 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		} else if (c == OC_CONTRACTION && mm) {
 			diag_error(d, n->oploc, "kernel '@%s' holds a second matmul '%%%s' (the first "
 			    "is '%%%s'); a kernel holds at most one", kn->name, n->name, mm->name);
+			bad++;
+		} else if (c == OC_CONV && kk == KK_CONV_EPILOGUE && i != head) {
+			diag_error(d, n->oploc, "conv2d '%%%s' is not the first op of kernel '@%s'; "
+			    "a conv2d must head its conv_epilogue", n->name, kn->name);
 			bad++;
 		} else if (c == OC_CONTRACTION && i != head) {
 			diag_error(d, n->oploc, "matmul '%%%s' is not the first op of kernel '@%s'; "
@@ -439,6 +448,11 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 	if (kk == KK_MATMUL_EPILOGUE && g->nodes[head].op != OP_MATMUL) {
 		diag_error(d, kn->nameloc, "kernel '@%s' is [matmul_epilogue] but its first op "
 		    "'%%%s' is not a matmul", kn->name, g->nodes[head].name);
+		return 1;
+	}
+	if (kk == KK_CONV_EPILOGUE && g->nodes[kn->first].op != OP_CONV2D) {
+		diag_error(d, kn->nameloc, "kernel '@%s' is [conv_epilogue] but its first op "
+		    "'%%%s' is not a conv2d", kn->name, g->nodes[kn->first].name);
 		return 1;
 	}
 	if (kk == KK_REDUCTION && ir_ops[root->op].cls != OC_REDUCTION &&
