@@ -15,11 +15,20 @@
  * the batch dims is not the pattern.  Constants must carry their value
  * (value=), as the program folds them in; a const whose value comes at run
  * time (random, or a file) is a tensor, not a scale.
+ *
+ * Q, K (or Kᵀ), V and the mask may be views of the kernel (DESIGN section
+ * 13): layout ops that fuse joined as views, chains from memory down to
+ * the operand, which the program loads through their strides.  A K whose
+ * view chain ends in Kᵀ (say transpose perm=(1,2,0) of (N, h, d)) is Kᵀ
+ * given; only a transpose of the last two axes right at the matmul is
+ * absorbed as the pattern's own (its operand's rows loaded as [BN, d] and
+ * transposed in the tile), whatever views lie above it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "attention.h"
+#include "diag.h"
 
 /* c's value when it is a scalar const whose value is known now. */
 static bool
@@ -266,23 +275,75 @@ attn_match(const Graph *g, int root, AttnMatch *a)
 	return true;
 }
 
+/* Whether node x of range first..last is a member of a. */
+static bool
+member(const AttnMatch *a, int x)
+{
+	for (int j = 0; j < a->nnodes; j++)
+		if (a->nodes[j] == x)
+			return true;
+	return false;
+}
+
 bool
 attn_match_range(const Graph *g, int first, int last, AttnMatch *a, const char **why)
 {
+	bool *chain;
+	int bad = 0;
+
 	if (!attn_match(g, last, a)) {
 		*why = "it is not softmax(matmul(Q, K') [scaled] [masked]) @ V along the last axis "
 		    "with Q, K and V of one batch shape and one float type (docs/passes.md, "
 		    "the attention kind)";
 		return false;
 	}
-	if (a->nnodes != last - first + 1 || a->nodes[0] != first) {
-		*why = "it holds ops besides the attention pattern's";
+	a->first = first;
+	a->last = last;
+	if (a->nodes[0] < first) {
+		*why = "it lacks ops of the attention pattern";
 		return false;
 	}
-	for (int j = 0; j < a->nnodes; j++)
-		if (a->nodes[j] != first + j) {
-			*why = "it holds ops besides the attention pattern's";
-			return false;
+	/* the nodes that are no members: views, each on the chain of Q, K, V
+	 * or the mask (walked up from the operands, latest first) */
+	chain = xcalloc((size_t)(last - first + 1), sizeof *chain);
+	{
+		int ops[] = {a->q, a->k, a->v, a->mask_val};
+
+		for (size_t j = 0; j < sizeof ops / sizeof ops[0]; j++)
+			if (ops[j] >= first && ops[j] <= last)
+				chain[ops[j] - first] = true;
+	}
+	for (int i = last; i >= first; i--) {
+		if (member(a, i))
+			continue;
+		if (!chain[i - first] || !ir_is_view_op(g, i)) {
+			bad = 1;
+			break;
 		}
+		if (g->nodes[i].in[0] >= first)
+			chain[g->nodes[i].in[0] - first] = true;
+	}
+	free(chain);
+	if (bad) {
+		*why = "it holds ops besides the attention pattern's and the views (layout ops) "
+		    "that its Q, K, V and mask are read through";
+		return false;
+	}
 	return true;
+}
+
+int
+attn_view_base(const Graph *g, const AttnMatch *a, int x, IrView *v)
+{
+	const char *why;
+	int base = x;
+
+	if (x < a->first || x > a->last || member(a, x)) {
+		ir_view_dense(&g->nodes[x].type, v);
+		return x;
+	}
+	base = attn_view_base(g, a, g->nodes[x].in[0], v);
+	if (!ir_view_apply(g, x, v, &why))
+		AICM_BUG("attention operand '%%%s' is no strided view: %s", g->nodes[x].name, why);
+	return base;
 }

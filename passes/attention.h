@@ -43,6 +43,9 @@ typedef struct AttnMatch {
 	DType dt;
 	int nodes[ATTN_MAX_NODES];   /* the members, in definition order */
 	int nnodes;
+	/* attn_match_range only: the kernel's range; its other nodes are
+	 * views (DESIGN section 13) of q, k, v and the mask */
+	int first, last;
 } AttnMatch;
 
 /* Whether the op at node root (a matmul) ends the attention pattern; fills
@@ -56,11 +59,23 @@ bool attn_match(const Graph *g, int root, AttnMatch *a);
  * not the pattern (a static string). */
 bool attn_match_range(const Graph *g, int first, int last, AttnMatch *a, const char **why);
 
+/* The node that a load of operand x of the kernel matched by
+ * attn_match_range reads, and the view it reads it through: x itself,
+ * dense, when x is no view of the kernel; else the chain of views from x
+ * up to memory, composed (view.c; fuse and the verifier checked that it
+ * is a strided view). */
+int attn_view_base(const Graph *g, const AttnMatch *a, int x, IrView *v);
+
 /* lower_attention.c: builds the online-softmax program of match a into f
  * (begun, its operands registered: every external node of the kernel is
  * an operand), with blocks of bm queries and bn keys; sets f's grid. */
 struct TileFn;
+struct TileAttrs;
 int lower_attention_build(Graph *g, struct TileFn *f, const AttnMatch *a, int64_t bm,
     int64_t bn);
+
+/* lower_tiled.c: the attributes of a load through view v of a value of
+ * type t, padded to rank R (view=, strides=, offset=). */
+void lower_view_attrs(struct TileAttrs *at, const Type *t, const IrView *v, int R);
 
 #endif

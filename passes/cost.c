@@ -411,6 +411,30 @@ attn_build(const Graph *g, int first, int last, Model *m)
 	m->p.ok = ok;
 }
 
+/* The bytes of one batch's loads of x as tiles of its last two dims: rows
+ * and cols elements of it, in rb and cb tiles.  A dim that is 1 (a mask
+ * broadcast) or a view's dim of stride 0 (an expand folded in) reads one
+ * element per tile, as the executor counts (tile_access.c). */
+static int64_t
+attn_load(const Model *m, int x, int64_t rows, int64_t rb, int64_t cols, int64_t cb, bool *ok)
+{
+	const Graph *g = m->g;
+	const Type *t = &g->nodes[x].type;
+	IrView v;
+	int r = t->rank;
+
+	attn_view_base(g, &m->am, x, &v);
+	if (r >= 2 && (t->dim[r - 2] == 1 || v.stride[r - 2] == 0))
+		rows = rb;
+	if (r < 2)
+		rows = rb;
+	if (r >= 1 && (t->dim[r - 1] == 1 || v.stride[r - 1] == 0))
+		cols = cb;
+	if (r < 1)
+		cols = cb;
+	return mul(ok, mul(ok, rows, cols), (int64_t)ir_dtype_size(t->dt));
+}
+
 /* A program owns BM rows of Q and walks all of K and V in blocks of BN:
  * Q and O once, K and V once per row block, and the mask's tile per block
  * (its rows the program's, or 1 where the mask broadcasts them; its
@@ -430,17 +454,15 @@ attn_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	t->grid[1] = 1;
 	t->grid[2] = a->batch;
 	t->programs = mul(&ok, gm, a->batch);
-	ld = mul(&ok, a->batch, add(&ok, mul(&ok, a->m, a->d),
-	    mul(&ok, gm, mul(&ok, a->n, a->d + a->dv))));
-	ld = mul(&ok, ld, es);
-	if (a->mask != AM_NONE) {
-		const Type *tm = &m->g->nodes[a->mask_val].type;
-		bool rows = tm->rank >= 2 && tm->dim[tm->rank - 2] != 1;
-		bool cols = tm->rank >= 1 && tm->dim[tm->rank - 1] != 1;
-		int64_t e = mul(&ok, a->batch, mul(&ok, rows ? a->m : gm, cols ? a->n : nb));
-
-		ld = add(&ok, ld, mul(&ok, e, (int64_t)ir_dtype_size(tm->dt)));
-	}
+	/* Q [BM, d] once; K [d, BN] (Kᵀ given) or [BN, d] and V [BN, dv]
+	 * once per row block */
+	ld = attn_load(m, a->q, a->m, gm, a->d, 1, &ok);
+	ld = add(&ok, ld, mul(&ok, gm, a->k_given_t ? attn_load(m, a->k, a->d, 1, a->n, nb, &ok) :
+	    attn_load(m, a->k, a->n, nb, a->d, 1, &ok)));
+	ld = add(&ok, ld, mul(&ok, gm, attn_load(m, a->v, a->n, nb, a->dv, 1, &ok)));
+	if (a->mask != AM_NONE)
+		ld = add(&ok, ld, attn_load(m, a->mask_val, a->m, gm, a->n, nb, &ok));
+	ld = mul(&ok, ld, a->batch);
 	st = mul(&ok, m->out_numel, es);
 	t->loaded = ld;
 	t->stored = st;

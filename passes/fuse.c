@@ -334,6 +334,8 @@ view_reads(const Fuse *f, int k, int x, const IrView *v, char *why, size_t nwhy)
 				return false;
 			continue;
 		}
+		if (f->parts[k].attn && U->op == OP_TRANSPOSE)
+			continue;    /* attention's absorbed transpose of K loads K's rows */
 		if (U->op == OP_MATMUL) {
 			const Type *ta = &g->nodes[U->in[0]].type, *tb = &g->nodes[U->in[1]].type;
 
@@ -438,14 +440,13 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 		}
 		return R_F1;
 	}
-	if (K->attn || (f->part[p] >= 0 && f->parts[f->part[p]].attn)) {
-		const Part *A = K->attn ? K : &f->parts[f->part[p]];
-
-		WHY("%%%s is %s attention kernel of %%%s; an attention kernel holds its pattern "
-		    "only (DESIGN section 13): its Q, K, V and mask come from memory and its "
-		    "output goes there", K->attn ? C->name : P->name, K->attn ? "in the" :
-		    "the root of the", g->nodes[A->root].name);
-		return R_F4I;
+	if (K->attn && ir_is_view_op(g, p)) {
+		/* a layout op above Q, K, V or the mask joins as a view
+		 * (attn_views) when its chain is a strided view */
+		if (!view_fits(f, k, p, why, nwhy))
+			return R_F4D;
+		*view = true;
+		return R_OK;
 	}
 	if (f->view[c]) {
 		if (!ir_is_view_op(g, p)) {
@@ -458,6 +459,15 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 			return R_F4D;
 		*view = true;
 		return R_OK;
+	}
+	if (K->attn || (f->part[p] >= 0 && f->parts[f->part[p]].attn)) {
+		const Part *A = K->attn ? K : &f->parts[f->part[p]];
+
+		WHY("%%%s is %s attention kernel of %%%s; an attention kernel holds its pattern "
+		    "only (DESIGN section 13): its Q, K, V and mask come from memory (or through "
+		    "views of it) and its output goes there", K->attn ? C->name : P->name,
+		    K->attn ? "in the" : "the root of the", g->nodes[A->root].name);
+		return R_F4I;
 	}
 	if (ir_is_view_op(g, p) && !is(g, c, OC_LAYOUT) && !is(g, c, OC_COPY)) {
 		if (!view_fits(f, k, p, why, nwhy))
@@ -665,6 +675,45 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 	return R_OK;
 }
 
+/* The views of attention kernel k (DESIGN section 13): the layout ops
+ * above its Q, K, V and mask whose consumers are all in k, not graph
+ * outputs, the chain from memory a strided view (view_fits) join k as
+ * views, latest first, so that a node is asked once all its consumers are
+ * decided.  The candidates are few (the chains' links): a list searched
+ * for its latest. */
+static void
+attn_views(Fuse *f, int k, const AttnMatch *a)
+{
+	const Graph *g = f->g;
+	int cand[64], nc = 0;
+
+	cand[nc++] = a->q;
+	cand[nc++] = a->k;
+	cand[nc++] = a->v;
+	if (a->mask_val >= 0)
+		cand[nc++] = a->mask_val;
+	while (nc > 0) {
+		int best = 0, p;
+		Rel relaxed;
+		bool view;
+
+		for (int j = 1; j < nc; j++)
+			if (cand[j] > cand[best])
+				best = j;
+		p = cand[best];
+		cand[best] = cand[--nc];
+		for (int j = 0; j < nc; j++)     /* Q and K may be one value */
+			if (cand[j] == p)
+				cand[j--] = cand[--nc];
+		if (f->part[p] >= 0 || !ir_is_view_op(g, p) ||
+		    check(f, k, f->parts[k].root, p, &relaxed, &view, NULL, 0) != R_OK)
+			continue;
+		join(f, k, p, REL_NONE, true);
+		if (nc < (int)(sizeof cand / sizeof cand[0]))
+			cand[nc++] = g->nodes[p].in[0];
+	}
+}
+
 /*
  * The attention kernels, before any other kind (DESIGN section 13): each
  * matmul, latest first, that ends the pattern (attention.c) whose members
@@ -706,6 +755,7 @@ find_attention(Fuse *f)
 			join(f, k, a.nodes[j], REL_NONE, false);
 		f->parts[k].mm = a.mm;
 		f->parts[k].iter = &g->nodes[i].type;
+		attn_views(f, k, &a);
 	}
 }
 

@@ -32,6 +32,11 @@
  * nothing).  A scale of the scores is applied to Q's rows once per
  * program, not to each block of scores: (q·c)·kᵀ equals (q·kᵀ)·c up to
  * rounding.
+ *
+ * Q, K (or Kᵀ), V and the mask may be views (layout ops fuse joined,
+ * DESIGN section 13): their loads read the view's base through its
+ * strides and offset (view=, strides=, offset=, as lower-tiled writes
+ * them), so the heads' split of a transformer layer is never copied.
  */
 #include <float.h>
 #include <math.h>
@@ -153,7 +158,9 @@ argof(const AB *b, int node)
 
 /* A load of node x at the given batch offsets and (row, col) index, as a
  * tile [rows, cols] (dims of x that are 1 against the scores stay 1, read
- * at 0: a mask's broadcasting); masked (other=0) when it may leave x. */
+ * at 0: a mask's broadcasting); masked (other=0) when it may leave x.  A
+ * view of the kernel (attention.c) is loaded from its base through the
+ * view's strides, as lower-tiled loads every view. */
 static int
 load(AB *b, int x, const TileIdx *bidx, TileIdx ri, TileIdx ci, int64_t rows, int64_t cols,
     bool masked, const char *base)
@@ -163,6 +170,8 @@ load(AB *b, int x, const TileIdx *bidx, TileIdx ri, TileIdx ci, int64_t rows, in
 	TileIdx idx[IR_MAX_RANK];
 	int64_t s[IR_MAX_RANK];
 	int r = t->rank, i;
+	IrView v;
+	int mem = attn_view_base(b->g, b->a, x, &v);
 
 	memset(idx, 0, sizeof idx);
 	for (int k = 0; k < r; k++) {
@@ -173,7 +182,9 @@ load(AB *b, int x, const TileIdx *bidx, TileIdx ri, TileIdx ci, int64_t rows, in
 		if (!one)
 			idx[k] = j == b->R - 2 ? ri : j == b->R - 1 ? ci : bidx[j];
 	}
-	i = tile_build_access(b->g, b->f, TO_LOAD, argof(b, x), r, idx, -1, &at, LOC_NONE);
+	if (mem != x)
+		lower_view_attrs(&at, t, &v, r);
+	i = tile_build_access(b->g, b->f, TO_LOAD, argof(b, mem), r, idx, -1, &at, LOC_NONE);
 	return tile_build_def(b->g, b->f, i, name(b, base), r, s);
 }
 

@@ -232,9 +232,10 @@ ragged(const LB *b, const Type *t, const int *it)
 	return false;
 }
 
-/* The load attributes of view v (dims those of t, the type loads see). */
-static void
-view_attrs(TileAttrs *at, const Type *t, const IrView *v, int R)
+/* The load attributes of view v (dims those of t, the type loads see);
+ * lower_attention.c's loads of views take them too (attention.h). */
+void
+lower_view_attrs(TileAttrs *at, const Type *t, const IrView *v, int R)
 {
 	int pad = R - t->rank;
 
@@ -280,7 +281,7 @@ load_ext(LB *b, int x, double other)
 		at.set = TAB(OTHER);
 		at.other = tile_num(other);
 	}
-	view_attrs(&at, t, &v, t->rank);
+	lower_view_attrs(&at, t, &v, t->rank);
 	return def(b, tile_build_access(b->ng, b->f, TO_LOAD, b->argof[base], t->rank, idx, -1,
 	    &at, LOC_NONE), nm, t->rank, shape);
 }
@@ -1493,7 +1494,7 @@ mm_load(LB *b, int x, int R, const TileIdx *idx, bool masked, const int64_t *v)
 		IrView iv;
 		int base = view_base(b, x, &iv);
 
-		view_attrs(&at, &b->g->nodes[x].type, &iv, R);
+		lower_view_attrs(&at, &b->g->nodes[x].type, &iv, R);
 		memcpy(at.view, v, sizeof(int64_t) * (size_t)R);
 		return tile_build_access(b->ng, b->f, TO_LOAD, b->argof[base], R, idx, -1, &at,
 		    LOC_NONE);

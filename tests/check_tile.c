@@ -433,6 +433,29 @@ static const char *const xgraphs[] = {
 	"  %kt = transpose(%k) perm=(0, 2, 1)\n  %s = matmul(%q, %kt)\n  %t = where(%c, %f, %s)\n"
 	"  %m = max(%t) axis=-1 keepdims=True\n  %d = sub(%t, %m)\n  %e = exp(%d)\n"
 	"  %z = sum(%e) axis=-1 keepdims=True\n  %p = div(%e, %z)\n  %o = matmul(%p, %v)\n}\n",
+	/* attention over views (the heads' split of a transformer layer):
+	 * Q, Kᵀ (transpose perm=(1, 2, 0) of (N, h, d)) and V sliced,
+	 * reshaped and transposed from one qkv tensor, an additive mask
+	 * expanded over heads and rows (stride 0: one element a tile); then a
+	 * strided slice for Q, an absorbed transpose of a reshaped K and an
+	 * expanded V; ragged, f32 */
+	"graph {\n  %x = input() : (37, 1, 96) f32\n  %mk = input() : (1, 37) f32\n"
+	"  %c = const() : () f32 value=0.25\n  %qs = slice(%x) starts=(0,) ends=(32,) axes=(2,)\n"
+	"  %ks = slice(%x) starts=(32,) ends=(64,) axes=(2,)\n"
+	"  %vs = slice(%x) starts=(64,) ends=(96,) axes=(2,)\n  %qr = reshape(%qs) shape=(37, 2, 16)\n"
+	"  %kr = reshape(%ks) shape=(37, 2, 16)\n  %vr = reshape(%vs) shape=(37, 2, 16)\n"
+	"  %q = transpose(%qr) perm=(1, 0, 2)\n  %kt = transpose(%kr) perm=(1, 2, 0)\n"
+	"  %v = transpose(%vr) perm=(1, 0, 2)\n  %me = expand(%mk) shape=(2, 37, 37)\n"
+	"  %s = matmul(%q, %kt)\n  %t = mul(%s, %c)\n  %u = add(%t, %me)\n"
+	"  %m = max(%u) axis=-1 keepdims=True\n  %d = sub(%u, %m)\n  %e = exp(%d)\n"
+	"  %z = sum(%e) axis=-1 keepdims=True\n  %p = div(%e, %z)\n  %o = matmul(%p, %v)\n}\n",
+	"graph {\n  %qi = input() : (2, 80, 16) f32\n  %ki = input() : (2, 720) f32\n"
+	"  %vi = input() : (1, 45, 8) f32\n  %pad = input() : (2, 1, 45) f32\n"
+	"  %q = slice(%qi) starts=(0,) ends=(80,) axes=(1,) steps=(2,)\n"
+	"  %kr = reshape(%ki) shape=(2, 45, 16)\n  %kt = transpose(%kr) perm=(0, 2, 1)\n"
+	"  %v = expand(%vi) shape=(2, 45, 8)\n  %s = matmul(%q, %kt)\n  %t = add(%s, %pad)\n"
+	"  %m = max(%t) axis=-1 keepdims=True\n  %d = sub(%t, %m)\n  %e = exp(%d)\n"
+	"  %z = sum(%e) axis=-1 keepdims=True\n  %p = div(%e, %z)\n  %o = matmul(%p, %v)\n}\n",
 	/* argmax and argmin: f32 and i32 read in their own sizes, the i64
 	 * indices written in theirs; ragged rows, each axis, rank 5 */
 	"graph {\n  %x = input() : (33, 97) f32\n  %y = input() : (3, 40, 7) i32\n"

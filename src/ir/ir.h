@@ -477,8 +477,9 @@ void ir_view_dense(const Type *t, IrView *v);
  * expand, slice (ir_view_apply still refuses some). */
 bool ir_is_view_op(const Graph *g, int i);
 /* Whether a kernel of kind k reads its layout ops (other than its root) as
- * views: every computing kind but attention, whose program transposes
- * its keys itself (passes/lower_attention.c). */
+ * views: every computing kind (attention too: its absorbed transpose of
+ * the keys is a view that its program reads as K's rows transposed in the
+ * tile, passes/lower_attention.c). */
 bool ir_kind_has_views(KernelKind k);
 /* Applies layout op i to *v, the view of its operand: true, or false with
  * the reason (*why, static text) when the result is no strided view of the

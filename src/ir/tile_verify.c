@@ -987,7 +987,8 @@ check_uses(VCtx *c, int i)
 
 /* An attention program (passes/lower_attention.c) holds its head widths
  * whole: a tile dimension may also be the last dimension of one of its
- * operands (d of Q and K, dv of V), or that plus 2 (its loop carries the
+ * operands (d of Q and K, dv of V; of the view an operand is read through,
+ * view=, when it is one), or that plus 2 (its loop carries the
  * accumulator [BM, dv] joined with the running max and sum). */
 static bool
 is_head_width(const VCtx *c, int64_t d)
@@ -999,6 +1000,14 @@ is_head_width(const VCtx *c, int64_t d)
 		    &c->g->nodes[c->f->args[j]].type : NULL;
 
 		if (t && t->rank >= 1 && (t->dim[t->rank - 1] == d || t->dim[t->rank - 1] + 2 == d))
+			return true;
+	}
+	/* an operand read through a view (view=): the view's last dim */
+	for (int i = 0; i < c->f->ninsts; i++) {
+		const TileInst *in = &c->f->insts[i];
+
+		if (in->op == TO_LOAD && in->has_view && in->nview >= 1 &&
+		    (in->view[in->nview - 1] == d || in->view[in->nview - 1] + 2 == d))
 			return true;
 	}
 	return false;

@@ -216,7 +216,7 @@ static const char *const kind_rule[KK_COUNT] = {
 	[KK_CONV_EPILOGUE] = "a conv2d, then elementwise ops over its output",
 	[KK_ATTENTION] = "softmax(matmul(Q, K') [scaled] [masked]) along the last axis, then a "
 	    "matmul with V: two matmuls, the second the root; elementwise ops, last-axis "
-	    "reductions with keepdims=True and at most one transpose before the first",
+	    "reductions with keepdims=True, and views (layout ops) of Q, K, V and the mask",
 };
 
 /*
@@ -224,37 +224,40 @@ static const char *const kind_rule[KK_COUNT] = {
  * kernel has, whatever fuse's matcher (passes/attention.c) accepted; that
  * matcher, run again by lower-tiled, decides the rest and says why when a
  * kernel written by hand is not the pattern.  Two matmuls, the root the
- * second; reductions along the last axis with keepdims=True; a transpose
- * only of the keys, ahead of the first matmul; nothing else but
- * elementwise ops.
+ * second; reductions along the last axis with keepdims=True; views
+ * (layout ops, each a strided view of memory: the absorbed transpose of
+ * the keys is one too); nothing else but elementwise ops.
  */
+static bool kernel_view(const Graph *g, const Kernel *kn, int i);
+static int verify_view(const Graph *g, const Kernel *kn, int i, Diag *d);
+
 static int
 verify_attention_kind(const Graph *g, int k, Diag *d)
 {
 	const Kernel *kn = &g->kernels[k];
 	const Node *root = &g->nodes[kn->last];
-	int nmm = 0, first_mm = -1;
+	int nmm = 0;
 
 	for (int i = kn->first; i <= kn->last; i++) {
 		const Node *n = &g->nodes[i];
 		OpClass c = ir_ops[n->op].cls;
 		const char *why = NULL;
 
+		if (kernel_view(g, kn, i)) {
+			if (verify_view(g, kn, i, d))
+				return 1;
+			continue;
+		}
 		if (n->op == OP_MATMUL) {
 			if (++nmm > 2)
 				why = "a third matmul";
-			else if (first_mm < 0)
-				first_mm = i;
-		} else if (n->op == OP_TRANSPOSE) {
-			if (first_mm >= 0)
-				why = "a transpose after the scores' matmul";
 		} else if (c == OC_REDUCTION) {
 			if ((n->op != OP_MAX && n->op != OP_SUM) || !n->at.keepdims ||
 			    (g->nodes[n->in[0]].type.rank >= 0 && !ir_reduces_last_axis(g, i)))
 				why = "a reduction other than max or sum along the last axis with "
 				    "keepdims=True";
 		} else if (!ir_is_elementwise(n->op)) {
-			why = "an op that is neither elementwise, a reduction, a matmul nor a transpose";
+			why = "an op that is neither elementwise, a reduction, a matmul nor a view";
 		}
 		if (why) {
 			diag_error(d, n->oploc, "kernel '@%s' is [attention] but holds '%%%s', %s; "

@@ -155,5 +155,5 @@ ir_view_apply(const Graph *g, int i, IrView *v, const char **why)
 bool
 ir_kind_has_views(KernelKind k)
 {
-	return k != KK_OPAQUE && k != KK_ATTENTION;
+	return k != KK_OPAQUE;
 }
