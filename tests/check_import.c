@@ -404,6 +404,44 @@ START_TEST(test_import_weights)
 }
 END_TEST
 
+/* A bias added after the batched MatMul's GEMM fold is added before the
+ * reshape back (sink_reshape in ops_elem.c), so fuse can make it the GEMM's
+ * epilogue; a vector of higher rank than the GEMM is reshaped first; an
+ * operand that is not a last-dim vector leaves the graph as it was. */
+START_TEST(test_import_sink_reshape)
+{
+	Mb b;
+	char err[IMP_ERR_MAX], *text;
+	static int64_t dx[3] = {2, 3, 4}, dw[2] = {4, 5}, dy[3] = {2, 3, 5}, dv[3] = {1, 1, 5},
+	    dm[3] = {2, 1, 5};
+	static float w[20], v[5], m[10];
+
+	mb_init(&b, 13);
+	mb_input(&b, "x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 3, dx);
+	mb_output(&b, "y", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 3, dy);
+	mb_init_f32(&b, "w", 2, dw, w, 20);
+	mb_init_f32(&b, "v", 3, dv, v, 5);
+	mb_node(&b, "MatMul", "mm", "x", "w", "t");
+	mb_node(&b, "Add", "add", "v", "t", "y");
+	ck_assert_int_eq(mb_import(&b, NULL, err, &text, NULL), 0);
+	contains(text, "%y.0 = reshape(%v) : (5,) f32 shape=(5,)");
+	contains(text, "%y.1 = add(%y.0, %t.1) : (6, 5) f32");
+	contains(text, "%y = reshape(%y.1) : (2, 3, 5) f32 shape=(2, 3, 5)");
+	free(text);
+	/* (2, 1, 5) varies along a dim the reshape merges: no sinking */
+	mb_init(&b, 13);
+	mb_input(&b, "x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 3, dx);
+	mb_output(&b, "y", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 3, dy);
+	mb_init_f32(&b, "w", 2, dw, w, 20);
+	mb_init_f32(&b, "v", 3, dm, m, 10);
+	mb_node(&b, "MatMul", "mm", "x", "w", "t");
+	mb_node(&b, "Add", "add", "v", "t", "y");
+	ck_assert_int_eq(mb_import(&b, NULL, err, &text, NULL), 0);
+	contains(text, "%y = add(%v, %t) : (2, 3, 5) f32");
+	free(text);
+}
+END_TEST
+
 START_TEST(test_import_undefined_input)
 {
 	Mb b;
@@ -688,6 +726,7 @@ make_import_suite(void)
 	tcase_add_test(models, test_import_shape_option);
 	tcase_add_test(models, test_import_bind_option);
 	tcase_add_test(models, test_import_weights);
+	tcase_add_test(models, test_import_sink_reshape);
 	suite_add_tcase(s, models);
 	tcase_add_test(bad, test_import_undefined_input);
 	tcase_add_test(bad, test_import_unsupported);

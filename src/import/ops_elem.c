@@ -208,13 +208,59 @@ operands2(Imp *im, Ev *e, bool nofold_zero)
 	return 0;
 }
 
+/*
+ * numpy's broadcasting of a vector along the last dim (every other dim 1)
+ * commutes with a reshape that keeps the last dim: op(reshape(x), c) is
+ * reshape(op(x, c)).  Sinking the reshape below the op puts the op beside
+ * x's producer, where fuse can take it: the importer's own batched MatMul
+ * -> GEMM fold (ops_nn.c) leaves reshape(matmul) + bias, and the bias add
+ * becomes the GEMM's epilogue instead of a kernel of its own (rule F3
+ * compares shapes).  The reshape stays, a view for its consumers.  1 and
+ * *y when it applies, 0 when it does not, -1 after an error.
+ */
+static int
+sink_reshape(Imp *im, OpId op, Ev a, Ev b, Ev *y)
+{
+	for (int s = 0; s < 2; s++) {
+		Ev r = s ? b : a, c = s ? a : b, xe, t;
+		const Node *R;
+		const Type *tx, *tc;
+		int64_t n;
+
+		if (r.k || r.node < 0 || im->g->nodes[r.node].op != OP_RESHAPE)
+			continue;
+		R = &im->g->nodes[r.node];
+		tx = imp_type(im, R->in[0]);
+		tc = elem_type(im, c);
+		n = R->type.dim[R->type.rank - 1];
+		if (n <= 1 || tx->rank < 1 || tx->dim[tx->rank - 1] != n || tc->rank < 1 ||
+		    tc->rank > R->type.rank || tc->dim[tc->rank - 1] != n || ir_type_numel(tc) != n)
+			continue;
+		xe = (Ev){R->in[0], NULL, NULL};
+		/* (c's other dims are 1: it broadcasts over x as it is, unless
+		 * its rank is more than x's, which would raise the result's) */
+		if (tc->rank > tx->rank && !elem_ok(c = elem_reshape(im, c, 1, &n)))
+			return -1;
+		t = s ? elem_bin(im, op, c, xe, NULL) : elem_bin(im, op, xe, c, NULL);
+		if (!elem_ok(t))
+			return -1;
+		*y = (Ev){imp_reshape(im, OUT, elem_node(im, t), R->type.rank, R->type.dim), NULL,
+		    NULL};
+		return y->node < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
 static int
 binary(Imp *im, OpId op)
 {
-	Ev e[2];
+	Ev e[2], y;
+	int sunk;
 
 	if (operands2(im, e, op == OP_DIV) != 0)
 		return -1;
+	if ((sunk = sink_reshape(im, op, e[0], e[1], &y)) != 0)
+		return sunk < 0 ? -1 : elem_out(im, y);
 	return elem_out(im, elem_bin(im, op, e[0], e[1], OUT));
 }
 
