@@ -15,7 +15,7 @@
 # Per block, fuse's configurations, each run once through the pipeline
 # shape-infer,FUSE,autotune{target=cpu},lower-tiled with aicm-run --stats=json
 # (autotune's cpu target: the default h100 model picks tiles for a GPU, BN=16
-# for attention-8192, 2.3x slower here than the cpu target's BN=128): the
+# for attention-8192, 2.6x slower here than the cpu target's BN=128): the
 # kernels it executes and the traffic (KernelStats, bytes loaded + stored),
 # and its result's error against the reference (DESIGN section 7's measure).
 # The configurations come from aicm-opt --list-passes, so that the fusion
