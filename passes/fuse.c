@@ -220,22 +220,6 @@ join(Fuse *f, int k, int p, Rel relaxed, bool view)
 	}
 }
 
-/* Whether type t is the kernel's reduced row shape: its iteration shape
- * with the last dim 1 (a row statistic such as a mean kept as (rows, 1)),
- * written with the same rank; false when the row is one element wide (the
- * shapes are the same and rule F3 has nothing to relax). */
-static bool
-row_stat_shape(const Type *t, const Type *iter)
-{
-	if (t->rank != iter->rank || iter->rank < 1 || iter->dim[iter->rank - 1] == 1 ||
-	    t->dim[t->rank - 1] != 1)
-		return false;
-	for (int k = 0; k + 1 < t->rank; k++)
-		if (t->dim[k] != iter->dim[k])
-			return false;
-	return true;
-}
-
 #define WHY(...) (why ? snprintf(why, nwhy, __VA_ARGS__) : 0)
 
 /*
@@ -578,7 +562,7 @@ check(const Fuse *f, int k, int c, int p, Rel *relaxed, bool *view, char *why, s
 			return R_F4G;
 		}
 		*relaxed = REL_ROW;
-	} else if (ir_is_elementwise(P->op) && row_stat_shape(&P->type, K->iter)) {
+	} else if (ir_is_elementwise(P->op) && ir_is_row_stat(&P->type, K->iter)) {
 		/* an op on a row's statistics (var + eps, sqrt, 1/x): computed
 		 * once per row inside the row_reduction, broadcast from there */
 		bool along = ir_ops[R->op].cls != OC_REDUCTION || ir_reduces_last_axis(g, K->root);

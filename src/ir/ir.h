@@ -444,6 +444,11 @@ int ir_check_type(const Graph *g, int i, char *err, Loc *where);
 /* Whether reduction node i reduces its operand's last axis and no other
  * (the row reductions of fuse's row_reduction kind). */
 bool ir_reduces_last_axis(const Graph *g, int i);
+/* Whether t is a row statistic of iteration shape iter: iter with its
+ * last dim 1, the same rank (a mean kept as (rows, 1)); false when iter's
+ * rows are one element wide (the shapes are then the same).  fuse's
+ * row-fusion rule and the verifier's row_reduction rule. */
+bool ir_is_row_stat(const Type *t, const Type *iter);
 /* A reduction's axes: mask[k] for each reduced axis of an operand of the
  * given rank; returns how many (all of them when axis= is absent). */
 int ir_reduce_mask(const Node *n, int rank, bool *mask);

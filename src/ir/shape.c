@@ -90,6 +90,18 @@ ir_reduces_last_axis(const Graph *g, int i)
 	return rank >= 1 && (ax == rank - 1 || (ax < 0 && rank == 1));
 }
 
+bool
+ir_is_row_stat(const Type *t, const Type *iter)
+{
+	if (t->rank != iter->rank || iter->rank < 1 || iter->dim[iter->rank - 1] == 1 ||
+	    t->dim[t->rank - 1] != 1)
+		return false;
+	for (int k = 0; k + 1 < t->rank; k++)
+		if (t->dim[k] != iter->dim[k])
+			return false;
+	return true;
+}
+
 static int
 broadcast(const Node *n, const Type *a, const Type *b, Type *out, char *err, Loc *where)
 {

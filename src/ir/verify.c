@@ -274,20 +274,6 @@ verify_attention_kind(const Graph *g, int k, Diag *d)
 	return 0;
 }
 
-/* Whether t is iter with its last dim 1 (the reduced rows of a
- * row_reduction, where its statistics live), iter's last dim being more. */
-static bool
-row_stat(const Type *t, const Type *iter)
-{
-	if (t->rank != iter->rank || iter->rank < 1 || iter->dim[iter->rank - 1] == 1 ||
-	    t->dim[t->rank - 1] != 1)
-		return false;
-	for (int k = 0; k + 1 < t->rank; k++)
-		if (t->dim[k] != iter->dim[k])
-			return false;
-	return true;
-}
-
 /* Whether node i of kernel kn is a view (DESIGN §13, docs/passes.md
  * "Views"): a layout op other than the root of a kernel of a computing
  * kind.  It is no op of the kernel's: the loads of its consumers read its
@@ -474,7 +460,7 @@ verify_kernel_kind(const Graph *g, int k, Diag *d)
 		if (kernel_view(g, kn, i) || t->rank < 0 || (red && i == kn->last) ||
 		    ir_same_dims(t, &iter))
 			continue;
-		if (kk == KK_ROW_REDUCTION && !red && row_stat(t, &iter))
+		if (kk == KK_ROW_REDUCTION && !red && ir_is_row_stat(t, &iter))
 			continue;        /* an op on the rows' statistics (var + eps) */
 		diag_error(d, n->loc, red ? "'%%%s' reduces a %s operand, but kernel '@%s' "
 		    "iterates over %s" : "'%%%s' is %s, but kernel '@%s' iterates over %s",
