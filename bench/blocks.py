@@ -27,7 +27,6 @@ composition (torch 1.13 has no rms_norm); attention as softmax(q @ k.T / 8)
 called as models.py calls it.  One thread: bench/blocks.sh sets
 OPENBLAS_NUM_THREADS=1 and the OpenBLAS kernel (DESIGN section 11).
 """
-import importlib.util
 import json
 import os
 import statistics
@@ -36,6 +35,8 @@ import time
 
 import numpy as np
 
+from models import export_module  # bench/models.py: scripts/export-models.py as a module
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BLOCKS = ("layernorm", "rmsnorm", "attention-2048", "attention-8192", "transformer")
 EPS = 1e-5
@@ -43,14 +44,6 @@ EPS = 1e-5
 
 def attn_n(block):
     return int(block.split("-")[1])
-
-
-def export_module():
-    spec = importlib.util.spec_from_file_location(
-        "export_models", os.path.join(HERE, "..", "scripts", "export-models.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def load(d, block):
