@@ -190,11 +190,33 @@ $(B)/pkgconfig/aicm.pc: aicm.pc.in $(API_H)
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling
+check: check-layers check-unit check-api check-golden check-numpy check-models check-docs check-random check-scaling
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
 	sh tests/layers.sh
+
+# libaicm from outside (DESIGN section 14): examples/api_demo.c built with
+# pkg-config against the build tree's aicm.pc and run, its output compared
+# with examples/api_demo.out; then the Python package over the .so
+# (tests/python_api.py, with /usr/bin/python3 and numpy; an ASan build's
+# .so cannot be loaded into python, so SANITIZE=1 skips it).
+$(B)/api_demo: examples/api_demo.c $(B)/libaicm.so $(B)/pkgconfig/aicm.pc
+	$(CC) $(CFLAGS) $$(PKG_CONFIG_PATH=$(B)/pkgconfig $(PKG_CONFIG) --cflags aicm) -o $@ $< \
+		$(LDFLAGS) $$(PKG_CONFIG_PATH=$(B)/pkgconfig $(PKG_CONFIG) --libs aicm)
+
+check-api: $(B)/api_demo $(TOOLS)
+	LD_LIBRARY_PATH=$(B) $(B)/api_demo testdata/demo/mlp.aicm >$(B)/api_demo.out
+	diff -u examples/api_demo.out $(B)/api_demo.out
+	@if [ "$(SANITIZE)" = 1 ]; then \
+		echo "check-api: tests/python_api.py SKIPPED: python cannot load the ASan build of libaicm.so"; \
+	elif /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
+		AICM_LIB=$(CURDIR)/$(B)/libaicm.so PYTHONPATH=python /usr/bin/python3 tests/python_api.py $(B); \
+	else \
+		echo "check-api: tests/python_api.py SKIPPED: python3-numpy is not installed"; \
+	fi
+
+.PHONY: check-api
 
 # Check's default 4 s per test is too tight on a loaded 2-core machine
 # (the sanitizer build is several times slower still); a hang still ends.
