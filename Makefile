@@ -355,7 +355,16 @@ DOCFILES = README.md docs/ir.md docs/passes.md docs/tiled.md docs/run.md \
 	docs/conformance.md docs/import.md
 MANPAGES = docs/aicm-opt.1 docs/aicm-run.1 docs/aicm-import.1
 
-install: $(TOOLS)
+install: $(TOOLS) $(PUBLIC)
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PYTHONDIR)/aicm
+	install -m644 $(B)/libaicm.a $(DESTDIR)$(LIBDIR)
+	install -m755 $(B)/$(SONAME) $(DESTDIR)$(LIBDIR)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libaicm.so
+	install -m644 $(API_H) $(DESTDIR)$(INCLUDEDIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib|' \
+		-e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(API_VERSION)|' \
+		-e 's|@LIBS@|$(PUB_LIBS)|' aicm.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/aicm.pc
+	install -m644 $(PY_SRC) $(DESTDIR)$(PYTHONDIR)/aicm
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(EXAMPLEDIR) \
 		$(DESTDIR)$(DOCDIR)/img $(DESTDIR)$(EDITORDIR)/vim/syntax \
 		$(DESTDIR)$(EDITORDIR)/vim/ftdetect $(DESTDIR)$(EDITORDIR)/vscode/syntaxes
@@ -364,7 +373,7 @@ install: $(TOOLS)
 		sed 's|/usr/local/share/|$(PREFIX)/share/|g' $$m >$(DESTDIR)$(MANDIR)/$${m#docs/} && \
 		chmod 644 $(DESTDIR)$(MANDIR)/$${m#docs/} || exit 1; \
 	done
-	install -m644 $(EXAMPLES) $(DESTDIR)$(EXAMPLEDIR)
+	install -m644 $(EXAMPLES) examples/api_demo.c $(DESTDIR)$(EXAMPLEDIR)
 	install -m644 $(DOCFILES) $(DESTDIR)$(DOCDIR)
 	install -m644 docs/img/* $(DESTDIR)$(DOCDIR)/img
 	install -m644 docs/editors/README.md $(DESTDIR)$(EDITORDIR)
@@ -379,6 +388,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run $(DESTDIR)$(BINDIR)/aicm-import
 	rm -f $(DESTDIR)$(MANDIR)/aicm-opt.1 $(DESTDIR)$(MANDIR)/aicm-run.1 $(DESTDIR)$(MANDIR)/aicm-import.1
 	rm -rf $(DESTDIR)$(PREFIX)/share/aicm $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(LIBDIR)/libaicm.a $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libaicm.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/aicm.h $(DESTDIR)$(LIBDIR)/pkgconfig/aicm.pc
+	rm -rf $(DESTDIR)$(PYTHONDIR)/aicm
 
 # make install into a scratch PREFIX and a scratch DESTDIR, the files
 # checked, and the man pages' EXAMPLES run from the installed paths
