@@ -130,13 +130,15 @@ set_error(aicm_context *ctx, aicm_status st, const char *fmt, ...)
 {
 	va_list ap;
 	char msg[1024];
+	size_t n;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	n = strlen(api_tool) + strlen(": error: ") + strlen(msg) + strlen("\n") + 1;
 	free(ctx->err);
-	ctx->err = xmalloc(strlen(api_tool) + strlen(msg) + 10);
-	sprintf(ctx->err, "%s: error: %s\n", api_tool, msg);
+	ctx->err = xmalloc(n);
+	snprintf(ctx->err, n, "%s: error: %s\n", api_tool, msg);
 	return st;
 }
 
