@@ -287,6 +287,21 @@ random_tag(char *out)
 	out[6] = '\0';
 }
 
+char *
+aicm_dir_of(const char *path)
+{
+	const char *slash;
+	char *r;
+
+	if (!path || !strcmp(path, "-") || !(slash = strrchr(path, '/')))
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	r = xstrdup(path);
+	r[slash - path] = '\0';
+	return r;
+}
+
 /* ---- writing --------------------------------------------------------- */
 
 /* The folder part of path ("." when it has none); free() it. */
