@@ -59,7 +59,7 @@ ONNX_PROTO = /usr/include/onnx/onnx.proto
 PROTOC_C = protoc-c
 
 LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c) \
-	$(wildcard src/import/*.c)
+	$(wildcard src/import/*.c) $(wildcard src/codegen/*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o \
 	$(B)/import/onnx.pb-c.o
 # The tools are src/tools/aicm-*.c; the other files there (the measuring
