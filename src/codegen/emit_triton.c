@@ -89,7 +89,8 @@ static const char *const reserved[] = {
 	"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
 	"if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
 	"try", "while", "with", "yield", "tl", "triton", "torch", "numpy", "libdevice", "range",
-	"float", "int", "len", "tuple", "print", "dev", "run", "BM", "BN", "BK", NULL,
+	"float", "int", "len", "tuple", "print", "dev", "run", "BM", "BN", "BK", "sum", "max",
+	"min", "abs", "pow", "round", "all", "any", "list", "type", "id", "object", NULL,
 };
 
 static bool
@@ -1326,7 +1327,7 @@ emit_gather(Em *e, const TileInst *in, char *const *argptr)
 		if (j == A) {
 			/* the index tile in dims A..A+ri-1 of the result */
 			strbuf_printf(&b, "%s_i", t);
-			if (rr != ri) {
+			if (rr != ri && ri > 0) {
 				strbuf_putc(&b, '[');
 				for (int d = 0; d < rr; d++)
 					strbuf_printf(&b, "%s%s", d ? ", " : "", d >= A && d < A + ri ?
@@ -1815,6 +1816,15 @@ put_const(StrBuf *b, const Node *n)
 	free(shape.s);
 }
 
+/* Inputs, and consts without a value (weights given at run time, as
+ * aicm-run's --input gives them), are run()'s parameters. */
+static bool
+is_param(const Node *n)
+{
+	return n->op == OP_INPUT || (n->op == OP_CONST && !(n->at.set & ((1u << ATTR_VALUE) |
+	    (1u << ATTR_VALUES) | (1u << ATTR_FILE))));
+}
+
 static void
 put_tshape(StrBuf *b, const Type *t)
 {
@@ -1893,7 +1903,7 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 		/* the launcher */
 		fputs("\n\ndef run(", out);
 		for (int i = 0; i < g->nnodes; i++)
-			if (g->nodes[i].op == OP_INPUT)
+			if (is_param(&g->nodes[i]))
 				fprintf(out, "%s%s", ninputs++ ? ", " : "", gname[i]);
 		fputs("):\n", out);
 		fprintf(out, "    \"\"\"Runs graph '%s' on CUDA tensors; returns its outputs.\"\"\"\n",
@@ -1901,7 +1911,7 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 		for (int i = 0, first = 1; i < g->nnodes; i++) {
 			const Node *n = &g->nodes[i];
 
-			if (n->op != OP_INPUT)
+			if (!is_param(n))
 				continue;
 			if (first)
 				fprintf(out, "    dev = %s.device\n", gname[i]);
@@ -1918,7 +1928,7 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 			const Node *n = &g->nodes[i];
 			const TileFn *f = n->tile;
 
-			if (n->op == OP_CONST) {
+			if (n->op == OP_CONST && !is_param(n)) {
 				b.n = 0;
 				put_const(&b, n);
 				fprintf(out, "    %s = %s\n", gname[i], b.s);
