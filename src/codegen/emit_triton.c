@@ -543,12 +543,12 @@ put_ptr(Em *e, StrBuf *b, const Target *t, const TileInst *in, const int64_t *sh
 		any = true;
 	}
 	for (int j = 0; j < t->rank; j++) {
-		if (t->str[j] == 0)
-			continue;           /* an expanded dim: its lanes read one element */
 		if (any)
 			strbuf_puts(b, " + ");
 		put_lanes(e, b, &in->idx[j], steps ? steps[j] : 1, shape[j], j, t->rank);
 		put_bcast(b, j, t->rank);
+		/* stride 0, an expanded dim: its lanes read one element, and
+		 * the term still gives the pointer block its extent */
 		if (t->str[j] != 1)
 			strbuf_printf(b, " * %" PRId64, t->str[j]);
 		any = true;
