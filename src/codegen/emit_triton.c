@@ -80,6 +80,10 @@ typedef struct Em {
 	char *err;
 	size_t errlen;
 	bool failed;
+	/* while an access is written: its lanes per dim, named (NULL: none) */
+	const char *lname[IR_MAX_RANK];
+	TileIdx lidx[IR_MAX_RANK];
+	int64_t lstep[IR_MAX_RANK], lext[IR_MAX_RANK];
 } Em;
 
 /* ---- names ----------------------------------------------------------- */
@@ -297,12 +301,29 @@ put_idx(Em *e, StrBuf *b, const TileIdx *x)
 	}
 }
 
-/* The lanes of a dim as a 1-D vector: idx + step * tl.arange(0, P). */
+static bool
+idx_eq(const TileIdx *a, const TileIdx *b)
+{
+	if (a->nterm != b->nterm || a->k != b->k)
+		return false;
+	for (int t = 0; t < a->nterm; t++)
+		if (a->val[t] != b->val[t] || a->coef[t] != b->coef[t])
+			return false;
+	return true;
+}
+
+/* The lanes of a dim as a 1-D vector: idx + step * tl.arange(0, P), or
+ * the name the access being written gave them. */
 static void
 put_lanes(Em *e, StrBuf *b, const TileIdx *x, int64_t step, int64_t ext, int dim, int rank)
 {
 	bool zero = x->nterm == 0 && x->k == 0;
 
+	if (dim < IR_MAX_RANK && e->lname[dim] && e->lstep[dim] == step && e->lext[dim] == ext &&
+	    idx_eq(&e->lidx[dim], x)) {
+		strbuf_puts(b, e->lname[dim]);
+		return;
+	}
 	strbuf_putc(b, '(');
 	if (!zero) {
 		put_idx(e, b, x);
@@ -530,6 +551,42 @@ target(Em *e, const TileInst *in, Target *t, char *const *argptr, const char *re
 	}
 }
 
+/* Names the lanes of each dim of an access (base_iJ = idx + tl.arange),
+ * as Inductor names its index vectors, so that the pointer and the mask
+ * read them; dims of one lane at 0 stay inline.  lanes_end forgets them. */
+static void
+lanes_begin(Em *e, const char *base, const TileInst *in, int rank, const int64_t *shape,
+    const int64_t *steps)
+{
+	for (int j = 0; j < rank; j++) {
+		StrBuf b = {0};
+		char sfx[16];
+		const char *nm;
+
+		if (shape[j] == 1 && in->idx[j].nterm == 0 && in->idx[j].k == 0)
+			continue;
+		snprintf(sfx, sizeof sfx, "_i%d", j);
+		nm = em_name(e, base, sfx);
+		strbuf_printf(&b, "%s = ", nm);
+		put_lanes(e, &b, &in->idx[j], steps ? steps[j] : 1, shape[j], j, rank);
+		/* drop the outer parentheses put_lanes writes */
+		memmove(b.s + strlen(nm) + 3, b.s + strlen(nm) + 4, b.n - strlen(nm) - 4);
+		b.s[b.n - 2] = 0;
+		stmt(e, b.s);
+		free(b.s);
+		e->lname[j] = nm;
+		e->lidx[j] = in->idx[j];
+		e->lstep[j] = steps ? steps[j] : 1;
+		e->lext[j] = shape[j];
+	}
+}
+
+static void
+lanes_end(Em *e)
+{
+	memset(e->lname, 0, sizeof e->lname);
+}
+
 /* ptr + Σ lanes_j * stride_j, the lanes of dim j at tile dim j. */
 static void
 put_ptr(Em *e, StrBuf *b, const Target *t, const TileInst *in, const int64_t *shape,
@@ -575,6 +632,7 @@ emit_load(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 		if (in->masked || pad || in->op == TO_LOAD_STEP)
 			access_conds(e, &mb[j], &in->idx[j], steps ? steps[j] : 1, r->shape[j], t.dim[j]);
 	}
+	lanes_begin(e, e->py[in->res], in, t.rank, r->shape, steps);
 	strbuf_printf(&b, "%s = tl.load(", e->py[in->res]);
 	put_ptr(e, &b, &t, in, r->shape, steps);
 	if (put_mask(e, &m, mb, r->shape, t.rank, NULL)) {
@@ -588,6 +646,7 @@ emit_load(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 	}
 	strbuf_putc(&b, ')');
 	stmt(e, b.s);
+	lanes_end(e);
 	free(b.s);
 	free(m.s);
 	/* the valid box: the lanes inside the tensor; a load_pad's every lane */
@@ -621,6 +680,7 @@ emit_store(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 	}
 	if (in->op == TO_ATOMIC_MAX && ir_dtype_is_float(tv->dt))
 		stmt(e, "# tl.atomic_max on floats: a NaN need not win, as it does in aicm's max");
+	lanes_begin(e, t.node->name, in, t.rank, tv->shape, NULL);
 	strbuf_printf(&b, "%s(", fn);
 	put_ptr(e, &b, &t, in, tv->shape, NULL);
 	strbuf_printf(&b, ", %s", e->py[v]);
@@ -628,6 +688,7 @@ emit_store(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 		strbuf_printf(&b, ", mask=%s", m.s);
 	strbuf_putc(&b, ')');
 	stmt(e, b.s);
+	lanes_end(e);
 	free(b.s);
 	free(m.s);
 }
