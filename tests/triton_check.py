@@ -46,7 +46,7 @@ import numpy as np
 TL_API = {
     "program_id", "arange", "load", "store", "full", "zeros", "dot", "sum", "max", "min",
     "reduce", "where", "maximum", "minimum", "exp", "log", "sqrt", "sin", "cos", "abs",
-    "erf", "floor", "ceil", "sigmoid", "trans", "permute", "broadcast_to", "atomic_add",
+    "erf", "floor", "ceil", "sigmoid", "trans", "permute", "reshape", "broadcast_to", "atomic_add",
     "atomic_max", "static_range", "device_assert", "constexpr", "PropagateNan",
     "float64", "float32", "int32", "int64", "int1",
 }
@@ -285,6 +285,7 @@ def make_tl():
     tl.sigmoid = lambda x: tile(1 / (1 + np.exp(-np.asarray(x))))
     tl.trans = lambda x: tile(np.asarray(x).T.copy())
     tl.permute = lambda x, dims: tile(np.transpose(np.asarray(x), dims).copy())
+    tl.reshape = lambda x, shape: tile(np.reshape(np.asarray(x), tuple(shape)).copy())
     tl.broadcast_to = lambda x, shape: tile(np.broadcast_to(np.asarray(x), tuple(shape)).copy())
     tl.static_range = range
     tl.device_assert = tl_device_assert

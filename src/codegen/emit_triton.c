@@ -1030,6 +1030,17 @@ emit_dot(Em *e, const TileInst *in)
 		strbuf_printf(&s, "%s = %s + tl.dot(%s, %s, %sout_dtype=%s)", e->py[in->res],
 		    e->py[in->in[2]], e->py[in->in[0]], e->py[in->in[1]], r->dt == DT_F32 ?
 		    "input_precision=\"ieee\", " : "", tl_dtype(r->dt));
+	} else if (ir_dtype_is_float(a->dt) && M >= 16 && N >= 16 && K >= 16) {
+		/* leading dims of 1 (the verifier's rule): a rank-2 dot */
+		StrBuf sh = {0};
+
+		put_shape(e, &sh, rk, r->shape);
+		stmt(e, "# the leading dims are 1: the rank-2 tl.dot, reshaped");
+		strbuf_printf(&s, "%s = %s + tl.reshape(tl.dot(tl.reshape(%s, (%" PRId64 ", %" PRId64
+		    ")), tl.reshape(%s, (%" PRId64 ", %" PRId64 ")), %sout_dtype=%s), %s)",
+		    e->py[in->res], e->py[in->in[2]], e->py[in->in[0]], M, K, e->py[in->in[1]], K, N,
+		    r->dt == DT_F32 ? "input_precision=\"ieee\", " : "", tl_dtype(r->dt), sh.s);
+		free(sh.s);
 	} else {
 		StrBuf ia = {0}, ib = {0};
 
