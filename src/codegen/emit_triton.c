@@ -80,10 +80,18 @@ typedef struct Em {
 	char *err;
 	size_t errlen;
 	bool failed;
-	/* while an access is written: its lanes per dim, named (NULL: none) */
-	const char *lname[IR_MAX_RANK];
-	TileIdx lidx[IR_MAX_RANK];
-	int64_t lstep[IR_MAX_RANK], lext[IR_MAX_RANK];
+	/* the named lane vectors (base_iJ = idx + step * tl.arange(0, P)) and
+	 * the loop each is defined in; the loops open where code is written */
+	struct Lane {
+		const char *name;
+		TileIdx idx;
+		int64_t step, ext;
+		int loop;
+	} *lanes;
+	int nlanes, caplanes;
+	int open[IR_MAX_NEST + 1];
+	int nopen;
+	bool nolookup;               /* put_lanes writes the expression */
 } Em;
 
 /* ---- names ----------------------------------------------------------- */
@@ -319,10 +327,17 @@ put_lanes(Em *e, StrBuf *b, const TileIdx *x, int64_t step, int64_t ext, int dim
 {
 	bool zero = x->nterm == 0 && x->k == 0;
 
-	if (dim < IR_MAX_RANK && e->lname[dim] && e->lstep[dim] == step && e->lext[dim] == ext &&
-	    idx_eq(&e->lidx[dim], x)) {
-		strbuf_puts(b, e->lname[dim]);
-		return;
+	(void)dim;
+	for (int i = e->nolookup ? -1 : e->nlanes - 1; i >= 0; i--) {
+		const struct Lane *l = &e->lanes[i];
+		bool inscope = l->loop < 0;
+
+		for (int k = 0; k < e->nopen && !inscope; k++)
+			inscope = e->open[k] == l->loop;
+		if (inscope && l->step == step && pow2(l->ext) == pow2(ext) && idx_eq(&l->idx, x)) {
+			strbuf_puts(b, l->name);
+			return;
+		}
 	}
 	strbuf_putc(b, '(');
 	if (!zero) {
@@ -565,26 +580,38 @@ lanes_begin(Em *e, const char *base, const TileInst *in, int rank, const int64_t
 
 		if (shape[j] == 1 && in->idx[j].nterm == 0 && in->idx[j].k == 0)
 			continue;
+		/* a constant index names lanes of its own: another tensor's
+		 * tl.arange(0, P) reused would only puzzle the reader */
+		e->nolookup = in->idx[j].nterm == 0;
+		put_lanes(e, &b, &in->idx[j], steps ? steps[j] : 1, shape[j], j, rank);
+		if (b.s[0] != '(') {
+			free(b.s);      /* named already, in scope: reused */
+			continue;
+		}
+		b.n = 0;
 		snprintf(sfx, sizeof sfx, "_i%d", j);
 		nm = em_name(e, base, sfx);
 		strbuf_printf(&b, "%s = ", nm);
 		put_lanes(e, &b, &in->idx[j], steps ? steps[j] : 1, shape[j], j, rank);
 		/* drop the outer parentheses put_lanes writes */
+		e->nolookup = false;
 		memmove(b.s + strlen(nm) + 3, b.s + strlen(nm) + 4, b.n - strlen(nm) - 4);
 		b.s[b.n - 2] = 0;
 		stmt(e, b.s);
 		free(b.s);
-		e->lname[j] = nm;
-		e->lidx[j] = in->idx[j];
-		e->lstep[j] = steps ? steps[j] : 1;
-		e->lext[j] = shape[j];
+		if (e->nlanes == e->caplanes) {
+			e->caplanes = e->caplanes ? 2 * e->caplanes : 16;
+			e->lanes = xrealloc(e->lanes, sizeof *e->lanes * (size_t)e->caplanes);
+		}
+		e->lanes[e->nlanes++] = (struct Lane){nm, in->idx[j], steps ? steps[j] : 1, shape[j],
+		    e->nopen ? e->open[e->nopen - 1] : -1};
 	}
 }
 
 static void
 lanes_end(Em *e)
 {
-	memset(e->lname, 0, sizeof e->lname);
+	(void)e;
 }
 
 /* ptr + Σ lanes_j * stride_j, the lanes of dim j at tile dim j. */
@@ -1595,7 +1622,9 @@ emit_for(Em *e, int i, char *const *argptr, const char *resptr)
 	    fo->lo, fo->hi, fo->step);
 	stmt(e, b.s);
 	e->depth++;
+	e->open[e->nopen++] = i;
 	emit_insts(e, i + 1, fo->end, i, argptr, resptr);
+	e->nopen--;
 	/* yield */
 	comment(e);
 	if (e->nparts[it]) {
@@ -1846,6 +1875,7 @@ emit_kernel(FILE *o, const Graph *g, int node, char **lines, int nlines, int lin
 	free(e.nparts);
 	free(e.parts);
 	free(e.loop_of);
+	free(e.lanes);
 	free(argptr);
 	free(b.s);
 	return e.failed ? -1 : e.line;
