@@ -180,7 +180,7 @@ check-triton: $(TOOLS)
 # (tests/mancheck.sh), and the man pages' EXAMPLES run from a scratch
 # install (tests/installcheck.sh); update-docs rewrites the docs' outputs:
 # review 'git diff docs/ README.md'.
-DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md
+DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md docs/codegen.md
 
 check-docs: $(TOOLS)
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)

@@ -1953,8 +1953,8 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 		const Node *n = &g->nodes[i];
 
 		if (n->op != OP_INPUT && n->op != OP_CONST && n->op != OP_TILED) {
-			snprintf(err, errlen, "--emit=triton needs a lowered graph: '%%%s' is a '%s' "
-			    "op, not a tiled kernel (add lower-tiled to --pass)", n->name,
+			snprintf(err, errlen, "--emit=triton needs a lowered graph: '%%%s' ('%s') is "
+			    "not a tiled kernel (add lower-tiled to --pass)", n->name,
 			    ir_ops[n->op].name);
 			return -1;
 		}
