@@ -327,7 +327,6 @@ put_lanes(Em *e, StrBuf *b, const TileIdx *x, int64_t step, int64_t ext, int dim
 {
 	bool zero = x->nterm == 0 && x->k == 0;
 
-	(void)dim;
 	for (int i = e->nolookup ? -1 : e->nlanes - 1; i >= 0; i--) {
 		const struct Lane *l = &e->lanes[i];
 		bool inscope = l->loop < 0;
@@ -439,8 +438,8 @@ put_cond(Em *e, StrBuf *b, const Cond *c, int64_t ext, int j, int r)
 	put_bcast(b, j, r);
 }
 
-/* The conjunction of the conditions of dims [j0, j1) of a box (or of the
- * dims with want[j] set), or nothing; returns whether it wrote any. */
+/* The conjunction of the conditions of a box's dims (those with want[j]
+ * set, when want is given); returns whether it wrote any. */
 static bool
 put_mask(Em *e, StrBuf *b, const DimBox *box, const int64_t *shape, int r, const bool *want)
 {
@@ -567,8 +566,9 @@ target(Em *e, const TileInst *in, Target *t, char *const *argptr, const char *re
 }
 
 /* Names the lanes of each dim of an access (base_iJ = idx + tl.arange),
- * as Inductor names its index vectors, so that the pointer and the mask
- * read them; dims of one lane at 0 stay inline.  lanes_end forgets them. */
+ * as Inductor names its index vectors, so that the pointer and the mask,
+ * and later masks in their scope, read them; dims of one lane at 0 stay
+ * inline, and lanes already named in scope are reused. */
 static void
 lanes_begin(Em *e, const char *base, const TileInst *in, int rank, const int64_t *shape,
     const int64_t *steps)
@@ -608,11 +608,6 @@ lanes_begin(Em *e, const char *base, const TileInst *in, int rank, const int64_t
 	}
 }
 
-static void
-lanes_end(Em *e)
-{
-	(void)e;
-}
 
 /* ptr + Σ lanes_j * stride_j, the lanes of dim j at tile dim j. */
 static void
@@ -673,7 +668,6 @@ emit_load(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 	}
 	strbuf_putc(&b, ')');
 	stmt(e, b.s);
-	lanes_end(e);
 	free(b.s);
 	free(m.s);
 	/* the valid box: the lanes inside the tensor; a load_pad's every lane */
@@ -715,7 +709,6 @@ emit_store(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 		strbuf_printf(&b, ", mask=%s", m.s);
 	strbuf_putc(&b, ')');
 	stmt(e, b.s);
-	lanes_end(e);
 	free(b.s);
 	free(m.s);
 }
