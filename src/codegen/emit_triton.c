@@ -1618,6 +1618,10 @@ emit_for(Em *e, int i, char *const *argptr, const char *resptr)
 	e->open[e->nopen++] = i;
 	emit_insts(e, i + 1, fo->end, i, argptr, resptr);
 	e->nopen--;
+	if (e->failed) {
+		free(b.s);
+		return;
+	}
 	/* yield */
 	comment(e);
 	if (e->nparts[it]) {
@@ -1678,6 +1682,17 @@ emit_insts(Em *e, int i, int end, int loop, char *const *argptr, const char *res
 			continue;
 		}
 		comment(e);
+		/* a joined tile lives as its parts: only loops and extracts
+		 * take it (what lower-tiled makes); anything else has no form */
+		for (int k = 0; k < in->nin && in->op != TO_EXTRACT; k++)
+			if (e->nparts[in->in[k]]) {
+				snprintf(e->err, e->errlen, "kernel '@%s': '%%%s', a join of tiles, is used by '%s' "
+				    "(Triton has no concatenation of tiles; only a loop may carry them)",
+				    f->name, val(e, in->in[k])->name, tile_op_name(in));
+				e->failed = true;
+			}
+		if (e->failed)
+			break;
 		switch (in->op) {
 		case TO_PROGRAM_ID:
 			def(e, in);
@@ -1898,8 +1913,19 @@ put_const(StrBuf *b, const Node *n)
 		strbuf_printf(b, "], dtype=%s, device=dev).reshape(%s)", torch_dtype(n->type.dt),
 		    shape.s);
 	} else if (at->set & (1u << ATTR_FILE)) {
-		strbuf_printf(b, "torch.from_numpy(numpy.load(\"%s\")).to(device=dev, dtype=%s)"
-		    ".reshape(%s)", at->file, torch_dtype(n->type.dt), shape.s);
+		/* the path as written (relative to the graph's folder), as a
+		 * bytes literal: any byte of it survives */
+		strbuf_puts(b, "torch.from_numpy(numpy.load(b\"");
+		for (const unsigned char *c = (const unsigned char *)at->file; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				strbuf_printf(b, "\\%c", *c);
+			else if (*c < 0x20 || *c >= 0x7f)
+				strbuf_printf(b, "\\x%02x", *c);
+			else
+				strbuf_putc(b, (char)*c);
+		}
+		strbuf_printf(b, "\")).to(device=dev, dtype=%s).reshape(%s)", torch_dtype(n->type.dt),
+		    shape.s);
 	} else {
 		strbuf_printf(b, "torch.full(%s, ", shape.s);
 		if (ir_dtype_is_float(n->type.dt) || !at->value_int)
@@ -1935,13 +1961,19 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 	char *text, **lines, **kname, **gname, **names = NULL;
 	int nlines, line = 0, nnames = 0, capnames = 0, *outs, nout, ninputs = 0;
 	bool libdevice = false, prod = false, file = false;
-	const char *gn = g->name ? g->name : stem ? stem : "graph";
+	char gn[128];
 	FILE *body;
 	char *bodytext = NULL;
 	size_t bodylen = 0;
 	StrBuf b = {0};
 	int rc = 0;
 
+	/* the graph's name, or the file's stem, for comments and a docstring:
+	 * a byte that could end them (a newline, a quote) becomes '?' */
+	snprintf(gn, sizeof gn, "%s", g->name ? g->name : stem ? stem : "graph");
+	for (char *c = gn; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == '\'' || *c == '"' || *c == '\\' || *c == 0x7f)
+			*c = '?';
 	for (int i = 0; i < g->nnodes; i++) {
 		const Node *n = &g->nodes[i];
 
@@ -1976,7 +2008,7 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 		line = emit_kernel(body, g, i, lines, nlines, line, kname[i], &libdevice, &prod, err,
 		    errlen);
 		if (line < 0)
-			rc = -1;
+			rc = -2;
 	}
 	fclose(body);
 	if (rc == 0) {

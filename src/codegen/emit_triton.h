@@ -15,9 +15,11 @@
 #include "ir.h"
 
 /* Writes g's Triton module to out.  stem names the graph when it has no
- * name of its own (the input file's stem; NULL: "graph").  A graph that
- * still holds un-lowered ops is refused: returns -1 with why (the node and
- * what to add to the pipeline) in err; 0 when written. */
+ * name of its own (the input file's stem; NULL: "graph").  Returns 0 when
+ * written; -1 for a graph that still holds un-lowered ops (the pipeline
+ * lacks lower-tiled: a usage error), -2 for a tiled body that has no
+ * Triton form (an extract that is not one part of a join, written by
+ * hand), each with why in err and nothing written. */
 int triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errlen);
 
 #endif

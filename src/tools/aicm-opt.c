@@ -443,11 +443,13 @@ split_chunks(const char *buf, size_t len, bool split, Chunk **out)
 }
 
 /* --emit=triton: g's Triton module, named after the graph or the input
- * file's stem; a graph that is not lowered is a usage error (exit 2): the
- * pipeline lacks lower-tiled. */
+ * file's stem.  Returns the exit status: 0; 2 for a graph that is not
+ * lowered (the pipeline lacks lower-tiled: usage); 1 for a tiled body
+ * written by hand that has no Triton form (the input). */
 static int
 emit_triton_chunk(FILE *os, const Graph *g, const char *input)
 {
+	int rc;
 	char err[512], stem[256] = "graph";
 
 	if (input && strcmp(input, "-")) {
@@ -457,10 +459,11 @@ emit_triton_chunk(FILE *os, const Graph *g, const char *input)
 		dot = strrchr(b, '.');
 		snprintf(stem, sizeof stem, "%.*s", (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
 	}
-	if (triton_emit(os, g, stem, err, sizeof err) == 0)
+	rc = triton_emit(os, g, stem, err, sizeof err);
+	if (rc == 0)
 		return 0;
 	fprintf(stderr, "%s: error: %s\n", cli_tool, err);
-	return -1;
+	return rc == -1 ? 2 : 1;
 }
 
 int
@@ -564,8 +567,10 @@ main(int argc, char **argv)
 			if (o.emit_dot) {
 				ir_print_dot(os, g);
 			} else if (o.emit_triton) {
-				if (emit_triton_chunk(os, g, o.input) != 0)
-					status = 2;
+				int erc = emit_triton_chunk(os, g, o.input);
+
+				if (erc > status)
+					status = erc;
 			} else {
 				ir_print(os, g);
 			}
