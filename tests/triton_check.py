@@ -25,7 +25,9 @@ is the module):
    aicm-run --engine=reference on the same random inputs (f64 within 1e-9,
    f32 1e-4 of the largest magnitude, integers and bools exactly).
 The model runs programs one after another; Triton runs them in parallel,
-which changes only the order of atomics.
+which changes only the order of atomics.  With no CASE given, four mutants
+of the goldens (a mask, a tl.where or an other= removed or changed) must be
+rejected too: the check is known to be able to fail.
 """
 import ast
 import functools
@@ -399,6 +401,40 @@ def run_case(build, case, text, tmp):
     return errs
 
 
+# Mutants that the check must reject, so that it is known to be able to
+# fail: each takes one golden's text and removes what its correctness
+# rests on.
+MUTANTS = [
+    ("row-reduction.aicm", "the tl.where before LayerNorm's variance sum",
+     lambda t: re.sub(r"tl\.sum\(tl\.where\(\(x_tile_1_i1 < 97\)\[None, :\], sq, 0\.0\)",
+                      "tl.sum(sq", t)),
+    ("matmul.aicm", "the mask of the first ragged store",
+     lambda t: t.replace(", acc, mask=(C_i0 < 100)[:, None] & (C_i1 < 84)[None, :])", ", acc)", 1)),
+    ("conv.aicm", "im2col's other=0.0 (1.0 instead)",
+     lambda t: t.replace("cols_x < 9), other=0.0)", "cols_x < 9), other=1.0)")),
+    # (without the max's mask the max only shifts, which softmax undoes)
+    ("attention.aicm", "the key block's mask of the running sum",
+     lambda t: t.replace("tl.sum(tl.where((kb_i0 < 45)[None, :], p, 0.0), 1,", "tl.sum(p, 1,")),
+]
+
+
+def mutant_errors(build, top):
+    """Messages for the mutants that the check lets through."""
+    errs = []
+    for name, what, f in MUTANTS:
+        case = os.path.join(top, "testdata", "triton", name)
+        text = open(case[:-5] + ".out").read()
+        bad = f(text)
+        if bad == text:
+            errs.append("mutant of %s: '%s' is no longer in the text" % (name, what))
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            if not run_case(build, case, bad, tmp):
+                errs.append("mutant of %s without %s passes: the check cannot fail there" %
+                            (name, what))
+    return errs
+
+
 def main():
     if len(sys.argv) < 2:
         sys.stderr.write("usage: triton_check.py BUILD_DIR [CASE.aicm...]\n")
@@ -441,6 +477,14 @@ def main():
     if checked == 0:
         print("triton_check: no case emits Triton")
         return 1
+    if not sys.argv[2:]:
+        errs = mutant_errors(build, top)
+        for e in errs:
+            print("triton_check: %s" % e)
+        failed += len(errs)
+        if not errs:
+            print("triton_check: %d mutants (a mask, a where, an other=, removed) rejected" %
+                  len(MUTANTS))
     return 1 if failed else 0
 
 
