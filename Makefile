@@ -161,6 +161,17 @@ check-numpy: $(B)/aicm-run
 		echo "check-numpy: SKIPPED: python3-numpy is not installed"; \
 	fi
 
+# aicm.trace (python/aicm/trace.py): every op traced and compiled against
+# numpy, the seed's text, names, errors (tests/python_trace.py, a few seconds).
+check: check-python-trace
+.PHONY: check-python-trace
+check-python-trace: $(TOOLS)
+	@if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
+		PYTHONPATH=python /usr/bin/python3 tests/python_trace.py $(B); \
+	else \
+		echo "check-python-trace: SKIPPED: python3-numpy is not installed"; \
+	fi
+
 # The commands shown in the README's tour, the tutorial and the exercises,
 # run again and diffed against the output the docs show
 # (tests/doccheck.sh), every option of --help in the man pages
