@@ -510,7 +510,7 @@ def check_errors():
     expect_error("matmul shapes", bad_shapes, np.zeros((3, 5)), where=line_of("ERR-matmul"),
                  text="'matmul' contracts 5 with 3")
     expect_error("broadcast", bad_broadcast, np.zeros((3, 5)), where=line_of("ERR-broadcast"),
-                 text="cannot broadcast (3, 5) and (4,)")
+                 text="'add' cannot broadcast (3, 5) with (4,)")
     expect_error("types", bad_type, np.zeros(3), where=line_of("ERR-type"),
                  text="found f64 and f32")
     expect_error("branch", bad_branch, np.zeros(3), where=line_of("ERR-branch"),

@@ -117,8 +117,7 @@ def _num_str(v, dtype):
         return "nan"
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
-    r = repr(v)
-    return r[:-2] if r.endswith(".0") else r
+    return repr(v)
 
 
 def _attr_str(v):
@@ -318,9 +317,8 @@ def _broadcast(op, shapes):
             if s[k] == 1:
                 continue
             if d != 1 and d != s[k]:
-                _fail("'%s' cannot broadcast %s: dimension %d is %d in one "
-                      "operand and %d in another"
-                      % (op, " and ".join(_shape_str(x) for x in shapes), i, d, s[k]))
+                _fail("'%s' cannot broadcast %s" % (op, " with ".join(_shape_str(x)
+                                                                      for x in shapes)))
             d = s[k]
         out.append(d)
     return tuple(out)
