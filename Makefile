@@ -1,7 +1,12 @@
 # aicm: build, test, install.
 #
-# Everything but the two main()s goes into $(B)/libaicm.a, linked by both
-# tools and by the Check binary.  Generated parser and scanner sources go to
+# Everything but the tools' main()s goes into $(B)/libaicm-internal.a,
+# linked by the tools and by the Check binary.  The public libraries
+# (DESIGN section 14), $(B)/libaicm.a and $(B)/libaicm.so, are the core
+# layers (src/ir, grammar, passes, src/runtime; not src/import, which needs
+# protobuf-c) and src/api, whose header src/api/aicm.h is the only one
+# installed; the .so is built from -fPIC objects in $(B)/pic/ with only the
+# aicm_* functions of aicm.h exported.  Generated parser and scanner sources go to
 # $(B)/grammar, never into git.  SANITIZE=1 builds with ASan+UBSan into
 # build-san/, so that both builds can live side by side.
 
@@ -68,10 +73,29 @@ TOOL_MAINS = $(wildcard src/tools/aicm-*.c)
 TOOL_OBJ = $(patsubst %.c,$(B)/%.o,$(filter-out $(TOOL_MAINS),$(wildcard src/tools/*.c)))
 TOOLS = $(patsubst src/tools/%.c,$(B)/%,$(TOOL_MAINS))
 
+# The public libraries: version from aicm.h, soname libaicm.so.MAJOR.
+API_H = src/api/aicm.h
+API_VERSION := $(shell sed -n 's/^\#define AICM_VERSION_[A-Z]* \([0-9]*\)$$/\1/p' $(API_H) | paste -sd.)
+API_MAJOR := $(firstword $(subst ., ,$(API_VERSION)))
+API_SRC = $(wildcard src/api/*.c)
+API_OBJ = $(API_SRC:%.c=$(B)/%.o)
+CORE_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c)
+PUB_OBJ = $(CORE_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o $(API_OBJ)
+PIC_OBJ = $(patsubst %.c,$(B)/pic/%.o,$(CORE_SRC) $(API_SRC)) $(B)/pic/grammar/parser.o \
+	$(B)/pic/grammar/lexer.o
+PUB_LIBS = -lm -lpthread
+SONAME = libaicm.so.$(API_MAJOR)
+LIBDIR = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include
+# Debian's python3 looks in dist-packages under /usr and /usr/local
+PYTHONDIR = $(PREFIX)/lib/python3/dist-packages
+PY_SRC = $(wildcard python/aicm/*.py)
+PUBLIC = $(B)/libaicm.a $(B)/libaicm.so $(B)/pkgconfig/aicm.pc
+
 CHECK_SRC = $(wildcard tests/check_*.c)
 CHECK_OBJ = $(CHECK_SRC:%.c=$(B)/%.o)
 
-all: $(TOOLS)
+all: $(TOOLS) $(PUBLIC)
 
 # A fresh machine may lack the generators and Check: install them when we
 # are root, otherwise say exactly what to run.
@@ -115,17 +139,51 @@ $(B)/%.o: %.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
 
 $(B)/tests/%.o: tests/%.c $(B)/grammar/parser.h $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $$($(PKG_CONFIG) --cflags check) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Itests -Isrc/api $(CFLAGS) $$($(PKG_CONFIG) --cflags check) -MMD -MP -c -o $@ $<
 
-$(B)/libaicm.a: $(LIB_OBJ)
+$(B)/libaicm-internal.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-$(B)/aicm-%: $(B)/src/tools/aicm-%.o $(TOOL_OBJ) $(B)/libaicm.a
-	$(CC) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(B)/libaicm.a $(LDLIBS)
+$(B)/aicm-%: $(B)/src/tools/aicm-%.o $(TOOL_OBJ) $(B)/libaicm-internal.a
+	$(CC) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(B)/libaicm-internal.a $(LDLIBS)
 
-$(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
-	$(CC) $(LDFLAGS) -o $@ $(CHECK_OBJ) $(B)/libaicm.a $$($(PKG_CONFIG) --libs check) $(LDLIBS)
+$(B)/check_aicm: $(CHECK_OBJ) $(API_OBJ) $(B)/libaicm-internal.a
+	$(CC) $(LDFLAGS) -o $@ $(CHECK_OBJ) $(API_OBJ) $(B)/libaicm-internal.a $$($(PKG_CONFIG) --libs check) $(LDLIBS)
+
+# The public static library.
+$(B)/libaicm.a: $(PUB_OBJ)
+	rm -f $@
+	ar rcs $@ $(PUB_OBJ)
+
+# The shared one: position-independent objects, internals hidden.
+PIC_CFLAGS = -fPIC -fvisibility=hidden
+
+$(B)/pic/%.o: %.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/pic/grammar/parser.o: $(B)/grammar/parser.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) $(PIC_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/pic/grammar/lexer.o: $(B)/grammar/lexer.c $(B)/grammar/parser.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) $(PIC_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/$(SONAME): $(PIC_OBJ)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $(PIC_OBJ) $(PUB_LIBS)
+
+$(B)/libaicm.so: $(B)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+# aicm.pc for the build tree (make check builds examples/api_demo.c with
+# it); make install writes the installed one from the same template.
+$(B)/pkgconfig/aicm.pc: aicm.pc.in $(API_H)
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
+		-e 's|@INCLUDEDIR@|$(CURDIR)/src/api|' -e 's|@VERSION@|$(API_VERSION)|' \
+		-e 's|@LIBS@|$(PUB_LIBS)|' aicm.pc.in >$@
 
 # The README's first command: build, then run the seed's six scenarios
 # (DESIGN §10) with the real tools; PASS/FAIL per scenario, exit 1 on a FAIL.
@@ -270,8 +328,8 @@ fuzz-bins:
 	$(MAKE) FUZZ=1 fuzz-bins
 endif
 
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/libaicm.a $(wildcard tests/fuzz/*.h)
-	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libaicm.a $(LDLIBS)
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/libaicm-internal.a $(wildcard tests/fuzz/*.h)
+	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libaicm-internal.a $(LDLIBS)
 
 check-long: fuzz
 
