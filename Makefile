@@ -223,9 +223,9 @@ check-numpy: $(B)/aicm-run
 # numpy, the seed's text, names, errors (tests/python_trace.py, a few seconds).
 check: check-python-trace
 .PHONY: check-python-trace
-check-python-trace: $(TOOLS)
+check-python-trace: $(TOOLS) $(B)/libaicm.so
 	@if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
-		PYTHONPATH=python /usr/bin/python3 tests/python_trace.py $(B); \
+		AICM_LIB=$(B)/libaicm.so PYTHONPATH=python /usr/bin/python3 tests/python_trace.py $(B); \
 	else \
 		echo "check-python-trace: SKIPPED: python3-numpy is not installed"; \
 	fi

@@ -15,6 +15,8 @@ they must have the same shapes and dtypes (there are no guards: a different
 shape is an aicm.Error, not a retrace).
 """
 from ._lib import Error
+from .trace import trace, Graph, Value  # noqa: E402,F401 (trace.py, ops.py: aicm.trace and one function per op)
+from .ops import *  # noqa: E402,F401,F403
 
 __all__ = ["Error", "compile", "run", "Compiled", "version"]
 
