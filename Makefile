@@ -237,6 +237,10 @@ check-python-trace: $(TOOLS) $(B)/libaicm.so
 # install (tests/installcheck.sh); update-docs rewrites the docs' outputs:
 # review 'git diff docs/ README.md'.
 DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md
+# docs/python.md (and the tutorial's Python path) run /usr/bin/python3 with
+# numpy over build/libaicm.so
+DOCS_CHECKED += docs/python.md
+check-docs update-docs: $(B)/libaicm.so
 
 check-docs: $(TOOLS)
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)
