@@ -527,6 +527,44 @@ def check_errors():
             fail("library error: not located at line 3: %s" % e)
 
 
+# ---- constants with their data: Graph.save through aicm-run ---------------------
+
+def check_save(build):
+    """save() writes small consts inline (values=, every element type) and
+    large ones as .npy files (file=): aicm-run on the saved text, with no
+    other data, must give numpy's result."""
+    big = rand((9, 8), "float32")               # 72 elements: a file
+    small = {dt: rand((2, 3), dt) for dt in ANY}
+
+    def f(x, i):
+        w = big.T                               # a local array: const %w
+        y = (x @ w).sum(axis=0)[:6].reshape(2, 3) + small["float32"]
+        z = aicm.where(small["bool"], small["int64"] + i, small["int32"].astype("int64"))
+        return y * small["float64"].astype("float32"), z
+    x = rand((4, 8), "float32")
+    i = rand((3,), "int64")
+    g = aicm.trace(f, x, i)
+    with tempfile.TemporaryDirectory() as d:
+        path = g.save(os.path.join(d, "f.aicm"))
+        text = open(path).read()
+        if 'file="f.weights/w.npy"' not in text or text.count("values=(") != 5:
+            fail("save: expected big as a file and five inline consts:\n" + text)
+        np.save(os.path.join(d, "x.npy"), x)
+        np.save(os.path.join(d, "i.npy"), i)
+        p = subprocess.run([os.path.join(build, "aicm-run"), "-q", "--output-dir=" + d,
+                            "--input", "x=" + os.path.join(d, "x.npy"),
+                            "--input", "i=" + os.path.join(d, "i.npy"), path],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            fail("save: aicm-run exit %d: %s" % (p.returncode, p.stderr))
+            return
+        y = ((x @ big.T).sum(axis=0)[:6].reshape(2, 3) + small["float32"]) * \
+            small["float64"].astype("float32")
+        z = np.where(small["bool"], small["int64"] + i, small["int32"].astype("int64"))
+        for name, ref in zip(g.outputs, (y, z)):
+            compare("save: " + name, np.load(os.path.join(d, name + ".npy")), ref)
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: python_trace.py BUILD_DIR", file=sys.stderr)
@@ -537,6 +575,7 @@ def main():
     check_names()
     check_errors()
     check_seed(build)
+    check_save(build)
     n = check_ops(build)
     dt = time.time() - t0
     if FAILS:
