@@ -190,11 +190,33 @@ $(B)/pkgconfig/aicm.pc: aicm.pc.in $(API_H)
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling
+check: check-layers check-unit check-api check-golden check-numpy check-models check-docs check-random check-scaling
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
 	sh tests/layers.sh
+
+# libaicm from outside (DESIGN section 14): examples/api_demo.c built with
+# pkg-config against the build tree's aicm.pc and run, its output compared
+# with examples/api_demo.out; then the Python package over the .so
+# (tests/python_api.py, with /usr/bin/python3 and numpy; an ASan build's
+# .so cannot be loaded into python, so SANITIZE=1 skips it).
+$(B)/api_demo: examples/api_demo.c $(B)/libaicm.so $(B)/pkgconfig/aicm.pc
+	$(CC) $(CFLAGS) $$(PKG_CONFIG_PATH=$(B)/pkgconfig $(PKG_CONFIG) --cflags aicm) -o $@ $< \
+		$(LDFLAGS) $$(PKG_CONFIG_PATH=$(B)/pkgconfig $(PKG_CONFIG) --libs aicm)
+
+check-api: $(B)/api_demo $(TOOLS)
+	LD_LIBRARY_PATH=$(B) $(B)/api_demo testdata/demo/mlp.aicm >$(B)/api_demo.out
+	diff -u examples/api_demo.out $(B)/api_demo.out
+	@if [ "$(SANITIZE)" = 1 ]; then \
+		echo "check-api: tests/python_api.py SKIPPED: python cannot load the ASan build of libaicm.so"; \
+	elif /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
+		AICM_LIB=$(CURDIR)/$(B)/libaicm.so PYTHONPATH=python /usr/bin/python3 tests/python_api.py $(B); \
+	else \
+		echo "check-api: tests/python_api.py SKIPPED: python3-numpy is not installed"; \
+	fi
+
+.PHONY: check-api
 
 # Check's default 4 s per test is too tight on a loaded 2-core machine
 # (the sanitizer build is several times slower still); a hang still ends.
@@ -350,7 +372,16 @@ DOCFILES = README.md docs/ir.md docs/passes.md docs/tiled.md docs/run.md \
 	docs/conformance.md docs/import.md
 MANPAGES = docs/aicm-opt.1 docs/aicm-run.1 docs/aicm-import.1
 
-install: $(TOOLS)
+install: $(TOOLS) $(PUBLIC)
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PYTHONDIR)/aicm
+	install -m644 $(B)/libaicm.a $(DESTDIR)$(LIBDIR)
+	install -m755 $(B)/$(SONAME) $(DESTDIR)$(LIBDIR)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libaicm.so
+	install -m644 $(API_H) $(DESTDIR)$(INCLUDEDIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib|' \
+		-e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(API_VERSION)|' \
+		-e 's|@LIBS@|$(PUB_LIBS)|' aicm.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/aicm.pc
+	install -m644 $(PY_SRC) $(DESTDIR)$(PYTHONDIR)/aicm
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(EXAMPLEDIR) \
 		$(DESTDIR)$(DOCDIR)/img $(DESTDIR)$(EDITORDIR)/vim/syntax \
 		$(DESTDIR)$(EDITORDIR)/vim/ftdetect $(DESTDIR)$(EDITORDIR)/vscode/syntaxes
@@ -359,7 +390,7 @@ install: $(TOOLS)
 		sed 's|/usr/local/share/|$(PREFIX)/share/|g' $$m >$(DESTDIR)$(MANDIR)/$${m#docs/} && \
 		chmod 644 $(DESTDIR)$(MANDIR)/$${m#docs/} || exit 1; \
 	done
-	install -m644 $(EXAMPLES) $(DESTDIR)$(EXAMPLEDIR)
+	install -m644 $(EXAMPLES) examples/api_demo.c $(DESTDIR)$(EXAMPLEDIR)
 	install -m644 $(DOCFILES) $(DESTDIR)$(DOCDIR)
 	install -m644 docs/img/* $(DESTDIR)$(DOCDIR)/img
 	install -m644 docs/editors/README.md $(DESTDIR)$(EDITORDIR)
@@ -374,6 +405,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run $(DESTDIR)$(BINDIR)/aicm-import
 	rm -f $(DESTDIR)$(MANDIR)/aicm-opt.1 $(DESTDIR)$(MANDIR)/aicm-run.1 $(DESTDIR)$(MANDIR)/aicm-import.1
 	rm -rf $(DESTDIR)$(PREFIX)/share/aicm $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(LIBDIR)/libaicm.a $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libaicm.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/aicm.h $(DESTDIR)$(LIBDIR)/pkgconfig/aicm.pc
+	rm -rf $(DESTDIR)$(PYTHONDIR)/aicm
 
 # make install into a scratch PREFIX and a scratch DESTDIR, the files
 # checked, and the man pages' EXAMPLES run from the installed paths

@@ -176,10 +176,10 @@ AICM_API aicm_status aicm_program_output(const aicm_program *p, int i, aicm_tens
  * at the value's definition).  out[0..nout): unnamed entries are the
  * outputs in order, named ones name any value of the graph; with data
  * NULL the library allocates the buffer (free it with aicm_free) and
- * fills in dtype, rank and shape, otherwise they are checked as the
- * inputs' and the result copied into data.  The buffers need no
- * alignment; the caller's are only read (in) or written (out) during the
- * call. */
+ * fills in name (the program's string), dtype, rank and shape; otherwise
+ * they are checked as the inputs' are and the result is copied into
+ * data.  The buffers need no alignment; the caller's are only read (in)
+ * or written (out) during the call. */
 AICM_API aicm_status aicm_program_run(aicm_program *p, const aicm_tensor *in, int nin,
     aicm_tensor *out, int nout);
 

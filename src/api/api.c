@@ -669,10 +669,7 @@ run_program(aicm_program *p, const aicm_tensor *in, int nin, aicm_tensor *out, i
 		size_t bytes = exec_tensor_bytes(t);
 
 		if (mine[k]) {
-			const char *name = out[k].name;
-
 			describe(&g->nodes[i], &out[k]);
-			out[k].name = name;
 			out[k].data = mine[k];
 			mine[k] = NULL;
 		}
