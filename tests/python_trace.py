@@ -454,6 +454,12 @@ def check_names():
     if "%relu_1 = relu(%exp)" not in str(g) or "%exp = relu(%add)" not in str(g):
         fail("names: collisions not made unique:\n%s" % g)
 
+    def kw(a, b, c=None):
+        return a - b
+    g = aicm.trace(kw, np.zeros(2), b=np.ones(2))
+    if g.inputs != ["a", "b"]:
+        fail("names: an example by name: inputs %s, expected a and b" % g.inputs)
+
     def dead(x):
         unused = aicm.exp(x)       # noqa: F841 (not returned: not in the graph)
         return x * 2.0

@@ -1014,10 +1014,11 @@ def _collect_outputs(r):
           "inputs, or a tuple or list of them" % type(r).__name__)
 
 
-def trace(fn, *example_inputs):
-    """Calls fn once on symbolic values shaped like example_inputs (numpy
-    arrays, or anything np.asarray takes) and returns the Graph of what it
-    computed.  Errors are aicm.Error with the file:line of the statement."""
+def trace(fn, *example_inputs, **named_inputs):
+    """Calls fn once on symbolic values shaped like the example inputs (numpy
+    arrays, or anything np.asarray takes; positional, or by parameter name)
+    and returns the Graph of what it computed.  Errors are aicm.Error with
+    the file:line of the statement."""
     t = _Trace(fn)
     try:
         sig = inspect.signature(fn)
@@ -1035,8 +1036,23 @@ def trace(fn, *example_inputs):
         else:
             raise _error_class()("trace: %d example inputs for a function of %d "
                                  "parameters" % (len(example_inputs), len(params)))
+    examples = list(example_inputs)
+    # named examples: each parameter after the positional ones, in the
+    # function's order, so that the inputs keep the parameters' order
+    rest = dict(named_inputs)
+    for p in params[len(examples):]:
+        if p.name in rest:
+            names.append(p.name)
+            examples.append(rest.pop(p.name))
+        elif p.default is p.empty and rest:
+            raise _error_class()("trace: no example for parameter '%s'" % p.name)
+        else:
+            break
+    if rest:
+        raise _error_class()("trace: '%s' is not a parameter given an example after the "
+                             "positional ones" % sorted(rest)[0])
     args = []
-    for name, a in zip(names, example_inputs):
+    for name, a in zip(names, examples):
         arr = np.asarray(a)
         dt = _dtype_name(arr.dtype)
         if dt is None:
