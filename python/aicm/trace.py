@@ -67,9 +67,18 @@ def _error_class():
 def _user_frame():
     """The innermost frame outside this package: the user's statement."""
     f = sys._getframe(1)
-    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _PKG_DIR:
+    while f is not None and _not_user(f.f_code.co_filename):
         f = f.f_back
     return f
+
+
+def _not_user(filename):
+    """This package's files, numpy's and its dispatcher's are never the
+    statement to blame."""
+    if filename.startswith("<__array_function__"):
+        return True
+    path = os.path.abspath(filename)
+    return os.path.dirname(path) == _PKG_DIR or path.startswith(_SKIP_DIRS[0])
 
 
 def _where():
@@ -756,8 +765,24 @@ class Value:
     """A symbolic array: what a traced function's arguments and every op
     on them are while the function runs.  Shape and dtype are known."""
 
-    __array_ufunc__ = None    # ndarray @ Value defers to Value.__rmatmul__
     __hash__ = object.__hash__
+
+    # numpy's own functions on a Value (np.exp(x), arr + x, np.where(c, x, 0),
+    # np.sum(x, axis=1)) record the same ops as aicm's; anything else is an
+    # error rather than numpy turning the Value into an object array
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        op = _UFUNCS.get(ufunc.__name__)
+        if method != "__call__" or op is None or kwargs:
+            _fail("numpy's '%s'%s on a traced value has no aicm op; use aicm's functions"
+                  % (ufunc.__name__, "" if method == "__call__" else "." + method))
+        return op(*inputs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        f = _FUNCTIONS.get(func.__name__)
+        if f is None:
+            _fail("numpy's '%s' on a traced value has no aicm op; use aicm's functions"
+                  % func.__name__)
+        return f(*args, **kwargs)
 
     def __init__(self, t, n):
         self._t = t
@@ -890,6 +915,69 @@ def _truediv(a, b):
         _fail("'/' on %s: numpy divides integers to float64 and aicm's 'div' "
               "truncates; write .astype('float64') or aicm.div" % t)
     return elementwise("div", a, b)
+
+
+def _unary_fn(op):
+    return lambda x: elementwise(op, x)
+
+
+def _binary_fn(op):
+    return lambda a, b: elementwise(op, a, b)
+
+
+# numpy's ufuncs by name, as aicm ops
+_UFUNCS = {name: _unary_fn(op) for name, op in (
+    ("negative", "neg"), ("exp", "exp"), ("log", "log"), ("sqrt", "sqrt"),
+    ("tanh", "tanh"), ("absolute", "abs"), ("sin", "sin"), ("cos", "cos"),
+    ("floor", "floor"), ("ceil", "ceil"), ("rint", "round"), ("sign", "sign"),
+    ("isnan", "isnan"), ("logical_not", "not"), ("reciprocal", "reciprocal"))}
+_UFUNCS.update({name: _binary_fn(op) for name, op in (
+    ("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("maximum", "maximum"),
+    ("minimum", "minimum"), ("power", "pow"), ("remainder", "mod"), ("fmod", "fmod"),
+    ("equal", "equal"), ("less", "less"), ("less_equal", "less_equal"),
+    ("greater", "greater"), ("greater_equal", "greater_equal"),
+    ("logical_and", "and"), ("logical_or", "or"), ("logical_xor", "xor"),
+    ("bitwise_and", "and"), ("bitwise_or", "or"), ("bitwise_xor", "xor"))})
+_UFUNCS["true_divide"] = lambda a, b: _truediv(a, b)
+_UFUNCS["matmul"] = lambda a, b: matmul(a, b)
+_UFUNCS["not_equal"] = lambda a, b: elementwise("not", elementwise("equal", a, b))
+_UFUNCS["invert"] = lambda x: ~x
+
+
+def _np_reduce(op):
+    def f(a, axis=None, keepdims=False):
+        return reduce(op, a, axis, keepdims)
+    return f
+
+
+def _np_arg(op):
+    def f(a, axis=None, keepdims=False):
+        return _arg(op, a, axis, keepdims)
+    return f
+
+
+# numpy's functions (the __array_function__ protocol) by name
+_FUNCTIONS = {
+    "sum": _np_reduce("sum"), "max": _np_reduce("max"), "amax": _np_reduce("max"),
+    "min": _np_reduce("min"), "amin": _np_reduce("min"), "mean": _np_reduce("mean"),
+    "prod": _np_reduce("prod"), "argmax": _np_arg("argmax"), "argmin": _np_arg("argmin"),
+    "where": lambda c, a, b: elementwise("where", c, a, b),
+    "concatenate": lambda xs, axis=0: concat(xs, axis),
+    "transpose": lambda a, axes=None: transpose(a, axes),
+    "reshape": lambda a, newshape: reshape(a, newshape),
+    "matmul": lambda a, b: matmul(a, b),
+    "take": lambda a, indices, axis=None: gather(reshape(a, (-1,)) if axis is None else a,
+                                                 indices, 0 if axis is None else axis),
+    "broadcast_to": lambda a, shape: expand(a, shape),
+    "round": lambda a, decimals=0: _round0(a, decimals),
+    "around": lambda a, decimals=0: _round0(a, decimals),
+}
+
+
+def _round0(a, decimals):
+    if decimals != 0:
+        _fail("np.round with decimals=%r: aicm's 'round' has none" % (decimals,))
+    return elementwise("round", a)
 
 
 # ---- the graph ---------------------------------------------------------------
