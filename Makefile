@@ -203,10 +203,10 @@ check-layers:
 # .so cannot be loaded into python, so SANITIZE=1 skips it).
 $(B)/api_demo: examples/api_demo.c $(B)/libaicm.so $(B)/pkgconfig/aicm.pc
 	$(CC) $(CFLAGS) $$(PKG_CONFIG_PATH=$(B)/pkgconfig $(PKG_CONFIG) --cflags aicm) -o $@ $< \
-		$(LDFLAGS) $$(PKG_CONFIG_PATH=$(B)/pkgconfig $(PKG_CONFIG) --libs aicm)
+		$(LDFLAGS) -Wl,-rpath,$(CURDIR)/$(B) $$(PKG_CONFIG_PATH=$(B)/pkgconfig $(PKG_CONFIG) --libs aicm)
 
 check-api: $(B)/api_demo $(TOOLS)
-	LD_LIBRARY_PATH=$(B) $(B)/api_demo testdata/demo/mlp.aicm >$(B)/api_demo.out
+	$(B)/api_demo testdata/demo/mlp.aicm >$(B)/api_demo.out
 	diff -u examples/api_demo.out $(B)/api_demo.out
 	@if [ "$(SANITIZE)" = 1 ]; then \
 		echo "check-api: tests/python_api.py SKIPPED: python cannot load the ASan build of libaicm.so"; \
@@ -258,13 +258,13 @@ check-python-trace: $(TOOLS) $(B)/libaicm.so
 # (tests/mancheck.sh), and the man pages' EXAMPLES run from a scratch
 # install (tests/installcheck.sh); update-docs rewrites the docs' outputs:
 # review 'git diff docs/ README.md'.
-DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md
+DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md docs/api.md
 # docs/python.md (and the tutorial's Python path) run /usr/bin/python3 with
 # numpy over build/libaicm.so
 DOCS_CHECKED += docs/python.md
 check-docs update-docs: $(B)/libaicm.so
 
-check-docs: $(TOOLS)
+check-docs: $(TOOLS) $(B)/api_demo
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)
 	@# docs/import.md's worked example imports the transformer layer that
 	@# check-models exports (it needs python3-torch)
@@ -277,7 +277,7 @@ check-docs: $(TOOLS)
 	sh tests/installcheck.sh $(B)
 	sh tests/opnames.sh
 
-update-docs: $(TOOLS)
+update-docs: $(TOOLS) $(B)/api_demo
 	sh tests/doccheck.sh --update $(B) $(DOCS_CHECKED)
 	@if [ -f $(B)/models/transformer.onnx ]; then sh tests/doccheck.sh --update $(B) docs/import.md; fi
 
@@ -367,7 +367,7 @@ check-long: fuzz
 EXAMPLES = testdata/demo/mlp.aicm testdata/demo/gemm100.aicm testdata/demo/gemm256.aicm \
 	testdata/demo/relu-sum.aicm testdata/models/mlp.onnx testdata/models/mlp.in.npy \
 	testdata/models/mlp.out.npy
-DOCFILES = README.md docs/ir.md docs/passes.md docs/tiled.md docs/run.md \
+DOCFILES = README.md docs/api.md docs/ir.md docs/passes.md docs/tiled.md docs/run.md \
 	docs/perf.md docs/tutorial.md docs/mapping.md docs/exercises.md docs/reliability.md \
 	docs/conformance.md docs/import.md
 MANPAGES = docs/aicm-opt.1 docs/aicm-run.1 docs/aicm-import.1
@@ -417,18 +417,20 @@ check-install: $(TOOLS)
 
 # The targets a user runs, with one line each.
 help:
-	@echo 'make [all]          build $(B)/aicm-opt, aicm-run, aicm-import and libaicm.a'
+	@echo 'make [all]          build $(B)/aicm-opt, aicm-run, aicm-import, libaicm.a, libaicm.so and aicm.pc'
 	@echo 'make demo           the seed'"'"'s six scenarios, each with PASS or FAIL'
 	@echo 'make check          unit, golden, docs (with install) and random-graph tests (SANITIZE=1: ASan+UBSan)'
 	@echo 'make check-docs     the docs'"'"' and README'"'"'s transcripts, the man pages'"'"' options and examples'
 	@echo 'make check-install  install into scratch folders and run the man pages'"'"' examples there'
+	@echo 'make check-api      libaicm'"'"'s example program (examples/api_demo.c) and the Python package'"'"'s tests'
 	@echo 'make check-valgrind the goldens and unit tests under memcheck'
 	@echo 'make update-golden [T=path]  rewrite expected outputs (read the diff)'
 	@echo 'make update-docs    rewrite the docs'"'"' transcripts (read the diff)'
 	@echo 'make bench          W1-W5 against numpy (docs/perf.md)'
 	@echo 'make conformance    ONNX'"'"'s backend tests through aicm-import'
 	@echo 'make fuzz           the libFuzzer harnesses (clang)'
-	@echo 'make install [PREFIX=/usr/local] [DESTDIR=]   tools, man pages, examples, docs, editor files'
+	@echo 'make install [PREFIX=/usr/local] [DESTDIR=]   tools, man pages, examples, docs, editor files,'
+	@echo '                     libaicm (lib/, include/aicm.h, lib/pkgconfig/aicm.pc) and the Python package'
 	@echo 'make uninstall      remove what install put there'
 	@echo 'make clean          remove build/, build-san/, build-fuzz/'
 

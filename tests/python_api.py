@@ -138,6 +138,25 @@ def test_dtypes():
 
 
 @test
+def test_const_files():
+    """A const's file= is read from the folder of the name the text is given."""
+    W = np.arange(12, dtype=np.float32).reshape(3, 4)
+    text = ('graph {\n  %x = input() : (2, 3) f32\n'
+            '  %W = const() : (3, 4) f32 file="W.npy"\n  %y = matmul(%x, %W)\n}\n')
+    x = np.ones((2, 3), np.float32)
+    with tempfile.TemporaryDirectory() as d:
+        np.save(os.path.join(d, "W.npy"), W)
+        y = aicm.run(text, x=x, name=os.path.join(d, "g.aicm"))["y"]
+        assert np.array_equal(y, x @ W), y
+        try:
+            aicm.run(text, x=x, name=os.path.join(d, "sub", "g.aicm"))
+            raise AssertionError("no error")
+        except aicm.Error as e:
+            assert str(e).startswith(os.path.join(d, "sub", "g.aicm") + ":3:"), str(e)
+            assert "W.npy" in str(e), str(e)
+
+
+@test
 def test_errors():
     # a parse error: located, with the line and the caret
     try:

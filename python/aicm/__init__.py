@@ -66,8 +66,14 @@ class Compiled:
 
     def _ensure(self, args, kwargs):
         if self._prog is None:
+            import inspect
             from .trace import trace
-            self._build(str(trace(self._source, *args, **kwargs)))
+            # the example inputs in parameter order, however they were passed
+            try:
+                example = inspect.signature(self._source).bind(*args, **kwargs).args
+            except (TypeError, ValueError):
+                example = args
+            self._build(str(trace(self._source, *example)))
         return self._prog
 
     @property

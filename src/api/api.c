@@ -5,7 +5,10 @@
  * ir_verify_input, a pipeline is pass_run_text over the pass registry, the
  * engines are exec_interp and the tile executor, and the run-time checks
  * are exec_check_limits and exec_check_work, exactly as aicm-run calls
- * them.  What is the library's own is the handles and where messages go.
+ * them; what a graph still needs before an engine (ir_has_untyped,
+ * ir_has_unlowered, ir_has_tiled) and where a const's file= is read from
+ * (aicm_dir_of) were aicm-run's and cli.c's, moved down into src/ir for
+ * both.  What is the library's own is the handles and where messages go.
  *
  * Messages: the layers below print diagnostics to a FILE (Diag.out, the
  * pipeline parser's err).  Each call that can fail points that FILE at an
@@ -130,13 +133,15 @@ set_error(aicm_context *ctx, aicm_status st, const char *fmt, ...)
 {
 	va_list ap;
 	char msg[1024];
+	size_t n;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	n = strlen(api_tool) + strlen(": error: ") + strlen(msg) + strlen("\n") + 1;
 	free(ctx->err);
-	ctx->err = xmalloc(strlen(api_tool) + strlen(msg) + 10);
-	sprintf(ctx->err, "%s: error: %s\n", api_tool, msg);
+	ctx->err = xmalloc(n);
+	snprintf(ctx->err, n, "%s: error: %s\n", api_tool, msg);
 	return st;
 }
 
@@ -215,22 +220,6 @@ aicm_context_set_seed(aicm_context *ctx, uint64_t seed)
 
 /* ---- modules ----------------------------------------------------------- */
 
-/* The folder of file, as aicm-run finds a const's file= (cli_data_dir). */
-static char *
-folder_of(const char *file)
-{
-	const char *slash = file ? strrchr(file, '/') : NULL;
-	char *r;
-
-	if (!slash)
-		return xstrdup(".");
-	if (slash == file)
-		return xstrdup("/");
-	r = xstrdup(file);
-	r[slash - file] = '\0';
-	return r;
-}
-
 aicm_status
 aicm_parse(aicm_context *ctx, const char *text, size_t len, const char *file,
     aicm_module **out)
@@ -252,7 +241,7 @@ aicm_parse(aicm_context *ctx, const char *text, size_t len, const char *file,
 	m = xcalloc(1, sizeof *m);
 	m->ctx = ctx;
 	m->file = xstrdup(file ? file : "<string>");
-	m->datadir = folder_of(file);
+	m->datadir = aicm_dir_of(file);
 	m->text = xmalloc(len + 1);
 	if (len)
 		memcpy(m->text, text, len);
@@ -333,34 +322,6 @@ aicm_module_print(const aicm_module *m, size_t *len)
 
 /* ---- programs ---------------------------------------------------------- */
 
-static bool
-has_untyped(const Graph *g)
-{
-	for (int i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].type.rank < 0)
-			return true;
-	return false;
-}
-
-static bool
-has_tiled(const Graph *g)
-{
-	for (int i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].op == OP_TILED)
-			return true;
-	return false;
-}
-
-/* Whether a compute op is left for lower-tiled. */
-static bool
-has_unlowered(const Graph *g)
-{
-	for (int i = 0; i < g->nnodes; i++)
-		if (ir_ops[g->nodes[i].op].cls != OC_SOURCE && g->nodes[i].op != OP_TILED)
-			return true;
-	return false;
-}
-
 /* Fills the sources of p once: a const from its value=/values= or file=,
  * else from the context's seed as aicm-run does; an input gets its buffer,
  * filled by each run.  0, or the status of the failure (diagnostic
@@ -420,11 +381,11 @@ aicm_compile(aicm_module *m, aicm_engine engine, aicm_program **out)
 	if (engine != AICM_ENGINE_TILE && engine != AICM_ENGINE_REFERENCE)
 		return set_error(ctx, AICM_ERR_USAGE, "engine %d is not AICM_ENGINE_TILE (0) or "
 		    "AICM_ENGINE_REFERENCE (1)", (int)engine);
-	if (m->nprograms > 0 && ((engine == AICM_ENGINE_TILE && has_unlowered(m->g)) ||
-	    has_untyped(m->g)))
+	if (m->nprograms > 0 && ((engine == AICM_ENGINE_TILE && ir_has_unlowered(m->g)) ||
+	    ir_has_untyped(m->g)))
 		return set_error(ctx, AICM_ERR_USAGE, "'%s' would be changed under the programs "
 		    "compiled from it; free them first", m->file);
-	if (engine == AICM_ENGINE_REFERENCE && has_tiled(m->g))
+	if (engine == AICM_ENGINE_REFERENCE && ir_has_tiled(m->g))
 		return set_error(ctx, AICM_ERR_USAGE, "the reference interpreter runs graphs, not "
 		    "tiled kernels; compile '%s' for the tile engine", m->file);
 	if (!(f = cap_begin(ctx)))
@@ -432,10 +393,10 @@ aicm_compile(aicm_module *m, aicm_engine engine, aicm_program **out)
 	diag_to(&m->d, f);
 	/* as aicm-run: shape-infer for an untyped graph, lower-tiled for the
 	 * tile engine; built-in pipelines, so err NULL */
-	if (has_untyped(m->g) && pass_run_text(aicm_passes, m->g, "shape-infer", &m->d, NULL,
+	if (ir_has_untyped(m->g) && pass_run_text(aicm_passes, m->g, "shape-infer", &m->d, NULL,
 	    api_tool) != 0)
 		goto fail;
-	if (engine == AICM_ENGINE_TILE && has_unlowered(m->g) &&
+	if (engine == AICM_ENGINE_TILE && ir_has_unlowered(m->g) &&
 	    pass_run_text(aicm_passes, m->g, "lower-tiled", &m->d, NULL, api_tool) != 0)
 		goto fail;
 	gs[0] = m->g;
