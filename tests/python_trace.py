@@ -465,6 +465,8 @@ def check_names():
     want = ["%x", "%y", "%w2", "%SCALE", "%const", "%h", "%h_1", "%exp", "%t", "%sum", "%sub"]
     if names != want:
         fail("names: %s, expected %s\n%s" % (names, want, g))
+    if not g.lines.get("t", "").startswith(THIS + ":") or "x" in g.lines:
+        fail("names: Graph.lines %s" % g.lines)
     if g.outputs != ["sub", "h_1"] or "  return %sub, %h_1" not in str(g):
         fail("names: outputs %s, expected sub and h_1 in a return\n%s" % (g.outputs, g))
 
@@ -547,6 +549,12 @@ def check_errors():
     expect_error("int /", lambda x: x / 2, np.zeros(3, dtype=np.int32), text="'/' on i32")
     expect_error("numpy function", lambda x: np.cumsum(x), np.zeros(3),
                  text="numpy's 'cumsum' on a traced value has no aicm op")
+    try:
+        aicm.relu(np.zeros(3))
+        fail("aicm.relu outside a trace: no error")
+    except aicm.Error as e:
+        if "record into a trace" not in str(e):
+            fail("aicm.relu outside a trace: %s" % e)
     # the library's own diagnostics: a text that does not parse
     try:
         aicm.compile("graph {\n  %x = input() : (3,)\n  %y = relu(%z)\n}\n")(np.zeros(3))

@@ -151,7 +151,7 @@ class _TypeKw:
 
 class _Node:
     __slots__ = ("op", "args", "attrs", "shape", "dtype", "name", "hint",
-                 "where", "data", "order")
+                 "where", "data")
 
     def __init__(self, op, args, attrs, shape, dtype, where):
         self.op = op
@@ -161,9 +161,8 @@ class _Node:
         self.dtype = dtype
         self.name = None          # the final text name
         self.hint = None          # the variable that names it, when one does
-        self.where = where
+        self.where = where        # (file, line) of the statement, or None
         self.data = None          # a const's numpy array
-        self.order = 0
 
 
 class _Trace:
@@ -173,14 +172,11 @@ class _Trace:
         self.fn = fn
         self.nodes = []
         self.consts = {}          # id(array) -> (array, node)
-        self.values = {}          # id(Value) -> Value, to keep ids alive
 
     def add(self, op, args, attrs, shape, dtype):
         n = _Node(op, args, attrs, shape, dtype, _where())
-        n.order = len(self.nodes)
         self.nodes.append(n)
-        v = Value(self, n)
-        return v
+        return Value(self, n)
 
     def const_array(self, arr, hint=None):
         key = id(arr)
@@ -197,7 +193,6 @@ class _Trace:
             _fail("a captured array has shape %s; every dimension must be positive"
                   % (a.shape,))
         node = _Node("const", [], [], a.shape, dt, _where())
-        node.order = len(self.nodes)
         node.data = np.ascontiguousarray(a)
         node.hint = hint or self._captured_name(arr)
         self.nodes.append(node)
@@ -206,7 +201,6 @@ class _Trace:
 
     def const_scalar(self, v, dtype):
         node = _Node("const", [], [("value", _ScalarText(v, dtype))], (), dtype, _where())
-        node.order = len(self.nodes)
         self.nodes.append(node)
         return node
 
@@ -265,6 +259,9 @@ class _ScalarText:
 def _as_node(t, x, like):
     """An operand as a node: a Value's own, a numpy array as a const, a
     Python number as a rank-0 splat of like's element type."""
+    if t is None:
+        _fail("aicm's op functions record into a trace: call them on the values "
+              "of a function given to aicm.trace or aicm.compile")
     if isinstance(x, Value):
         if x._t is not t:
             _fail("a value of another trace is used here")
@@ -1003,6 +1000,8 @@ class Graph:
         self.input_types = [(n.shape, np.dtype(_NP[n.dtype])) for n in nodes if n.op == "input"]
         self.output_types = [(n.shape, np.dtype(_NP[n.dtype])) for n in outputs]
         self.consts = {n.name: n.data for n in nodes if n.op == "const" and n.data is not None}
+        # where each computed value and captured array came from: "file:line"
+        self.lines = {n.name: "%s:%d" % n.where for n in nodes if n.where is not None}
 
     def __str__(self):
         return self.text()
@@ -1151,7 +1150,6 @@ def trace(fn, *example_inputs, **named_inputs):
             raise _error_class()("trace: input '%s' has shape %s; rank 0 to 8 and "
                                  "positive dimensions" % (name, arr.shape))
         n = _Node("input", [], [], arr.shape, dt, None)
-        n.order = len(t.nodes)
         n.hint = name
         t.nodes.append(n)
         args.append(Value(t, n))
