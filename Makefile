@@ -242,6 +242,17 @@ check-numpy: $(B)/aicm-run
 		echo "check-numpy: SKIPPED: python3-numpy is not installed"; \
 	fi
 
+# aicm.trace (python/aicm/trace.py): every op traced and compiled against
+# numpy, the seed's text, names, errors (tests/python_trace.py, a few seconds).
+check: check-python-trace
+.PHONY: check-python-trace
+check-python-trace: $(TOOLS) $(B)/libaicm.so
+	@if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
+		AICM_LIB=$(B)/libaicm.so PYTHONPATH=python /usr/bin/python3 tests/python_trace.py $(B); \
+	else \
+		echo "check-python-trace: SKIPPED: python3-numpy is not installed"; \
+	fi
+
 # aicm-opt --emit=triton's goldens: they compile, use Triton's API only, and
 # run on a numpy model of triton.language equal to the reference
 # (tests/triton_check.py; Triton itself is not needed).
@@ -260,7 +271,11 @@ check-triton: $(TOOLS)
 # (tests/mancheck.sh), and the man pages' EXAMPLES run from a scratch
 # install (tests/installcheck.sh); update-docs rewrites the docs' outputs:
 # review 'git diff docs/ README.md'.
-DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md docs/codegen.md docs/api.md
+DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md docs/api.md docs/codegen.md
+# docs/python.md (and the tutorial's Python path) run /usr/bin/python3 with
+# numpy over build/libaicm.so
+DOCS_CHECKED += docs/python.md
+check-docs update-docs: $(B)/libaicm.so
 
 check-docs: $(TOOLS) $(B)/api_demo
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)

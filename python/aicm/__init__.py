@@ -15,6 +15,8 @@ they must have the same shapes and dtypes (there are no guards: a different
 shape is an aicm.Error, not a retrace).
 """
 from ._lib import Error
+from .trace import trace, Graph, Value  # noqa: E402,F401 (trace.py, ops.py: aicm.trace and one function per op)
+from .ops import *  # noqa: E402,F401,F403
 
 __all__ = ["Error", "compile", "run", "Compiled", "version"]
 
@@ -71,7 +73,9 @@ class Compiled:
                 example = inspect.signature(self._source).bind(*args, **kwargs).args
             except (TypeError, ValueError):
                 example = args
-            self._build(str(trace(self._source, *example)))
+            g = trace(self._source, *example)
+            self._build(str(g))
+            self._consts = list(g.consts.items())
         return self._prog
 
     @property
@@ -108,7 +112,7 @@ class Compiled:
             if k in names[:len(args)]:
                 raise Error("aicm: error: input '%s' is given by position and by name\n" % k)
             named.append((k, v))
-        outs = p.run(named)
+        outs = p.run(getattr(self, "_consts", []) + named)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def close(self):
