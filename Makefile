@@ -26,7 +26,7 @@ PKG_CONFIG = pkg-config
 CFLAGS = -std=c11 -g -O2 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wwrite-strings -Wundef
 LDFLAGS =
-LDLIBS = -lm -lpthread -lprotobuf-c
+LDLIBS = -lm -lpthread -lprotobuf-c -ldl
 
 ifeq ($(WERROR),1)
 CFLAGS += -Werror
@@ -50,7 +50,7 @@ else
 B = build
 endif
 
-CPPFLAGS = -Isrc/ir -Isrc/runtime -Isrc/import -Igrammar -I$(B)/grammar -I$(B)/import \
+CPPFLAGS = -Isrc/ir -Isrc/runtime -Isrc/import -Isrc/codegen -Isrc/api -Igrammar -I$(B)/grammar -I$(B)/import \
 	-D_POSIX_C_SOURCE=200809L
 
 # aicm-import's protobuf reader is generated from Debian's onnx.proto
@@ -59,7 +59,7 @@ ONNX_PROTO = /usr/include/onnx/onnx.proto
 PROTOC_C = protoc-c
 
 LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c) \
-	$(wildcard src/import/*.c)
+	$(wildcard src/import/*.c) $(wildcard src/codegen/*.c) $(wildcard src/api/native*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o \
 	$(B)/import/onnx.pb-c.o
 # The tools are src/tools/aicm-*.c; the other files there (the measuring

@@ -1,0 +1,964 @@
+/*
+ * emit_c_ops.c: one program's body as C, tile op by tile op (emit_c.h).
+ *
+ * The C mirrors the tile executor's meaning (docs/tiled.md) with every
+ * shape known when the text is written: each tile is a local array of its
+ * value's own element type, padded to four dims as the executor pads them,
+ * with a valid box `long bN[4]` beside it; each op is one loop nest whose
+ * bounds are constants (so that gcc -O3 vectorises the inner strip) and
+ * whose broadcast operands are indexed with stride 0.  Masks are loop
+ * bounds: a load copies its valid box and fills the rest with its other=,
+ * a store writes only the box of its value inside the tensor, reductions
+ * combine only their operand's box.  Integers compute on int64 with
+ * scalar.h's wrapping formulas and are stored in their type's low bits;
+ * floats compute in their own type with scalar.h's float formulas.  Every
+ * statement is preceded by a comment holding the tile-IR line it comes
+ * from, so the text reads side by side with `aicm-opt --emit=ir`.
+ *
+ * The formulas themselves are small static functions that emit_c.c writes
+ * once per (op, type) used (aicm_OP_f64 and the like), from scalar.h's
+ * rows, so that an op's arithmetic is written once for every engine.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emit_c.h"
+#include "scalar.h"
+
+const char *
+cg_ctype(DType dt)
+{
+	switch (dt) {
+	case DT_F64: return "double";
+	case DT_F32: return "float";
+	case DT_I32: return "int32_t";
+	case DT_I64: return "int64_t";
+	case DT_BOOL: return "uint8_t";
+	case DT_COUNT: break;
+	}
+	AICM_BUG("no C type for element type %d", (int)dt);
+}
+
+void
+cg_line(CgKernel *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (int i = 0; i < k->depth; i++)
+		strbuf_putc(k->o, '\t');
+	va_start(ap, fmt);
+	{
+		char tmp[1024];
+		int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+
+		if (n >= (int)sizeof tmp)
+			AICM_BUG("an emitted line of %d bytes", n);
+		strbuf_puts(k->o, tmp);
+	}
+	va_end(ap);
+	strbuf_putc(k->o, '\n');
+}
+
+static bool
+is_float(DType dt)
+{
+	return dt == DT_F64 || dt == DT_F32;
+}
+
+/* The formula suffix of computing type dt: f64, f32, or i64 for every
+ * integer and bool (scalar.h's integer rows compute on int64). */
+static const char *
+fsuffix(DType dt)
+{
+	return dt == DT_F64 ? "f64" : dt == DT_F32 ? "f32" : "i64";
+}
+
+/* Expression e of element type from, as element type to (cast's rule:
+ * floats to integers truncate and saturate, NaN 0; integers wrap). */
+static void
+conv(char *buf, size_t n, const char *e, DType from, DType to)
+{
+	if (from == to)
+		snprintf(buf, n, "%s", e);
+	else if (to == DT_BOOL)
+		snprintf(buf, n, "(uint8_t)((%s) != 0)", e);
+	else if (to == DT_F64)
+		snprintf(buf, n, "(double)(%s)", e);
+	else if (to == DT_F32)
+		snprintf(buf, n, from == DT_I64 ? "ir_i64_to_f32(%s)" : "(float)(%s)", e);
+	else if (is_float(from))
+		snprintf(buf, n, "(%s)aicm_f2i%s(%s)", cg_ctype(to), to == DT_I32 ? "32" : "64", e);
+	else if (to == DT_I32)
+		snprintf(buf, n, "(int32_t)(uint32_t)(uint64_t)(%s)", e);
+	else
+		snprintf(buf, n, "(int64_t)(%s)", e);
+}
+
+/* A number of the tile IR as a C constant of element type dt. */
+static void
+cnum(char *buf, size_t n, TileNum v, DType dt)
+{
+	if (!is_float(dt)) {
+		if (v.i == INT64_MIN)
+			snprintf(buf, n, "INT64_MIN");
+		else
+			snprintf(buf, n, "INT64_C(%" PRId64 ")", v.i);
+		return;
+	}
+	if (isnan(v.d))
+		snprintf(buf, n, "NAN");
+	else if (isinf(v.d))
+		snprintf(buf, n, v.d < 0 ? "-INFINITY" : "INFINITY");
+	else
+		snprintf(buf, n, "%.17g", v.d);
+	if (dt == DT_F32 && isfinite(v.d))
+		strncat(buf, "f", n - strlen(buf) - 1);
+	/* %.17g of an integral value has no '.': still a double (17 digits
+	 * and an 'f' read back as the float nearest the number) */
+	if (dt == DT_F32 && isfinite(v.d) && !strpbrk(buf, ".en")) {
+		buf[strlen(buf) - 1] = '\0';
+		strncat(buf, ".0f", n - strlen(buf) - 1);
+	}
+}
+
+/* The elements of value v's tile. */
+static int64_t
+numel(const CgKernel *k, int v)
+{
+	const int64_t *s = k->sh[v];
+
+	return s[0] * s[1] * s[2] * s[3];
+}
+
+static DType
+vdt(const CgKernel *k, int v)
+{
+	return k->f->vals[v].dt;
+}
+
+/* ---- loop nests over a padded shape ------------------------------------ */
+
+/* Opens loops i0..i3 over shape sh (dims of extent 1 take no loop: their
+ * index is 0); returns how many were opened. */
+static int
+open_loops(CgKernel *k, const int64_t *sh, int upto)
+{
+	int n = 0;
+
+	for (int d = 0; d < upto; d++)
+		if (sh[d] > 1) {
+			cg_line(k, "for (long i%d = 0; i%d < %" PRId64 "; i%d++)%s", d, d, sh[d], d,
+			    " {");
+			k->depth++;
+			n++;
+		}
+	return n;
+}
+
+static void
+close_loops(CgKernel *k, int n)
+{
+	while (n-- > 0) {
+		k->depth--;
+		cg_line(k, "}");
+	}
+}
+
+/* The linear index into a tile of shape tsh of the lane (i0..i3) of an
+ * iteration over shape sh: a dim where tsh is 1 and sh is not is
+ * stretched (index 0). */
+static void
+lin(char *buf, size_t n, const int64_t *tsh, const int64_t *sh)
+{
+	int64_t st = 1, s[4];
+	size_t len = 0;
+
+	for (int d = 3; d >= 0; d--) {
+		s[d] = st;
+		st *= tsh[d];
+	}
+	buf[0] = '\0';
+	for (int d = 0; d < 4; d++) {
+		if (tsh[d] == 1 || sh[d] == 1)
+			continue;
+		if (s[d] == 1)
+			len += (size_t)snprintf(buf + len, n - len, "%si%d", len ? " + " : "", d);
+		else
+			len += (size_t)snprintf(buf + len, n - len, "%si%d * %" PRId64, len ? " + " : "",
+			    d, s[d]);
+	}
+	if (!len)
+		snprintf(buf, n, "0");
+}
+
+/* An element of a tile as an expression: "t5[i2 * 32 + i3]". */
+static void
+elem(char *buf, size_t n, const CgKernel *k, int v, const int64_t *sh)
+{
+	char ix[200];
+
+	lin(ix, sizeof ix, k->sh[v], sh);
+	snprintf(buf, n, "t%d[%s]", v, ix);
+}
+
+/* The valid box of an elementwise result of shape sh from operands ops:
+ * the intersection, a stretched operand dim imposing nothing. */
+static void
+box_meet(CgKernel *k, int res, const int *ops, int nops)
+{
+	const int64_t *sh = k->sh[res];
+
+	for (int d = 0; d < 4; d++) {
+		char e[400];
+		size_t len = 0;
+
+		for (int j = 0; j < nops; j++) {
+			const int64_t *ts = k->sh[ops[j]];
+			char one[80];
+
+			if (ts[d] == sh[d])
+				snprintf(one, sizeof one, "b%d[%d]", ops[j], d);
+			else
+				snprintf(one, sizeof one, "(b%d[%d] > 0 ? %" PRId64 " : 0)", ops[j], d,
+				    sh[d]);
+			if (j == 0)
+				len += (size_t)snprintf(e + len, sizeof e - len, "%s", one);
+			else {
+				char prev[400];
+
+				snprintf(prev, sizeof prev, "%s", e);
+				len = (size_t)snprintf(e, sizeof e, "aicm_min(%s, %s)", prev, one);
+			}
+		}
+		cg_line(k, "b%d[%d] = %s;", res, d, e);
+	}
+}
+
+static void
+box_full(CgKernel *k, int v)
+{
+	const int64_t *s = k->sh[v];
+
+	cg_line(k, "b%d[0] = %" PRId64 "; b%d[1] = %" PRId64 "; b%d[2] = %" PRId64 "; b%d[3] = %"
+	    PRId64 ";", v, s[0], v, s[1], v, s[2], v, s[3]);
+}
+
+static void
+box_copy(CgKernel *k, int dst, int src)
+{
+	cg_line(k, "memcpy(b%d, b%d, sizeof b%d);", dst, src, dst);
+}
+
+/* ---- elementwise ------------------------------------------------------ */
+
+/* Whether value v is a fill (zeros, full): a number of any type. */
+static bool
+is_fill(const CgKernel *k, int v)
+{
+	int def = k->f->vals[v].def;
+
+	return def >= 0 && (k->f->insts[def].op == TO_ZEROS || k->f->insts[def].op == TO_FULL);
+}
+
+static int
+op_unary(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0];
+	DType xt = vdt(k, x), rt = vdt(k, r);
+	char ex[256], val[512], out[256], cv[600];
+	int nl;
+
+	elem(ex, sizeof ex, k, x, k->sh[r]);
+	if (in->gop == OP_CAST) {
+		conv(val, sizeof val, ex, xt, rt);
+		snprintf(cv, sizeof cv, "%s", val);
+	} else {
+		DType ct = is_float(xt) ? xt : DT_I64;
+
+		cg_use_formula(0, in->gop, xt);
+		snprintf(val, sizeof val, "aicm_%s_%s(%s)", ir_ops[in->gop].name, fsuffix(xt), ex);
+		conv(cv, sizeof cv, val, ct, rt);
+	}
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s;", out, cv);
+	close_loops(k, nl);
+	box_copy(k, r, x);
+	return 0;
+}
+
+static int
+op_binary(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, a = in->in[0], b = in->in[1];
+	DType ct = vdt(k, a), rt = vdt(k, r), kt;
+	char ea[256], eb[256], ca[300], cb[300], val[700], cv[800], out[256];
+	int nl;
+
+	if (is_fill(k, a) && !is_fill(k, b))
+		ct = vdt(k, b);
+	kt = is_float(ct) ? ct : DT_I64;
+	cg_use_formula(1, in->gop, ct);
+	elem(ea, sizeof ea, k, a, k->sh[r]);
+	elem(eb, sizeof eb, k, b, k->sh[r]);
+	conv(ca, sizeof ca, ea, vdt(k, a), kt);
+	conv(cb, sizeof cb, eb, vdt(k, b), kt);
+	snprintf(val, sizeof val, "aicm_%s_%s(%s, %s)", ir_ops[in->gop].name, fsuffix(ct), ca, cb);
+	conv(cv, sizeof cv, val, kt, rt);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s;", out, cv);
+	close_loops(k, nl);
+	box_meet(k, r, in->in, 2);
+	return 0;
+}
+
+static int
+op_where(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, c = in->in[0], a = in->in[1], b = in->in[2];
+	DType rt = vdt(k, r);
+	char ec[256], ea[256], eb[256], ca[300], cb[300], out[256];
+	int nl;
+
+	elem(ec, sizeof ec, k, c, k->sh[r]);
+	elem(ea, sizeof ea, k, a, k->sh[r]);
+	elem(eb, sizeof eb, k, b, k->sh[r]);
+	conv(ca, sizeof ca, ea, vdt(k, a), rt);
+	conv(cb, sizeof cb, eb, vdt(k, b), rt);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s ? %s : %s;", out, ec, ca, cb);
+	close_loops(k, nl);
+	box_meet(k, r, in->in, 3);
+	return 0;
+}
+
+static int
+op_fill(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, nl;
+	char v[64], out[256];
+
+	cnum(v, sizeof v, in->op == TO_ZEROS ? tile_inum(0) : in->value, vdt(k, r));
+	if (!is_float(vdt(k, r)))
+		conv(out, sizeof out, v, DT_I64, vdt(k, r)), snprintf(v, sizeof v, "%s", out);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s;", out, v);
+	close_loops(k, nl);
+	box_full(k, r);
+	return 0;
+}
+
+/* ---- reductions, dot, layout ------------------------------------------ */
+
+/* The neutral element of reduction gop in element type dt, as C. */
+static void
+neutral(char *buf, size_t n, OpId gop, DType dt)
+{
+	if (is_float(dt)) {
+		cnum(buf, n, tile_num(ir_scalar_neutral(gop, dt)), dt);
+		return;
+	}
+	cnum(buf, n, tile_inum(ir_scalar_neutral_i64(gop, dt)), DT_I64);
+}
+
+static int
+op_reduce(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0];
+	int rin = k->f->vals[x].rank, rout = k->f->vals[r].rank;
+	int ax = in->axis < 0 ? -1 : (int)in->axis + 4 - rin < 0 ? -2 : (int)in->axis + 4 - rin;
+	const int64_t *sh = k->sh[x];
+	int64_t osh[4];
+	DType xt = vdt(k, x), rt = vdt(k, r), kt = is_float(xt) ? xt : DT_I64;
+	char z[64], ex[256], eo[256], cx[300], nb[64];
+	OpId comb = in->gop == OP_MEAN ? OP_SUM : in->gop;
+	int nl;
+
+	for (int d = 0; d < 4; d++) {
+		bool red = ax == -1 ? d >= 4 - rin : d == ax;
+
+		osh[d] = red ? 1 : sh[d];
+	}
+	cg_use_formula(2, comb, xt);
+	neutral(z, sizeof z, comb, xt);
+	cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", numel(k, r));
+	cg_line(k, "\tt%d[q] = %s;", r, z);
+	/* over the operand's valid box only */
+	for (int d = 0; d < 4; d++)
+		if (sh[d] > 1) {
+			cg_line(k, "for (long i%d = 0; i%d < b%d[%d]; i%d++) {", d, d, x, d, d);
+			k->depth++;
+		}
+	{
+		char ix[200];
+		int64_t st = 1, s[4];
+		size_t len = 0;
+
+		for (int d = 3; d >= 0; d--) {
+			s[d] = st;
+			st *= osh[d];
+		}
+		ix[0] = '\0';
+		for (int d = 0; d < 4; d++)
+			if (osh[d] > 1)
+				len += (size_t)snprintf(ix + len, sizeof ix - len, "%si%d * %" PRId64,
+				    len ? " + " : "", d, s[d]);
+		snprintf(eo, sizeof eo, "t%d[%s]", r, len ? ix : "0");
+	}
+	elem(ex, sizeof ex, k, x, sh);
+	conv(cx, sizeof cx, ex, xt, kt);
+	{
+		char cr[400], val[800];
+
+		conv(cr, sizeof cr, eo, rt, kt);
+		snprintf(val, sizeof val, "aicm_c%s_%s(%s, %s)", ir_ops[comb].name, fsuffix(xt), cr,
+		    cx);
+		conv(cr, sizeof cr, val, kt, rt);
+		cg_line(k, "%s = %s;", eo, cr);
+	}
+	for (int d = 0; d < 4; d++)
+		if (sh[d] > 1) {
+			k->depth--;
+			cg_line(k, "}");
+		}
+	/* the result's box: the kept dims' extents, reduced ones 1 */
+	{
+		char tmp[IR_MAX_RANK][40];
+		int nr = 0;
+
+		for (int q = 0; q < rin; q++) {
+			int d = q + 4 - rin;
+			bool red = in->axis < 0 || q == in->axis;
+
+			if (!red) {
+				if (d >= 0)
+					snprintf(tmp[nr++], sizeof tmp[0], "b%d[%d]", x, d);
+				else
+					snprintf(tmp[nr++], sizeof tmp[0], "1");
+			} else if (in->keepdims) {
+				snprintf(tmp[nr++], sizeof tmp[0], "1");
+			}
+		}
+		for (int d = 0; d < 4; d++) {
+			int q = d - (4 - rout);
+
+			cg_line(k, "b%d[%d] = %s;", r, d, q >= 0 && q < nr ? tmp[q] : "1");
+		}
+	}
+	if (in->nin == 2) {
+		int c = in->in[1];
+		char ec[256], cc[300], eo2[256], co[300], val[700], st2[800];
+
+		elem(ec, sizeof ec, k, c, k->sh[r]);
+		elem(eo2, sizeof eo2, k, r, k->sh[r]);
+		conv(cc, sizeof cc, ec, vdt(k, c), kt);
+		conv(co, sizeof co, eo2, rt, kt);
+		snprintf(val, sizeof val, "aicm_c%s_%s(%s, %s)", ir_ops[comb].name, fsuffix(xt), cc,
+		    co);
+		conv(st2, sizeof st2, val, kt, rt);
+		nl = open_loops(k, k->sh[r], 4);
+		cg_line(k, "%s = %s;", eo2, st2);
+		close_loops(k, nl);
+		for (int d = 0; d < 4; d++)
+			cg_line(k, "b%d[%d] = aicm_min(b%d[%d], b%d[%d]);", r, d, r, d, c, d);
+	}
+	(void)nb;
+	return 0;
+}
+
+/* dot(a, b, c): o = c + a b on the last two dims.  The accumulator row
+ * is built in a local array of constant length and the k loop's inner
+ * strip is contiguous in b and o, which gcc turns into FMA vectors. */
+static int
+op_dot(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, a = in->in[0], b = in->in[1], c = in->in[2];
+	int64_t M = k->sh[a][2], K = k->sh[a][3], N = k->sh[b][3];
+	DType rt = vdt(k, r);
+	const char *T = cg_ctype(rt);
+
+	if (!is_float(rt)) {
+		cg_line(k, "for (long m = 0; m < %" PRId64 "; m++)", M);
+		cg_line(k, "\tfor (long n = 0; n < %" PRId64 "; n++) {", N);
+		cg_line(k, "\t\tint64_t s = t%d[m * %" PRId64 " + n];", c, N);
+		cg_line(k, "\t\tfor (long p = 0; p < %" PRId64 "; p++)", K);
+		cg_line(k, "\t\t\ts = AICM_I64(AICM_U64(s) + AICM_U64(t%d[m * %" PRId64 " + p]) * "
+		    "AICM_U64(t%d[p * %" PRId64 " + n]));", a, K, b, N);
+		{
+			char w[200];
+
+			conv(w, sizeof w, "s", DT_I64, rt);
+			cg_line(k, "\t\tt%d[m * %" PRId64 " + n] = %s;", r, N, w);
+		}
+		cg_line(k, "\t}");
+	} else {
+		/* register block: 4 rows of the result at a time */
+		int64_t RB = M % 4 == 0 ? 4 : M % 2 == 0 ? 2 : 1;
+
+		cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ") {", M, RB);
+		k->depth++;
+		cg_line(k, "%s acc[%" PRId64 "][%" PRId64 "];", T, RB, N);
+		cg_line(k, "for (long r = 0; r < %" PRId64 "; r++)", RB);
+		cg_line(k, "\tfor (long n = 0; n < %" PRId64 "; n++)", N);
+		cg_line(k, "\t\tacc[r][n] = t%d[(m + r) * %" PRId64 " + n];", c, N);
+		cg_line(k, "for (long p = 0; p < %" PRId64 "; p++) {", K);
+		k->depth++;
+		cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 "];", T, b, N);
+		cg_line(k, "for (long r = 0; r < %" PRId64 "; r++) {", RB);
+		cg_line(k, "\tconst %s av = t%d[(m + r) * %" PRId64 " + p];", T, a, K);
+		cg_line(k, "\tfor (long n = 0; n < %" PRId64 "; n++)", N);
+		cg_line(k, "\t\tacc[r][n] += av * bp[n];");
+		cg_line(k, "}");
+		k->depth--;
+		cg_line(k, "}");
+		cg_line(k, "for (long r = 0; r < %" PRId64 "; r++)", RB);
+		cg_line(k, "\tfor (long n = 0; n < %" PRId64 "; n++)", N);
+		cg_line(k, "\t\tt%d[(m + r) * %" PRId64 " + n] = acc[r][n];", r, N);
+		k->depth--;
+		cg_line(k, "}");
+	}
+	cg_line(k, "b%d[0] = 1; b%d[1] = 1;", r, r);
+	cg_line(k, "b%d[2] = aicm_min(b%d[2], b%d[2]);", r, a, c);
+	cg_line(k, "b%d[3] = aicm_min(b%d[3], b%d[3]);", r, b, c);
+	return 0;
+}
+
+static int
+op_transpose(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0], rk = k->f->vals[x].rank, p = 4 - rk, nl;
+	int64_t xs[4], st = 1, s[4];
+	char ix[200], out[256];
+	size_t len = 0;
+
+	for (int d = 3; d >= 0; d--) {
+		xs[d] = st;
+		st *= k->sh[x][d];
+	}
+	for (int d = 0; d < 4; d++) {
+		int src = d < p ? d : p + (int)in->perm[d - p];
+
+		s[d] = src >= 0 ? xs[src] : 0;
+		if (src >= 0)
+			cg_line(k, "b%d[%d] = b%d[%d];", r, d, x, src);
+		else
+			cg_line(k, "b%d[%d] = 1;", r, d);
+	}
+	ix[0] = '\0';
+	for (int d = 0; d < 4; d++)
+		if (k->sh[r][d] > 1 && s[d])
+			len += (size_t)snprintf(ix + len, sizeof ix - len, "%si%d * %" PRId64,
+			    len ? " + " : "", d, s[d]);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = t%d[%s];", out, x, len ? ix : "0");
+	close_loops(k, nl);
+	return 0;
+}
+
+static int
+op_broadcast(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0], nl;
+	char ex[256], out[256];
+
+	elem(ex, sizeof ex, k, x, k->sh[r]);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s;", out, ex);
+	close_loops(k, nl);
+	for (int d = 0; d < 4; d++)
+		if (k->sh[x][d] == 1)
+			cg_line(k, "b%d[%d] = %" PRId64 ";", r, d, k->sh[r][d]);
+		else
+			cg_line(k, "b%d[%d] = b%d[%d];", r, d, x, d);
+	return 0;
+}
+
+static int
+op_extract(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0];
+	int64_t n = k->sh[r][3], m = k->sh[x][3], rows = numel(k, r) / n;
+
+	cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", rows);
+	cg_line(k, "\tmemcpy(&t%d[q * %" PRId64 "], &t%d[q * %" PRId64 " + %" PRId64 "], %"
+	    PRId64 " * sizeof t%d[0]);", r, n, x, m, in->start, n, r);
+	box_copy(k, r, x);
+	cg_line(k, "b%d[3] = aicm_min(%" PRId64 ", b%d[3] - %" PRId64 " < 0 ? 0 : b%d[3] - %" PRId64
+	    ");", r, n, x, in->start, x, in->start);
+	return 0;
+}
+
+static int
+op_join(CgKernel *k, const TileInst *in)
+{
+	int r = in->res;
+	int64_t n = k->sh[r][3], rows = numel(k, r) / n, col = 0;
+
+	box_copy(k, r, in->in[0]);
+	cg_line(k, "b%d[3] = 0;", r);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "int open = 1;");
+	for (int j = 0; j < in->nin; j++) {
+		int x = in->in[j];
+		int64_t m = k->sh[x][3];
+
+		cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", rows);
+		cg_line(k, "\tmemcpy(&t%d[q * %" PRId64 " + %" PRId64 "], &t%d[q * %" PRId64 "], %"
+		    PRId64 " * sizeof t%d[0]);", r, n, col, x, m, m, r);
+		for (int d = 0; d < 3; d++)
+			cg_line(k, "b%d[%d] = aicm_min(b%d[%d], b%d[%d]);", r, d, r, d, x, d);
+		cg_line(k, "if (open) {");
+		cg_line(k, "\tb%d[3] += b%d[3];", r, x);
+		cg_line(k, "\topen = b%d[3] == %" PRId64 ";", x, m);
+		cg_line(k, "}");
+		col += m;
+	}
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* ---- accesses --------------------------------------------------------- */
+
+/* An index expression of the tile IR in the program's scalars. */
+static void
+idx_expr(char *buf, size_t n, const TileIdx *x)
+{
+	size_t len = (size_t)snprintf(buf, n, "%" PRId64, x->k);
+
+	for (int t = 0; t < x->nterm; t++)
+		len += (size_t)snprintf(buf + len, n - len, " + %" PRId64 " * s%d", x->coef[t],
+		    x->val[t]);
+}
+
+/* The tensor seen by access in, as rank, dims, strides per tensor dim and
+ * origin; and the C field that holds it. */
+typedef struct Acc {
+	int rank;
+	int64_t dim[IR_MAX_RANK];
+	int64_t str[IR_MAX_RANK];
+	int64_t base0;
+	const char *field;
+	DType dt;
+} Acc;
+
+static void
+acc_of(const CgKernel *k, const TileInst *in, Acc *a)
+{
+	const Node *n = &k->g->nodes[k->node];
+	Type buf;
+	const Type *t = tile_target_type(k->g, n, in, &buf);
+	int node = in->arg == TILE_RESULT ? k->node : k->f->args[in->arg];
+	int64_t st = 1;
+
+	a->rank = t->rank;
+	a->base0 = 0;
+	for (int d = t->rank - 1; d >= 0; d--) {
+		a->dim[d] = t->dim[d];
+		a->str[d] = st;
+		st *= t->dim[d];
+	}
+	if (in->vstr) {
+		a->base0 = in->vstr[IR_MAX_RANK];
+		for (int d = 0; d < t->rank; d++)
+			a->str[d] = in->vstr[d];
+	}
+	a->field = k->field[node];
+	a->dt = k->g->nodes[node].type.dt;
+}
+
+/* Declares `long base` and fills box bx (a C array name) of a tile of
+ * shape sh at in's indices, clipped to the tensor when in is masked. */
+static void
+access_box(CgKernel *k, const TileInst *in, const Acc *a, const int64_t *sh, const char *bx)
+{
+	int pad = 4 - a->rank;
+
+	cg_line(k, "long base = %" PRId64 ";", a->base0);
+	for (int d = 0; d < 4; d++)
+		cg_line(k, "%s[%d] = %" PRId64 ";", bx, d, sh[d]);
+	for (int q = 0; q < a->rank; q++) {
+		char e[300];
+		int d = pad + q;
+
+		idx_expr(e, sizeof e, &in->idx[q]);
+		cg_line(k, "{");
+		k->depth++;
+		cg_line(k, "const long o = %s;", e);
+		if (d < 0) {
+			if (in->masked)
+				cg_line(k, "if (o >= %" PRId64 ") %s[0] = 0;", a->dim[q], bx);
+			cg_line(k, "base += o * %" PRId64 ";", a->str[q]);
+		} else {
+			if (in->masked)
+				cg_line(k, "if (%" PRId64 " - o < %" PRId64 ") %s[%d] = %" PRId64
+				    " - o < 0 ? 0 : %" PRId64 " - o;", a->dim[q], sh[d], bx, d,
+				    a->dim[q], a->dim[q]);
+			cg_line(k, "base += o * %" PRId64 ";", a->str[q]);
+		}
+		k->depth--;
+		cg_line(k, "}");
+	}
+}
+
+/* The tensor's stride along padded tile dim d (0 where the tensor has no
+ * such dim). */
+static int64_t
+tstr(const Acc *a, int d)
+{
+	int q = d - (4 - a->rank);
+
+	return q >= 0 ? a->str[q] : 0;
+}
+
+static void
+src_index(char *buf, size_t n, const Acc *a, const int64_t *sh)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int d = 0; d < 4; d++) {
+		int64_t s = tstr(a, d);
+
+		if (sh[d] > 1 && s)
+			len += (size_t)snprintf(buf + len, n - len, "%si%d * %" PRId64, len ? " + " : "",
+			    d, s);
+	}
+	if (!len)
+		snprintf(buf, n, "0");
+}
+
+static int
+op_load(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, nl;
+	const int64_t *sh = k->sh[r];
+	Acc a;
+	char bx[16], si[200], out[256], oth[300];
+	DType rt = vdt(k, r);
+
+	acc_of(k, in, &a);
+	snprintf(bx, sizeof bx, "b%d", r);
+	cg_line(k, "{");
+	k->depth++;
+	access_box(k, in, &a, sh, bx);
+	cg_line(k, "const %s *restrict src = a->%s + base;", cg_ctype(a.dt), a.field);
+	src_index(si, sizeof si, &a, sh);
+	elem(out, sizeof out, k, r, sh);
+	if (!in->masked) {
+		char cv[300], s2[260];
+
+		snprintf(s2, sizeof s2, "src[%s]", si);
+		conv(cv, sizeof cv, s2, a.dt, rt);
+		nl = open_loops(k, sh, 4);
+		cg_line(k, "%s = %s;", out, cv);
+		close_loops(k, nl);
+	} else {
+		char cv[300], s2[260];
+
+		cnum(oth, sizeof oth, in->other, is_float(rt) ? rt : DT_I64);
+		if (!is_float(rt)) {
+			char w[128];
+
+			conv(w, sizeof w, oth, DT_I64, rt);
+			snprintf(oth, sizeof oth, "%s", w);
+		}
+		snprintf(s2, sizeof s2, "src[%s]", si);
+		conv(cv, sizeof cv, s2, a.dt, rt);
+		nl = open_loops(k, sh, 3);
+		{
+			/* the row is inside when every outer index is: an extent-1
+			 * dim's index is 0 */
+			char cond[200];
+			size_t len = 0;
+
+			for (int d = 0; d < 3; d++)
+				len += (size_t)snprintf(cond + len, sizeof cond - len, "%s%s%d < b%d[%d]",
+				    d ? " && " : "", sh[d] > 1 ? "i" : "", sh[d] > 1 ? d : 0, r, d);
+			cg_line(k, "const long v3 = %s ? b%d[3] : 0;", cond, r);
+		}
+		/* open_loops did not declare the indices of extent-1 dims */
+		cg_line(k, "long i3 = 0;");
+		cg_line(k, "for (; i3 < v3; i3++)");
+		cg_line(k, "\t%s = %s;", out, cv);
+		cg_line(k, "for (; i3 < %" PRId64 "; i3++)", sh[3]);
+		cg_line(k, "\t%s = %s;", out, oth);
+		close_loops(k, nl);
+	}
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+static int
+op_store(CgKernel *k, const TileInst *in)
+{
+	int v = in->in[0];
+	const int64_t *sh = k->sh[v];
+	Acc a;
+	char si[200], ev[256], cv[300], dst[260];
+
+	acc_of(k, in, &a);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "long bx[4];");
+	access_box(k, in, &a, sh, "bx");
+	for (int d = 0; d < 4; d++)
+		cg_line(k, "if (b%d[%d] < bx[%d]) bx[%d] = b%d[%d];", v, d, d, d, v, d);
+	cg_line(k, "%s *restrict dst = a->%s + base;", cg_ctype(a.dt), a.field);
+	for (int d = 0; d < 4; d++) {
+		cg_line(k, "for (long i%d = 0; i%d < bx[%d]; i%d++)%s", d, d, d, d, d < 3 ? "" : " {");
+		k->depth++;
+	}
+	src_index(si, sizeof si, &a, sh);
+	snprintf(dst, sizeof dst, "dst[%s]", si);
+	{
+		int64_t full[4] = {2, 2, 2, 2};   /* every dim indexed */
+		char ix[200];
+
+		lin(ix, sizeof ix, sh, full);
+		snprintf(ev, sizeof ev, "t%d[%s]", v, ix);
+	}
+	conv(cv, sizeof cv, ev, vdt(k, v), a.dt);
+	if (in->op == TO_STORE) {
+		cg_line(k, "%s = %s;", dst, cv);
+	} else {
+		OpId op = in->op == TO_ATOMIC_MAX ? OP_MAX : OP_SUM;
+		DType kt = is_float(a.dt) ? a.dt : DT_I64;
+		char cd[300], c2[300], val[800], w[900];
+
+		cg_use_formula(2, op, a.dt);
+		conv(cd, sizeof cd, dst, a.dt, kt);
+		conv(c2, sizeof c2, ev, vdt(k, v), kt);
+		snprintf(val, sizeof val, "aicm_c%s_%s(%s, %s)", ir_ops[op].name, fsuffix(a.dt), cd,
+		    c2);
+		conv(w, sizeof w, val, kt, a.dt);
+		cg_line(k, "%s = %s;", dst, w);
+	}
+	k->depth--;
+	cg_line(k, "}");
+	for (int d = 0; d < 3; d++)
+		k->depth--;
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* ---- control ---------------------------------------------------------- */
+
+static void
+copy_tile(CgKernel *k, int dst, int src)
+{
+	if (k->f->vals[dst].rank < 0) {
+		cg_line(k, "s%d = s%d;", dst, src);
+		return;
+	}
+	cg_line(k, "memcpy(t%d, t%d, %" PRId64 " * sizeof t%d[0]);", dst, src, numel(k, dst), dst);
+	box_copy(k, dst, src);
+}
+
+static int
+op_for(CgKernel *k, const TileInst *in, int i)
+{
+	const TileFn *f = k->f;
+
+	copy_tile(k, in->iter, in->in[0]);
+	if (in->step > 0 && in->hi > in->lo) {
+		cg_line(k, "for (long s%d = %" PRId64 "; s%d < %" PRId64 "; s%d += %" PRId64 ") {",
+		    in->var, in->lo, in->var, in->hi, in->var, in->step);
+		k->depth++;
+		if (cg_emit_insts(k, i + 1, in->end) != 0)
+			return -1;
+		cg_line(k, "/* %s */", k->line[in->end]);
+		if (f->insts[in->end].in[0] != in->iter)
+			copy_tile(k, in->iter, f->insts[in->end].in[0]);
+		k->depth--;
+		cg_line(k, "}");
+	}
+	copy_tile(k, in->res, in->iter);
+	return 0;
+}
+
+int
+cg_emit_insts(CgKernel *k, int first, int end)
+{
+	const TileFn *f = k->f;
+
+	for (int i = first; i < end; i++) {
+		const TileInst *in = &f->insts[i];
+		int rc = 0;
+
+		cg_line(k, "/* %s */", k->line[i]);
+		switch (in->op) {
+		case TO_PROGRAM_ID:
+			cg_line(k, "const long s%d = pid%d;", in->res, (int)in->axis);
+			break;
+		case TO_IDIV:
+			cg_line(k, "const long s%d = s%d / %" PRId64 ";", in->res, in->in[0], in->by);
+			break;
+		case TO_IREM:
+			cg_line(k, "const long s%d = s%d %% %" PRId64 ";", in->res, in->in[0], in->by);
+			break;
+		case TO_ZEROS:
+		case TO_FULL:
+			rc = op_fill(k, in);
+			break;
+		case TO_LOAD:
+			rc = op_load(k, in);
+			break;
+		case TO_STORE:
+		case TO_ATOMIC_ADD:
+		case TO_ATOMIC_MAX:
+			rc = op_store(k, in);
+			break;
+		case TO_FOR:
+			rc = op_for(k, in, i);
+			i = in->end;
+			break;
+		case TO_DOT:
+			rc = op_dot(k, in);
+			break;
+		case TO_UNARY:
+			rc = op_unary(k, in);
+			break;
+		case TO_BINARY:
+			rc = op_binary(k, in);
+			break;
+		case TO_WHERE:
+			rc = op_where(k, in);
+			break;
+		case TO_REDUCE:
+			rc = op_reduce(k, in);
+			break;
+		case TO_TRANSPOSE:
+			rc = op_transpose(k, in);
+			break;
+		case TO_BROADCAST:
+			rc = op_broadcast(k, in);
+			break;
+		case TO_EXTRACT:
+			rc = op_extract(k, in);
+			break;
+		case TO_JOIN:
+			rc = op_join(k, in);
+			break;
+		default:
+			diag_error(k->d, in->loc.line ? in->loc : f->loc, "the C emitter does not generate "
+			    "tile op '%s' yet (kernel '@%s'); use --engine=tile", tile_op_name(in),
+			    f->name);
+			return -1;
+		}
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
