@@ -853,6 +853,131 @@ op_store(CgKernel *k, const TileInst *in)
 	return 0;
 }
 
+/* The other= of a load as a C constant of the tile's type. */
+static void
+other_of(char *buf, size_t n, const TileInst *in, DType rt)
+{
+	char v[64];
+
+	cnum(v, sizeof v, in->other, is_float(rt) ? rt : DT_I64);
+	if (is_float(rt))
+		snprintf(buf, n, "%s", v);
+	else
+		conv(buf, n, v, DT_I64, rt);
+}
+
+/* load_pad: a load at any offset; a lane outside the tensor reads the
+ * fill tile's lane, or other=; every lane is valid. */
+static int
+op_load_pad(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, pad, nl;
+	const int64_t *sh = k->sh[r];
+	Acc a;
+	char out[256], cond[600], idx[600], fill[300], cv[800], s2[700];
+	size_t lc = 0, li = 0;
+	DType rt = vdt(k, r);
+
+	acc_of(k, in, &a);
+	pad = 4 - a.rank;
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "long lead = 1, base = %" PRId64 ";", a.base0);
+	cond[0] = idx[0] = '\0';
+	for (int q = 0; q < a.rank; q++) {
+		char e[300];
+		int d = pad + q;
+
+		idx_expr(e, sizeof e, &in->idx[q]);
+		cg_line(k, "const long o%d = %s;", q, e);
+		if (d < 0) {
+			cg_line(k, "lead &= o%d >= 0 && o%d < %" PRId64 ";", q, q, a.dim[q]);
+			cg_line(k, "if (lead) base += o%d * %" PRId64 ";", q, a.str[q]);
+			continue;
+		}
+		{
+			char l[16];
+
+			snprintf(l, sizeof l, sh[d] > 1 ? "i%d" : "0", d);
+			lc += (size_t)snprintf(cond + lc, sizeof cond - lc, " && o%d + %s >= 0 && o%d + %s < %"
+			    PRId64, q, l, q, l, a.dim[q]);
+			li += (size_t)snprintf(idx + li, sizeof idx - li, " + (o%d + %s) * %" PRId64, q, l,
+			    a.str[q]);
+		}
+	}
+	if (in->nin)
+		elem(fill, sizeof fill, k, in->in[0], sh);
+	else
+		other_of(fill, sizeof fill, in, rt);
+	snprintf(s2, sizeof s2, "a->%s[base%s]", a.field, idx);
+	conv(cv, sizeof cv, s2, a.dt, rt);
+	elem(out, sizeof out, k, r, sh);
+	nl = open_loops(k, sh, 4);
+	cg_line(k, "%s = lead%s ? %s : %s;", out, cond, cv, fill);
+	close_loops(k, nl);
+	box_full(k, r);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* load_step: lane i of dim d reads element o_d + steps_d * i; the valid
+ * box is the lanes before the tensor's edge, the others read other=. */
+static int
+op_load_step(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, pad, nl;
+	const int64_t *sh = k->sh[r];
+	Acc a;
+	char out[256], cond[400], idx[600], oth[300], cv[800], s2[700];
+	size_t lc = 0, li = 0;
+	DType rt = vdt(k, r);
+
+	acc_of(k, in, &a);
+	pad = 4 - a.rank;
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "long base = %" PRId64 ";", a.base0);
+	box_full(k, r);
+	cond[0] = idx[0] = '\0';
+	for (int q = 0; q < a.rank; q++) {
+		char e[300];
+		int d = pad + q;
+		int64_t st = in->steps[q];
+
+		idx_expr(e, sizeof e, &in->idx[q]);
+		cg_line(k, "const long o%d = %s;", q, e);
+		if (d < 0) {
+			cg_line(k, "base += o%d * %" PRId64 ";", q, a.str[q]);
+			continue;
+		}
+		if (st > 0)
+			cg_line(k, "{ const long left = (%" PRId64 " - o%d + %" PRId64 ") / %" PRId64 "; "
+			    "if (left < b%d[%d]) b%d[%d] = left; }", a.dim[q], q, st - 1, st, r, d, r, d);
+		else
+			cg_line(k, "{ const long left = o%d / %" PRId64 " + 1; if (left < b%d[%d]) "
+			    "b%d[%d] = left; }", q, -st, r, d, r, d);
+		if (sh[d] > 1) {
+			lc += (size_t)snprintf(cond + lc, sizeof cond - lc, " && i%d < b%d[%d]", d, r, d);
+			li += (size_t)snprintf(idx + li, sizeof idx - li, " + (o%d + %" PRId64 " * i%d) * %"
+			    PRId64, q, st, d, a.str[q]);
+		} else {
+			lc += (size_t)snprintf(cond + lc, sizeof cond - lc, " && 0 < b%d[%d]", r, d);
+			li += (size_t)snprintf(idx + li, sizeof idx - li, " + o%d * %" PRId64, q, a.str[q]);
+		}
+	}
+	other_of(oth, sizeof oth, in, rt);
+	snprintf(s2, sizeof s2, "a->%s[base%s]", a.field, idx);
+	conv(cv, sizeof cv, s2, a.dt, rt);
+	elem(out, sizeof out, k, r, sh);
+	nl = open_loops(k, sh, 4);
+	cg_line(k, "%s = 1%s ? %s : %s;", out, cond, cv, oth);
+	close_loops(k, nl);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
 /* ---- control ---------------------------------------------------------- */
 
 static void
@@ -951,8 +1076,14 @@ cg_emit_insts(CgKernel *k, int first, int end)
 		case TO_JOIN:
 			rc = op_join(k, in);
 			break;
+		case TO_LOAD_PAD:
+			rc = op_load_pad(k, in);
+			break;
+		case TO_LOAD_STEP:
+			rc = op_load_step(k, in);
+			break;
 		default:
-			diag_error(k->d, in->loc.line ? in->loc : f->loc, "the C emitter does not generate "
+			diag_error(k->d, in->loc.line ? in->loc : k->g->nodes[k->node].loc, "the C emitter does not generate "
 			    "tile op '%s' yet (kernel '@%s'); use --engine=tile", tile_op_name(in),
 			    f->name);
 			return -1;
