@@ -132,7 +132,8 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling
+check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling \
+	check-native
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
@@ -194,6 +195,17 @@ check-random: $(TOOLS)
 	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(RANDOM_N),200)
 
 .PHONY: check-random
+
+# The native engine (issue 18): the AOT walk-through of docs/codegen.md
+# (generate, compile, link, run, compare with the reference), its cache
+# (corrupt .so and .sum recompiled, no compiler exit 2), and the random
+# graphs through it against the reference, cached under $(B)/native-cache.
+check-native: $(TOOLS)
+	sh tests/aot.sh $(B)
+	sh tests/native.sh $(B)
+	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(NATIVE_N),24) --native
+
+.PHONY: check-native
 
 # Time linear in the length of a fused chain (issue 14): 10k, 20k and 40k
 # ops through aicm-opt and aicm-run, CPU time at 40k at most 5x that at

@@ -544,7 +544,9 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 		if (tv->rank < 0) {
 			int def = tv->def;
 
-			if (def >= 0 && f->insts[def].op == TO_FOR)
+			/* a loop's carried scalar and its result (its counter is
+			 * declared by the C loop) */
+			if (def >= 0 && f->insts[def].op == TO_FOR && v != f->insts[def].var)
 				cg_line(&k, "long s%d = 0;   /* %%%s */", v, tv->name);
 			continue;
 		}
