@@ -52,6 +52,7 @@ struct NativeModel {
 	int nk;
 	const long *programs;
 	const int *serial;
+	int *bad;                    /* NAME_aicm_bad: a gather index out of range */
 	int *knode;                  /* per kernel: its tiled node */
 	void **ptr;                  /* per field, filled per run */
 };
@@ -351,7 +352,8 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		m->field_node = sym(dl, name, "field_node");
 		m->programs = sym(dl, name, "programs");
 		m->serial = sym(dl, name, "serial");
-		if (!m->kernel || !nf || !nk || !m->field_node || !m->programs || !m->serial)
+		m->bad = sym(dl, name, "bad");
+		if (!m->kernel || !nf || !nk || !m->field_node || !m->programs || !m->serial || !m->bad)
 			AICM_BUG("'%s' lacks the descriptor of its module", so);
 		m->nfields = *nf;
 		m->nk = *nk;
@@ -414,6 +416,7 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 		 * tensor of that node is the output */
 		m->ptr[i] = nd >= 0 ? vals[nd].data : NULL;
 	}
+	*m->bad = 0;
 	for (int k = 0; k < m->nk; k++) {
 		long n = m->programs[k];
 		int t = m->serial[k] ? 1 : threads;
@@ -445,6 +448,13 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 			free(part);
 			free(th);
 			free(started);
+		}
+		if (*m->bad) {
+			const Node *n = &g->nodes[m->knode[k]];
+
+			diag_error(d, n->oploc.line ? n->oploc : n->loc, "'%%%s': a 'gather' index is out "
+			    "of range", n->name);
+			return -1;
 		}
 	}
 	return 0;

@@ -192,6 +192,23 @@ static const char prelude[] =
     "\treturn b == 0 || b == -1 ? 0 : a % b;\n"
     "}\n"
     "\n"
+    "/* the taps k < n of one window axis whose coordinate o*s + k*d lies in\n"
+    " * [lo, hi) (avg_pool2d's divisors) */\n"
+    "static inline int64_t aicm_floordiv(int64_t a, int64_t b)\n"
+    "{\n"
+    "\treturn a / b - (a % b != 0 && (a < 0) != (b < 0));\n"
+    "}\n"
+    "\n"
+    "static inline int64_t aicm_taps(int64_t o, int64_t s, int64_t n, int64_t d, int64_t lo, "
+    "int64_t hi)\n"
+    "{\n"
+    "\tint64_t a = -aicm_floordiv(o * s - lo, d), b = -aicm_floordiv(o * s - hi, d);\n"
+    "\n"
+    "\ta = a < 0 ? 0 : a;\n"
+    "\tb = b > n ? n : b;\n"
+    "\treturn b > a ? b - a : 0;\n"
+    "}\n"
+    "\n"
     "static inline int64_t ir_scalar_int_mod(int64_t a, int64_t b)\n"
     "{\n"
     "\tint64_t m = ir_scalar_int_fmod(a, b);\n"
@@ -482,7 +499,8 @@ emit_header(const Mod *m, StrBuf *h)
 		}
 	}
 	strbuf_printf(h, "} %s_args;\n\n", N);
-	strbuf_printf(h, "/* Runs the graph: 0, or -1 when an intermediate cannot be allocated.\n"
+	strbuf_printf(h, "/* Runs the graph: 0; -1 when an intermediate cannot be allocated; -2\n"
+	    " * when a gather's index is out of range (the outputs are then not whole).\n"
 	    " * threads > 1 spreads each kernel's programs over that many threads when\n"
 	    " * the module is compiled with -pthread. */\n"
 	    "int %s_run(const %s_args *a, int threads);\n\n#endif\n", N, N);
@@ -739,13 +757,15 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 			strbuf_putc(c, '\n');
 		}
 		strbuf_puts(c, prelude);
+		strbuf_printf(c, "\n/* Set when a gather's index is out of range: %s_run fails. */\n"
+		    "int %s_aicm_bad;\n", name, name);
 		emit_formulas(c);
 		strbuf_puts(c, body.s);
 		put_named(c, grid_runner, name);
 		/* NAME_run */
 		strbuf_printf(c, "\nint\n%s_run(const %s_args *args, int threads)\n{\n\t%s_args a = "
-		    "*args;\n\tvoid *own[%d] = {0};\n\tint rc = 0;\n\n", name, name, name,
-		    m.nfields + 1);
+		    "*args;\n\tvoid *own[%d] = {0};\n\tint rc = 0;\n\n\t%s_aicm_bad = 0;\n", name,
+		    name, name, m.nfields + 1, name);
 		for (int i = 0; i < m.nfields; i++) {
 			const Node *nd = fnode(&m, i);
 
@@ -776,8 +796,8 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 				    fname(&m, i), m.field[-1 - m.fnode[i]], ir_type_numel(&nd->type),
 				    fname(&m, i));
 			}
-		strbuf_printf(c, "out:\n\tfor (int i = 0; i < %d; i++)\n\t\tfree(own[i]);\n"
-		    "\treturn rc;\n}\n", m.nfields + 1);
+		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = -2;\nout:\n\tfor (int i = 0; i < %d; "
+		    "i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, m.nfields + 1);
 		/* the descriptor */
 		strbuf_printf(c, "\n/* For aicm-run --engine=native: the fields in order (each field's "
 		    "graph\n * node; -1 - node: a source copied to an output), the kernels' program\n"

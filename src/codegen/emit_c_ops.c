@@ -341,11 +341,13 @@ static int
 op_fill(CgKernel *k, const TileInst *in)
 {
 	int r = in->res, nl;
-	char v[64], out[256];
+	char n[64], v[300], out[256];
 
-	cnum(v, sizeof v, in->op == TO_ZEROS ? tile_inum(0) : in->value, vdt(k, r));
+	cnum(n, sizeof n, in->op == TO_ZEROS ? tile_inum(0) : in->value, vdt(k, r));
 	if (!is_float(vdt(k, r)))
-		conv(out, sizeof out, v, DT_I64, vdt(k, r)), snprintf(v, sizeof v, "%s", out);
+		conv(v, sizeof v, n, DT_I64, vdt(k, r));
+	else
+		snprintf(v, sizeof v, "%s", n);
 	elem(out, sizeof out, k, r, k->sh[r]);
 	nl = open_loops(k, k->sh[r], 4);
 	cg_line(k, "%s = %s;", out, v);
@@ -978,6 +980,341 @@ op_load_step(CgKernel *k, const TileInst *in)
 	return 0;
 }
 
+/* Opens loops i0..i3 over every dim of sh, extent 1 included (per-lane
+ * ops that index all four). */
+static void
+open_all(CgKernel *k, const int64_t *sh)
+{
+	for (int d = 0; d < 4; d++) {
+		cg_line(k, "for (long i%d = 0; i%d < %" PRId64 "; i%d++) {", d, d, sh[d], d);
+		k->depth++;
+	}
+}
+
+/* load_gather: lane (p, j, q) reads the tensor at idx[0..axis) + p,
+ * the index tile's value at j, idx[axis+1..) + q; lanes outside the valid
+ * box read 0; an index out of range reads 0 and sets NAME_aicm_bad (the
+ * run then fails, as the tile engine's does). */
+static int
+op_load_gather(CgKernel *k, const TileInst *in)
+{
+	int res = in->res, iv = in->in[0];
+	const int64_t *sh = k->sh[res], *ish = k->sh[iv];
+	Acc a;
+	int r, q = k->f->vals[iv].rank, rr, p, pi, ax = (int)in->axis, rd[IR_MAX_RANK];
+	char li[400], xe[800], cv[900], s2[860], out[256];
+	size_t ll = 0, xl = 0;
+	DType rt = vdt(k, res);
+
+	acc_of(k, in, &a);
+	r = a.rank;
+	rr = r - 1 + q;
+	p = 4 - rr;
+	pi = 4 - q;
+	cg_line(k, "{");
+	k->depth++;
+	box_full(k, res);
+	for (int d = 0; d < r; d++) {
+		char e[300];
+
+		idx_expr(e, sizeof e, &in->idx[d]);
+		cg_line(k, "const long o%d = %s;", d, e);
+		rd[d] = d < ax ? d : d - 1 + q;
+		if (d != ax) {
+			int D = p + rd[d];
+
+			if (D < 0)
+				cg_line(k, "if (%" PRId64 " - o%d < 1) b%d[0] = 0;", a.dim[d], d, res);
+			else
+				cg_line(k, "if (%" PRId64 " - o%d < b%d[%d]) b%d[%d] = %" PRId64 " - o%d < 0 ? "
+				    "0 : %" PRId64 " - o%d;", a.dim[d], d, res, D, res, D, a.dim[d], d,
+				    a.dim[d], d);
+		}
+	}
+	for (int j = 0; j < q; j++) {
+		int D = p + ax + j;
+		char room[40];
+
+		snprintf(room, sizeof room, pi + j >= 0 ? "b%d[%d]" : "1", iv, pi + j);
+		if (D < 0)
+			cg_line(k, "if (%s < 1) b%d[0] = 0;", room, res);
+		else
+			cg_line(k, "if (%s < b%d[%d]) b%d[%d] = %s;", room, res, D, res, D, room);
+	}
+	/* the index tile's flat lane: its dims from the result's dims ax..
+	 * (either tile's dims before its last four are lane 0) */
+	ll = (size_t)snprintf(li, sizeof li, "0");
+	for (int j = (pi < 0 ? -pi : 0); j < q; j++) {
+		int64_t st = 1;
+
+		for (int j2 = j + 1; j2 < q; j2++)
+			st *= pi + j2 >= 0 ? ish[pi + j2] : 1;
+		if (p + ax + j >= 0)
+			ll += (size_t)snprintf(li + ll, sizeof li - ll, " + i%d * %" PRId64, p + ax + j,
+			    st);
+	}
+	xe[0] = '\0';
+	for (int d = 0; d < r; d++) {
+		if (d == ax)
+			xl += (size_t)snprintf(xe + xl, sizeof xe - xl, " + v * %" PRId64, a.str[d]);
+		else if (p + rd[d] >= 0)
+			xl += (size_t)snprintf(xe + xl, sizeof xe - xl, " + (o%d + i%d) * %" PRId64, d,
+			    p + rd[d], a.str[d]);
+		else
+			xl += (size_t)snprintf(xe + xl, sizeof xe - xl, " + o%d * %" PRId64, d, a.str[d]);
+	}
+	snprintf(s2, sizeof s2, "a->%s[%" PRId64 "%s]", a.field, a.base0, xe);
+	conv(cv, sizeof cv, s2, a.dt, rt);
+	{
+		int64_t full[4] = {2, 2, 2, 2};
+		char ix[200];
+
+		lin(ix, sizeof ix, sh, full);
+		snprintf(out, sizeof out, "t%d[%s]", res, ix);
+	}
+	open_all(k, sh);
+	cg_line(k, "%s = 0;", out);
+	cg_line(k, "if (i0 < b%d[0] && i1 < b%d[1] && i2 < b%d[2] && i3 < b%d[3]) {", res, res, res,
+	    res);
+	cg_line(k, "\tint64_t v = (int64_t)t%d[%s];", iv, li);
+	cg_line(k, "\tif (v < -%" PRId64 " || v >= %" PRId64 ")", a.dim[ax], a.dim[ax]);
+	cg_line(k, "\t\t%s_aicm_bad = 1;", k->name);
+	cg_line(k, "\telse {");
+	cg_line(k, "\t\tif (v < 0)");
+	cg_line(k, "\t\t\tv += %" PRId64 ";", a.dim[ax]);
+	cg_line(k, "\t\t%s = %s;", out, cv);
+	cg_line(k, "\t}");
+	cg_line(k, "}");
+	close_loops(k, 4);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* argmax, argmin: per lane, the index along axis of the winner of the
+ * lane's whole line of the tensor (scalar.h's rule: the first NaN wins;
+ * last=True gives ties to the last index). */
+static int
+op_argreduce(CgKernel *k, const TileInst *in)
+{
+	int res = in->res, ax = (int)in->axis, pad;
+	const int64_t *sh = k->sh[res];
+	Acc a;
+	bool mx = in->op == TO_ARGMAX, flt;
+	char out[256], pe[400];
+	size_t pl = 0;
+
+	acc_of(k, in, &a);
+	pad = 4 - a.rank;
+	flt = is_float(a.dt);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "long base = %" PRId64 ";", a.base0);
+	box_full(k, res);
+	for (int td = 0; td < a.rank; td++) {
+		char e[300];
+		int d = pad + td;
+
+		idx_expr(e, sizeof e, &in->idx[td]);
+		cg_line(k, "{");
+		cg_line(k, "\tconst long s = %s, room = %" PRId64 " - s;", e, a.dim[td]);
+		cg_line(k, "\tbase += s * %" PRId64 ";", a.str[td]);
+		if (d < 0)
+			cg_line(k, "\tif (room < 1) b%d[0] = 0;", res);
+		else
+			cg_line(k, "\tb%d[%d] = room < 0 ? 0 : room < b%d[%d] ? room : b%d[%d];", res, d,
+			    res, d, res, d);
+		cg_line(k, "}");
+	}
+	pe[0] = '\0';
+	for (int d = 0; d < 4; d++) {
+		int64_t st = tstr(&a, d);
+
+		if (st && sh[d] > 1)
+			pl += (size_t)snprintf(pe + pl, sizeof pe - pl, " + i%d * %" PRId64, d, st);
+	}
+	{
+		int64_t full[4] = {2, 2, 2, 2};
+		char ix[200];
+
+		lin(ix, sizeof ix, sh, full);
+		snprintf(out, sizeof out, "t%d[%s]", res, ix);
+	}
+	cg_line(k, "memset(t%d, 0, sizeof(int64_t) * %" PRId64 ");", res, numel(k, res));
+	for (int d = 0; d < 4; d++) {
+		cg_line(k, "for (long i%d = 0; i%d < b%d[%d]; i%d++)%s", d, d, res, d, d,
+		    d == 3 ? " {" : "");
+		k->depth++;
+	}
+	k->depth -= 3;
+	cg_line(k, "const %s *x = a->%s + base%s;", cg_ctype(a.dt), a.field, pe);
+	cg_line(k, "%s best = x[0];", flt ? "double" : "int64_t");
+	cg_line(k, "int64_t at = 0;");
+	cg_line(k, "for (long r = 1; r < %" PRId64 "; r++) {", a.dim[ax]);
+	cg_line(k, "\tconst %s v = x[r * %" PRId64 "];", flt ? "double" : "int64_t", a.str[ax]);
+	if (flt)
+		cg_line(k, "\tconst int wins = isnan(best) ? %s : isnan(v) ? 1 : v == best ? %d : v %s "
+		    "best;", in->last ? "isnan(v)" : "0", in->last ? 1 : 0, mx ? ">" : "<");
+	else
+		cg_line(k, "\tconst int wins = v == best ? %d : v %s best;", in->last ? 1 : 0,
+		    mx ? ">" : "<");
+	cg_line(k, "\tif (wins) {");
+	cg_line(k, "\t\tbest = v;");
+	cg_line(k, "\t\tat = r;");
+	cg_line(k, "\t}");
+	cg_line(k, "}");
+	cg_line(k, "%s = at;", out);
+	k->depth--;
+	cg_line(k, "}");
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* im2col: a [BK, BM] tile of the implicit im2col matrix of an (N, C, H,
+ * W) operand: row (channel, ky, kx), column the output pixel; positions
+ * outside the input read other=. */
+static int
+op_im2col(CgKernel *k, const TileInst *in)
+{
+	int res = in->res;
+	const Node *x = &k->g->nodes[k->f->args[in->arg]];
+	const int64_t *g = in->win, *sh = k->sh[res];
+	int64_t cg = g[0], kh = g[1], kw = g[2], oh = g[3], ow = g[4];
+	int64_t H = x->type.dim[2], W = x->type.dim[3], rows = sh[2], cols = sh[3];
+	char e0[300], e1[300], e2[300], oth[300], cv[300];
+	DType rt = vdt(k, res);
+
+	(void)kh;
+	idx_expr(e0, sizeof e0, &in->idx[0]);
+	idx_expr(e1, sizeof e1, &in->idx[1]);
+	idx_expr(e2, sizeof e2, &in->idx[2]);
+	other_of(oth, sizeof oth, in, rt);
+	conv(cv, sizeof cv, "src[((plane0 + c) * " "H_ + y) * W_ + xx]", x->type.dt, rt);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "const long plane0 = %s, k0 = %s, p0 = %s;", e0, e1, e2);
+	cg_line(k, "const long H_ = %" PRId64 ", W_ = %" PRId64 ";", H, W);
+	cg_line(k, "const %s *src = a->%s;", cg_ctype(x->type.dt), k->field[k->f->args[in->arg]]);
+	cg_line(k, "long vr = %" PRId64 " - k0, vc = %" PRId64 " - p0;", cg * kh * kw, oh * ow);
+	cg_line(k, "vr = vr < 0 ? 0 : vr > %" PRId64 " ? %" PRId64 " : vr;", rows, rows);
+	cg_line(k, "vc = vc < 0 ? 0 : vc > %" PRId64 " ? %" PRId64 " : vc;", cols, cols);
+	cg_line(k, "for (long r = 0; r < %" PRId64 "; r++) {", rows);
+	k->depth++;
+	cg_line(k, "const long q = k0 + r, c = q / %" PRId64 ", ky = q %% %" PRId64 " / %" PRId64
+	    ", kx = q %% %" PRId64 ";", kh * kw, kh * kw, kw, kw);
+	cg_line(k, "const long dy = ky * %" PRId64 " - %" PRId64 ", dx = kx * %" PRId64 " - %" PRId64
+	    ";", g[9], g[7], g[10], g[8]);
+	cg_line(k, "for (long j = 0; j < %" PRId64 "; j++) {", cols);
+	k->depth++;
+	cg_line(k, "%s v = %s;", cg_ctype(rt), oth);
+	cg_line(k, "if (r < vr && j < vc) {");
+	cg_line(k, "\tconst long pp = p0 + j, y = pp / %" PRId64 " * %" PRId64 " + dy, xx = pp %% %"
+	    PRId64 " * %" PRId64 " + dx;", ow, g[5], ow, g[6]);
+	cg_line(k, "\tif (y >= 0 && y < H_ && xx >= 0 && xx < W_)");
+	cg_line(k, "\t\tv = %s;", cv);
+	cg_line(k, "}");
+	cg_line(k, "t%d[r * %" PRId64 " + j] = v;", res, cols);
+	k->depth--;
+	cg_line(k, "}");
+	k->depth--;
+	cg_line(k, "}");
+	cg_line(k, "b%d[0] = 1; b%d[1] = 1; b%d[2] = vr; b%d[3] = vc;", res, res, res, res);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* window_max, window_sum: per plane and output pixel, the max (NaN
+ * wins) or the sum of the window's taps inside the input. */
+static int
+op_window_reduce(CgKernel *k, const TileInst *in)
+{
+	int res = in->res;
+	const Node *x = &k->g->nodes[k->f->args[in->arg]];
+	const int64_t *g = in->win, *sh = k->sh[res];
+	int64_t H = x->type.dim[2], W = x->type.dim[3], rows = sh[2], cols = sh[3];
+	bool mx = in->op == TO_WINDOW_MAX;
+	char e0[300], e1[300], cv[300];
+	DType rt = vdt(k, res);
+
+	idx_expr(e0, sizeof e0, &in->idx[0]);
+	idx_expr(e1, sizeof e1, &in->idx[1]);
+	conv(cv, sizeof cv, "acc", DT_F64, rt);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "const long plane0 = %s, p0 = %s;", e0, e1);
+	cg_line(k, "const %s *src = a->%s;", cg_ctype(x->type.dt), k->field[k->f->args[in->arg]]);
+	cg_line(k, "long vr = %" PRId64 " - plane0, vc = %" PRId64 " - p0;", g[0], g[3] * g[4]);
+	cg_line(k, "vr = vr < 0 ? 0 : vr > %" PRId64 " ? %" PRId64 " : vr;", rows, rows);
+	cg_line(k, "vc = vc < 0 ? 0 : vc > %" PRId64 " ? %" PRId64 " : vc;", cols, cols);
+	cg_line(k, "for (long r = 0; r < %" PRId64 "; r++)", rows);
+	cg_line(k, "\tfor (long j = 0; j < %" PRId64 "; j++) {", cols);
+	k->depth += 2;
+	cg_line(k, "double acc = %s;", mx ? "-INFINITY" : "0");
+	cg_line(k, "if (r < vr && j < vc) {");
+	cg_line(k, "\tconst long oy = (p0 + j) / %" PRId64 ", ox = (p0 + j) %% %" PRId64 ";", g[4],
+	    g[4]);
+	cg_line(k, "\tconst %s *plane = src + (plane0 + r) * %" PRId64 ";", cg_ctype(x->type.dt),
+	    H * W);
+	cg_line(k, "\tfor (long ky = 0; ky < %" PRId64 "; ky++) {", g[1]);
+	cg_line(k, "\t\tconst long y = oy * %" PRId64 " + ky * %" PRId64 " - %" PRId64 ";", g[5],
+	    g[9], g[7]);
+	cg_line(k, "\t\tif (y < 0 || y >= %" PRId64 ")", H);
+	cg_line(k, "\t\t\tcontinue;");
+	cg_line(k, "\t\tfor (long kx = 0; kx < %" PRId64 "; kx++) {", g[2]);
+	cg_line(k, "\t\t\tconst long xx = ox * %" PRId64 " + kx * %" PRId64 " - %" PRId64 ";", g[6],
+	    g[10], g[8]);
+	cg_line(k, "\t\t\tdouble v;");
+	cg_line(k, "\t\t\tif (xx < 0 || xx >= %" PRId64 ")", W);
+	cg_line(k, "\t\t\t\tcontinue;");
+	cg_line(k, "\t\t\tv = (double)plane[y * %" PRId64 " + xx];", W);
+	cg_line(k, mx ? "\t\t\tacc = v > acc || v != v ? v : acc;" : "\t\t\tacc = acc + v;");
+	cg_line(k, "\t\t}");
+	cg_line(k, "\t}");
+	cg_line(k, "}");
+	cg_line(k, "t%d[r * %" PRId64 " + j] = %s;", res, cols, cv);
+	k->depth -= 2;
+	cg_line(k, "\t}");
+	cg_line(k, "b%d[0] = 1; b%d[1] = 1; b%d[2] = vr; b%d[3] = vc;", res, res, res, res);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* window_count: per output pixel, the window positions inside a range
+ * (avg_pool2d's divisors); 1 past the valid columns (no 0/0). */
+static int
+op_window_count(CgKernel *k, const TileInst *in)
+{
+	int res = in->res;
+	const int64_t *g = in->win, *sh = k->sh[res];
+	int64_t cols = sh[3];
+	char e0[300], cv[300];
+	DType rt = vdt(k, res);
+
+	idx_expr(e0, sizeof e0, &in->idx[0]);
+	conv(cv, sizeof cv, "cnt", DT_I64, rt);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "const long p0 = %s;", e0);
+	cg_line(k, "long vc = %" PRId64 " - p0;", g[0] * g[1]);
+	cg_line(k, "vc = vc < 0 ? 0 : vc > %" PRId64 " ? %" PRId64 " : vc;", cols, cols);
+	cg_line(k, "for (long j = 0; j < %" PRId64 "; j++) {", cols);
+	cg_line(k, "\tint64_t cnt = 1;");
+	cg_line(k, "\tif (j < vc)");
+	cg_line(k, "\t\tcnt = aicm_taps((p0 + j) / %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+	    ", %" PRId64 ", %" PRId64 ") * aicm_taps((p0 + j) %% %" PRId64 ", %" PRId64 ", %" PRId64
+	    ", %" PRId64 ", %" PRId64 ", %" PRId64 ");", g[1], g[2], g[4], g[6], g[8], g[9], g[1],
+	    g[3], g[5], g[7], g[10], g[11]);
+	cg_line(k, "\tt%d[j] = %s;", res, cv);
+	cg_line(k, "}");
+	cg_line(k, "b%d[0] = 1; b%d[1] = 1; b%d[2] = 1; b%d[3] = vc;", res, res, res, res);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
 /* ---- control ---------------------------------------------------------- */
 
 static void
@@ -987,7 +1324,19 @@ copy_tile(CgKernel *k, int dst, int src)
 		cg_line(k, "s%d = s%d;", dst, src);
 		return;
 	}
-	cg_line(k, "memcpy(t%d, t%d, %" PRId64 " * sizeof t%d[0]);", dst, src, numel(k, dst), dst);
+	if (vdt(k, dst) != vdt(k, src)) {
+		/* a mixed loop: its carried tile and what is yielded differ in
+		 * type (an integer kernel's zeros accumulating a float dot) */
+		char e[64], cv[200];
+
+		snprintf(e, sizeof e, "t%d[q]", src);
+		conv(cv, sizeof cv, e, vdt(k, src), vdt(k, dst));
+		cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", numel(k, dst));
+		cg_line(k, "\tt%d[q] = %s;", dst, cv);
+	} else {
+		cg_line(k, "memcpy(t%d, t%d, %" PRId64 " * sizeof t%d[0]);", dst, src, numel(k, dst),
+		    dst);
+	}
 	box_copy(k, dst, src);
 }
 
@@ -1081,6 +1430,23 @@ cg_emit_insts(CgKernel *k, int first, int end)
 			break;
 		case TO_LOAD_STEP:
 			rc = op_load_step(k, in);
+			break;
+		case TO_LOAD_GATHER:
+			rc = op_load_gather(k, in);
+			break;
+		case TO_ARGMAX:
+		case TO_ARGMIN:
+			rc = op_argreduce(k, in);
+			break;
+		case TO_IM2COL:
+			rc = op_im2col(k, in);
+			break;
+		case TO_WINDOW_MAX:
+		case TO_WINDOW_SUM:
+			rc = op_window_reduce(k, in);
+			break;
+		case TO_WINDOW_COUNT:
+			rc = op_window_count(k, in);
 			break;
 		default:
 			diag_error(k->d, in->loc.line ? in->loc : k->g->nodes[k->node].loc, "the C emitter does not generate "
