@@ -240,8 +240,8 @@ NativeModel *
 native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeInfo *info)
 {
 	const char *cc = getenv("CC"), *flags = getenv("AICM_CFLAGS");
-	char *name, *ver, dir[4096], so[4096], sum[4096], tmp[4096], cfile[4096], cmd[16384];
-	char qc[4200], qo[4200];
+	char *name, *ver, dir[2048], so[4096], sum[4096], tmp[4096], cfile[4096], cmd[20000];
+	char qc[8300], qo[8300];
 	StrBuf c = {0};
 	NativeModel *m = NULL;
 	double t0 = now_ms();
@@ -345,7 +345,12 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 	m = xcalloc(1, sizeof *m);
 	m->g = g;
 	m->dl = dl;
-	m->kernel = (KernelFn *)sym(dl, name, "kernel");
+	{
+		/* POSIX's way from dlsym's object pointer to a function's */
+		void *fp = sym(dl, name, "kernel");
+
+		memcpy(&m->kernel, &fp, sizeof fp);
+	}
 	{
 		const int *nf = sym(dl, name, "nfields"), *nk = sym(dl, name, "nkernels");
 
@@ -450,10 +455,10 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 			free(started);
 		}
 		if (*m->bad) {
-			const Node *n = &g->nodes[m->knode[k]];
+			const Node *nd = &g->nodes[m->knode[k]];
 
-			diag_error(d, n->oploc.line ? n->oploc : n->loc, "'%%%s': a 'gather' index is out "
-			    "of range", n->name);
+			diag_error(d, nd->oploc.line ? nd->oploc : nd->loc, "'%%%s': a 'gather' index is "
+			    "out of range", nd->name);
 			return -1;
 		}
 	}

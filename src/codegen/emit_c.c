@@ -529,6 +529,11 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.d = d;
 	k.sh = xcalloc((size_t)f->nvals + 1, sizeof *k.sh);
 	k.heap = xcalloc((size_t)f->nvals + 1, sizeof *k.heap);
+	k.nuse = xcalloc((size_t)f->nvals + 1, sizeof *k.nuse);
+	k.reg = xcalloc((size_t)f->nvals + 1, sizeof *k.reg);
+	for (int i = 0; i < f->ninsts; i++)
+		for (int j = 0; j < f->insts[i].nin; j++)
+			k.nuse[f->insts[i].in[j]]++;
 	for (int v = 0; v < f->nvals; v++) {
 		const TileVal *tv = &f->vals[v];
 
@@ -540,11 +545,14 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				    "dim before its last four", tv->name, f->name);
 				free(k.sh);
 				free(k.heap);
+				free(k.nuse);
+				free(k.reg);
 				return -1;
 			}
 		for (int q = 0; q < 4; q++)
 			k.sh[v][q] = q < 4 - tv->rank ? 1 : tv->shape[q - (4 - tv->rank)];
 	}
+	cg_plan_runs(&k);
 	type_comment(c, sizeof c, nd);
 	strbuf_printf(o, "\n/* @%s [%s] -> %s, grid=(%" PRId64 ", %" PRId64 ", %" PRId64 ")",
 	    f->name, ir_kernel_kinds[f->kind], c, f->grid[0], f->grid[1], f->grid[2]);
@@ -566,6 +574,11 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 			 * declared by the C loop) */
 			if (def >= 0 && f->insts[def].op == TO_FOR && v != f->insts[def].var)
 				cg_line(&k, "long s%d = 0;   /* %%%s */", v, tv->name);
+			continue;
+		}
+		if (k.reg[v]) {
+			/* a register of a fused run: its box only */
+			cg_line(&k, "long b%d[4];   /* %%%s: in registers */", v, tv->name);
 			continue;
 		}
 		bytes = (size_t)n * ir_dtype_size(tv->dt);
@@ -627,6 +640,8 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	}
 	free(k.sh);
 	free(k.heap);
+	free(k.nuse);
+	free(k.reg);
 	return rc;
 }
 

@@ -45,6 +45,9 @@ typedef struct CgKernel {
 	char **line;                 /* per instruction: its tile-IR text */
 	int64_t (*sh)[4];            /* per value: its tile's shape, padded to 4 */
 	bool *heap;                  /* per value: held in the kernel's heap block */
+	int *nuse;                   /* per value: how many operands name it */
+	bool *reg;                   /* per value: lives in registers only (a fused run's
+	                              * value that nothing after the run reads) */
 	StrBuf *o;
 	int depth;                   /* indentation, in tabs */
 	Diag *d;
@@ -55,6 +58,8 @@ typedef struct CgKernel {
 void cg_use_formula(int kind, OpId op, DType cdt);
 
 /* emit_c_ops.c */
+/* Marks the values that live in registers only (reg). */
+void cg_plan_runs(CgKernel *k);
 /* The body of one program (the instructions first..end-1) of k. */
 int cg_emit_insts(CgKernel *k, int first, int end);
 /* The C type of element type dt. */

@@ -62,6 +62,21 @@ cg_line(CgKernel *k, const char *fmt, ...)
 	strbuf_putc(k->o, '\n');
 }
 
+/* snprintf for expressions, which may be cut at n (they are far shorter:
+ * the buffers are sized for the deepest nesting an op writes) */
+static void sfmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+sfmt(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vsnprintf(buf, n, fmt, ap) >= (int)n)
+		AICM_BUG("an emitted expression longer than %zu bytes", n);
+	va_end(ap);
+}
+
 static bool
 is_float(DType dt)
 {
@@ -354,6 +369,141 @@ op_fill(CgKernel *k, const TileInst *in)
 	close_loops(k, nl);
 	box_full(k, r);
 	return 0;
+}
+
+/* ---- fused elementwise runs --------------------------------------------- */
+
+static bool
+is_elementwise(const TileInst *in)
+{
+	return in->op == TO_UNARY || in->op == TO_BINARY || in->op == TO_WHERE;
+}
+
+/* The value of elementwise instruction in, as an expression of its
+ * operands' expressions ex[] (already of their values' types). */
+static void
+ew_expr(const CgKernel *k, const TileInst *in, char ex[3][600], char *buf, size_t n)
+{
+	int r = in->res;
+	DType rt = vdt(k, r);
+
+	if (in->op == TO_UNARY) {
+		DType xt = vdt(k, in->in[0]), ct = is_float(xt) ? xt : DT_I64;
+		char val[1000];
+
+		if (in->gop == OP_CAST) {
+			conv(buf, n, ex[0], xt, rt);
+			return;
+		}
+		cg_use_formula(0, in->gop, xt);
+		sfmt(val, sizeof val, "aicm_%s_%s(%s)", ir_ops[in->gop].name, fsuffix(xt), ex[0]);
+		conv(buf, n, val, ct, rt);
+	} else if (in->op == TO_BINARY) {
+		int a = in->in[0], b = in->in[1];
+		DType ct = vdt(k, a), kt;
+		char ca[800], cb[800], val[2000];
+
+		if (is_fill(k, a) && !is_fill(k, b))
+			ct = vdt(k, b);
+		kt = is_float(ct) ? ct : DT_I64;
+		cg_use_formula(1, in->gop, ct);
+		conv(ca, sizeof ca, ex[0], vdt(k, a), kt);
+		conv(cb, sizeof cb, ex[1], vdt(k, b), kt);
+		snprintf(val, sizeof val, "aicm_%s_%s(%s, %s)", ir_ops[in->gop].name, fsuffix(ct), ca,
+		    cb);
+		conv(buf, n, val, kt, rt);
+	} else {
+		char ca[800], cb[800];
+
+		conv(ca, sizeof ca, ex[1], vdt(k, in->in[1]), rt);
+		conv(cb, sizeof cb, ex[2], vdt(k, in->in[2]), rt);
+		sfmt(buf, n, "%s ? %s : %s", ex[0], ca, cb);
+	}
+}
+
+/* The end of the elementwise run that starts at instruction i (i + 1:
+ * no run). */
+static int
+run_end(const CgKernel *k, int i, int end)
+{
+	const TileFn *f = k->f;
+	int e = i + 1;
+
+	if (!is_elementwise(&f->insts[i]))
+		return e;
+	while (e < end && is_elementwise(&f->insts[e]) &&
+	    !memcmp(k->sh[f->insts[e].res], k->sh[f->insts[i].res], sizeof k->sh[0]))
+		e++;
+	return e;
+}
+
+void
+cg_plan_runs(CgKernel *k)
+{
+	const TileFn *f = k->f;
+
+	for (int i = 0; i < f->ninsts;) {
+		int e = run_end(k, i, f->ninsts);
+
+		for (int q = i; e > i + 1 && q < e; q++) {
+			int v = f->insts[q].res, inside = 0;
+
+			for (int q2 = i; q2 < e; q2++)
+				for (int j = 0; j < f->insts[q2].nin; j++)
+					inside += f->insts[q2].in[j] == v;
+			k->reg[v] = k->nuse[v] == inside;
+		}
+		i = e;
+	}
+}
+
+/* Instructions i..e-1, elementwise ops of one result shape, as one loop
+ * nest: each value is a register (a local of the loop body) and only the
+ * values that an instruction after the run reads are stored to their
+ * tiles.  The chain x*y+z then relu is one pass over the tile, vectorised
+ * whole, instead of three passes through memory. */
+static void
+emit_run(CgKernel *k, int i, int e)
+{
+	const TileFn *f = k->f;
+	const int64_t *sh = k->sh[f->insts[i].res];
+	int nl;
+
+	for (int q = i; q < e; q++) {
+		if (q > i)
+			cg_line(k, "/* %s */", k->line[q]);
+	}
+	nl = open_loops(k, sh, 4);
+	for (int q = i; q < e; q++) {
+		const TileInst *in = &f->insts[q];
+		char ex[3][600], val[2500];
+
+		for (int j = 0; j < in->nin; j++) {
+			int v = in->in[j], def = f->vals[v].def;
+
+			if (def >= i && def < q)
+				snprintf(ex[j], sizeof ex[j], "v%d", v);
+			else
+				elem(ex[j], sizeof ex[j], k, v, sh);
+		}
+		ew_expr(k, in, ex, val, sizeof val);
+		cg_line(k, "const %s v%d = %s;", cg_ctype(vdt(k, in->res)), in->res, val);
+		if (!k->reg[in->res]) {
+			char out[256];
+
+			elem(out, sizeof out, k, in->res, sh);
+			cg_line(k, "%s = v%d;", out, in->res);
+		}
+	}
+	close_loops(k, nl);
+	for (int q = i; q < e; q++) {
+		const TileInst *in = &f->insts[q];
+
+		if (in->op == TO_UNARY)
+			box_copy(k, in->res, in->in[0]);
+		else
+			box_meet(k, in->res, in->in, in->nin);
+	}
 }
 
 /* ---- reductions, dot, layout ------------------------------------------ */
@@ -1391,6 +1541,16 @@ cg_emit_insts(CgKernel *k, int first, int end)
 		int rc = 0;
 
 		cg_line(k, "/* %s */", k->line[i]);
+		if (is_elementwise(in)) {
+			/* a run of elementwise ops over one shape: one loop nest */
+			int e = run_end(k, i, end);
+
+			if (e > i + 1) {
+				emit_run(k, i, e);
+				i = e - 1;
+				continue;
+			}
+		}
 		switch (in->op) {
 		case TO_PROGRAM_ID:
 			cg_line(k, "const long s%d = pid%d;", in->res, (int)in->axis);
