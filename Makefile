@@ -168,7 +168,7 @@ check-numpy: $(B)/aicm-run
 # (tests/mancheck.sh), and the man pages' EXAMPLES run from a scratch
 # install (tests/installcheck.sh); update-docs rewrites the docs' outputs:
 # review 'git diff docs/ README.md'.
-DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md
+DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md docs/codegen.md
 
 check-docs: $(TOOLS)
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)
@@ -203,7 +203,7 @@ check-random: $(TOOLS)
 check-native: $(TOOLS)
 	sh tests/aot.sh $(B)
 	sh tests/native.sh $(B)
-	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(NATIVE_N),24) --native
+	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(NATIVE_N),16) --native
 
 .PHONY: check-native
 

@@ -167,7 +167,7 @@ cache_dir(char *buf, size_t n)
 		snprintf(buf, n, "%s/.cache/aicm", home);
 	else
 		snprintf(buf, n, "/tmp/aicm-cache-%ld", (long)getuid());
-	return mkdirs(buf);
+	return mkdirs(buf) == 0 && access(buf, W_OK) == 0 ? 0 : -1;
 }
 
 /* The bytes of file path hashed, or -1 if it cannot be read. */
