@@ -531,6 +531,8 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.heap = xcalloc((size_t)f->nvals + 1, sizeof *k.heap);
 	k.nuse = xcalloc((size_t)f->nvals + 1, sizeof *k.nuse);
 	k.reg = xcalloc((size_t)f->nvals + 1, sizeof *k.reg);
+	k.inplace = xcalloc((size_t)f->nvals + 1, sizeof *k.inplace);
+	k.vstr = xcalloc((size_t)f->nvals + 1, sizeof *k.vstr);
 	for (int i = 0; i < f->ninsts; i++)
 		for (int j = 0; j < f->insts[i].nin; j++)
 			k.nuse[f->insts[i].in[j]]++;
@@ -547,6 +549,8 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				free(k.heap);
 				free(k.nuse);
 				free(k.reg);
+				free(k.inplace);
+				free(k.vstr);
 				return -1;
 			}
 		for (int q = 0; q < 4; q++)
@@ -574,6 +578,12 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 			 * declared by the C loop) */
 			if (def >= 0 && f->insts[def].op == TO_FOR && v != f->insts[def].var)
 				cg_line(&k, "long s%d = 0;   /* %%%s */", v, tv->name);
+			continue;
+		}
+		if (k.inplace[v]) {
+			cg_line(&k, "const %s *t%d;   /* %%%s: read in place */", cg_ctype(tv->dt), v,
+			    tv->name);
+			cg_line(&k, "long b%d[4];", v);
 			continue;
 		}
 		if (k.reg[v]) {
@@ -642,6 +652,8 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	free(k.heap);
 	free(k.nuse);
 	free(k.reg);
+	free(k.inplace);
+	free(k.vstr);
 	return rc;
 }
 

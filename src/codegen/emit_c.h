@@ -46,6 +46,9 @@ typedef struct CgKernel {
 	int64_t (*sh)[4];            /* per value: its tile's shape, padded to 4 */
 	bool *heap;                  /* per value: held in the kernel's heap block */
 	int *nuse;                   /* per value: how many operands name it */
+	bool *inplace;               /* per value: a load read in place (a pointer into
+	                              * its tensor, indexed with vstr) */
+	int64_t (*vstr)[4];          /* per value: an in-place load's strides */
 	bool *reg;                   /* per value: lives in registers only (a fused run's
 	                              * value that nothing after the run reads) */
 	StrBuf *o;
@@ -58,7 +61,8 @@ typedef struct CgKernel {
 void cg_use_formula(int kind, OpId op, DType cdt);
 
 /* emit_c_ops.c */
-/* Marks the values that live in registers only (reg). */
+/* Marks the loads read in place (inplace) and the values that live in
+ * registers only (reg). */
 void cg_plan_runs(CgKernel *k);
 /* The body of one program (the instructions first..end-1) of k. */
 int cg_emit_insts(CgKernel *k, int first, int end);

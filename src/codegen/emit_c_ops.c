@@ -215,6 +215,18 @@ elem(char *buf, size_t n, const CgKernel *k, int v, const int64_t *sh)
 {
 	char ix[200];
 
+	if (k->inplace[v]) {
+		/* a load read in place: the tensor's strides */
+		size_t len = 0;
+
+		ix[0] = '\0';
+		for (int d = 0; d < 4; d++)
+			if (k->sh[v][d] > 1 && sh[d] > 1 && k->vstr[v][d])
+				len += (size_t)snprintf(ix + len, sizeof ix - len, "%si%d * %" PRId64,
+				    len ? " + " : "", d, k->vstr[v][d]);
+		snprintf(buf, n, "t%d[%s]", v, len ? ix : "0");
+		return;
+	}
 	lin(ix, sizeof ix, k->sh[v], sh);
 	snprintf(buf, n, "t%d[%s]", v, ix);
 }
@@ -435,26 +447,6 @@ run_end(const CgKernel *k, int i, int end)
 	    !memcmp(k->sh[f->insts[e].res], k->sh[f->insts[i].res], sizeof k->sh[0]))
 		e++;
 	return e;
-}
-
-void
-cg_plan_runs(CgKernel *k)
-{
-	const TileFn *f = k->f;
-
-	for (int i = 0; i < f->ninsts;) {
-		int e = run_end(k, i, f->ninsts);
-
-		for (int q = i; e > i + 1 && q < e; q++) {
-			int v = f->insts[q].res, inside = 0;
-
-			for (int q2 = i; q2 < e; q2++)
-				for (int j = 0; j < f->insts[q2].nin; j++)
-					inside += f->insts[q2].in[j] == v;
-			k->reg[v] = k->nuse[v] == inside;
-		}
-		i = e;
-	}
 }
 
 /* Instructions i..e-1, elementwise ops of one result shape, as one loop
@@ -922,6 +914,14 @@ op_load(CgKernel *k, const TileInst *in)
 	cg_line(k, "{");
 	k->depth++;
 	access_box(k, in, &a, sh, bx);
+	if (k->inplace[r]) {
+		/* unmasked and read only by elementwise ops and reductions:
+		 * they index the tensor itself (cg_plan) */
+		cg_line(k, "t%d = a->%s + base;   /* read in place */", r, a.field);
+		k->depth--;
+		cg_line(k, "}");
+		return 0;
+	}
 	cg_line(k, "const %s *restrict src = a->%s + base;", cg_ctype(a.dt), a.field);
 	src_index(si, sizeof si, &a, sh);
 	elem(out, sizeof out, k, r, sh);
@@ -1482,6 +1482,51 @@ op_window_count(CgKernel *k, const TileInst *in)
 	k->depth--;
 	cg_line(k, "}");
 	return 0;
+}
+
+void
+cg_plan_runs(CgKernel *k)
+{
+	const TileFn *f = k->f;
+
+	/* loads read in place: unmasked, of the tile's own type, and read
+	 * only through elem() (elementwise ops and reductions) */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		bool ok = in->op == TO_LOAD && !in->masked;
+		int v = in->res;
+		Acc a;
+
+		if (!ok)
+			continue;
+		for (int q = 0; q < f->ninsts && ok; q++) {
+			const TileInst *u = &f->insts[q];
+
+			for (int j = 0; j < u->nin; j++)
+				if (u->in[j] == v && !is_elementwise(u) && u->op != TO_REDUCE)
+					ok = false;
+		}
+		acc_of(k, in, &a);
+		if (!ok || a.dt != vdt(k, v))
+			continue;
+		k->inplace[v] = true;
+		for (int d = 0; d < 4; d++)
+			k->vstr[v][d] = tstr(&a, d);
+	}
+
+	for (int i = 0; i < f->ninsts;) {
+		int e = run_end(k, i, f->ninsts);
+
+		for (int q = i; e > i + 1 && q < e; q++) {
+			int v = f->insts[q].res, inside = 0;
+
+			for (int q2 = i; q2 < e; q2++)
+				for (int j = 0; j < f->insts[q2].nin; j++)
+					inside += f->insts[q2].in[j] == v;
+			k->reg[v] = k->nuse[v] == inside;
+		}
+		i = e;
+	}
 }
 
 /* ---- control ---------------------------------------------------------- */
