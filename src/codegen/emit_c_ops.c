@@ -511,18 +511,21 @@ neutral(char *buf, size_t n, OpId gop, DType dt)
 	cnum(buf, n, tile_inum(ir_scalar_neutral_i64(gop, dt)), DT_I64);
 }
 
+static int reduce_tail(CgKernel *k, const TileInst *in, OpId comb, DType kt);
+static int reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z,
+    OpId comb, DType kt);
+
 static int
 op_reduce(CgKernel *k, const TileInst *in)
 {
 	int r = in->res, x = in->in[0];
-	int rin = k->f->vals[x].rank, rout = k->f->vals[r].rank;
+	int rin = k->f->vals[x].rank;
 	int ax = in->axis < 0 ? -1 : (int)in->axis + 4 - rin < 0 ? -2 : (int)in->axis + 4 - rin;
 	const int64_t *sh = k->sh[x];
 	int64_t osh[4];
 	DType xt = vdt(k, x), rt = vdt(k, r), kt = is_float(xt) ? xt : DT_I64;
-	char z[64], ex[256], eo[256], cx[300], nb[64];
+	char z[64], ex[256], eo[256], cx[300];
 	OpId comb = in->gop == OP_MEAN ? OP_SUM : in->gop;
-	int nl;
 
 	for (int d = 0; d < 4; d++) {
 		bool red = ax == -1 ? d >= 4 - rin : d == ax;
@@ -533,10 +536,17 @@ op_reduce(CgKernel *k, const TileInst *in)
 	neutral(z, sizeof z, comb, xt);
 	cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", numel(k, r));
 	cg_line(k, "\tt%d[q] = %s;", r, z);
+	/* floats only: an integer sum or max is associative, and gcc
+	 * vectorises the plain loop (gcc 12's SLP vectoriser also got the
+	 * partial sums of an i32 row wrong under -march=native: half of
+	 * them, seen on testdata/tiled/int-atomics.aicm) */
+	if (osh[3] == 1 && sh[3] >= 16 && is_float(xt))
+		return reduce_rows(k, in, osh, z, comb, kt);
 	/* over the operand's valid box only */
 	for (int d = 0; d < 4; d++)
 		if (sh[d] > 1) {
-			cg_line(k, "for (long i%d = 0; i%d < b%d[%d]; i%d++) {", d, d, x, d, d);
+			cg_line(k, "for (long i%d = 0; i%d < aicm_min(b%d[%d], %" PRId64 "); i%d++) {", d, d,
+			    x, d, sh[d], d);
 			k->depth++;
 		}
 	{
@@ -571,6 +581,17 @@ op_reduce(CgKernel *k, const TileInst *in)
 			k->depth--;
 			cg_line(k, "}");
 		}
+	return reduce_tail(k, in, comb, kt);
+}
+
+/* A reduction's result box, and its accumulator operand combined in. */
+static int
+reduce_tail(CgKernel *k, const TileInst *in, OpId comb, DType kt)
+{
+	int r = in->res, x = in->in[0];
+	int rin = k->f->vals[x].rank, rout = k->f->vals[r].rank, nl;
+	DType xt = vdt(k, x), rt = vdt(k, r);
+
 	/* the result's box: the kept dims' extents, reduced ones 1 */
 	{
 		char tmp[IR_MAX_RANK][40];
@@ -612,8 +633,74 @@ op_reduce(CgKernel *k, const TileInst *in)
 		for (int d = 0; d < 4; d++)
 			cg_line(k, "b%d[%d] = aicm_min(b%d[%d], b%d[%d]);", r, d, r, d, c, d);
 	}
-	(void)nb;
 	return 0;
+}
+
+/* A reduction along the tile's last dim (a row's sum or max): eight
+ * partial accumulators a row, combined at its end, so that the row's
+ * strip vectorises (one running accumulator is a chain of dependent adds
+ * that no compiler may reorder); the order of the sum differs from one
+ * accumulator's, as the tile engine's vector kernels' does. */
+static int
+reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, OpId comb,
+    DType kt)
+{
+	int r = in->res, x = in->in[0];
+	const int64_t *sh = k->sh[x];
+	DType xt = vdt(k, x), rt = vdt(k, r);
+	const char *KT = cg_ctype(kt), *fs = fsuffix(xt), *op = ir_ops[comb].name;
+	char ex[256], cx[300], eo[256], cr[300], val[800], w[900];
+	int64_t st = 1, s[4];
+	size_t len = 0;
+	char ix[200];
+
+	for (int d = 3; d >= 0; d--) {
+		s[d] = st;
+		st *= osh[d];
+	}
+	ix[0] = '\0';
+	for (int d = 0; d < 3; d++)
+		if (osh[d] > 1)
+			len += (size_t)snprintf(ix + len, sizeof ix - len, "%si%d * %" PRId64,
+			    len ? " + " : "", d, s[d]);
+	snprintf(eo, sizeof eo, "t%d[%s]", r, len ? ix : "0");
+	elem(ex, sizeof ex, k, x, sh);
+	conv(cx, sizeof cx, ex, xt, kt);
+	for (int d = 0; d < 3; d++)
+		if (sh[d] > 1) {
+			cg_line(k, "for (long i%d = 0; i%d < aicm_min(b%d[%d], %" PRId64 "); i%d++) {", d, d,
+			    x, d, sh[d], d);
+			k->depth++;
+		}
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "%s part[8], acc = %s;", KT, z);
+	/* the box's width, bounded by the tile's for the compiler's sake */
+	cg_line(k, "const long n3 = b%d[3] < 0 ? 0 : b%d[3] > %" PRId64 " ? %" PRId64 " : b%d[3];",
+	    x, x, sh[3], sh[3], x);
+	cg_line(k, "for (int j = 0; j < 8; j++)");
+	cg_line(k, "\tpart[j] = %s;", z);
+	cg_line(k, "for (long c = 0; c < n3 / 8; c++)");
+	cg_line(k, "\tfor (int j = 0; j < 8; j++) {");
+	cg_line(k, "\t\tconst long i3 = c * 8 + j;");
+	cg_line(k, "\t\tpart[j] = aicm_c%s_%s(part[j], %s);", op, fs, cx);
+	cg_line(k, "\t}");
+	cg_line(k, "for (int j = 0; j < 8; j++)");
+	cg_line(k, "\tacc = aicm_c%s_%s(acc, part[j]);", op, fs);
+	cg_line(k, "for (long i3 = n3 / 8 * 8; i3 < n3; i3++)");
+	cg_line(k, "\tacc = aicm_c%s_%s(acc, %s);", op, fs, cx);
+	conv(cr, sizeof cr, eo, rt, kt);
+	snprintf(val, sizeof val, "aicm_c%s_%s(%s, acc)", op, fs, cr);
+	conv(w, sizeof w, val, kt, rt);
+	cg_line(k, "%s = %s;", eo, w);
+	k->depth--;
+	cg_line(k, "}");
+	for (int d = 0; d < 3; d++)
+		if (sh[d] > 1) {
+			k->depth--;
+			cg_line(k, "}");
+		}
+	return reduce_tail(k, in, comb, kt);
 }
 
 /* dot(a, b, c): o = c + a b on the last two dims.  The accumulator row
