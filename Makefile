@@ -133,7 +133,7 @@ demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
 check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling \
-	check-native
+	check-triton check-native
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
@@ -161,6 +161,18 @@ check-numpy: $(B)/aicm-run
 	else \
 		echo "check-numpy: SKIPPED: python3-numpy is not installed"; \
 	fi
+
+# aicm-opt --emit=triton's goldens: they compile, use Triton's API only, and
+# run on a numpy model of triton.language equal to the reference
+# (tests/triton_check.py; Triton itself is not needed).
+check-triton: $(TOOLS)
+	@if /usr/bin/python3 -c 'import numpy, torch' 2>/dev/null; then \
+		/usr/bin/python3 tests/triton_check.py $(B); \
+	else \
+		echo "check-triton: SKIPPED: python3-numpy or python3-torch is not installed"; \
+	fi
+
+.PHONY: check-triton
 
 # The commands shown in the README's tour, the tutorial and the exercises,
 # run again and diffed against the output the docs show
