@@ -31,7 +31,7 @@ PKG_CONFIG = pkg-config
 CFLAGS = -std=c11 -g -O2 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wwrite-strings -Wundef
 LDFLAGS =
-LDLIBS = -lm -lpthread -lprotobuf-c
+LDLIBS = -lm -lpthread -lprotobuf-c -ldl
 
 ifeq ($(WERROR),1)
 CFLAGS += -Werror
@@ -55,7 +55,7 @@ else
 B = build
 endif
 
-CPPFLAGS = -Isrc/ir -Isrc/runtime -Isrc/import -Igrammar -I$(B)/grammar -I$(B)/import \
+CPPFLAGS = -Isrc/ir -Isrc/runtime -Isrc/import -Isrc/codegen -Isrc/api -Igrammar -I$(B)/grammar -I$(B)/import \
 	-D_POSIX_C_SOURCE=200809L
 
 # aicm-import's protobuf reader is generated from Debian's onnx.proto
@@ -64,7 +64,7 @@ ONNX_PROTO = /usr/include/onnx/onnx.proto
 PROTOC_C = protoc-c
 
 LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c) \
-	$(wildcard src/import/*.c) $(wildcard src/codegen/*.c)
+	$(wildcard src/import/*.c) $(wildcard src/codegen/*.c) $(wildcard src/api/native*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o \
 	$(B)/import/onnx.pb-c.o
 # The tools are src/tools/aicm-*.c; the other files there (the measuring
@@ -79,11 +79,11 @@ API_VERSION := $(shell sed -n 's/^\#define AICM_VERSION_[A-Z]* \([0-9]*\)$$/\1/p
 API_MAJOR := $(firstword $(subst ., ,$(API_VERSION)))
 API_SRC = $(wildcard src/api/*.c)
 API_OBJ = $(API_SRC:%.c=$(B)/%.o)
-CORE_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c)
+CORE_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c) $(wildcard src/codegen/*.c)
 PUB_OBJ = $(CORE_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o $(API_OBJ)
 PIC_OBJ = $(patsubst %.c,$(B)/pic/%.o,$(CORE_SRC) $(API_SRC)) $(B)/pic/grammar/parser.o \
 	$(B)/pic/grammar/lexer.o
-PUB_LIBS = -lm -lpthread
+PUB_LIBS = -lm -lpthread -ldl
 SONAME = libaicm.so.$(API_MAJOR)
 LIBDIR = $(PREFIX)/lib
 INCLUDEDIR = $(PREFIX)/include
@@ -191,7 +191,7 @@ demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
 check: check-layers check-unit check-api check-golden check-numpy check-models check-docs check-random check-scaling \
-	check-triton
+	check-triton check-native
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
@@ -302,6 +302,17 @@ check-random: $(TOOLS)
 	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(RANDOM_N),200)
 
 .PHONY: check-random
+
+# The native engine (issue 18): the AOT walk-through of docs/codegen.md
+# (generate, compile, link, run, compare with the reference), its cache
+# (corrupt .so and .sum recompiled, no compiler exit 2), and the random
+# graphs through it against the reference, cached under $(B)/native-cache.
+check-native: $(TOOLS)
+	sh tests/aot.sh $(B)
+	sh tests/native.sh $(B)
+	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(NATIVE_N),16) --native
+
+.PHONY: check-native
 
 # Time linear in the length of a fused chain (issue 14): 10k, 20k and 40k
 # ops through aicm-opt and aicm-run, CPU time at 40k at most 5x that at

@@ -3,7 +3,9 @@
 # the same computation in numpy, side by side, on the same inputs.
 #
 #   sh bench/run.sh [BUILD_DIR]       env: REPS (10), ROUNDS (5), WORKLOADS ("w1 w2 w3 w4 w5"),
-#                                          DTYPES ("f64 f32"), THREADS ("1 <all cores>")
+#                                          DTYPES ("f64 f32"), THREADS ("1 <all cores>"),
+#                                          AICM_ENGINE (tile; native: the generated C,
+#                                          compiled before the timed runs, docs/codegen.md)
 #
 # Per workload, dtype and thread count: numpy's and aicm's best time of REPS
 # runs after a warm-up in each of ROUNDS interleaved rounds, the ratio aicm/numpy (lower is better), aicm's
@@ -74,6 +76,7 @@ for w in $workloads; do
 			for t in $threads; do
 				# shellcheck disable=SC2086
 				/usr/bin/time -f %M -o "$d/aicm.rss" "$build/aicm-run" --pass="$pipe" --threads="$t" \
+				    --engine="${AICM_ENGINE:-tile}" \
 				    --bench="$reps" $ins --output-dir "$d/out" "$here/w/$w-$dt.aicm" >"$d/aicm.txt" 2>&1 ||
 				    { echo "$w $dt: aicm-run failed:"; tail -5 "$d/aicm.txt"; continue; }
 				npy OPENBLAS_NUM_THREADS="$t" /usr/bin/time -f %M -o "$d/np.rss" $py "$here/workloads.py" run \

@@ -35,7 +35,7 @@ src/codegen 1
 src/import 1
 src/api 2
 src/tools 3'
-incpath='src/ir src/runtime src/import grammar'
+incpath='src/ir src/runtime src/import src/codegen src/api grammar'
 
 # rank FOLDER: its rank in the table, or nothing if it has none.
 rank() {

@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "diag.h"
+#include "emit_c.h"
 #include "measure.h"
 #include "parse.h"
 #include "pass.h"
@@ -45,6 +46,7 @@ typedef struct Opts {
 	bool split;
 	bool verify_diags;
 	bool emit_dot;
+	bool emit_c;                 /* --emit=c (src/codegen/emit_c.h) */
 	bool emit_triton;            /* --emit=triton (src/codegen/emit_triton.c) */
 	const char *reproducer;
 	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
@@ -98,9 +100,11 @@ usage(FILE *f)
 	    "  --report[=text|json]     the passes' reports, to stderr (default: off); JSON\n"
 	    "                           is one object per line\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
-	    "  --emit=ir|dot|triton     what to print (default: ir); triton: Python source\n"
-	    "                           of @triton.jit kernels and a launcher, for a graph\n"
-	    "                           that lower-tiled has lowered\n"
+	    "  --emit=ir|dot|c|triton   what to print (default: ir); c: C99 of the lowered\n"
+	    "                           graph (lower-tiled runs first if the pipeline did not),\n"
+	    "                           with -o model.c, model.h beside it; triton: Python\n"
+	    "                           source of @triton.jit kernels and a launcher, for a\n"
+	    "                           graph that lower-tiled has lowered\n"
 	    "  --split-input-file       one graph per '// -----' chunk, each on its own\n"
 	    "                           (default: off)\n"
 	    "  --verify-diagnostics     check diagnostics against the input's\n"
@@ -161,13 +165,15 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--no-verify-each")) {
 			o->verify_each = false;
 		} else if ((v = cli_optval(argc, argv, &i, "--emit"))) {
-			o->emit_dot = o->emit_triton = false;
+			o->emit_dot = o->emit_triton = o->emit_c = false;
 			if (!strcmp(v, "dot"))
 				o->emit_dot = true;
 			else if (!strcmp(v, "triton"))
 				o->emit_triton = true;
+			else if (!strcmp(v, "c"))
+				o->emit_c = true;
 			else if (strcmp(v, "ir"))
-				cli_usage_error("--emit takes ir, dot or triton, not '%s'", v);
+				cli_usage_error("--emit takes ir, dot, c or triton, not '%s'", v);
 		} else if (!strcmp(a, "--split-input-file")) {
 			o->split = true;
 		} else if (!strcmp(a, "--verify-diagnostics")) {
@@ -442,6 +448,54 @@ split_chunks(const char *buf, size_t len, bool split, Chunk **out)
 	return n;
 }
 
+/* --emit=c: the C of g (lowered first by shape-infer,lower-tiled when a
+ * compute op is left) to os; with -o, the header text into *header for
+ * main to write beside the module.  0, or -1 after a diagnostic. */
+static int
+emit_c(Graph *g, const Opts *o, FILE *os, StrBuf *header, Diag *d)
+{
+	StrBuf c = {0};
+	char *name, *hname = NULL;
+	bool lowered = true;
+	int rc;
+
+	for (int i = 0; i < g->nnodes; i++)
+		lowered &= g->nodes[i].op == OP_TILED || ir_ops[g->nodes[i].op].cls == OC_SOURCE;
+	if (!lowered) {
+		Pipeline pl;
+		PassRun run = {.verify_each = o->verify_each};
+
+		if (pass_parse_pipeline(aicm_passes, "shape-infer,lower-tiled", &pl, stderr,
+		    cli_tool) != 0)
+			AICM_BUG("cannot parse the built-in pipeline 'shape-infer,lower-tiled'");
+		rc = pass_run_pipeline(g, &pl, &run, d);
+		pass_free_pipeline(&pl);
+		if (rc != 0)
+			return -1;
+	}
+	name = codegen_c_name(g, strcmp(o->input, "-") ? o->input : NULL);
+	if (o->ci.output) {
+		/* model.c includes "model.h", written beside it */
+		const char *b = strrchr(o->ci.output, '/');
+		size_t n;
+
+		b = b ? b + 1 : o->ci.output;
+		n = strlen(b);
+		if (n > 2 && !strcmp(b + n - 2, ".c"))
+			n -= 2;
+		hname = xmalloc(n + 3);
+		memcpy(hname, b, n);
+		memcpy(hname + n, ".h", 3);
+	}
+	rc = codegen_c(g, name, hname, &c, header, d);
+	if (rc == 0)
+		fputs(c.s, os);
+	free(c.s);
+	free(name);
+	free(hname);
+	return rc;
+}
+
 /* --emit=triton: g's Triton module, named after the graph or the input
  * file's stem.  Returns the exit status: 0; 2 for a graph that is not
  * lowered (the pipeline lacks lower-tiled: usage); 1 for a tiled body
@@ -473,6 +527,7 @@ main(int argc, char **argv)
 	Pipeline pl = {0};
 	char *buf, *out = NULL, *datadir;
 	size_t len, outlen = 0;
+	StrBuf header = {0};         /* --emit=c -o: the header beside the module */
 	FILE *os;
 	Diag d;
 	Chunk *ch;
@@ -566,6 +621,11 @@ main(int argc, char **argv)
 				fprintf(os, "// -----\n");
 			if (o.emit_dot) {
 				ir_print_dot(os, g);
+			} else if (o.emit_c) {
+				if (emit_c(g, &o, os, &header, &d) != 0) {
+					ir_graph_free(g);
+					g = NULL;
+				}
 			} else if (o.emit_triton) {
 				int erc = emit_triton_chunk(os, g, o.input);
 
@@ -604,7 +664,27 @@ main(int argc, char **argv)
 		if (rc > status)
 			status = rc;
 	}
-	if (status == 0 && o.ci.output) {
+	if (status == 0 && o.ci.output && header.n) {
+		/* --emit=c: model.h beside model.c, both whole or neither */
+		size_t n = strlen(o.ci.output);
+		char *hp = xmalloc(n + 3);
+
+		memcpy(hp, o.ci.output, n + 1);
+		if (n > 2 && !strcmp(hp + n - 2, ".c"))
+			hp[n - 2] = '\0';
+		strcat(hp, ".h");
+		if (aicm_write_file(hp, header.s, header.n) != 0) {
+			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, hp,
+			    strerror(errno));
+			status = 2;
+		} else if (aicm_write_file(o.ci.output, out, outlen) != 0) {
+			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, o.ci.output,
+			    strerror(errno));
+			unlink(hp);
+			status = 2;
+		}
+		free(hp);
+	} else if (status == 0 && o.ci.output) {
 		if (aicm_write_file(o.ci.output, out, outlen) != 0) {
 			fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, o.ci.output,
 			    strerror(errno));
@@ -619,6 +699,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "%s: %d error%s\n", cli_tool, n, n == 1 ? "" : "s");
 	}
 	free(out);
+	free(header.s);
 	free(ch);
 	diag_free(&d);
 	free(buf);

@@ -41,6 +41,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "measure.h"
+#include "native.h"
 #include "parse.h"
 #include "pass.h"
 #include "../../passes/passes.h"
@@ -49,7 +50,7 @@
 
 const char *const cli_tool = "aicm-run";
 
-typedef enum Engine { ENGINE_TILE, ENGINE_REFERENCE } Engine;
+typedef enum Engine { ENGINE_TILE, ENGINE_REFERENCE, ENGINE_NATIVE } Engine;
 
 /* A value on the command line (--input, --expected-output, --output):
  * NAME=F.npy or NAME=@F.npy, NAME=2x3xf32=1,2,... inline (IREE's form),
@@ -95,6 +96,7 @@ typedef struct Opts {
 	ExecLimits lim;
 	int threads;                 /* tile engine: programs over N threads */
 	bool stats, stats_json;      /* --stats[=json] */
+	bool verbose;                /* --verbose: the native engine's cache and times */
 	int errlimit;                /* --error-limit */
 	int64_t max_work;            /* --max-work */
 	const char *datadir_opt;     /* --data-dir */
@@ -112,13 +114,16 @@ usage(FILE *f)
 	    "  --pass=PIPELINE          passes to run first, as aicm-opt would (default: none;\n"
 	    "                           an untyped graph gets shape-infer first); also\n"
 	    "                           --pass-pipeline=PIPELINE or ='builtin.module(...)'\n"
-	    "  --engine=tile|reference  the tile executor (default; whatever the pipeline\n"
-	    "                           leaves un-lowered is lowered with lower-tiled's\n"
-	    "                           defaults) or the reference interpreter\n"
+	    "  --engine=tile|native|reference  the tile executor (default; what the pipeline\n"
+	    "                           leaves un-lowered gets lower-tiled's defaults), its\n"
+	    "                           programs as C compiled by $CC, or the interpreter\n"
+	    "  --verbose                native engine: cache hit or miss, compile time\n"
 	    "  --stats[=text|json]      KernelStats per kernel and in total, as text or JSON\n"
 	    "                           (tile engine; default: off); the JSON is alone on\n"
 	    "                           stdout, the previews and verdicts go to stderr\n"
-	    "  --stats-file=FILE        write the KernelStats JSON to FILE, whole\n"
+	    "  --stats-file=FILE        write the KernelStats JSON to FILE, whole\n");
+	/* three strings: C11 promises 4095 bytes in one */
+	fprintf(f,
 	    "  -q, --quiet              no previews of the outputs (default: off)\n"
 	    "  --threads=N              programs of a grid on N threads (default: all cores)\n"
 	    "  --seed=N                 seed of the random inputs and constants (default 0)\n"
@@ -423,7 +428,7 @@ static const char *const run_flags[] = {
 	"-q", "--quiet", "--random-rest", "--stats", "--stats-file", "--engine", "--data-dir",
 	"--threads", "--seed", "--input", "--expected-output", "--expected_output", "--output",
 	"--output-dir", "--check", "--tolerance", "--rtol", "--atol", "--bench", "--max-bytes",
-	"--max-total-bytes", "--error-limit", "--max-work", NULL,
+	"--max-total-bytes", "--error-limit", "--max-work", "--verbose", NULL,
 };
 
 static void
@@ -464,8 +469,12 @@ parse_args(int argc, char **argv, Opts *o)
 				o->engine = ENGINE_REFERENCE;
 			else if (!strcmp(v, "tile"))
 				o->engine = ENGINE_TILE;
+			else if (!strcmp(v, "native"))
+				o->engine = ENGINE_NATIVE;
 			else
-				cli_usage_error("--engine takes tile or reference, not '%s'", v);
+				cli_usage_error("--engine takes tile, native or reference, not '%s'", v);
+		} else if (!strcmp(a, "--verbose")) {
+			o->verbose = true;
 		} else if (!strcmp(a, "--stats") || !strcmp(a, "--stats=text")) {
 			o->stats = true;
 		} else if (!strcmp(a, "--stats=json")) {
@@ -538,7 +547,7 @@ parse_args(int argc, char **argv, Opts *o)
 	if (o->close && o->tol >= 0)
 		cli_usage_error("--tolerance and --rtol/--atol are two different measures; give "
 		    "one of them");
-	if ((o->stats || o->stats_file) && o->engine != ENGINE_TILE)
+	if ((o->stats || o->stats_file) && o->engine == ENGINE_REFERENCE)
 		cli_usage_error("--stats counts the tile engine's traffic; drop --engine=reference");
 	cli_inspect_check(&o->ci, aicm_passes);
 }
@@ -570,11 +579,15 @@ free_opts(Opts *o)
 /* The tile engine's plan, compiled on its first run and reused by the
  * --bench reruns. */
 static TilePlan *tile_plan;
+/* The native engine's module, loaded on its first run (native.h). */
+static NativeModel *native_model;
 
 static int
 run_engine(Engine e, const Graph *g, Tensor *vals, Diag *d, int threads)
 {
 	switch (e) {
+	case ENGINE_NATIVE:
+		return native_run(native_model, vals, threads, d);
 	case ENGINE_REFERENCE:
 		return exec_interp(g, vals, d);
 	case ENGINE_TILE:
@@ -1140,10 +1153,29 @@ cmp_double(const void *a, const void *b)
 /* --stats and --stats-file: the text table to hout, the JSON to its file
  * (whole) or alone on stdout.  0 or 2. */
 static int
-print_stats(const Opts *o)
+print_stats(const Opts *o, const Graph *g, const Tensor *vals, Diag *d)
 {
 	int nk, rc = 0;
-	const KernelStats *ks = exec_tile_stats(tile_plan, &nk);
+	const KernelStats *ks;
+
+	if (o->engine == ENGINE_NATIVE) {
+		/* KernelStats are properties of the programs: the tile engine
+		 * counts them, on the same sources, beside the native results */
+		Tensor *tv = xcalloc((size_t)g->nnodes + 1, sizeof *tv);
+
+		for (int i = 0; i < g->nnodes; i++)
+			if (ir_ops[g->nodes[i].op].cls == OC_SOURCE)
+				tv[i] = vals[i];
+		if (!(tile_plan = exec_tile_compile(g, d)) || exec_tile_run(tile_plan, tv, 1, d) != 0)
+			rc = 1;
+		for (int i = 0; i < g->nnodes; i++)
+			if (ir_ops[g->nodes[i].op].cls != OC_SOURCE)
+				exec_tensor_free(&tv[i]);
+		free(tv);
+		if (rc)
+			return rc;
+	}
+	ks = exec_tile_stats(tile_plan, &nk);
 
 	if (o->stats && !o->stats_json) {
 		if (!o->quiet)
@@ -1246,7 +1278,7 @@ main(int argc, char **argv)
 		status = 2;
 		goto done;
 	}
-	if (o.engine == ENGINE_TILE && ir_has_unlowered(g) &&
+	if (o.engine != ENGINE_REFERENCE && ir_has_unlowered(g) &&
 	    run_implicit(g, "lower-tiled", &rs, &d) != 0) {
 		status = 1;
 		goto done;
@@ -1264,6 +1296,21 @@ main(int argc, char **argv)
 			status = 1;
 			goto done;
 		}
+	}
+	if (o.engine == ENGINE_NATIVE) {
+		NativeInfo ni;
+
+		native_model = native_load(g, o.file, cli_tool, &d, &ni);
+		if (!native_model) {
+			status = ni.status;
+			goto done;
+		}
+		if (o.verbose && ni.cache_hit)
+			fprintf(stderr, "%s: native: cache hit '%s' (C generated in %.1f ms)\n", cli_tool,
+			    ni.so_path, ni.gen_ms);
+		else if (o.verbose)
+			fprintf(stderr, "%s: native: cache miss, compiled '%s' (C generated in %.1f ms, "
+			    "compiled in %.1f ms)\n", cli_tool, ni.so_path, ni.gen_ms, ni.compile_ms);
 	}
 	vals = xcalloc((size_t)g->nnodes, sizeof *vals);
 	if ((status = fill_sources(g, vals, &o, &d)) != 0)
@@ -1306,7 +1353,7 @@ main(int argc, char **argv)
 	}
 	run_ms = pass_now_ms() - t0;
 	if ((o.stats || o.stats_file) && status == 0)
-		status = print_stats(&o);
+		status = print_stats(&o, g, vals, &d);
 	if (ref) {
 		rvals = xcalloc((size_t)ref->nnodes, sizeof *rvals);
 		if ((status = fill_sources(ref, rvals, &o, &d)) != 0)
@@ -1392,6 +1439,7 @@ done:
 	free(rvals);
 	free(outs);
 	exec_tile_free(tile_plan);
+	native_free(native_model);
 	ir_graph_free(g);
 	ir_graph_free(ref);
 	diag_free(&d);

@@ -1,0 +1,877 @@
+/*
+ * emit_c.c: the C module of a lowered graph (emit_c.h, DESIGN section 13,
+ * docs/codegen.md): the prelude, NAME_args, one NAME_kernelK per tiled
+ * kernel, NAME_run, and the descriptor that aicm-run --engine=native
+ * drives.
+ *
+ * Layout of the text, in order: a comment naming the graph; the includes
+ * (the header's text inline when no header file is named, so that the
+ * module compiles alone); the scalar helpers that scalar.h's formulas call;
+ * one small static function per formula used (aicm_add_f64 ...), printed
+ * from scalar.h's rows; the kernels; their atomics' initialisers; the
+ * grid runner (pthreads only when compiled with -pthread, _REENTRANT);
+ * NAME_run; the descriptor.
+ *
+ * Buffers: inputs, constants and outputs are the caller's (NAME_args'
+ * typed pointers); a kernel result that is no output is an intermediate,
+ * a field of NAME_args too (so that kernels reach it through `a`), which
+ * the caller leaves NULL and NAME_run allocates and frees around the run.
+ * The native driver instead hands every field, intermediates included,
+ * from the tensors it already holds (NAME_aicm_kernel takes them as an
+ * array of pointers, in field order, NAME_aicm_field_node giving each
+ * field's graph node), and runs each kernel's program ranges on its own
+ * threads; a kernel with atomics is serial (NAME_aicm_serial): its
+ * programs run in order on one thread, as the tile engine's results are
+ * one thread's.
+ *
+ * Tiles: each a local array of its value's type, except that tiles of
+ * more than CG_STACK_BYTES live in one heap block per kernel call (a row
+ * of 8192 f64 by 32 rows is 2 MB, more than a thread's stack should
+ * hold).  Deterministic: nothing depends on addresses, time or hash order.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_c.h"
+#include "scalar.h"
+
+enum { CG_STACK_BYTES = 16384 };
+
+/* [kind][op][type]: kind 0 unary, 1 binary, 2 a reduction's combining
+ * step; type 0 f64, 1 f32, 2 integers (int64). */
+static unsigned char used[3][OP_COUNT][3];
+
+void
+cg_use_formula(int kind, OpId op, DType cdt)
+{
+	used[kind][op][cdt == DT_F64 ? 0 : cdt == DT_F32 ? 1 : 2] = 1;
+}
+
+/* scalar.h's rows as text */
+static const char *
+unary_text(OpId op, bool integer)
+{
+	switch (op) {
+#define X(ID, f) case OP_##ID: return integer ? NULL : #f;
+	IR_SCALAR_UNARY(X)
+#undef X
+	default:
+		break;
+	}
+	return NULL;
+}
+
+static const char *
+unary_int_text(OpId op)
+{
+	switch (op) {
+#define X(ID, f) case OP_##ID: return #f;
+	IR_SCALAR_UNARY_INT(X)
+#undef X
+	default:
+		return NULL;
+	}
+}
+
+static const char *
+binary_text(OpId op, bool integer)
+{
+	if (integer) {
+		switch (op) {
+#define X(ID, f, dv) case OP_##ID: return #f;
+		IR_SCALAR_BINARY_INT(X)
+#undef X
+		default:
+			return NULL;
+		}
+	}
+	switch (op) {
+#define X(ID, f) case OP_##ID: return #f;
+	IR_SCALAR_BINARY(X)
+#undef X
+	default:
+		return NULL;
+	}
+}
+
+static const char *
+combine_text(OpId op, bool integer)
+{
+	if (integer) {
+		switch (op) {
+#define X(ID, f, z) case OP_##ID: return #f;
+		IR_SCALAR_REDUCE_INT(X)
+#undef X
+		default:
+			return NULL;
+		}
+	}
+	switch (op) {
+#define X(ID, f, z) case OP_##ID: return #f;
+	IR_SCALAR_REDUCE(X)
+#undef X
+	default:
+		return NULL;
+	}
+}
+
+/* The helpers scalar.h's formulas call (its own static functions, as
+ * text: the generated module cannot include aicm's headers). */
+static const char prelude[] =
+    "#define IR_U64(x) ((uint64_t)(x))\n"
+    "#define IR_I64(u) ((int64_t)(uint64_t)(u))\n"
+    "#define AICM_U64 IR_U64\n"
+    "#define AICM_I64 IR_I64\n"
+    "\n"
+    "static inline long aicm_min(long a, long b) { return a < b ? a : b; }\n"
+    "\n"
+    "/* cast of a float to an integer: truncated, saturated, NaN 0 */\n"
+    "static inline int64_t aicm_f2i64(double v)\n"
+    "{\n"
+    "\treturn v != v ? 0 : v >= 0x1p63 ? INT64_MAX : v < -0x1p63 ? INT64_MIN : (int64_t)v;\n"
+    "}\n"
+    "\n"
+    "static inline int64_t aicm_f2i32(double v)\n"
+    "{\n"
+    "\treturn v != v ? 0 : v >= 0x1p31 ? INT32_MAX : v < -0x1p31 ? INT32_MIN : (int64_t)v;\n"
+    "}\n"
+    "\n"
+    "/* an int64 rounded once to the nearest float, ties to even */\n"
+    "static inline float ir_i64_to_f32(int64_t v)\n"
+    "{\n"
+    "\tuint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v, q = m;\n"
+    "\tint sh = 0;\n"
+    "\tfloat f;\n"
+    "\n"
+    "\twhile (q >> 24) {\n"
+    "\t\tq >>= 1;\n"
+    "\t\tsh++;\n"
+    "\t}\n"
+    "\tif (sh) {\n"
+    "\t\tuint64_t rem = m & ((UINT64_C(1) << sh) - 1), half = UINT64_C(1) << (sh - 1);\n"
+    "\n"
+    "\t\tif (rem > half || (rem == half && (q & 1)))\n"
+    "\t\t\tq++;\n"
+    "\t}\n"
+    "\tf = ldexpf((float)q, sh);\n"
+    "\treturn v < 0 ? -f : f;\n"
+    "}\n"
+    "\n"
+    "/* numpy.mod on floats */\n"
+    "static inline double ir_scalar_mod_(double a, double b)\n"
+    "{\n"
+    "\tdouble m = fmod(a, b);\n"
+    "\n"
+    "\tif (m == 0)\n"
+    "\t\treturn copysign(0.0, b);\n"
+    "\tif ((b < 0) != (m < 0))\n"
+    "\t\tm += b;\n"
+    "\treturn m;\n"
+    "}\n"
+    "\n"
+    "static inline int64_t ir_scalar_int_pow(int64_t a, int64_t b)\n"
+    "{\n"
+    "\tuint64_t r = 1, x = (uint64_t)a;\n"
+    "\n"
+    "\tif (b < 0)\n"
+    "\t\treturn a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;\n"
+    "\tfor (uint64_t e = (uint64_t)b; e; e >>= 1) {\n"
+    "\t\tif (e & 1)\n"
+    "\t\t\tr *= x;\n"
+    "\t\tx *= x;\n"
+    "\t}\n"
+    "\treturn (int64_t)r;\n"
+    "}\n"
+    "\n"
+    "static inline int64_t ir_scalar_int_fmod(int64_t a, int64_t b)\n"
+    "{\n"
+    "\treturn b == 0 || b == -1 ? 0 : a % b;\n"
+    "}\n"
+    "\n"
+    "/* the taps k < n of one window axis whose coordinate o*s + k*d lies in\n"
+    " * [lo, hi) (avg_pool2d's divisors) */\n"
+    "static inline int64_t aicm_floordiv(int64_t a, int64_t b)\n"
+    "{\n"
+    "\treturn a / b - (a % b != 0 && (a < 0) != (b < 0));\n"
+    "}\n"
+    "\n"
+    "static inline int64_t aicm_taps(int64_t o, int64_t s, int64_t n, int64_t d, int64_t lo, "
+    "int64_t hi)\n"
+    "{\n"
+    "\tint64_t a = -aicm_floordiv(o * s - lo, d), b = -aicm_floordiv(o * s - hi, d);\n"
+    "\n"
+    "\ta = a < 0 ? 0 : a;\n"
+    "\tb = b > n ? n : b;\n"
+    "\treturn b > a ? b - a : 0;\n"
+    "}\n"
+    "\n"
+    "static inline int64_t ir_scalar_int_mod(int64_t a, int64_t b)\n"
+    "{\n"
+    "\tint64_t m = ir_scalar_int_fmod(a, b);\n"
+    "\n"
+    "\treturn m != 0 && (m < 0) != (b < 0) ? (int64_t)((uint64_t)m + (uint64_t)b) : m;\n"
+    "}\n";
+
+static void
+emit_formulas(StrBuf *o)
+{
+	static const char *const tn[3] = {"f64", "f32", "i64"};
+	static const char *const ct[3] = {"double", "float", "int64_t"};
+
+	strbuf_puts(o, "\n/* The formulas of the ops used (scalar.h's rows). */\n");
+	for (int kind = 0; kind < 3; kind++)
+		for (int op = 0; op < OP_COUNT; op++)
+			for (int t = 0; t < 3; t++) {
+				const char *f;
+
+				if (!used[kind][op][t])
+					continue;
+				f = kind == 0 ? (t == 2 ? unary_int_text((OpId)op) :
+				    unary_text((OpId)op, false)) : kind == 1 ?
+				    binary_text((OpId)op, t == 2) : combine_text((OpId)op, t == 2);
+				if (!f)
+					AICM_BUG("'%s' has no formula for %s", ir_ops[op].name, tn[t]);
+				if (kind == 0)
+					strbuf_printf(o, "static inline %s aicm_%s_%s(%s x) { return %s; }\n",
+					    ct[t], ir_ops[op].name, tn[t], ct[t], f);
+				else if (kind == 1)
+					strbuf_printf(o, "static inline %s aicm_%s_%s(%s a, %s b) { return "
+					    "%s; }\n", ct[t], ir_ops[op].name, tn[t], ct[t], ct[t], f);
+				else
+					strbuf_printf(o, "static inline %s aicm_c%s_%s(%s acc, %s v) { return "
+					    "%s; }\n", ct[t], ir_ops[op].name, tn[t], ct[t], ct[t], f);
+			}
+}
+
+char *
+codegen_c_name(const Graph *g, const char *stem)
+{
+	static const char *const kw[] = {"auto", "break", "case", "char", "const", "continue",
+	    "default", "do", "double", "else", "enum", "extern", "float", "for", "goto", "if",
+	    "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof",
+	    "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile",
+	    "while", "main", NULL};
+	const char *s = g->name;
+	char *r;
+	size_t n;
+
+	if (!s && stem) {
+		const char *b = strrchr(stem, '/');
+
+		s = b ? b + 1 : stem;
+	}
+	if (!s || !*s)
+		s = "model";
+	n = strlen(s);
+	if (!g->name && strrchr(s, '.'))
+		n = (size_t)(strrchr(s, '.') - s);
+	r = xmalloc(n + 3);
+	for (size_t i = 0; i < n; i++)
+		r[i] = isalnum((unsigned char)s[i]) || s[i] == '_' ? s[i] : '_';
+	r[n] = '\0';
+	if (n == 0 || isdigit((unsigned char)r[0])) {
+		memmove(r + 1, r, n + 1);
+		r[0] = 'm';
+	}
+	for (int i = 0; kw[i]; i++)
+		if (!strcmp(r, kw[i]))
+			strcat(r, "_");
+	return r;
+}
+
+/* Field names: the node's name made an identifier, unique in the args. */
+static char *
+field_name(char **names, int nnames, const char *s)
+{
+	size_t n = strlen(s);
+	char *r = xmalloc(n + 24);
+	int suffix = 0;
+
+	for (size_t i = 0; i < n; i++)
+		r[i] = isalnum((unsigned char)s[i]) || s[i] == '_' ? s[i] : '_';
+	r[n] = '\0';
+	if (isdigit((unsigned char)r[0]) || !r[0]) {
+		memmove(r + 1, r, n + 1);
+		r[0] = 'v';
+		n++;
+	}
+	for (;;) {
+		bool taken = !strcmp(r, "a") || !strcmp(r, "threads");
+
+		for (int i = 0; i < nnames && !taken; i++)
+			taken = names[i] && !strcmp(names[i], r);
+		if (!taken)
+			return r;
+		snprintf(r + n, 24, "_%d", ++suffix);
+	}
+}
+
+static void
+type_comment(char *buf, size_t n, const Node *nd)
+{
+	size_t len = (size_t)snprintf(buf, n, "%%%s: (", nd->name);
+
+	for (int d = 0; d < nd->type.rank; d++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%" PRId64, d ? ", " : "",
+		    nd->type.dim[d]);
+	snprintf(buf + len, n - len, "%s) %s", nd->type.rank == 1 ? "," : "",
+	    ir_dtype_name(nd->type.dt));
+}
+
+/* The tile-IR lines of tiled node n, one per instruction (the printer's
+ * order is the instructions' order; a loop's closing brace is skipped). */
+static char **
+tile_lines(const char *text, const Node *n)
+{
+	const TileFn *f = n->tile;
+	char **line = xcalloc((size_t)f->ninsts + 1, sizeof *line);
+	char head[512];
+	const char *p;
+	int i = 0;
+
+	snprintf(head, sizeof head, "\n  %%%s = tiled @%s ", n->name, f->name);
+	p = strstr(text, head);
+	if (!p)
+		AICM_BUG("the printed graph has no statement for '%%%s'", n->name);
+	p = strchr(p + 1, '\n') + 1;
+	while (i < f->ninsts) {
+		const char *e = strchr(p, '\n'), *b = p;
+		size_t len;
+		char *s;
+
+		while (*b == ' ')
+			b++;
+		len = (size_t)(e - b);
+		p = e + 1;
+		if (len == 1 && *b == '}')
+			continue;
+		s = xmalloc(len + 1);
+		memcpy(s, b, len);
+		s[len] = '\0';
+		/* a comment must not close early */
+		for (char *q = s; (q = strstr(q, "*/"));)
+			q[1] = ' ';
+		line[i++] = s;
+	}
+	return line;
+}
+
+typedef struct Mod {
+	const Graph *g;
+	const char *name;
+	char **field;                /* per node */
+	int *fnode;                  /* per field: its node */
+	int nfields;
+	int nin, nconst, nout;       /* fields: inputs, constants, outputs, then intermediates */
+	int *outs;
+	int nouts;
+	int *copyout;                /* per node: an output that is a source: its output field */
+} Mod;
+
+static void
+add_field(Mod *m, int node, char **names)
+{
+	names[m->nfields] = field_name(names, m->nfields, m->g->nodes[node].name);
+	m->field[node] = names[m->nfields];
+	m->fnode[m->nfields++] = node;
+}
+
+static void
+plan_fields(Mod *m)
+{
+	const Graph *g = m->g;
+	bool *need = xcalloc((size_t)g->nnodes + 1, sizeof *need);
+	char **names = xcalloc((size_t)g->nnodes * 2 + 1, sizeof *names);
+
+	m->field = xcalloc((size_t)g->nnodes + 1, sizeof *m->field);
+	m->fnode = xcalloc((size_t)g->nnodes * 2 + 1, sizeof *m->fnode);
+	m->copyout = xcalloc((size_t)g->nnodes + 1, sizeof *m->copyout);
+	m->nouts = ir_outputs(g, &m->outs);
+	for (int i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].tile)
+			for (int j = 0; j < g->nodes[i].tile->nargs; j++)
+				need[g->nodes[i].tile->args[j]] = true;
+	for (int i = 0; i < m->nouts; i++)
+		need[m->outs[i]] = true;
+	for (int pass = 0; pass < 2; pass++) {
+		OpId op = pass ? OP_CONST : OP_INPUT;
+
+		for (int i = 0; i < g->nnodes; i++)
+			if (g->nodes[i].op == op && need[i])
+				add_field(m, i, names);
+		if (pass)
+			m->nconst = m->nfields - m->nin;
+		else
+			m->nin = m->nfields;
+	}
+	for (int i = 0; i < m->nouts; i++) {
+		int o = m->outs[i];
+
+		if (g->nodes[o].op != OP_TILED) {
+			/* a source returned as it is: an output field of its own,
+			 * copied by NAME_run */
+			char buf[300];
+
+			snprintf(buf, sizeof buf, "%s_out", g->nodes[o].name);
+			names[m->nfields] = field_name(names, m->nfields, buf);
+			m->copyout[o] = m->nfields + 1;
+			m->fnode[m->nfields++] = -1 - o;
+			continue;
+		}
+		if (!m->field[o])
+			add_field(m, o, names);
+	}
+	m->nout = m->nfields - m->nin - m->nconst;
+	for (int i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].op == OP_TILED && !m->field[i])
+			add_field(m, i, names);
+	free(need);
+	m->fnode = xrealloc(m->fnode, sizeof *m->fnode * ((size_t)m->nfields + 1));
+	/* keep every field's name reachable by field index */
+	m->field = xrealloc(m->field, sizeof *m->field * ((size_t)g->nnodes + (size_t)m->nfields + 1));
+	for (int i = 0; i < m->nfields; i++)
+		m->field[g->nnodes + i] = names[i];
+	free(names);
+}
+
+/* Field i's name. */
+static const char *
+fname(const Mod *m, int i)
+{
+	return m->field[m->g->nnodes + i];
+}
+
+static const Node *
+fnode(const Mod *m, int i)
+{
+	int nd = m->fnode[i];
+
+	return &m->g->nodes[nd < 0 ? -1 - nd : nd];
+}
+
+static void
+emit_header(const Mod *m, StrBuf *h)
+{
+	const char *N = m->name;
+	static const char *const part[3] = {"inputs", "constants (the caller passes their data)",
+	    "outputs"};
+	int lim[4] = {m->nin, m->nin + m->nconst, m->nin + m->nconst + m->nout, m->nfields};
+
+	strbuf_printf(h, "/*\n * %s.h: the interface of the C that aicm-opt --emit=c wrote for "
+	    "graph '%s'\n * (docs/codegen.md).  Generated: do not edit.\n */\n", N, N);
+	strbuf_printf(h, "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n\n", N, N);
+	strbuf_puts(h, "/* Shapes: each tensor's dims and element count. */\n");
+	for (int i = 0; i < m->nfields; i++) {
+		const Node *nd = fnode(m, i);
+		char c[400];
+		int64_t numel = 1;
+
+		type_comment(c, sizeof c, nd);
+		for (int d = 0; d < nd->type.rank; d++) {
+			strbuf_printf(h, "#define %s_%s_DIM%d %" PRId64 "\n", N, fname(m, i), d,
+			    nd->type.dim[d]);
+			numel *= nd->type.dim[d];
+		}
+		strbuf_printf(h, "#define %s_%s_NUMEL %" PRId64 "   /* %s */\n", N, fname(m, i), numel,
+		    c);
+	}
+	strbuf_printf(h, "\n/* The tensors, row-major and contiguous. */\ntypedef struct %s_args {\n",
+	    N);
+	for (int p = 0, i = 0; p < 4; p++) {
+		if (i < lim[p]) {
+			if (p == 3)
+				strbuf_printf(h, "\t/* intermediates: leave NULL, %s_run allocates them */\n",
+				    N);
+			else
+				strbuf_printf(h, "\t/* %s */\n", part[p]);
+		}
+		for (; i < lim[p]; i++) {
+			const Node *nd = fnode(m, i);
+			char c[400];
+
+			type_comment(c, sizeof c, nd);
+			strbuf_printf(h, "\t%s%s *%s;   /* %s */\n", p < 2 ? "const " : "",
+			    cg_ctype(nd->type.dt), fname(m, i), c);
+		}
+	}
+	strbuf_printf(h, "} %s_args;\n\n", N);
+	strbuf_printf(h, "/* Runs the graph: 0; -1 when an intermediate cannot be allocated; -2\n"
+	    " * when a gather's index is out of range (the outputs are then not whole).\n"
+	    " * threads > 1 spreads each kernel's programs over that many threads when\n"
+	    " * the module is compiled with -pthread. */\n"
+	    "int %s_run(const %s_args *a, int threads);\n\n#endif\n", N, N);
+}
+
+/* One kernel: its tiles, then its programs lo..hi-1. */
+static int
+emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
+{
+	const Graph *g = m->g;
+	const Node *nd = &g->nodes[node];
+	const TileFn *f = nd->tile;
+	CgKernel k = {0};
+	int64_t g12 = f->grid[1] * f->grid[2];
+	size_t heap = 0;
+	char c[400];
+	int rc;
+
+	k.g = g;
+	k.node = node;
+	k.f = f;
+	k.name = m->name;
+	k.field = m->field;
+	k.line = line;
+	k.o = o;
+	k.d = d;
+	k.sh = xcalloc((size_t)f->nvals + 1, sizeof *k.sh);
+	k.heap = xcalloc((size_t)f->nvals + 1, sizeof *k.heap);
+	k.nuse = xcalloc((size_t)f->nvals + 1, sizeof *k.nuse);
+	k.reg = xcalloc((size_t)f->nvals + 1, sizeof *k.reg);
+	k.inplace = xcalloc((size_t)f->nvals + 1, sizeof *k.inplace);
+	k.vstr = xcalloc((size_t)f->nvals + 1, sizeof *k.vstr);
+	for (int i = 0; i < f->ninsts; i++)
+		for (int j = 0; j < f->insts[i].nin; j++)
+			k.nuse[f->insts[i].in[j]]++;
+	for (int v = 0; v < f->nvals; v++) {
+		const TileVal *tv = &f->vals[v];
+
+		if (tv->rank < 0)
+			continue;
+		for (int q = 0; q + 4 < tv->rank; q++)
+			if (tv->shape[q] != 1) {
+				diag_error(d, tv->loc, "tile '%%%s' of kernel '@%s' is longer than 1 in a "
+				    "dim before its last four", tv->name, f->name);
+				free(k.sh);
+				free(k.heap);
+				free(k.nuse);
+				free(k.reg);
+				free(k.inplace);
+				free(k.vstr);
+				return -1;
+			}
+		for (int q = 0; q < 4; q++)
+			k.sh[v][q] = q < 4 - tv->rank ? 1 : tv->shape[q - (4 - tv->rank)];
+	}
+	cg_plan_runs(&k);
+	type_comment(c, sizeof c, nd);
+	strbuf_printf(o, "\n/* @%s [%s] -> %s, grid=(%" PRId64 ", %" PRId64 ", %" PRId64 ")",
+	    f->name, ir_kernel_kinds[f->kind], c, f->grid[0], f->grid[1], f->grid[2]);
+	for (int q = 0; q < KA_COUNT; q++)
+		if (f->kset & (1u << q))
+			strbuf_printf(o, " %s=%" PRId64, ir_kattr_names[q], f->kattr[q]);
+	strbuf_printf(o, ": programs lo..hi-1 */\nstatic void\n%s_kernel%d(const %s_args *a, long lo, "
+	    "long hi)\n{\n", m->name, kidx, m->name);
+	k.depth = 1;
+	for (int v = 0; v < f->nvals; v++) {
+		const TileVal *tv = &f->vals[v];
+		int64_t n = k.sh[v][0] * k.sh[v][1] * k.sh[v][2] * k.sh[v][3];
+		size_t bytes;
+
+		if (tv->rank < 0) {
+			int def = tv->def;
+
+			/* a loop's carried scalar and its result (its counter is
+			 * declared by the C loop) */
+			if (def >= 0 && f->insts[def].op == TO_FOR && v != f->insts[def].var)
+				cg_line(&k, "long s%d = 0;   /* %%%s */", v, tv->name);
+			continue;
+		}
+		if (k.inplace[v]) {
+			cg_line(&k, "const %s *t%d;   /* %%%s: read in place */", cg_ctype(tv->dt), v,
+			    tv->name);
+			cg_line(&k, "long b%d[4];", v);
+			continue;
+		}
+		if (k.reg[v]) {
+			/* a register of a fused run: its box only */
+			cg_line(&k, "long b%d[4];   /* %%%s: in registers */", v, tv->name);
+			continue;
+		}
+		bytes = (size_t)n * ir_dtype_size(tv->dt);
+		if (bytes > CG_STACK_BYTES) {
+			k.heap[v] = true;
+			heap = (heap + 63) & ~(size_t)63;
+			cg_line(&k, "%s *t%d;   /* %%%s: %" PRId64 " elements, in the heap block */",
+			    cg_ctype(tv->dt), v, tv->name, n);
+			heap += bytes;
+		} else {
+			cg_line(&k, "%s t%d[%" PRId64 "];   /* %%%s */", cg_ctype(tv->dt), v, n, tv->name);
+		}
+		cg_line(&k, "long b%d[4];", v);
+	}
+	if (heap) {
+		size_t off = 0;
+
+		cg_line(&k, "char *heap = malloc(%zu);", heap);
+		cg_line(&k, "if (!heap)");
+		cg_line(&k, "\tabort();");
+		for (int v = 0; v < f->nvals; v++)
+			if (k.heap[v]) {
+				const TileVal *tv = &f->vals[v];
+				int64_t n = k.sh[v][0] * k.sh[v][1] * k.sh[v][2] * k.sh[v][3];
+
+				off = (off + 63) & ~(size_t)63;
+				cg_line(&k, "t%d = (%s *)(void *)(heap + %zu);", v, cg_ctype(tv->dt), off);
+				off += (size_t)n * ir_dtype_size(tv->dt);
+			}
+	}
+	cg_line(&k, "for (long prog = lo; prog < hi; prog++) {");
+	k.depth++;
+	cg_line(&k, "const long pid0 = prog / %" PRId64 ", pid1 = prog / %" PRId64 " %% %" PRId64
+	    ", pid2 = prog %% %" PRId64 ";", g12, f->grid[2], f->grid[1], f->grid[2]);
+	cg_line(&k, "(void)pid0, (void)pid1, (void)pid2;");
+	rc = cg_emit_insts(&k, 0, f->ninsts);
+	k.depth--;
+	cg_line(&k, "}");
+	if (heap)
+		cg_line(&k, "free(heap);");
+	strbuf_puts(o, "}\n");
+	if (f->has_init) {
+		char v[64];
+		DType dt = nd->type.dt;
+
+		if (dt == DT_F64 || dt == DT_F32)
+			snprintf(v, sizeof v, "%.17g", f->init);
+		else
+			snprintf(v, sizeof v, "%" PRId64, tile_num(f->init).i);
+		if (f->init != f->init)
+			snprintf(v, sizeof v, "NAN");
+		else if (f->init > 1e308 || f->init < -1e308)
+			snprintf(v, sizeof v, "%sINFINITY", f->init < 0 ? "-" : "");
+		strbuf_printf(o, "\n/* @%s's result starts at init=%s (its programs combine atomically) "
+		    "*/\nstatic void\n%s_init%d(const %s_args *a)\n{\n"
+		    "\tfor (long i = 0; i < %" PRId64 "; i++)\n\t\ta->%s[i] = (%s)%s;\n}\n", f->name, v,
+		    m->name, kidx, m->name, ir_type_numel(&nd->type), m->field[node],
+		    cg_ctype(dt), v);
+	}
+	free(k.sh);
+	free(k.heap);
+	free(k.nuse);
+	free(k.reg);
+	free(k.inplace);
+	free(k.vstr);
+	return rc;
+}
+
+static const char grid_runner[] =
+    "\n/* Programs 0..n-1 of a kernel, over threads when built with -pthread. */\n"
+    "typedef void N_kernel_fn(const N_args *a, long lo, long hi);\n"
+    "\n"
+    "#ifdef AICM_THREADS\n"
+    "typedef struct N_part {\n"
+    "\tN_kernel_fn *fn;\n"
+    "\tconst N_args *a;\n"
+    "\tlong lo, hi;\n"
+    "} N_part;\n"
+    "\n"
+    "static void *\n"
+    "N_part_run(void *p)\n"
+    "{\n"
+    "\tN_part *q = p;\n"
+    "\n"
+    "\tq->fn(q->a, q->lo, q->hi);\n"
+    "\treturn NULL;\n"
+    "}\n"
+    "#endif\n"
+    "\n"
+    "static void\n"
+    "N_grid(N_kernel_fn *fn, const N_args *a, long n, int threads)\n"
+    "{\n"
+    "#ifdef AICM_THREADS\n"
+    "\tif (threads > 64)\n"
+    "\t\tthreads = 64;\n"
+    "\tif (threads > n)\n"
+    "\t\tthreads = (int)n;\n"
+    "\tif (threads > 1) {\n"
+    "\t\tN_part part[64];\n"
+    "\t\tpthread_t th[64];\n"
+    "\t\tint started[64] = {0};\n"
+    "\n"
+    "\t\tfor (int t = 0; t < threads; t++) {\n"
+    "\t\t\tpart[t].fn = fn;\n"
+    "\t\t\tpart[t].a = a;\n"
+    "\t\t\tpart[t].lo = n * t / threads;\n"
+    "\t\t\tpart[t].hi = n * (t + 1) / threads;\n"
+    "\t\t}\n"
+    "\t\tfor (int t = 1; t < threads; t++)\n"
+    "\t\t\tstarted[t] = pthread_create(&th[t], NULL, N_part_run, &part[t]) == 0;\n"
+    "\t\tfn(a, part[0].lo, part[0].hi);\n"
+    "\t\tfor (int t = 1; t < threads; t++) {\n"
+    "\t\t\tif (started[t])\n"
+    "\t\t\t\tpthread_join(th[t], NULL);\n"
+    "\t\t\telse\n"
+    "\t\t\t\tfn(a, part[t].lo, part[t].hi);   /* no thread: run its part here */\n"
+    "\t\t}\n"
+    "\t\treturn;\n"
+    "\t}\n"
+    "#endif\n"
+    "\t(void)threads;\n"
+    "\tfn(a, 0, n);\n"
+    "}\n";
+
+/* text with every "N_" replaced by name_ */
+static void
+put_named(StrBuf *o, const char *text, const char *name)
+{
+	for (const char *p = text; *p;) {
+		if (p[0] == 'N' && p[1] == '_' && (p == text || !isalnum((unsigned char)p[-1]))) {
+			strbuf_puts(o, name);
+			p++;
+			continue;
+		}
+		strbuf_putc(o, *p++);
+	}
+}
+
+int
+codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf *h, Diag *d)
+{
+	Mod m = {0};
+	StrBuf body = {0}, hdr = {0};
+	char *text = ir_print_str(g, NULL);
+	int nk = 0, rc = 0;
+	int *knode = xcalloc((size_t)g->nnodes + 1, sizeof *knode);
+
+	memset(used, 0, sizeof used);
+	m.g = g;
+	m.name = name;
+	for (int i = 0; i < g->nnodes; i++) {
+		const Node *n = &g->nodes[i];
+
+		if (n->op == OP_TILED) {
+			knode[nk++] = i;
+			continue;
+		}
+		if (ir_ops[n->op].cls != OC_SOURCE) {
+			diag_error(d, n->loc, "'%%%s' is not lowered; the C emitter writes tiled kernels "
+			    "only (run lower-tiled)", n->name);
+			rc = -1;
+		}
+	}
+	if (rc) {
+		free(text);
+		free(knode);
+		return -1;
+	}
+	plan_fields(&m);
+	for (int q = 0; q < nk && rc == 0; q++) {
+		char **line = tile_lines(text, &g->nodes[knode[q]]);
+
+		rc = emit_kernel(&m, knode[q], q, line, &body, d);
+		for (int i = 0; i < g->nodes[knode[q]].tile->ninsts; i++)
+			free(line[i]);
+		free(line);
+	}
+	if (rc == 0) {
+		emit_header(&m, &hdr);
+		strbuf_printf(c, "/*\n * The C that aicm-opt --emit=c wrote for graph '%s' "
+		    "(docs/codegen.md):\n * one %s_kernelK per tiled kernel, running programs lo..hi-1 "
+		    "of its grid,\n * and %s_run, which runs them in order.  Each statement carries the "
+		    "tile-IR\n * line it comes from.  Generated: do not edit.\n */\n", name, name, name);
+		strbuf_puts(c, "#if defined(_REENTRANT) && !defined(AICM_NO_THREADS)\n"
+		    "#define AICM_THREADS 1\n#include <pthread.h>\n#endif\n");
+		strbuf_puts(c, "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
+		    "#include <string.h>\n\n");
+		if (hname) {
+			strbuf_printf(c, "#include \"%s\"\n\n", hname);
+			strbuf_puts(h, hdr.s);
+		} else {
+			strbuf_puts(c, hdr.s);
+			strbuf_putc(c, '\n');
+		}
+		strbuf_puts(c, prelude);
+		strbuf_printf(c, "\n/* Set when a gather's index is out of range: %s_run fails. */\n"
+		    "int %s_aicm_bad;\n", name, name);
+		emit_formulas(c);
+		strbuf_puts(c, body.s);
+		put_named(c, grid_runner, name);
+		/* NAME_run */
+		strbuf_printf(c, "\nint\n%s_run(const %s_args *args, int threads)\n{\n\t%s_args a = "
+		    "*args;\n\tvoid *own[%d] = {0};\n\tint rc = 0;\n\n\t%s_aicm_bad = 0;\n", name,
+		    name, name, m.nfields + 1, name);
+		for (int i = 0; i < m.nfields; i++) {
+			const Node *nd = fnode(&m, i);
+
+			if (i < m.nin + m.nconst + m.nout)
+				continue;
+			strbuf_printf(c, "\tif (!a.%s) {   /* an intermediate */\n"
+			    "\t\ta.%s = own[%d] = malloc(%" PRId64 " * sizeof *a.%s);\n"
+			    "\t\tif (!a.%s) {\n\t\t\trc = -1;\n\t\t\tgoto out;\n\t\t}\n\t}\n",
+			    fname(&m, i), fname(&m, i), i, ir_type_numel(&nd->type) ?
+			    ir_type_numel(&nd->type) : 1, fname(&m, i), fname(&m, i));
+		}
+		for (int q = 0; q < nk; q++) {
+			const TileFn *f = g->nodes[knode[q]].tile;
+			int64_t np = f->grid[0] * f->grid[1] * f->grid[2];
+			bool serial = f->has_init;
+
+			strbuf_printf(c, "\t/* @%s */\n", f->name);
+			if (f->has_init)
+				strbuf_printf(c, "\t%s_init%d(&a);\n", name, q);
+			strbuf_printf(c, "\t%s_grid(%s_kernel%d, &a, %" PRId64 ", %s);\n", name, name, q,
+			    np, serial ? "1   /* atomics: programs in order */" : "threads");
+		}
+		for (int i = 0; i < m.nfields; i++)
+			if (m.fnode[i] < 0) {
+				const Node *nd = fnode(&m, i);
+
+				strbuf_printf(c, "\tmemcpy(a.%s, a.%s, %" PRId64 " * sizeof *a.%s);\n",
+				    fname(&m, i), m.field[-1 - m.fnode[i]], ir_type_numel(&nd->type),
+				    fname(&m, i));
+			}
+		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = -2;\nout:\n\tfor (int i = 0; i < %d; "
+		    "i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, m.nfields + 1);
+		/* the descriptor */
+		strbuf_printf(c, "\n/* For aicm-run --engine=native: the fields in order (each field's "
+		    "graph\n * node; -1 - node: a source copied to an output), the kernels' program\n"
+		    " * counts, which are serial (atomics), and a kernel's programs lo..hi-1\n"
+		    " * on fields given as pointers. */\nconst int %s_aicm_nfields = %d;\n"
+		    "const int %s_aicm_field_node[] = {", name, m.nfields, name);
+		for (int i = 0; i < m.nfields; i++)
+			strbuf_printf(c, "%s%d", i ? ", " : "", m.fnode[i]);
+		strbuf_printf(c, "%s};\nconst int %s_aicm_nkernels = %d;\nconst long "
+		    "%s_aicm_programs[] = {", m.nfields ? "" : "0", name, nk, name);
+		for (int q = 0; q < nk; q++) {
+			const TileFn *f = g->nodes[knode[q]].tile;
+
+			strbuf_printf(c, "%s%" PRId64, q ? ", " : "", f->grid[0] * f->grid[1] *
+			    f->grid[2]);
+		}
+		strbuf_printf(c, "%s};\nconst int %s_aicm_serial[] = {", nk ? "" : "0", name);
+		for (int q = 0; q < nk; q++)
+			strbuf_printf(c, "%s%d", q ? ", " : "", g->nodes[knode[q]].tile->has_init);
+		strbuf_printf(c, "%s};\n\nvoid %s_aicm_kernel(int k, void *const *f, long lo, long hi);"
+		    "\n\nvoid\n%s_aicm_kernel(int k, void *const *f, long lo, long hi)\n{\n"
+		    "\t%s_args a;\n\n", nk ? "" : "0", name, name, name);
+		for (int i = 0; i < m.nfields; i++) {
+			const Node *nd = fnode(&m, i);
+
+			strbuf_printf(c, "\ta.%s = (%s%s *)f[%d];\n", fname(&m, i),
+			    i < m.nin + m.nconst ? "const " : "", cg_ctype(nd->type.dt), i);
+		}
+		strbuf_puts(c, "\tswitch (k) {\n");
+		for (int q = 0; q < nk; q++) {
+			strbuf_printf(c, "\tcase %d:\n", q);
+			if (g->nodes[knode[q]].tile->has_init)
+				strbuf_printf(c, "\t\tif (lo < 0) {   /* the init */\n\t\t\t%s_init%d(&a);\n"
+				    "\t\t\tbreak;\n\t\t}\n", name, q);
+			strbuf_printf(c, "\t\t%s_kernel%d(&a, lo, hi);\n\t\tbreak;\n", name, q);
+		}
+		strbuf_puts(c, "\t}\n}\n");
+	}
+	free(body.s);
+	free(hdr.s);
+	free(text);
+	free(knode);
+	for (int i = 0; i < m.nfields; i++)
+		free(m.field[g->nnodes + i]);
+	free(m.field);
+	free(m.fnode);
+	free(m.copyout);
+	free(m.outs);
+	return rc;
+}

@@ -1,0 +1,74 @@
+/*
+ * emit_c.h: the C code generator (DESIGN section 13, docs/codegen.md).
+ *
+ * codegen_c turns a lowered graph (sources and tiled kernels) into C99:
+ * one `static void NAME_kernelK(const NAME_args *a, long lo, long hi)`
+ * per tiled kernel, running programs lo..hi-1 of its grid, an entry
+ * `int NAME_run(const NAME_args *a, int threads)`, and a header that
+ * declares NAME_args.  The text depends on nothing but the graph, so the
+ * same graph always gives the same bytes (the native engine's cache key
+ * hashes it).  The code generator sits on src/ir alone: it may not call
+ * the runtime, and the code it writes calls only libc and libm.
+ *
+ * The rest of this header is the emitter's own, shared by its two files:
+ * emit_c.c writes the module (prelude, args, entry, descriptor), and
+ * emit_c_ops.c each kernel's body, tile op by tile op.
+ */
+#ifndef AICM_EMIT_C_H
+#define AICM_EMIT_C_H
+
+#include <stdbool.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "tile.h"
+
+/* The C for g: the module into c and, when hname is given, the header
+ * into h (both appended to), the module including it as hname; without
+ * hname the header's text is inline and the module stands alone.  name
+ * is NAME, already a C identifier (codegen_c_name).  Returns 0, or -1
+ * after a located diagnostic naming what cannot be generated. */
+int codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf *h,
+    Diag *d);
+/* NAME for g: its name, else stem (a file's name without folders and
+ * extension), made a valid C identifier; malloc'd. */
+char *codegen_c_name(const Graph *g, const char *stem);
+
+/* ---- the emitter's own ------------------------------------------------ */
+
+typedef struct CgKernel {
+	const Graph *g;
+	int node;                    /* the tiled node */
+	const TileFn *f;
+	const char *name;            /* NAME */
+	char *const *field;          /* per graph node: its NAME_args field, or NULL */
+	char **line;                 /* per instruction: its tile-IR text */
+	int64_t (*sh)[4];            /* per value: its tile's shape, padded to 4 */
+	bool *heap;                  /* per value: held in the kernel's heap block */
+	int *nuse;                   /* per value: how many operands name it */
+	bool *inplace;               /* per value: a load read in place (a pointer into
+	                              * its tensor, indexed with vstr) */
+	int64_t (*vstr)[4];          /* per value: an in-place load's strides */
+	bool *reg;                   /* per value: lives in registers only (a fused run's
+	                              * value that nothing after the run reads) */
+	StrBuf *o;
+	int depth;                   /* indentation, in tabs */
+	Diag *d;
+} CgKernel;
+
+/* emit_c.c: marks formula (kind 0 unary, 1 binary, 2 a reduction's
+ * combining step; op; computing type) used, so that the module writes it */
+void cg_use_formula(int kind, OpId op, DType cdt);
+
+/* emit_c_ops.c */
+/* Marks the loads read in place (inplace) and the values that live in
+ * registers only (reg). */
+void cg_plan_runs(CgKernel *k);
+/* The body of one program (the instructions first..end-1) of k. */
+int cg_emit_insts(CgKernel *k, int first, int end);
+/* The C type of element type dt. */
+const char *cg_ctype(DType dt);
+/* Indentation, then a printf. */
+void cg_line(CgKernel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,1772 @@
+/*
+ * emit_c_ops.c: one program's body as C, tile op by tile op (emit_c.h).
+ *
+ * The C mirrors the tile executor's meaning (docs/tiled.md) with every
+ * shape known when the text is written: each tile is a local array of its
+ * value's own element type, padded to four dims as the executor pads them,
+ * with a valid box `long bN[4]` beside it; each op is one loop nest whose
+ * bounds are constants (so that gcc -O3 vectorises the inner strip) and
+ * whose broadcast operands are indexed with stride 0.  Masks are loop
+ * bounds: a load copies its valid box and fills the rest with its other=,
+ * a store writes only the box of its value inside the tensor, reductions
+ * combine only their operand's box.  Integers compute on int64 with
+ * scalar.h's wrapping formulas and are stored in their type's low bits;
+ * floats compute in their own type with scalar.h's float formulas.  Every
+ * statement is preceded by a comment holding the tile-IR line it comes
+ * from, so the text reads side by side with `aicm-opt --emit=ir`.
+ *
+ * The formulas themselves are small static functions that emit_c.c writes
+ * once per (op, type) used (aicm_OP_f64 and the like), from scalar.h's
+ * rows, so that an op's arithmetic is written once for every engine.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emit_c.h"
+#include "scalar.h"
+
+const char *
+cg_ctype(DType dt)
+{
+	switch (dt) {
+	case DT_F64: return "double";
+	case DT_F32: return "float";
+	case DT_I32: return "int32_t";
+	case DT_I64: return "int64_t";
+	case DT_BOOL: return "uint8_t";
+	case DT_COUNT: break;
+	}
+	AICM_BUG("no C type for element type %d", (int)dt);
+}
+
+void
+cg_line(CgKernel *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (int i = 0; i < k->depth; i++)
+		strbuf_putc(k->o, '\t');
+	va_start(ap, fmt);
+	{
+		char tmp[1024];
+		int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+
+		if (n >= (int)sizeof tmp)
+			AICM_BUG("an emitted line of %d bytes", n);
+		strbuf_puts(k->o, tmp);
+	}
+	va_end(ap);
+	strbuf_putc(k->o, '\n');
+}
+
+/* snprintf for expressions, which may be cut at n (they are far shorter:
+ * the buffers are sized for the deepest nesting an op writes) */
+static void sfmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+sfmt(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vsnprintf(buf, n, fmt, ap) >= (int)n)
+		AICM_BUG("an emitted expression longer than %zu bytes", n);
+	va_end(ap);
+}
+
+static bool
+is_float(DType dt)
+{
+	return dt == DT_F64 || dt == DT_F32;
+}
+
+/* The formula suffix of computing type dt: f64, f32, or i64 for every
+ * integer and bool (scalar.h's integer rows compute on int64). */
+static const char *
+fsuffix(DType dt)
+{
+	return dt == DT_F64 ? "f64" : dt == DT_F32 ? "f32" : "i64";
+}
+
+/* Expression e of element type from, as element type to (cast's rule:
+ * floats to integers truncate and saturate, NaN 0; integers wrap). */
+static void
+conv(char *buf, size_t n, const char *e, DType from, DType to)
+{
+	if (from == to)
+		snprintf(buf, n, "%s", e);
+	else if (to == DT_BOOL)
+		snprintf(buf, n, "(uint8_t)((%s) != 0)", e);
+	else if (to == DT_F64)
+		snprintf(buf, n, "(double)(%s)", e);
+	else if (to == DT_F32)
+		snprintf(buf, n, from == DT_I64 ? "ir_i64_to_f32(%s)" : "(float)(%s)", e);
+	else if (is_float(from))
+		snprintf(buf, n, "(%s)aicm_f2i%s(%s)", cg_ctype(to), to == DT_I32 ? "32" : "64", e);
+	else if (to == DT_I32)
+		snprintf(buf, n, "(int32_t)(uint32_t)(uint64_t)(%s)", e);
+	else
+		snprintf(buf, n, "(int64_t)(%s)", e);
+}
+
+/* A number of the tile IR as a C constant of element type dt. */
+static void
+cnum(char *buf, size_t n, TileNum v, DType dt)
+{
+	if (!is_float(dt)) {
+		if (v.i == INT64_MIN)
+			snprintf(buf, n, "INT64_MIN");
+		else
+			snprintf(buf, n, "INT64_C(%" PRId64 ")", v.i);
+		return;
+	}
+	if (isnan(v.d))
+		snprintf(buf, n, "NAN");
+	else if (isinf(v.d))
+		snprintf(buf, n, v.d < 0 ? "-INFINITY" : "INFINITY");
+	else
+		snprintf(buf, n, "%.17g", v.d);
+	if (dt == DT_F32 && isfinite(v.d))
+		strncat(buf, "f", n - strlen(buf) - 1);
+	/* %.17g of an integral value has no '.': still a double (17 digits
+	 * and an 'f' read back as the float nearest the number) */
+	if (dt == DT_F32 && isfinite(v.d) && !strpbrk(buf, ".en")) {
+		buf[strlen(buf) - 1] = '\0';
+		strncat(buf, ".0f", n - strlen(buf) - 1);
+	}
+}
+
+/* The elements of value v's tile. */
+static int64_t
+numel(const CgKernel *k, int v)
+{
+	const int64_t *s = k->sh[v];
+
+	return s[0] * s[1] * s[2] * s[3];
+}
+
+static DType
+vdt(const CgKernel *k, int v)
+{
+	return k->f->vals[v].dt;
+}
+
+/* ---- loop nests over a padded shape ------------------------------------ */
+
+/* Opens loops i0..i3 over shape sh (dims of extent 1 take no loop: their
+ * index is 0); returns how many were opened. */
+static int
+open_loops(CgKernel *k, const int64_t *sh, int upto)
+{
+	int n = 0;
+
+	for (int d = 0; d < upto; d++)
+		if (sh[d] > 1) {
+			cg_line(k, "for (long i%d = 0; i%d < %" PRId64 "; i%d++)%s", d, d, sh[d], d,
+			    " {");
+			k->depth++;
+			n++;
+		}
+	return n;
+}
+
+static void
+close_loops(CgKernel *k, int n)
+{
+	while (n-- > 0) {
+		k->depth--;
+		cg_line(k, "}");
+	}
+}
+
+/* The linear index into a tile of shape tsh of the lane (i0..i3) of an
+ * iteration over shape sh: a dim where tsh is 1 and sh is not is
+ * stretched (index 0). */
+static void
+lin(char *buf, size_t n, const int64_t *tsh, const int64_t *sh)
+{
+	int64_t st = 1, s[4];
+	size_t len = 0;
+
+	for (int d = 3; d >= 0; d--) {
+		s[d] = st;
+		st *= tsh[d];
+	}
+	buf[0] = '\0';
+	for (int d = 0; d < 4; d++) {
+		if (tsh[d] == 1 || sh[d] == 1)
+			continue;
+		if (s[d] == 1)
+			len += (size_t)snprintf(buf + len, n - len, "%si%d", len ? " + " : "", d);
+		else
+			len += (size_t)snprintf(buf + len, n - len, "%si%d * %" PRId64, len ? " + " : "",
+			    d, s[d]);
+	}
+	if (!len)
+		snprintf(buf, n, "0");
+}
+
+/* An element of a tile as an expression: "t5[i2 * 32 + i3]". */
+static void
+elem(char *buf, size_t n, const CgKernel *k, int v, const int64_t *sh)
+{
+	char ix[200];
+
+	if (k->inplace[v]) {
+		/* a load read in place: the tensor's strides */
+		size_t len = 0;
+
+		ix[0] = '\0';
+		for (int d = 0; d < 4; d++)
+			if (k->sh[v][d] > 1 && sh[d] > 1 && k->vstr[v][d])
+				len += (size_t)snprintf(ix + len, sizeof ix - len, "%si%d * %" PRId64,
+				    len ? " + " : "", d, k->vstr[v][d]);
+		snprintf(buf, n, "t%d[%s]", v, len ? ix : "0");
+		return;
+	}
+	lin(ix, sizeof ix, k->sh[v], sh);
+	snprintf(buf, n, "t%d[%s]", v, ix);
+}
+
+/* The valid box of an elementwise result of shape sh from operands ops:
+ * the intersection, a stretched operand dim imposing nothing. */
+static void
+box_meet(CgKernel *k, int res, const int *ops, int nops)
+{
+	const int64_t *sh = k->sh[res];
+
+	for (int d = 0; d < 4; d++) {
+		char e[400];
+		size_t len = 0;
+
+		for (int j = 0; j < nops; j++) {
+			const int64_t *ts = k->sh[ops[j]];
+			char one[80];
+
+			if (ts[d] == sh[d])
+				snprintf(one, sizeof one, "b%d[%d]", ops[j], d);
+			else
+				snprintf(one, sizeof one, "(b%d[%d] > 0 ? %" PRId64 " : 0)", ops[j], d,
+				    sh[d]);
+			if (j == 0)
+				len += (size_t)snprintf(e + len, sizeof e - len, "%s", one);
+			else {
+				char prev[400];
+
+				snprintf(prev, sizeof prev, "%s", e);
+				len = (size_t)snprintf(e, sizeof e, "aicm_min(%s, %s)", prev, one);
+			}
+		}
+		cg_line(k, "b%d[%d] = %s;", res, d, e);
+	}
+}
+
+static void
+box_full(CgKernel *k, int v)
+{
+	const int64_t *s = k->sh[v];
+
+	cg_line(k, "b%d[0] = %" PRId64 "; b%d[1] = %" PRId64 "; b%d[2] = %" PRId64 "; b%d[3] = %"
+	    PRId64 ";", v, s[0], v, s[1], v, s[2], v, s[3]);
+}
+
+static void
+box_copy(CgKernel *k, int dst, int src)
+{
+	cg_line(k, "memcpy(b%d, b%d, sizeof b%d);", dst, src, dst);
+}
+
+/* ---- elementwise ------------------------------------------------------ */
+
+/* Whether value v is a fill (zeros, full): a number of any type. */
+static bool
+is_fill(const CgKernel *k, int v)
+{
+	int def = k->f->vals[v].def;
+
+	return def >= 0 && (k->f->insts[def].op == TO_ZEROS || k->f->insts[def].op == TO_FULL);
+}
+
+static int
+op_unary(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0];
+	DType xt = vdt(k, x), rt = vdt(k, r);
+	char ex[256], val[512], out[256], cv[600];
+	int nl;
+
+	elem(ex, sizeof ex, k, x, k->sh[r]);
+	if (in->gop == OP_CAST) {
+		conv(val, sizeof val, ex, xt, rt);
+		snprintf(cv, sizeof cv, "%s", val);
+	} else {
+		DType ct = is_float(xt) ? xt : DT_I64;
+
+		cg_use_formula(0, in->gop, xt);
+		snprintf(val, sizeof val, "aicm_%s_%s(%s)", ir_ops[in->gop].name, fsuffix(xt), ex);
+		conv(cv, sizeof cv, val, ct, rt);
+	}
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s;", out, cv);
+	close_loops(k, nl);
+	box_copy(k, r, x);
+	return 0;
+}
+
+static int
+op_binary(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, a = in->in[0], b = in->in[1];
+	DType ct = vdt(k, a), rt = vdt(k, r), kt;
+	char ea[256], eb[256], ca[300], cb[300], val[700], cv[800], out[256];
+	int nl;
+
+	if (is_fill(k, a) && !is_fill(k, b))
+		ct = vdt(k, b);
+	kt = is_float(ct) ? ct : DT_I64;
+	cg_use_formula(1, in->gop, ct);
+	elem(ea, sizeof ea, k, a, k->sh[r]);
+	elem(eb, sizeof eb, k, b, k->sh[r]);
+	conv(ca, sizeof ca, ea, vdt(k, a), kt);
+	conv(cb, sizeof cb, eb, vdt(k, b), kt);
+	snprintf(val, sizeof val, "aicm_%s_%s(%s, %s)", ir_ops[in->gop].name, fsuffix(ct), ca, cb);
+	conv(cv, sizeof cv, val, kt, rt);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s;", out, cv);
+	close_loops(k, nl);
+	box_meet(k, r, in->in, 2);
+	return 0;
+}
+
+static int
+op_where(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, c = in->in[0], a = in->in[1], b = in->in[2];
+	DType rt = vdt(k, r);
+	char ec[256], ea[256], eb[256], ca[300], cb[300], out[256];
+	int nl;
+
+	elem(ec, sizeof ec, k, c, k->sh[r]);
+	elem(ea, sizeof ea, k, a, k->sh[r]);
+	elem(eb, sizeof eb, k, b, k->sh[r]);
+	conv(ca, sizeof ca, ea, vdt(k, a), rt);
+	conv(cb, sizeof cb, eb, vdt(k, b), rt);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s ? %s : %s;", out, ec, ca, cb);
+	close_loops(k, nl);
+	box_meet(k, r, in->in, 3);
+	return 0;
+}
+
+static int
+op_fill(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, nl;
+	char n[64], v[300], out[256];
+
+	cnum(n, sizeof n, in->op == TO_ZEROS ? tile_inum(0) : in->value, vdt(k, r));
+	if (!is_float(vdt(k, r)))
+		conv(v, sizeof v, n, DT_I64, vdt(k, r));
+	else
+		snprintf(v, sizeof v, "%s", n);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s;", out, v);
+	close_loops(k, nl);
+	box_full(k, r);
+	return 0;
+}
+
+/* ---- fused elementwise runs --------------------------------------------- */
+
+static bool
+is_elementwise(const TileInst *in)
+{
+	return in->op == TO_UNARY || in->op == TO_BINARY || in->op == TO_WHERE;
+}
+
+/* The value of elementwise instruction in, as an expression of its
+ * operands' expressions ex[] (already of their values' types). */
+static void
+ew_expr(const CgKernel *k, const TileInst *in, char ex[3][600], char *buf, size_t n)
+{
+	int r = in->res;
+	DType rt = vdt(k, r);
+
+	if (in->op == TO_UNARY) {
+		DType xt = vdt(k, in->in[0]), ct = is_float(xt) ? xt : DT_I64;
+		char val[1000];
+
+		if (in->gop == OP_CAST) {
+			conv(buf, n, ex[0], xt, rt);
+			return;
+		}
+		cg_use_formula(0, in->gop, xt);
+		sfmt(val, sizeof val, "aicm_%s_%s(%s)", ir_ops[in->gop].name, fsuffix(xt), ex[0]);
+		conv(buf, n, val, ct, rt);
+	} else if (in->op == TO_BINARY) {
+		int a = in->in[0], b = in->in[1];
+		DType ct = vdt(k, a), kt;
+		char ca[800], cb[800], val[2000];
+
+		if (is_fill(k, a) && !is_fill(k, b))
+			ct = vdt(k, b);
+		kt = is_float(ct) ? ct : DT_I64;
+		cg_use_formula(1, in->gop, ct);
+		conv(ca, sizeof ca, ex[0], vdt(k, a), kt);
+		conv(cb, sizeof cb, ex[1], vdt(k, b), kt);
+		snprintf(val, sizeof val, "aicm_%s_%s(%s, %s)", ir_ops[in->gop].name, fsuffix(ct), ca,
+		    cb);
+		conv(buf, n, val, kt, rt);
+	} else {
+		char ca[800], cb[800];
+
+		conv(ca, sizeof ca, ex[1], vdt(k, in->in[1]), rt);
+		conv(cb, sizeof cb, ex[2], vdt(k, in->in[2]), rt);
+		sfmt(buf, n, "%s ? %s : %s", ex[0], ca, cb);
+	}
+}
+
+/* The end of the elementwise run that starts at instruction i (i + 1:
+ * no run). */
+static int
+run_end(const CgKernel *k, int i, int end)
+{
+	const TileFn *f = k->f;
+	int e = i + 1;
+
+	if (!is_elementwise(&f->insts[i]))
+		return e;
+	while (e < end && is_elementwise(&f->insts[e]) &&
+	    !memcmp(k->sh[f->insts[e].res], k->sh[f->insts[i].res], sizeof k->sh[0]))
+		e++;
+	return e;
+}
+
+/* Instructions i..e-1, elementwise ops of one result shape, as one loop
+ * nest: each value is a register (a local of the loop body) and only the
+ * values that an instruction after the run reads are stored to their
+ * tiles.  The chain x*y+z then relu is one pass over the tile, vectorised
+ * whole, instead of three passes through memory. */
+static void
+emit_run(CgKernel *k, int i, int e)
+{
+	const TileFn *f = k->f;
+	const int64_t *sh = k->sh[f->insts[i].res];
+	int nl;
+
+	for (int q = i; q < e; q++) {
+		if (q > i)
+			cg_line(k, "/* %s */", k->line[q]);
+	}
+	nl = open_loops(k, sh, 4);
+	for (int q = i; q < e; q++) {
+		const TileInst *in = &f->insts[q];
+		char ex[3][600], val[2500];
+
+		for (int j = 0; j < in->nin; j++) {
+			int v = in->in[j], def = f->vals[v].def;
+
+			if (def >= i && def < q)
+				snprintf(ex[j], sizeof ex[j], "v%d", v);
+			else
+				elem(ex[j], sizeof ex[j], k, v, sh);
+		}
+		ew_expr(k, in, ex, val, sizeof val);
+		cg_line(k, "const %s v%d = %s;", cg_ctype(vdt(k, in->res)), in->res, val);
+		if (!k->reg[in->res]) {
+			char out[256];
+
+			elem(out, sizeof out, k, in->res, sh);
+			cg_line(k, "%s = v%d;", out, in->res);
+		}
+	}
+	close_loops(k, nl);
+	for (int q = i; q < e; q++) {
+		const TileInst *in = &f->insts[q];
+
+		if (in->op == TO_UNARY)
+			box_copy(k, in->res, in->in[0]);
+		else
+			box_meet(k, in->res, in->in, in->nin);
+	}
+}
+
+/* ---- reductions, dot, layout ------------------------------------------ */
+
+/* The neutral element of reduction gop in element type dt, as C. */
+static void
+neutral(char *buf, size_t n, OpId gop, DType dt)
+{
+	if (is_float(dt)) {
+		cnum(buf, n, tile_num(ir_scalar_neutral(gop, dt)), dt);
+		return;
+	}
+	cnum(buf, n, tile_inum(ir_scalar_neutral_i64(gop, dt)), DT_I64);
+}
+
+static int reduce_tail(CgKernel *k, const TileInst *in, OpId comb, DType kt);
+static int reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z,
+    OpId comb, DType kt);
+
+static int
+op_reduce(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0];
+	int rin = k->f->vals[x].rank;
+	int ax = in->axis < 0 ? -1 : (int)in->axis + 4 - rin < 0 ? -2 : (int)in->axis + 4 - rin;
+	const int64_t *sh = k->sh[x];
+	int64_t osh[4];
+	DType xt = vdt(k, x), rt = vdt(k, r), kt = is_float(xt) ? xt : DT_I64;
+	char z[64], ex[256], eo[256], cx[300];
+	OpId comb = in->gop == OP_MEAN ? OP_SUM : in->gop;
+
+	for (int d = 0; d < 4; d++) {
+		bool red = ax == -1 ? d >= 4 - rin : d == ax;
+
+		osh[d] = red ? 1 : sh[d];
+	}
+	cg_use_formula(2, comb, xt);
+	neutral(z, sizeof z, comb, xt);
+	cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", numel(k, r));
+	cg_line(k, "\tt%d[q] = %s;", r, z);
+	/* floats only: an integer sum or max is associative, and gcc
+	 * vectorises the plain loop (gcc 12's SLP vectoriser also got the
+	 * partial sums of an i32 row wrong under -march=native: half of
+	 * them, seen on testdata/tiled/int-atomics.aicm) */
+	if (osh[3] == 1 && sh[3] >= 16 && is_float(xt))
+		return reduce_rows(k, in, osh, z, comb, kt);
+	/* over the operand's valid box only */
+	for (int d = 0; d < 4; d++)
+		if (sh[d] > 1) {
+			cg_line(k, "for (long i%d = 0; i%d < aicm_min(b%d[%d], %" PRId64 "); i%d++) {", d, d,
+			    x, d, sh[d], d);
+			k->depth++;
+		}
+	{
+		char ix[200];
+		int64_t st = 1, s[4];
+		size_t len = 0;
+
+		for (int d = 3; d >= 0; d--) {
+			s[d] = st;
+			st *= osh[d];
+		}
+		ix[0] = '\0';
+		for (int d = 0; d < 4; d++)
+			if (osh[d] > 1)
+				len += (size_t)snprintf(ix + len, sizeof ix - len, "%si%d * %" PRId64,
+				    len ? " + " : "", d, s[d]);
+		snprintf(eo, sizeof eo, "t%d[%s]", r, len ? ix : "0");
+	}
+	elem(ex, sizeof ex, k, x, sh);
+	conv(cx, sizeof cx, ex, xt, kt);
+	{
+		char cr[400], val[800];
+
+		conv(cr, sizeof cr, eo, rt, kt);
+		snprintf(val, sizeof val, "aicm_c%s_%s(%s, %s)", ir_ops[comb].name, fsuffix(xt), cr,
+		    cx);
+		conv(cr, sizeof cr, val, kt, rt);
+		cg_line(k, "%s = %s;", eo, cr);
+	}
+	for (int d = 0; d < 4; d++)
+		if (sh[d] > 1) {
+			k->depth--;
+			cg_line(k, "}");
+		}
+	return reduce_tail(k, in, comb, kt);
+}
+
+/* A reduction's result box, and its accumulator operand combined in. */
+static int
+reduce_tail(CgKernel *k, const TileInst *in, OpId comb, DType kt)
+{
+	int r = in->res, x = in->in[0];
+	int rin = k->f->vals[x].rank, rout = k->f->vals[r].rank, nl;
+	DType xt = vdt(k, x), rt = vdt(k, r);
+
+	/* the result's box: the kept dims' extents, reduced ones 1 */
+	{
+		char tmp[IR_MAX_RANK][40];
+		int nr = 0;
+
+		for (int q = 0; q < rin; q++) {
+			int d = q + 4 - rin;
+			bool red = in->axis < 0 || q == in->axis;
+
+			if (!red) {
+				if (d >= 0)
+					snprintf(tmp[nr++], sizeof tmp[0], "b%d[%d]", x, d);
+				else
+					snprintf(tmp[nr++], sizeof tmp[0], "1");
+			} else if (in->keepdims) {
+				snprintf(tmp[nr++], sizeof tmp[0], "1");
+			}
+		}
+		for (int d = 0; d < 4; d++) {
+			int q = d - (4 - rout);
+
+			cg_line(k, "b%d[%d] = %s;", r, d, q >= 0 && q < nr ? tmp[q] : "1");
+		}
+	}
+	if (in->nin == 2) {
+		int c = in->in[1];
+		char ec[256], cc[300], eo2[256], co[300], val[700], st2[800];
+
+		elem(ec, sizeof ec, k, c, k->sh[r]);
+		elem(eo2, sizeof eo2, k, r, k->sh[r]);
+		conv(cc, sizeof cc, ec, vdt(k, c), kt);
+		conv(co, sizeof co, eo2, rt, kt);
+		snprintf(val, sizeof val, "aicm_c%s_%s(%s, %s)", ir_ops[comb].name, fsuffix(xt), cc,
+		    co);
+		conv(st2, sizeof st2, val, kt, rt);
+		nl = open_loops(k, k->sh[r], 4);
+		cg_line(k, "%s = %s;", eo2, st2);
+		close_loops(k, nl);
+		for (int d = 0; d < 4; d++)
+			cg_line(k, "b%d[%d] = aicm_min(b%d[%d], b%d[%d]);", r, d, r, d, c, d);
+	}
+	return 0;
+}
+
+/* A reduction along the tile's last dim (a row's sum or max): eight
+ * partial accumulators a row, combined at its end, so that the row's
+ * strip vectorises (one running accumulator is a chain of dependent adds
+ * that no compiler may reorder); the order of the sum differs from one
+ * accumulator's, as the tile engine's vector kernels' does. */
+static int
+reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, OpId comb,
+    DType kt)
+{
+	int r = in->res, x = in->in[0];
+	const int64_t *sh = k->sh[x];
+	DType xt = vdt(k, x), rt = vdt(k, r);
+	const char *KT = cg_ctype(kt), *fs = fsuffix(xt), *op = ir_ops[comb].name;
+	char ex[256], cx[300], eo[256], cr[300], val[800], w[900];
+	int64_t st = 1, s[4];
+	size_t len = 0;
+	char ix[200];
+
+	for (int d = 3; d >= 0; d--) {
+		s[d] = st;
+		st *= osh[d];
+	}
+	ix[0] = '\0';
+	for (int d = 0; d < 3; d++)
+		if (osh[d] > 1)
+			len += (size_t)snprintf(ix + len, sizeof ix - len, "%si%d * %" PRId64,
+			    len ? " + " : "", d, s[d]);
+	snprintf(eo, sizeof eo, "t%d[%s]", r, len ? ix : "0");
+	elem(ex, sizeof ex, k, x, sh);
+	conv(cx, sizeof cx, ex, xt, kt);
+	for (int d = 0; d < 3; d++)
+		if (sh[d] > 1) {
+			cg_line(k, "for (long i%d = 0; i%d < aicm_min(b%d[%d], %" PRId64 "); i%d++) {", d, d,
+			    x, d, sh[d], d);
+			k->depth++;
+		}
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "%s part[8], acc = %s;", KT, z);
+	/* the box's width, bounded by the tile's for the compiler's sake */
+	cg_line(k, "const long n3 = b%d[3] < 0 ? 0 : b%d[3] > %" PRId64 " ? %" PRId64 " : b%d[3];",
+	    x, x, sh[3], sh[3], x);
+	cg_line(k, "for (int j = 0; j < 8; j++)");
+	cg_line(k, "\tpart[j] = %s;", z);
+	cg_line(k, "for (long c = 0; c < n3 / 8; c++)");
+	cg_line(k, "\tfor (int j = 0; j < 8; j++) {");
+	cg_line(k, "\t\tconst long i3 = c * 8 + j;");
+	cg_line(k, "\t\tpart[j] = aicm_c%s_%s(part[j], %s);", op, fs, cx);
+	cg_line(k, "\t}");
+	cg_line(k, "for (int j = 0; j < 8; j++)");
+	cg_line(k, "\tacc = aicm_c%s_%s(acc, part[j]);", op, fs);
+	cg_line(k, "for (long i3 = n3 / 8 * 8; i3 < n3; i3++)");
+	cg_line(k, "\tacc = aicm_c%s_%s(acc, %s);", op, fs, cx);
+	conv(cr, sizeof cr, eo, rt, kt);
+	snprintf(val, sizeof val, "aicm_c%s_%s(%s, acc)", op, fs, cr);
+	conv(w, sizeof w, val, kt, rt);
+	cg_line(k, "%s = %s;", eo, w);
+	k->depth--;
+	cg_line(k, "}");
+	for (int d = 0; d < 3; d++)
+		if (sh[d] > 1) {
+			k->depth--;
+			cg_line(k, "}");
+		}
+	return reduce_tail(k, in, comb, kt);
+}
+
+/* dot(a, b, c): o = c + a b on the last two dims.  The accumulator row
+ * is built in a local array of constant length and the k loop's inner
+ * strip is contiguous in b and o, which gcc turns into FMA vectors. */
+static int
+op_dot(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, a = in->in[0], b = in->in[1], c = in->in[2];
+	int64_t M = k->sh[a][2], K = k->sh[a][3], N = k->sh[b][3];
+	DType rt = vdt(k, r);
+	const char *T = cg_ctype(rt);
+
+	if (!is_float(rt)) {
+		cg_line(k, "for (long m = 0; m < %" PRId64 "; m++)", M);
+		cg_line(k, "\tfor (long n = 0; n < %" PRId64 "; n++) {", N);
+		cg_line(k, "\t\tint64_t s = t%d[m * %" PRId64 " + n];", c, N);
+		cg_line(k, "\t\tfor (long p = 0; p < %" PRId64 "; p++)", K);
+		cg_line(k, "\t\t\ts = AICM_I64(AICM_U64(s) + AICM_U64(t%d[m * %" PRId64 " + p]) * "
+		    "AICM_U64(t%d[p * %" PRId64 " + n]));", a, K, b, N);
+		{
+			char w[200];
+
+			conv(w, sizeof w, "s", DT_I64, rt);
+			cg_line(k, "\t\tt%d[m * %" PRId64 " + n] = %s;", r, N, w);
+		}
+		cg_line(k, "\t}");
+	} else {
+		/* The micro-kernel: MR rows by NR columns of the result held in
+		 * a local array of constant bounds (registers, once gcc unrolls
+		 * it), each step of p one broadcast of a's element times a
+		 * contiguous strip of b's row: FMA vectors under -march=native.
+		 * NR is 16 f64 or 32 f32 lanes (two 512-bit vectors, four
+		 * 256-bit ones) when N allows, MR 4 rows. */
+		int64_t NR = rt == DT_F32 ? 32 : 16, MR = 4;
+
+		while (NR > 1 && N % NR)
+			NR /= 2;
+		while (MR > 1 && M % MR)
+			MR /= 2;
+		cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ")", M, MR);
+		cg_line(k, "\tfor (long n0 = 0; n0 < %" PRId64 "; n0 += %" PRId64 ") {", N, NR);
+		k->depth += 2;
+		/* one array per row, the rows written out: gcc keeps each in
+		 * vector registers (a 2-d array of them it spilled) */
+		for (int64_t q = 0; q < MR; q++)
+			cg_line(k, "%s acc%" PRId64 "[%" PRId64 "];", T, q, NR);
+		cg_line(k, "for (long n = 0; n < %" PRId64 "; n++) {", NR);
+		for (int64_t q = 0; q < MR; q++)
+			cg_line(k, "\tacc%" PRId64 "[n] = t%d[(m + %" PRId64 ") * %" PRId64 " + n0 + n];", q,
+			    c, q, N);
+		cg_line(k, "}");
+		cg_line(k, "for (long p = 0; p < %" PRId64 "; p++) {", K);
+		k->depth++;
+		cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 " + n0];", T, b, N);
+		for (int64_t q = 0; q < MR; q++)
+			cg_line(k, "const %s a%" PRId64 " = t%d[(m + %" PRId64 ") * %" PRId64 " + p];", T, q,
+			    a, q, K);
+		cg_line(k, "for (long n = 0; n < %" PRId64 "; n++) {", NR);
+		for (int64_t q = 0; q < MR; q++)
+			cg_line(k, "\tacc%" PRId64 "[n] += a%" PRId64 " * bp[n];", q, q);
+		cg_line(k, "}");
+		k->depth--;
+		cg_line(k, "}");
+		cg_line(k, "for (long n = 0; n < %" PRId64 "; n++) {", NR);
+		for (int64_t q = 0; q < MR; q++)
+			cg_line(k, "\tt%d[(m + %" PRId64 ") * %" PRId64 " + n0 + n] = acc%" PRId64 "[n];", r,
+			    q, N, q);
+		cg_line(k, "}");
+		k->depth -= 2;
+		cg_line(k, "\t}");
+	}
+	cg_line(k, "b%d[0] = 1; b%d[1] = 1;", r, r);
+	cg_line(k, "b%d[2] = aicm_min(b%d[2], b%d[2]);", r, a, c);
+	cg_line(k, "b%d[3] = aicm_min(b%d[3], b%d[3]);", r, b, c);
+	return 0;
+}
+
+static int
+op_transpose(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0], rk = k->f->vals[x].rank, p = 4 - rk, nl;
+	int64_t xs[4], st = 1, s[4];
+	char ix[200], out[256];
+	size_t len = 0;
+
+	for (int d = 3; d >= 0; d--) {
+		xs[d] = st;
+		st *= k->sh[x][d];
+	}
+	for (int d = 0; d < 4; d++) {
+		int src = d < p ? d : p + (int)in->perm[d - p];
+
+		s[d] = src >= 0 ? xs[src] : 0;
+		if (src >= 0)
+			cg_line(k, "b%d[%d] = b%d[%d];", r, d, x, src);
+		else
+			cg_line(k, "b%d[%d] = 1;", r, d);
+	}
+	ix[0] = '\0';
+	for (int d = 0; d < 4; d++)
+		if (k->sh[r][d] > 1 && s[d])
+			len += (size_t)snprintf(ix + len, sizeof ix - len, "%si%d * %" PRId64,
+			    len ? " + " : "", d, s[d]);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = t%d[%s];", out, x, len ? ix : "0");
+	close_loops(k, nl);
+	return 0;
+}
+
+static int
+op_broadcast(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0], nl;
+	char ex[256], out[256];
+
+	elem(ex, sizeof ex, k, x, k->sh[r]);
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s;", out, ex);
+	close_loops(k, nl);
+	for (int d = 0; d < 4; d++)
+		if (k->sh[x][d] == 1)
+			cg_line(k, "b%d[%d] = %" PRId64 ";", r, d, k->sh[r][d]);
+		else
+			cg_line(k, "b%d[%d] = b%d[%d];", r, d, x, d);
+	return 0;
+}
+
+static int
+op_extract(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, x = in->in[0];
+	int64_t n = k->sh[r][3], m = k->sh[x][3], rows = numel(k, r) / n;
+
+	cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", rows);
+	cg_line(k, "\tmemcpy(&t%d[q * %" PRId64 "], &t%d[q * %" PRId64 " + %" PRId64 "], %"
+	    PRId64 " * sizeof t%d[0]);", r, n, x, m, in->start, n, r);
+	box_copy(k, r, x);
+	cg_line(k, "b%d[3] = aicm_min(%" PRId64 ", b%d[3] - %" PRId64 " < 0 ? 0 : b%d[3] - %" PRId64
+	    ");", r, n, x, in->start, x, in->start);
+	return 0;
+}
+
+static int
+op_join(CgKernel *k, const TileInst *in)
+{
+	int r = in->res;
+	int64_t n = k->sh[r][3], rows = numel(k, r) / n, col = 0;
+
+	box_copy(k, r, in->in[0]);
+	cg_line(k, "b%d[3] = 0;", r);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "int open = 1;");
+	for (int j = 0; j < in->nin; j++) {
+		int x = in->in[j];
+		int64_t m = k->sh[x][3];
+
+		cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", rows);
+		cg_line(k, "\tmemcpy(&t%d[q * %" PRId64 " + %" PRId64 "], &t%d[q * %" PRId64 "], %"
+		    PRId64 " * sizeof t%d[0]);", r, n, col, x, m, m, r);
+		for (int d = 0; d < 3; d++)
+			cg_line(k, "b%d[%d] = aicm_min(b%d[%d], b%d[%d]);", r, d, r, d, x, d);
+		cg_line(k, "if (open) {");
+		cg_line(k, "\tb%d[3] += b%d[3];", r, x);
+		cg_line(k, "\topen = b%d[3] == %" PRId64 ";", x, m);
+		cg_line(k, "}");
+		col += m;
+	}
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* ---- accesses --------------------------------------------------------- */
+
+/* An index expression of the tile IR in the program's scalars. */
+static void
+idx_expr(char *buf, size_t n, const TileIdx *x)
+{
+	size_t len = (size_t)snprintf(buf, n, "%" PRId64, x->k);
+
+	for (int t = 0; t < x->nterm; t++)
+		len += (size_t)snprintf(buf + len, n - len, " + %" PRId64 " * s%d", x->coef[t],
+		    x->val[t]);
+}
+
+/* The tensor seen by access in, as rank, dims, strides per tensor dim and
+ * origin; and the C field that holds it. */
+typedef struct Acc {
+	int rank;
+	int64_t dim[IR_MAX_RANK];
+	int64_t str[IR_MAX_RANK];
+	int64_t base0;
+	const char *field;
+	DType dt;
+} Acc;
+
+static void
+acc_of(const CgKernel *k, const TileInst *in, Acc *a)
+{
+	const Node *n = &k->g->nodes[k->node];
+	Type buf;
+	const Type *t = tile_target_type(k->g, n, in, &buf);
+	int node = in->arg == TILE_RESULT ? k->node : k->f->args[in->arg];
+	int64_t st = 1;
+
+	a->rank = t->rank;
+	a->base0 = 0;
+	for (int d = t->rank - 1; d >= 0; d--) {
+		a->dim[d] = t->dim[d];
+		a->str[d] = st;
+		st *= t->dim[d];
+	}
+	if (in->vstr) {
+		a->base0 = in->vstr[IR_MAX_RANK];
+		for (int d = 0; d < t->rank; d++)
+			a->str[d] = in->vstr[d];
+	}
+	a->field = k->field[node];
+	a->dt = k->g->nodes[node].type.dt;
+}
+
+/* Declares `long base` and fills box bx (a C array name) of a tile of
+ * shape sh at in's indices, clipped to the tensor when in is masked. */
+static void
+access_box(CgKernel *k, const TileInst *in, const Acc *a, const int64_t *sh, const char *bx)
+{
+	int pad = 4 - a->rank;
+
+	cg_line(k, "long base = %" PRId64 ";", a->base0);
+	for (int d = 0; d < 4; d++)
+		cg_line(k, "%s[%d] = %" PRId64 ";", bx, d, sh[d]);
+	for (int q = 0; q < a->rank; q++) {
+		char e[300];
+		int d = pad + q;
+
+		idx_expr(e, sizeof e, &in->idx[q]);
+		cg_line(k, "{");
+		k->depth++;
+		cg_line(k, "const long o = %s;", e);
+		if (d < 0) {
+			if (in->masked)
+				cg_line(k, "if (o >= %" PRId64 ") %s[0] = 0;", a->dim[q], bx);
+			cg_line(k, "base += o * %" PRId64 ";", a->str[q]);
+		} else {
+			if (in->masked)
+				cg_line(k, "if (%" PRId64 " - o < %" PRId64 ") %s[%d] = %" PRId64
+				    " - o < 0 ? 0 : %" PRId64 " - o;", a->dim[q], sh[d], bx, d,
+				    a->dim[q], a->dim[q]);
+			cg_line(k, "base += o * %" PRId64 ";", a->str[q]);
+		}
+		k->depth--;
+		cg_line(k, "}");
+	}
+}
+
+/* The tensor's stride along padded tile dim d (0 where the tensor has no
+ * such dim). */
+static int64_t
+tstr(const Acc *a, int d)
+{
+	int q = d - (4 - a->rank);
+
+	return q >= 0 ? a->str[q] : 0;
+}
+
+static void
+src_index(char *buf, size_t n, const Acc *a, const int64_t *sh)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int d = 0; d < 4; d++) {
+		int64_t s = tstr(a, d);
+
+		if (sh[d] > 1 && s)
+			len += (size_t)snprintf(buf + len, n - len, "%si%d * %" PRId64, len ? " + " : "",
+			    d, s);
+	}
+	if (!len)
+		snprintf(buf, n, "0");
+}
+
+static int
+op_load(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, nl;
+	const int64_t *sh = k->sh[r];
+	Acc a;
+	char bx[16], si[200], out[256], oth[300];
+	DType rt = vdt(k, r);
+
+	acc_of(k, in, &a);
+	snprintf(bx, sizeof bx, "b%d", r);
+	cg_line(k, "{");
+	k->depth++;
+	access_box(k, in, &a, sh, bx);
+	if (k->inplace[r]) {
+		/* unmasked and read only by elementwise ops and reductions:
+		 * they index the tensor itself (cg_plan) */
+		cg_line(k, "t%d = a->%s + base;   /* read in place */", r, a.field);
+		k->depth--;
+		cg_line(k, "}");
+		return 0;
+	}
+	cg_line(k, "const %s *restrict src = a->%s + base;", cg_ctype(a.dt), a.field);
+	src_index(si, sizeof si, &a, sh);
+	elem(out, sizeof out, k, r, sh);
+	if (!in->masked) {
+		char cv[300], s2[260];
+
+		snprintf(s2, sizeof s2, "src[%s]", si);
+		conv(cv, sizeof cv, s2, a.dt, rt);
+		nl = open_loops(k, sh, 4);
+		cg_line(k, "%s = %s;", out, cv);
+		close_loops(k, nl);
+	} else {
+		char cv[300], s2[260];
+
+		cnum(oth, sizeof oth, in->other, is_float(rt) ? rt : DT_I64);
+		if (!is_float(rt)) {
+			char w[128];
+
+			conv(w, sizeof w, oth, DT_I64, rt);
+			snprintf(oth, sizeof oth, "%s", w);
+		}
+		snprintf(s2, sizeof s2, "src[%s]", si);
+		conv(cv, sizeof cv, s2, a.dt, rt);
+		nl = open_loops(k, sh, 3);
+		{
+			/* the row is inside when every outer index is: an extent-1
+			 * dim's index is 0 */
+			char cond[200];
+			size_t len = 0;
+
+			for (int d = 0; d < 3; d++)
+				len += (size_t)snprintf(cond + len, sizeof cond - len, "%s%s%d < b%d[%d]",
+				    d ? " && " : "", sh[d] > 1 ? "i" : "", sh[d] > 1 ? d : 0, r, d);
+			cg_line(k, "const long v3 = %s ? b%d[3] : 0;", cond, r);
+		}
+		/* open_loops did not declare the indices of extent-1 dims */
+		cg_line(k, "long i3 = 0;");
+		cg_line(k, "for (; i3 < v3; i3++)");
+		cg_line(k, "\t%s = %s;", out, cv);
+		cg_line(k, "for (; i3 < %" PRId64 "; i3++)", sh[3]);
+		cg_line(k, "\t%s = %s;", out, oth);
+		close_loops(k, nl);
+	}
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+static int
+op_store(CgKernel *k, const TileInst *in)
+{
+	int v = in->in[0];
+	const int64_t *sh = k->sh[v];
+	Acc a;
+	char si[200], ev[256], cv[300], dst[260];
+
+	acc_of(k, in, &a);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "long bx[4];");
+	access_box(k, in, &a, sh, "bx");
+	for (int d = 0; d < 4; d++)
+		cg_line(k, "if (b%d[%d] < bx[%d]) bx[%d] = b%d[%d];", v, d, d, d, v, d);
+	cg_line(k, "%s *restrict dst = a->%s + base;", cg_ctype(a.dt), a.field);
+	for (int d = 0; d < 4; d++) {
+		cg_line(k, "for (long i%d = 0; i%d < bx[%d]; i%d++)%s", d, d, d, d, d < 3 ? "" : " {");
+		k->depth++;
+	}
+	src_index(si, sizeof si, &a, sh);
+	snprintf(dst, sizeof dst, "dst[%s]", si);
+	{
+		int64_t full[4] = {2, 2, 2, 2};   /* every dim indexed */
+		char ix[200];
+
+		lin(ix, sizeof ix, sh, full);
+		snprintf(ev, sizeof ev, "t%d[%s]", v, ix);
+	}
+	conv(cv, sizeof cv, ev, vdt(k, v), a.dt);
+	if (in->op == TO_STORE) {
+		cg_line(k, "%s = %s;", dst, cv);
+	} else {
+		OpId op = in->op == TO_ATOMIC_MAX ? OP_MAX : OP_SUM;
+		DType kt = is_float(a.dt) ? a.dt : DT_I64;
+		char cd[300], c2[300], val[800], w[900];
+
+		cg_use_formula(2, op, a.dt);
+		conv(cd, sizeof cd, dst, a.dt, kt);
+		conv(c2, sizeof c2, ev, vdt(k, v), kt);
+		snprintf(val, sizeof val, "aicm_c%s_%s(%s, %s)", ir_ops[op].name, fsuffix(a.dt), cd,
+		    c2);
+		conv(w, sizeof w, val, kt, a.dt);
+		cg_line(k, "%s = %s;", dst, w);
+	}
+	k->depth--;
+	cg_line(k, "}");
+	for (int d = 0; d < 3; d++)
+		k->depth--;
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* The other= of a load as a C constant of the tile's type. */
+static void
+other_of(char *buf, size_t n, const TileInst *in, DType rt)
+{
+	char v[64];
+
+	cnum(v, sizeof v, in->other, is_float(rt) ? rt : DT_I64);
+	if (is_float(rt))
+		snprintf(buf, n, "%s", v);
+	else
+		conv(buf, n, v, DT_I64, rt);
+}
+
+/* load_pad: a load at any offset; a lane outside the tensor reads the
+ * fill tile's lane, or other=; every lane is valid. */
+static int
+op_load_pad(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, pad, nl;
+	const int64_t *sh = k->sh[r];
+	Acc a;
+	char out[256], cond[600], idx[600], fill[300], cv[800], s2[700];
+	size_t lc = 0, li = 0;
+	DType rt = vdt(k, r);
+
+	acc_of(k, in, &a);
+	pad = 4 - a.rank;
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "long lead = 1, base = %" PRId64 ";", a.base0);
+	cond[0] = idx[0] = '\0';
+	for (int q = 0; q < a.rank; q++) {
+		char e[300];
+		int d = pad + q;
+
+		idx_expr(e, sizeof e, &in->idx[q]);
+		cg_line(k, "const long o%d = %s;", q, e);
+		if (d < 0) {
+			cg_line(k, "lead &= o%d >= 0 && o%d < %" PRId64 ";", q, q, a.dim[q]);
+			cg_line(k, "if (lead) base += o%d * %" PRId64 ";", q, a.str[q]);
+			continue;
+		}
+		{
+			char l[16];
+
+			snprintf(l, sizeof l, sh[d] > 1 ? "i%d" : "0", d);
+			lc += (size_t)snprintf(cond + lc, sizeof cond - lc, " && o%d + %s >= 0 && o%d + %s < %"
+			    PRId64, q, l, q, l, a.dim[q]);
+			li += (size_t)snprintf(idx + li, sizeof idx - li, " + (o%d + %s) * %" PRId64, q, l,
+			    a.str[q]);
+		}
+	}
+	if (in->nin)
+		elem(fill, sizeof fill, k, in->in[0], sh);
+	else
+		other_of(fill, sizeof fill, in, rt);
+	snprintf(s2, sizeof s2, "a->%s[base%s]", a.field, idx);
+	conv(cv, sizeof cv, s2, a.dt, rt);
+	elem(out, sizeof out, k, r, sh);
+	nl = open_loops(k, sh, 4);
+	cg_line(k, "%s = lead%s ? %s : %s;", out, cond, cv, fill);
+	close_loops(k, nl);
+	box_full(k, r);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* load_step: lane i of dim d reads element o_d + steps_d * i; the valid
+ * box is the lanes before the tensor's edge, the others read other=. */
+static int
+op_load_step(CgKernel *k, const TileInst *in)
+{
+	int r = in->res, pad, nl;
+	const int64_t *sh = k->sh[r];
+	Acc a;
+	char out[256], cond[400], idx[600], oth[300], cv[800], s2[700];
+	size_t lc = 0, li = 0;
+	DType rt = vdt(k, r);
+
+	acc_of(k, in, &a);
+	pad = 4 - a.rank;
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "long base = %" PRId64 ";", a.base0);
+	box_full(k, r);
+	cond[0] = idx[0] = '\0';
+	for (int q = 0; q < a.rank; q++) {
+		char e[300];
+		int d = pad + q;
+		int64_t st = in->steps[q];
+
+		idx_expr(e, sizeof e, &in->idx[q]);
+		cg_line(k, "const long o%d = %s;", q, e);
+		if (d < 0) {
+			cg_line(k, "base += o%d * %" PRId64 ";", q, a.str[q]);
+			continue;
+		}
+		if (st > 0)
+			cg_line(k, "{ const long left = (%" PRId64 " - o%d + %" PRId64 ") / %" PRId64 "; "
+			    "if (left < b%d[%d]) b%d[%d] = left; }", a.dim[q], q, st - 1, st, r, d, r, d);
+		else
+			cg_line(k, "{ const long left = o%d / %" PRId64 " + 1; if (left < b%d[%d]) "
+			    "b%d[%d] = left; }", q, -st, r, d, r, d);
+		if (sh[d] > 1) {
+			lc += (size_t)snprintf(cond + lc, sizeof cond - lc, " && i%d < b%d[%d]", d, r, d);
+			li += (size_t)snprintf(idx + li, sizeof idx - li, " + (o%d + %" PRId64 " * i%d) * %"
+			    PRId64, q, st, d, a.str[q]);
+		} else {
+			lc += (size_t)snprintf(cond + lc, sizeof cond - lc, " && 0 < b%d[%d]", r, d);
+			li += (size_t)snprintf(idx + li, sizeof idx - li, " + o%d * %" PRId64, q, a.str[q]);
+		}
+	}
+	other_of(oth, sizeof oth, in, rt);
+	snprintf(s2, sizeof s2, "a->%s[base%s]", a.field, idx);
+	conv(cv, sizeof cv, s2, a.dt, rt);
+	elem(out, sizeof out, k, r, sh);
+	nl = open_loops(k, sh, 4);
+	cg_line(k, "%s = 1%s ? %s : %s;", out, cond, cv, oth);
+	close_loops(k, nl);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* Opens loops i0..i3 over every dim of sh, extent 1 included (per-lane
+ * ops that index all four). */
+static void
+open_all(CgKernel *k, const int64_t *sh)
+{
+	for (int d = 0; d < 4; d++) {
+		cg_line(k, "for (long i%d = 0; i%d < %" PRId64 "; i%d++) {", d, d, sh[d], d);
+		k->depth++;
+	}
+}
+
+/* load_gather: lane (p, j, q) reads the tensor at idx[0..axis) + p,
+ * the index tile's value at j, idx[axis+1..) + q; lanes outside the valid
+ * box read 0; an index out of range reads 0 and sets NAME_aicm_bad (the
+ * run then fails, as the tile engine's does). */
+static int
+op_load_gather(CgKernel *k, const TileInst *in)
+{
+	int res = in->res, iv = in->in[0];
+	const int64_t *sh = k->sh[res], *ish = k->sh[iv];
+	Acc a;
+	int r, q = k->f->vals[iv].rank, rr, p, pi, ax = (int)in->axis, rd[IR_MAX_RANK];
+	char li[400], xe[800], cv[900], s2[860], out[256];
+	size_t ll = 0, xl = 0;
+	DType rt = vdt(k, res);
+
+	acc_of(k, in, &a);
+	r = a.rank;
+	rr = r - 1 + q;
+	p = 4 - rr;
+	pi = 4 - q;
+	cg_line(k, "{");
+	k->depth++;
+	box_full(k, res);
+	for (int d = 0; d < r; d++) {
+		char e[300];
+
+		idx_expr(e, sizeof e, &in->idx[d]);
+		cg_line(k, "const long o%d = %s;", d, e);
+		rd[d] = d < ax ? d : d - 1 + q;
+		if (d != ax) {
+			int D = p + rd[d];
+
+			if (D < 0)
+				cg_line(k, "if (%" PRId64 " - o%d < 1) b%d[0] = 0;", a.dim[d], d, res);
+			else
+				cg_line(k, "if (%" PRId64 " - o%d < b%d[%d]) b%d[%d] = %" PRId64 " - o%d < 0 ? "
+				    "0 : %" PRId64 " - o%d;", a.dim[d], d, res, D, res, D, a.dim[d], d,
+				    a.dim[d], d);
+		}
+	}
+	for (int j = 0; j < q; j++) {
+		int D = p + ax + j;
+		char room[40];
+
+		snprintf(room, sizeof room, pi + j >= 0 ? "b%d[%d]" : "1", iv, pi + j);
+		if (D < 0)
+			cg_line(k, "if (%s < 1) b%d[0] = 0;", room, res);
+		else
+			cg_line(k, "if (%s < b%d[%d]) b%d[%d] = %s;", room, res, D, res, D, room);
+	}
+	/* the index tile's flat lane: its dims from the result's dims ax..
+	 * (either tile's dims before its last four are lane 0) */
+	ll = (size_t)snprintf(li, sizeof li, "0");
+	for (int j = (pi < 0 ? -pi : 0); j < q; j++) {
+		int64_t st = 1;
+
+		for (int j2 = j + 1; j2 < q; j2++)
+			st *= pi + j2 >= 0 ? ish[pi + j2] : 1;
+		if (p + ax + j >= 0)
+			ll += (size_t)snprintf(li + ll, sizeof li - ll, " + i%d * %" PRId64, p + ax + j,
+			    st);
+	}
+	xe[0] = '\0';
+	for (int d = 0; d < r; d++) {
+		if (d == ax)
+			xl += (size_t)snprintf(xe + xl, sizeof xe - xl, " + v * %" PRId64, a.str[d]);
+		else if (p + rd[d] >= 0)
+			xl += (size_t)snprintf(xe + xl, sizeof xe - xl, " + (o%d + i%d) * %" PRId64, d,
+			    p + rd[d], a.str[d]);
+		else
+			xl += (size_t)snprintf(xe + xl, sizeof xe - xl, " + o%d * %" PRId64, d, a.str[d]);
+	}
+	snprintf(s2, sizeof s2, "a->%s[%" PRId64 "%s]", a.field, a.base0, xe);
+	conv(cv, sizeof cv, s2, a.dt, rt);
+	{
+		int64_t full[4] = {2, 2, 2, 2};
+		char ix[200];
+
+		lin(ix, sizeof ix, sh, full);
+		snprintf(out, sizeof out, "t%d[%s]", res, ix);
+	}
+	open_all(k, sh);
+	cg_line(k, "%s = 0;", out);
+	cg_line(k, "if (i0 < b%d[0] && i1 < b%d[1] && i2 < b%d[2] && i3 < b%d[3]) {", res, res, res,
+	    res);
+	cg_line(k, "\tint64_t v = (int64_t)t%d[%s];", iv, li);
+	cg_line(k, "\tif (v < -%" PRId64 " || v >= %" PRId64 ")", a.dim[ax], a.dim[ax]);
+	cg_line(k, "\t\t%s_aicm_bad = 1;", k->name);
+	cg_line(k, "\telse {");
+	cg_line(k, "\t\tif (v < 0)");
+	cg_line(k, "\t\t\tv += %" PRId64 ";", a.dim[ax]);
+	cg_line(k, "\t\t%s = %s;", out, cv);
+	cg_line(k, "\t}");
+	cg_line(k, "}");
+	close_loops(k, 4);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* argmax, argmin: per lane, the index along axis of the winner of the
+ * lane's whole line of the tensor (scalar.h's rule: the first NaN wins;
+ * last=True gives ties to the last index). */
+static int
+op_argreduce(CgKernel *k, const TileInst *in)
+{
+	int res = in->res, ax = (int)in->axis, pad;
+	const int64_t *sh = k->sh[res];
+	Acc a;
+	bool mx = in->op == TO_ARGMAX, flt;
+	char out[256], pe[400];
+	size_t pl = 0;
+
+	acc_of(k, in, &a);
+	pad = 4 - a.rank;
+	flt = is_float(a.dt);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "long base = %" PRId64 ";", a.base0);
+	box_full(k, res);
+	for (int td = 0; td < a.rank; td++) {
+		char e[300];
+		int d = pad + td;
+
+		idx_expr(e, sizeof e, &in->idx[td]);
+		cg_line(k, "{");
+		cg_line(k, "\tconst long s = %s, room = %" PRId64 " - s;", e, a.dim[td]);
+		cg_line(k, "\tbase += s * %" PRId64 ";", a.str[td]);
+		if (d < 0)
+			cg_line(k, "\tif (room < 1) b%d[0] = 0;", res);
+		else
+			cg_line(k, "\tb%d[%d] = room < 0 ? 0 : room < b%d[%d] ? room : b%d[%d];", res, d,
+			    res, d, res, d);
+		cg_line(k, "}");
+	}
+	pe[0] = '\0';
+	for (int d = 0; d < 4; d++) {
+		int64_t st = tstr(&a, d);
+
+		if (st && sh[d] > 1)
+			pl += (size_t)snprintf(pe + pl, sizeof pe - pl, " + i%d * %" PRId64, d, st);
+	}
+	{
+		int64_t full[4] = {2, 2, 2, 2};
+		char ix[200];
+
+		lin(ix, sizeof ix, sh, full);
+		snprintf(out, sizeof out, "t%d[%s]", res, ix);
+	}
+	cg_line(k, "memset(t%d, 0, sizeof(int64_t) * %" PRId64 ");", res, numel(k, res));
+	for (int d = 0; d < 4; d++) {
+		cg_line(k, "for (long i%d = 0; i%d < b%d[%d]; i%d++)%s", d, d, res, d, d,
+		    d == 3 ? " {" : "");
+		k->depth++;
+	}
+	k->depth -= 3;
+	cg_line(k, "const %s *x = a->%s + base%s;", cg_ctype(a.dt), a.field, pe);
+	cg_line(k, "%s best = x[0];", flt ? "double" : "int64_t");
+	cg_line(k, "int64_t at = 0;");
+	cg_line(k, "for (long r = 1; r < %" PRId64 "; r++) {", a.dim[ax]);
+	cg_line(k, "\tconst %s v = x[r * %" PRId64 "];", flt ? "double" : "int64_t", a.str[ax]);
+	if (flt)
+		cg_line(k, "\tconst int wins = isnan(best) ? %s : isnan(v) ? 1 : v == best ? %d : v %s "
+		    "best;", in->last ? "isnan(v)" : "0", in->last ? 1 : 0, mx ? ">" : "<");
+	else
+		cg_line(k, "\tconst int wins = v == best ? %d : v %s best;", in->last ? 1 : 0,
+		    mx ? ">" : "<");
+	cg_line(k, "\tif (wins) {");
+	cg_line(k, "\t\tbest = v;");
+	cg_line(k, "\t\tat = r;");
+	cg_line(k, "\t}");
+	cg_line(k, "}");
+	cg_line(k, "%s = at;", out);
+	k->depth--;
+	cg_line(k, "}");
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* im2col: a [BK, BM] tile of the implicit im2col matrix of an (N, C, H,
+ * W) operand: row (channel, ky, kx), column the output pixel; positions
+ * outside the input read other=. */
+static int
+op_im2col(CgKernel *k, const TileInst *in)
+{
+	int res = in->res;
+	const Node *x = &k->g->nodes[k->f->args[in->arg]];
+	const int64_t *g = in->win, *sh = k->sh[res];
+	int64_t cg = g[0], kh = g[1], kw = g[2], oh = g[3], ow = g[4];
+	int64_t H = x->type.dim[2], W = x->type.dim[3], rows = sh[2], cols = sh[3];
+	char e0[300], e1[300], e2[300], oth[300], cv[300];
+	DType rt = vdt(k, res);
+
+	(void)kh;
+	idx_expr(e0, sizeof e0, &in->idx[0]);
+	idx_expr(e1, sizeof e1, &in->idx[1]);
+	idx_expr(e2, sizeof e2, &in->idx[2]);
+	other_of(oth, sizeof oth, in, rt);
+	conv(cv, sizeof cv, "src[((plane0 + c) * " "H_ + y) * W_ + xx]", x->type.dt, rt);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "const long plane0 = %s, k0 = %s, p0 = %s;", e0, e1, e2);
+	cg_line(k, "const long H_ = %" PRId64 ", W_ = %" PRId64 ";", H, W);
+	cg_line(k, "const %s *src = a->%s;", cg_ctype(x->type.dt), k->field[k->f->args[in->arg]]);
+	cg_line(k, "long vr = %" PRId64 " - k0, vc = %" PRId64 " - p0;", cg * kh * kw, oh * ow);
+	cg_line(k, "vr = vr < 0 ? 0 : vr > %" PRId64 " ? %" PRId64 " : vr;", rows, rows);
+	cg_line(k, "vc = vc < 0 ? 0 : vc > %" PRId64 " ? %" PRId64 " : vc;", cols, cols);
+	cg_line(k, "for (long r = 0; r < %" PRId64 "; r++) {", rows);
+	k->depth++;
+	cg_line(k, "const long q = k0 + r, c = q / %" PRId64 ", ky = q %% %" PRId64 " / %" PRId64
+	    ", kx = q %% %" PRId64 ";", kh * kw, kh * kw, kw, kw);
+	cg_line(k, "const long dy = ky * %" PRId64 " - %" PRId64 ", dx = kx * %" PRId64 " - %" PRId64
+	    ";", g[9], g[7], g[10], g[8]);
+	cg_line(k, "for (long j = 0; j < %" PRId64 "; j++) {", cols);
+	k->depth++;
+	cg_line(k, "%s v = %s;", cg_ctype(rt), oth);
+	cg_line(k, "if (r < vr && j < vc) {");
+	cg_line(k, "\tconst long pp = p0 + j, y = pp / %" PRId64 " * %" PRId64 " + dy, xx = pp %% %"
+	    PRId64 " * %" PRId64 " + dx;", ow, g[5], ow, g[6]);
+	cg_line(k, "\tif (y >= 0 && y < H_ && xx >= 0 && xx < W_)");
+	cg_line(k, "\t\tv = %s;", cv);
+	cg_line(k, "}");
+	cg_line(k, "t%d[r * %" PRId64 " + j] = v;", res, cols);
+	k->depth--;
+	cg_line(k, "}");
+	k->depth--;
+	cg_line(k, "}");
+	cg_line(k, "b%d[0] = 1; b%d[1] = 1; b%d[2] = vr; b%d[3] = vc;", res, res, res, res);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* window_max, window_sum: per plane and output pixel, the max (NaN
+ * wins) or the sum of the window's taps inside the input. */
+static int
+op_window_reduce(CgKernel *k, const TileInst *in)
+{
+	int res = in->res;
+	const Node *x = &k->g->nodes[k->f->args[in->arg]];
+	const int64_t *g = in->win, *sh = k->sh[res];
+	int64_t H = x->type.dim[2], W = x->type.dim[3], rows = sh[2], cols = sh[3];
+	bool mx = in->op == TO_WINDOW_MAX;
+	char e0[300], e1[300], cv[300];
+	DType rt = vdt(k, res);
+
+	idx_expr(e0, sizeof e0, &in->idx[0]);
+	idx_expr(e1, sizeof e1, &in->idx[1]);
+	conv(cv, sizeof cv, "acc", DT_F64, rt);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "const long plane0 = %s, p0 = %s;", e0, e1);
+	cg_line(k, "const %s *src = a->%s;", cg_ctype(x->type.dt), k->field[k->f->args[in->arg]]);
+	cg_line(k, "long vr = %" PRId64 " - plane0, vc = %" PRId64 " - p0;", g[0], g[3] * g[4]);
+	cg_line(k, "vr = vr < 0 ? 0 : vr > %" PRId64 " ? %" PRId64 " : vr;", rows, rows);
+	cg_line(k, "vc = vc < 0 ? 0 : vc > %" PRId64 " ? %" PRId64 " : vc;", cols, cols);
+	cg_line(k, "for (long r = 0; r < %" PRId64 "; r++)", rows);
+	cg_line(k, "\tfor (long j = 0; j < %" PRId64 "; j++) {", cols);
+	k->depth += 2;
+	cg_line(k, "double acc = %s;", mx ? "-INFINITY" : "0");
+	cg_line(k, "if (r < vr && j < vc) {");
+	cg_line(k, "\tconst long oy = (p0 + j) / %" PRId64 ", ox = (p0 + j) %% %" PRId64 ";", g[4],
+	    g[4]);
+	cg_line(k, "\tconst %s *plane = src + (plane0 + r) * %" PRId64 ";", cg_ctype(x->type.dt),
+	    H * W);
+	cg_line(k, "\tfor (long ky = 0; ky < %" PRId64 "; ky++) {", g[1]);
+	cg_line(k, "\t\tconst long y = oy * %" PRId64 " + ky * %" PRId64 " - %" PRId64 ";", g[5],
+	    g[9], g[7]);
+	cg_line(k, "\t\tif (y < 0 || y >= %" PRId64 ")", H);
+	cg_line(k, "\t\t\tcontinue;");
+	cg_line(k, "\t\tfor (long kx = 0; kx < %" PRId64 "; kx++) {", g[2]);
+	cg_line(k, "\t\t\tconst long xx = ox * %" PRId64 " + kx * %" PRId64 " - %" PRId64 ";", g[6],
+	    g[10], g[8]);
+	cg_line(k, "\t\t\tdouble v;");
+	cg_line(k, "\t\t\tif (xx < 0 || xx >= %" PRId64 ")", W);
+	cg_line(k, "\t\t\t\tcontinue;");
+	cg_line(k, "\t\t\tv = (double)plane[y * %" PRId64 " + xx];", W);
+	cg_line(k, mx ? "\t\t\tacc = v > acc || v != v ? v : acc;" : "\t\t\tacc = acc + v;");
+	cg_line(k, "\t\t}");
+	cg_line(k, "\t}");
+	cg_line(k, "}");
+	cg_line(k, "t%d[r * %" PRId64 " + j] = %s;", res, cols, cv);
+	k->depth -= 2;
+	cg_line(k, "\t}");
+	cg_line(k, "b%d[0] = 1; b%d[1] = 1; b%d[2] = vr; b%d[3] = vc;", res, res, res, res);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+/* window_count: per output pixel, the window positions inside a range
+ * (avg_pool2d's divisors); 1 past the valid columns (no 0/0). */
+static int
+op_window_count(CgKernel *k, const TileInst *in)
+{
+	int res = in->res;
+	const int64_t *g = in->win, *sh = k->sh[res];
+	int64_t cols = sh[3];
+	char e0[300], cv[300];
+	DType rt = vdt(k, res);
+
+	idx_expr(e0, sizeof e0, &in->idx[0]);
+	conv(cv, sizeof cv, "cnt", DT_I64, rt);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, "const long p0 = %s;", e0);
+	cg_line(k, "long vc = %" PRId64 " - p0;", g[0] * g[1]);
+	cg_line(k, "vc = vc < 0 ? 0 : vc > %" PRId64 " ? %" PRId64 " : vc;", cols, cols);
+	cg_line(k, "for (long j = 0; j < %" PRId64 "; j++) {", cols);
+	cg_line(k, "\tint64_t cnt = 1;");
+	cg_line(k, "\tif (j < vc)");
+	cg_line(k, "\t\tcnt = aicm_taps((p0 + j) / %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+	    ", %" PRId64 ", %" PRId64 ") * aicm_taps((p0 + j) %% %" PRId64 ", %" PRId64 ", %" PRId64
+	    ", %" PRId64 ", %" PRId64 ", %" PRId64 ");", g[1], g[2], g[4], g[6], g[8], g[9], g[1],
+	    g[3], g[5], g[7], g[10], g[11]);
+	cg_line(k, "\tt%d[j] = %s;", res, cv);
+	cg_line(k, "}");
+	cg_line(k, "b%d[0] = 1; b%d[1] = 1; b%d[2] = 1; b%d[3] = vc;", res, res, res, res);
+	k->depth--;
+	cg_line(k, "}");
+	return 0;
+}
+
+void
+cg_plan_runs(CgKernel *k)
+{
+	const TileFn *f = k->f;
+
+	/* loads read in place: unmasked, of the tile's own type, and read
+	 * only through elem() (elementwise ops and reductions) */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		bool ok = in->op == TO_LOAD && !in->masked;
+		int v = in->res;
+		Acc a;
+
+		if (!ok)
+			continue;
+		for (int q = 0; q < f->ninsts && ok; q++) {
+			const TileInst *u = &f->insts[q];
+
+			for (int j = 0; j < u->nin; j++)
+				if (u->in[j] == v && !is_elementwise(u) && u->op != TO_REDUCE)
+					ok = false;
+		}
+		acc_of(k, in, &a);
+		if (!ok || a.dt != vdt(k, v))
+			continue;
+		k->inplace[v] = true;
+		for (int d = 0; d < 4; d++)
+			k->vstr[v][d] = tstr(&a, d);
+	}
+
+	for (int i = 0; i < f->ninsts;) {
+		int e = run_end(k, i, f->ninsts);
+
+		for (int q = i; e > i + 1 && q < e; q++) {
+			int v = f->insts[q].res, inside = 0;
+
+			for (int q2 = i; q2 < e; q2++)
+				for (int j = 0; j < f->insts[q2].nin; j++)
+					inside += f->insts[q2].in[j] == v;
+			k->reg[v] = k->nuse[v] == inside;
+		}
+		i = e;
+	}
+}
+
+/* ---- control ---------------------------------------------------------- */
+
+static void
+copy_tile(CgKernel *k, int dst, int src)
+{
+	if (k->f->vals[dst].rank < 0) {
+		cg_line(k, "s%d = s%d;", dst, src);
+		return;
+	}
+	if (vdt(k, dst) != vdt(k, src)) {
+		/* a mixed loop: its carried tile and what is yielded differ in
+		 * type (an integer kernel's zeros accumulating a float dot) */
+		char e[64], cv[200];
+
+		snprintf(e, sizeof e, "t%d[q]", src);
+		conv(cv, sizeof cv, e, vdt(k, src), vdt(k, dst));
+		cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", numel(k, dst));
+		cg_line(k, "\tt%d[q] = %s;", dst, cv);
+	} else {
+		cg_line(k, "memcpy(t%d, t%d, %" PRId64 " * sizeof t%d[0]);", dst, src, numel(k, dst),
+		    dst);
+	}
+	box_copy(k, dst, src);
+}
+
+static int
+op_for(CgKernel *k, const TileInst *in, int i)
+{
+	const TileFn *f = k->f;
+
+	copy_tile(k, in->iter, in->in[0]);
+	if (in->step > 0 && in->hi > in->lo) {
+		cg_line(k, "for (long s%d = %" PRId64 "; s%d < %" PRId64 "; s%d += %" PRId64 ") {",
+		    in->var, in->lo, in->var, in->hi, in->var, in->step);
+		k->depth++;
+		if (cg_emit_insts(k, i + 1, in->end) != 0)
+			return -1;
+		cg_line(k, "/* %s */", k->line[in->end]);
+		if (f->insts[in->end].in[0] != in->iter)
+			copy_tile(k, in->iter, f->insts[in->end].in[0]);
+		k->depth--;
+		cg_line(k, "}");
+	}
+	copy_tile(k, in->res, in->iter);
+	return 0;
+}
+
+int
+cg_emit_insts(CgKernel *k, int first, int end)
+{
+	const TileFn *f = k->f;
+
+	for (int i = first; i < end; i++) {
+		const TileInst *in = &f->insts[i];
+		int rc = 0;
+
+		cg_line(k, "/* %s */", k->line[i]);
+		if (is_elementwise(in)) {
+			/* a run of elementwise ops over one shape: one loop nest */
+			int e = run_end(k, i, end);
+
+			if (e > i + 1) {
+				emit_run(k, i, e);
+				i = e - 1;
+				continue;
+			}
+		}
+		switch (in->op) {
+		case TO_PROGRAM_ID:
+			cg_line(k, "const long s%d = pid%d;", in->res, (int)in->axis);
+			break;
+		case TO_IDIV:
+			cg_line(k, "const long s%d = s%d / %" PRId64 ";", in->res, in->in[0], in->by);
+			break;
+		case TO_IREM:
+			cg_line(k, "const long s%d = s%d %% %" PRId64 ";", in->res, in->in[0], in->by);
+			break;
+		case TO_ZEROS:
+		case TO_FULL:
+			rc = op_fill(k, in);
+			break;
+		case TO_LOAD:
+			rc = op_load(k, in);
+			break;
+		case TO_STORE:
+		case TO_ATOMIC_ADD:
+		case TO_ATOMIC_MAX:
+			rc = op_store(k, in);
+			break;
+		case TO_FOR:
+			rc = op_for(k, in, i);
+			i = in->end;
+			break;
+		case TO_DOT:
+			rc = op_dot(k, in);
+			break;
+		case TO_UNARY:
+			rc = op_unary(k, in);
+			break;
+		case TO_BINARY:
+			rc = op_binary(k, in);
+			break;
+		case TO_WHERE:
+			rc = op_where(k, in);
+			break;
+		case TO_REDUCE:
+			rc = op_reduce(k, in);
+			break;
+		case TO_TRANSPOSE:
+			rc = op_transpose(k, in);
+			break;
+		case TO_BROADCAST:
+			rc = op_broadcast(k, in);
+			break;
+		case TO_EXTRACT:
+			rc = op_extract(k, in);
+			break;
+		case TO_JOIN:
+			rc = op_join(k, in);
+			break;
+		case TO_LOAD_PAD:
+			rc = op_load_pad(k, in);
+			break;
+		case TO_LOAD_STEP:
+			rc = op_load_step(k, in);
+			break;
+		case TO_LOAD_GATHER:
+			rc = op_load_gather(k, in);
+			break;
+		case TO_ARGMAX:
+		case TO_ARGMIN:
+			rc = op_argreduce(k, in);
+			break;
+		case TO_IM2COL:
+			rc = op_im2col(k, in);
+			break;
+		case TO_WINDOW_MAX:
+		case TO_WINDOW_SUM:
+			rc = op_window_reduce(k, in);
+			break;
+		case TO_WINDOW_COUNT:
+			rc = op_window_count(k, in);
+			break;
+		default:
+			diag_error(k->d, in->loc.line ? in->loc : k->g->nodes[k->node].loc, "the C emitter does not generate "
+			    "tile op '%s' yet (kernel '@%s'); use --engine=tile", tile_op_name(in),
+			    f->name);
+			return -1;
+		}
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
