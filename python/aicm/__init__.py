@@ -53,6 +53,9 @@ class Compiled:
         self._seed = seed
         self._name = name
         self._prog = None
+        # a traced function's captured arrays, bound by name at every call
+        # (str(graph) holds their shapes, not their data)
+        self._consts = []
         if isinstance(source, (str, bytes)):
             self._build(source)
 
@@ -112,7 +115,7 @@ class Compiled:
             if k in names[:len(args)]:
                 raise Error("aicm: error: input '%s' is given by position and by name\n" % k)
             named.append((k, v))
-        outs = p.run(getattr(self, "_consts", []) + named)
+        outs = p.run(self._consts + named)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def close(self):
