@@ -190,6 +190,12 @@ parse_args(int argc, char **argv, Opts *o)
 	if (!o->input)
 		o->input = "-";
 	cli_inspect_check(&o->ci, aicm_passes);
+	/* the page shows one graph, which a passing run leaves behind */
+	if (o->ci.report == CLI_REPORT_HTML && o->split)
+		cli_usage_error("--report=html draws one graph; drop --split-input-file");
+	if (o->ci.report == CLI_REPORT_HTML && o->verify_diags)
+		cli_usage_error("--report=html draws the graph a pipeline made; drop "
+		    "--verify-diagnostics");
 }
 
 /* ---- pass hooks: printing, dumping, timing --------------------------- */
@@ -542,6 +548,10 @@ main(int argc, char **argv)
 			}
 		}
 		print_ms = pass_now_ms() - t0;
+		if (g)
+			cli_report_html(&rep, &stages, argc, argv, o.input, g, NULL, 0, NULL,
+			    "aicm-opt compiles without running; run the same command with aicm-run, "
+			    "which runs the program and counts each kernel's traffic, to see them here.");
 		if (o.ci.timing)
 			cli_stages_timing(&stages, parse_ms, "print", print_ms);
 		if (st.io_failed)

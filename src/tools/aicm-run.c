@@ -1335,6 +1335,14 @@ main(int argc, char **argv)
 	run_ms = pass_now_ms() - t0;
 	if ((o.stats || o.stats_file) && status == 0)
 		status = print_stats(&o);
+	if (rep.html) {
+		int nk = 0;
+		const KernelStats *ks = tile_plan ? exec_tile_stats(tile_plan, &nk) : NULL;
+
+		cli_report_html(&rep, &stages, argc, argv, o.file, g, ks, nk, "this run",
+		    "The reference interpreter ran (--engine=reference), which counts no traffic; "
+		    "run with the tile engine, the default, to see it here.");
+	}
 	if (ref) {
 		rvals = xcalloc((size_t)ref->nnodes, sizeof *rvals);
 		if ((status = fill_sources(ref, rvals, &o, &d)) != 0)

@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "diag.h"
+#include "../report/html.h"
 
 _Noreturn void
 cli_usage_error(const char *fmt, ...)
@@ -185,10 +186,9 @@ set_report(CliInspect *ci, const char *a)
 	else if (!strcmp(a, "--report=json"))
 		ci->report = CLI_REPORT_JSON;
 	else if (!strcmp(a, "--report=html"))
-		cli_usage_error("--report=html is not built yet; the forms are --report, "
-		    "--report=text and --report=json (with --report-file=F to write a file)");
+		ci->report = CLI_REPORT_HTML;
 	else if (!strncmp(a, "--report=", 9))
-		cli_usage_error("--report takes text, json or nothing, not '%s'", a + 9);
+		cli_usage_error("--report takes text, json, html or nothing, not '%s'", a + 9);
 	else
 		return false;
 	return true;
@@ -255,8 +255,12 @@ cli_inspect_check(const CliInspect *ci, const Pass *const *reg)
 		    names[k]);
 	}
 	if (ci->report_file && ci->report == CLI_REPORT_OFF)
-		cli_usage_error("--report-file=%s needs --report[=text|json] to say what to write",
-		    ci->report_file);
+		cli_usage_error("--report-file=%s needs --report[=text|json|html] to say what to "
+		    "write", ci->report_file);
+	/* a page of several hundred lines of HTML is no use on a terminal */
+	if (ci->report == CLI_REPORT_HTML && !ci->report_file)
+		cli_usage_error("--report=html needs --report-file=F: the page is written to a "
+		    "file, not to stderr");
 }
 
 void
@@ -273,6 +277,9 @@ cli_report_open(CliReport *r, const CliInspect *ci)
 	if (ci->report == CLI_REPORT_OFF)
 		return;
 	r->file = ci->report_file;
+	/* html: the passes' text report is kept for the page, which
+	 * cli_report_html builds in its place */
+	r->html = ci->report == CLI_REPORT_HTML;
 	r->f = r->file ? open_memstream(&r->buf, &r->len) : stderr;
 	if (!r->f)
 		AICM_BUG("open_memstream failed");
@@ -286,6 +293,8 @@ cli_report_close(CliReport *r, bool write)
 	if (!r->file)
 		return 0;
 	fclose(r->f);
+	if (write && r->html && !r->page)
+		AICM_BUG("--report=html: the run succeeded but no page was built");
 	if (write && aicm_write_file(r->file, r->buf, r->len) != 0) {
 		fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, r->file,
 		    strerror(errno));
@@ -294,6 +303,32 @@ cli_report_close(CliReport *r, bool write)
 	free(r->buf);
 	memset(r, 0, sizeof *r);
 	return status;
+}
+
+void
+cli_report_html(CliReport *r, const CliStages *s, int argc, char **argv, const char *input,
+    const Graph *g, const KernelStats *ks, int nks, const char *stats_from,
+    const char *no_stats_why)
+{
+	HtmlPage p = {cli_tool, argc, argv, input, s->ci->pipeline, s->n,
+	    (const char *const *)s->label, (const char *const *)s->ir, NULL, NULL, g, ks, nks,
+	    stats_from, no_stats_why};
+	char *text;
+
+	if (!r->html || !r->file)
+		return;
+	if (fclose(r->f) != 0)
+		AICM_BUG("fclose of a memory stream failed");
+	text = r->buf;
+	p.pass_report = text;
+	r->buf = NULL;
+	r->len = 0;
+	if (!(r->f = open_memstream(&r->buf, &r->len)))
+		AICM_BUG("open_memstream failed");
+	/* stderr is buffered (the tools' setvbuf): warnings come in order */
+	html_page_write(r->f, &p, stderr);
+	r->page = true;
+	free(text);
 }
 
 /* ---- stages ----------------------------------------------------------- */
@@ -310,6 +345,8 @@ cli_stages_init(CliStages *s, const CliInspect *ci, const Pass *const *reg, int 
 	s->ms = xcalloc((size_t)n + 1, sizeof *s->ms);
 	s->out = xcalloc((size_t)n + 1, sizeof *s->out);
 	s->written = xcalloc((size_t)n + 1, sizeof *s->written);
+	if (ci->report == CLI_REPORT_HTML)
+		s->ir = xcalloc((size_t)n + 1, sizeof *s->ir);
 	cli_stage_name(s, 0, "input", false);
 }
 
@@ -339,6 +376,10 @@ cli_stage_dump(CliStages *s, int idx, const Graph *g)
 	const char *dir = s->ci->dump_dir;
 	AicmOut *out;
 
+	if (s->ir && idx < s->n) {
+		free(s->ir[idx]);
+		s->ir[idx] = ir_print_str(g, NULL);
+	}
 	if (!dir || s->failed || idx >= s->n)
 		return;                 /* one message, not one per stage */
 	if (!s->made) {
@@ -499,7 +540,10 @@ cli_stages_free(CliStages *s)
 		if (s->out[i].f)
 			aicm_out_abort(&s->out[i]);
 		free(s->label[i]);
+		if (s->ir)
+			free(s->ir[i]);
 	}
+	free(s->ir);
 	free(s->name);
 	free(s->label);
 	free(s->ms);

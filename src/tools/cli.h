@@ -16,6 +16,7 @@
 
 #include "diag.h"
 #include "pass.h"
+#include "tile_exec.h"
 
 /* Defined by each tool: "aicm-opt", "aicm-run". */
 extern const char *const cli_tool;
@@ -52,7 +53,7 @@ _Noreturn void cli_unknown_option(const char *a, const char *const *tool_flags);
 
 /* ---- the inspection options both tools take (DESIGN §5, §15) -------- */
 
-enum { CLI_REPORT_OFF, CLI_REPORT_TEXT, CLI_REPORT_JSON };
+enum { CLI_REPORT_OFF, CLI_REPORT_TEXT, CLI_REPORT_JSON, CLI_REPORT_HTML };
 
 typedef struct CliInspect {
 	const char *pipeline;        /* --pass, --passes, --pass-pipeline */
@@ -76,16 +77,26 @@ bool cli_inspect_arg(int argc, char **argv, int *i, CliInspect *ci);
 void cli_inspect_check(const CliInspect *ci, const Pass *const *reg);
 void cli_inspect_free(CliInspect *ci);
 
+struct CliStages;
+
 /* Where the passes' reports go: stderr, or memory for --report-file. */
 typedef struct CliReport {
 	FILE *f;                     /* NULL when --report is off */
 	char *buf;
 	size_t len;
 	const char *file;
+	bool html, page;             /* --report=html; its page is built */
 } CliReport;
 void cli_report_open(CliReport *r, const CliInspect *ci);
 /* Writes --report-file when write (whole), frees; 0, or 2 after a message. */
 int cli_report_close(CliReport *r, bool write);
+/* --report=html: turns what the passes reported so far into the page
+ * (src/report/html.h) for graph g after stages s, with run data ks[0..nks)
+ * from stats_from, or none (ks NULL) and no_stats_why saying how to get
+ * them; cli_report_close then writes it.  No-op for the other forms. */
+void cli_report_html(CliReport *r, const struct CliStages *s, int argc, char **argv,
+    const char *input, const Graph *g, const KernelStats *ks, int nks, const char *stats_from,
+    const char *no_stats_why);
 
 /* The stages of a run: 0 the input, then one per pass (aicm-run adds the
  * passes it runs on its own, labelled "(implicit)").  Printing around
@@ -101,6 +112,7 @@ typedef struct CliStages {
 	AicmOut *out;
 	bool *written;
 	char *before;                /* for --print-ir-after-change */
+	char **ir;                   /* --report=html: each stage's IR, or NULL */
 	bool made, failed, last_chunk;
 } CliStages;
 
