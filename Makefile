@@ -50,7 +50,7 @@ else
 B = build
 endif
 
-CPPFLAGS = -Isrc/ir -Isrc/runtime -Isrc/import -Igrammar -I$(B)/grammar -I$(B)/import \
+CPPFLAGS = -Isrc/ir -Isrc/runtime -Isrc/import -Isrc/report -Igrammar -I$(B)/grammar -I$(B)/import \
 	-D_POSIX_C_SOURCE=200809L
 
 # aicm-import's protobuf reader is generated from Debian's onnx.proto
@@ -59,7 +59,7 @@ ONNX_PROTO = /usr/include/onnx/onnx.proto
 PROTOC_C = protoc-c
 
 LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c) \
-	$(wildcard src/import/*.c)
+	$(wildcard src/import/*.c) $(wildcard src/report/*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o \
 	$(B)/import/onnx.pb-c.o
 # The tools are src/tools/aicm-*.c; the other files there (the measuring
