@@ -67,8 +67,6 @@ LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o \
 TOOL_MAINS = $(wildcard src/tools/aicm-*.c)
 TOOL_OBJ = $(patsubst %.c,$(B)/%.o,$(filter-out $(TOOL_MAINS),$(wildcard src/tools/*.c)))
 TOOLS = $(patsubst src/tools/%.c,$(B)/%,$(TOOL_MAINS))
-# src/report (issue 22): the HTML report and its pictures, the tools' too.
-TOOL_OBJ += $(patsubst %.c,$(B)/%.o,$(wildcard src/report/*.c))
 
 CHECK_SRC = $(wildcard tests/check_*.c)
 CHECK_OBJ = $(CHECK_SRC:%.c=$(B)/%.o)

@@ -105,7 +105,30 @@ static const char style[] =
     ".kernel{border-top:1px solid #ccd;padding-top:.5em;margin-top:1em}\n"
     ".kernel h3{margin:.3em 0}\n"
     ".note{background:#fff8dc;border-left:4px solid #e0b000;padding:.4em .8em}\n"
-    "pre.report{background:#f6f6f6;padding:.6em;overflow-x:auto}\n";
+    "pre.report{background:#f6f6f6;padding:.6em;overflow-x:auto}\n"
+    "table.tune tr.chosen td{background:#ffe9a8;font-weight:bold}\n"
+    "figcaption{color:#555;font-size:.9em;margin-top:.3em}\n";
+
+/* A picture of report.h, drawn into memory and inlined in a figure with
+ * id ID (class cls) and a caption. */
+#define FIGURE(f, cls, idpre, idname, caption, call)                          \
+	do {                                                                  \
+		char *svg_ = NULL;                                            \
+		size_t n_ = 0;                                                \
+		FILE *m_ = open_memstream(&svg_, &n_);                        \
+		if (!m_)                                                      \
+			AICM_BUG("open_memstream failed");                    \
+		call;                                                         \
+		fclose(m_);                                                   \
+		fprintf(f, "<figure class=\"figure %s\" id=\"", cls);        \
+		put_id(f, idpre, idname);                                     \
+		fputs("\">\n", f);                                             \
+		html_inline_svg(f, svg_);                                     \
+		fputs("<figcaption>", f);                                     \
+		fputs(caption, f);                                            \
+		fputs("</figcaption>\n</figure>\n", f);                        \
+		free(svg_);                                                   \
+	} while (0)
 
 /* ---- the header ------------------------------------------------------ */
 
@@ -326,10 +349,94 @@ graph_section(FILE *f, const HtmlPage *p, FILE *warn)
 static const KernelStats *
 stats_of(const HtmlPage *p, const char *name)
 {
-	for (int i = 0; i < p->nks; i++)
-		if (p->ks[i].name && !strcmp(p->ks[i].name, name))
-			return &p->ks[i];
+	for (int i = 0; p->run && i < p->run->n; i++)
+		if (p->run->k[i].name && !strcmp(p->run->k[i].name, name))
+			return &p->run->k[i];
 	return NULL;
+}
+
+/* autotune's table of kernel name: the last autotune that tuned it. */
+static const ReportTune *
+tune_of(const HtmlPage *p, const char *name)
+{
+	for (int i = p->tunes ? p->tunes->n - 1 : -1; i >= 0; i--)
+		if (!strcmp(p->tunes->t[i].kernel, name))
+			return &p->tunes->t[i];
+	return NULL;
+}
+
+static void
+tune_row(FILE *f, const ReportTune *t, int i)
+{
+	const ReportTuneCand *c = &t->cand[i];
+
+	fprintf(f, "<tr%s><td>%d%s</td><td>%d</td><td>%d</td>", i == t->chosen ?
+	    " class=\"chosen\"" : "", c->rank, i == t->chosen ? " (chosen)" : "", c->bm, c->bn);
+	if (t->has_bk)
+		fprintf(f, "<td>%d</td>", c->bk);
+	fprintf(f, "<td>%d</td>", c->warps);
+	if (t->has_stages)
+		fprintf(f, "<td>%d</td>", c->stages);
+	fprintf(f, "<td>%.6f</td><td>%.6f</td><td>%.6f</td><td>%.6f</td><td>%.6f</td></tr>\n",
+	    c->score, c->mem, c->comp, c->launch, c->waste);
+}
+
+/* The table beside the heat map: the candidates counted by fate, the best
+ * HTML_TUNE_ROWS by autotune's order, and the chosen one if not among them. */
+#define HTML_TUNE_ROWS 8
+static void
+tune_table(FILE *f, const ReportTune *t)
+{
+	int scored = 0, nreason = 0, shown = 0;
+	const char *reason[16];
+	int count[16];
+
+	for (int i = 0; i < t->ncand; i++) {
+		const char *r = t->cand[i].pruned;
+		int k;
+
+		if (!r) {
+			scored++;
+			continue;
+		}
+		for (k = 0; k < nreason && strcmp(reason[k], r); k++)
+			;
+		if (k == nreason && nreason < 16) {
+			reason[nreason] = r;
+			count[nreason++] = 0;
+		}
+		if (k < nreason)
+			count[k]++;
+	}
+	fprintf(f, "<p>Target <code>");
+	esc(f, t->target);
+	fprintf(f, "</code>, problem batch=%" PRId64 " M=%" PRId64 " N=%" PRId64 " K=%" PRId64
+	    " %s: %d candidates, %d scored, %d pruned", t->batch, t->m, t->n, t->k, t->dtype,
+	    t->ncand, scored, t->ncand - scored);
+	for (int k = 0; k < nreason; k++) {
+		fputs(k ? ", " : " (", f);
+		esc(f, reason[k]);
+		fprintf(f, ": %d", count[k]);
+	}
+	fputs(nreason ? ")" : "", f);
+	fputs(".  Scores are the cost model's estimated ms, lower is better.</p>\n", f);
+	fputs("<table class=\"data tune\">\n<thead><tr><th>rank</th><th>BM</th><th>BN</th>", f);
+	if (t->has_bk)
+		fputs("<th>BK</th>", f);
+	fputs("<th>warps</th>", f);
+	if (t->has_stages)
+		fputs("<th>stages</th>", f);
+	fputs("<th>score</th><th>mem</th><th>comp</th><th>launch</th><th>waste</th></tr>"
+	    "</thead>\n<tbody>\n", f);
+	for (int r = 1; r <= HTML_TUNE_ROWS; r++)
+		for (int i = 0; i < t->ncand; i++)
+			if (!t->cand[i].pruned && t->cand[i].rank == r) {
+				tune_row(f, t, i);
+				shown += i == t->chosen;
+			}
+	if (t->chosen >= 0 && !shown && !t->cand[t->chosen].pruned)
+		tune_row(f, t, t->chosen);
+	fputs("</tbody>\n</table>\n", f);
 }
 
 static void
@@ -368,6 +475,46 @@ kernel_facts(FILE *f, const HtmlPage *p, const char *name, const TileFn *tf, con
 	fputs("</table>\n", f);
 }
 
+/* The node of g that holds lowered kernel tf. */
+static int
+tiled_node(const Graph *g, const TileFn *tf)
+{
+	for (int i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].tile == tf)
+			return i;
+	AICM_BUG("a lowered kernel without its node");
+}
+
+static void
+kernel_pictures(FILE *f, const HtmlPage *p, const char *name, const TileFn *tf)
+{
+	const ReportTune *t = tune_of(p, name);
+
+	fputs("<h4>Autotune</h4>\n", f);
+	if (t) {
+		tune_table(f, t);
+		FIGURE(f, "heatmap", "heatmap-", name, "The BM&times;BN heat map: each cell the "
+		    "best score over its other parameters (darker is slower, relative to the "
+		    "best), pruned cells marked by their reason, the chosen cell outlined.",
+		    report_tune_svg(m_, t));
+	} else {
+		fputs("<p class=\"note\">Not tuned by this pipeline: add <code>autotune</code> "
+		    "after <code>fuse</code> to see its table and heat map.</p>\n", f);
+	}
+	fputs("<h4>Tile grid</h4>\n", f);
+	if (tf) {
+		int node = tiled_node(p->g, tf);
+
+		FIGURE(f, "tilegrid", "tilegrid-", name, "The result cut into the tiles the "
+		    "programs of the grid store (ragged edges hatched where masked, atomics "
+		    "marked), and beside it the operands with the tiles one program loads (the "
+		    "last program, at the ragged corner).", report_grid_svg(m_, p->g, node, -1));
+	} else {
+		fputs("<p class=\"note\">Not lowered: add <code>lower-tiled</code> to the "
+		    "pipeline to see its tile grid.</p>\n", f);
+	}
+}
+
 static void
 kernels_section(FILE *f, const HtmlPage *p)
 {
@@ -391,6 +538,7 @@ kernels_section(FILE *f, const HtmlPage *p)
 		esc(f, name);
 		fprintf(f, " <span class=\"sum\">[%s]</span></h3>\n", ir_kernel_kinds[kind]);
 		kernel_facts(f, p, name, tf, kn);
+		kernel_pictures(f, p, name, tf);
 		fputs("</article>\n", f);
 	}
 	fputs("</section>\n", f);
@@ -428,7 +576,7 @@ static void
 run_section(FILE *f, const HtmlPage *p)
 {
 	fputs("<section id=\"run\">\n<h2>Run data</h2>\n", f);
-	if (!p->ks) {
+	if (!p->run) {
 		fputs("<p class=\"note\" id=\"run-missing\">No run data in this report. ", f);
 		esc(f, p->no_stats_why ? p->no_stats_why : "");
 		fputs("</p>\n</section>\n", f);
@@ -441,16 +589,26 @@ run_section(FILE *f, const HtmlPage *p)
 	fputs("<table class=\"data\" id=\"stats\">\n<thead><tr><th>kernel</th><th>programs</th>"
 	    "<th>read</th><th>written</th><th>ideal</th><th>flops</th><th>flop/B</th></tr>"
 	    "</thead>\n<tbody>\n", f);
-	for (int i = 0; i < p->nks; i++)
-		stats_row(f, &p->ks[i]);
+	for (int i = 0; i < p->run->n; i++)
+		stats_row(f, &p->run->k[i]);
 	{
-		KernelStats t = exec_tile_total(p->ks, p->nks);
+		KernelStats t = p->run->total;
 
 		t.name = "total";
 		t.kind = NULL;
 		stats_row(f, &t);
 	}
-	fputs("</tbody>\n</table>\n</section>\n", f);
+	fputs("</tbody>\n</table>\n", f);
+	FIGURE(f, "traffic", "", "traffic", p->eager ? "Bytes each kernel moved against the "
+	    "ideal (each operand read once, the result written once), and the whole run "
+	    "against the same graph run op by op (eager)." : "Bytes each kernel moved against "
+	    "the ideal (each operand read once, the result written once).",
+	    report_traffic_svg(m_, p->run, p->eager));
+	FIGURE(f, "roofline", "", "roofline", "The roofline: each kernel at its arithmetic "
+	    "intensity under the machine's peak and bandwidth; KernelStats count, they do not "
+	    "time, so a point is what the machine allows the kernel.",
+	    report_roofline_svg(m_, p->run, p->peak));
+	fputs("</section>\n", f);
 }
 
 /* ---- the passes' reports ---------------------------------------------- */

@@ -5,7 +5,8 @@
  * behind: the IR text of every stage, the passes' text report, the final
  * graph and, when there are run data, the KernelStats.  The page draws the
  * rest itself (the line diff of consecutive stages, html_diff.c; the
- * graph through Graphviz's dot, html_dot.c) or with report.h's pictures.
+ * graph through Graphviz's dot, html_dot.c) or with report.h's pictures
+ * (the autotune heat map, the tile grid, traffic bars and the roofline).
  * The page is self-contained: inline CSS and SVG, no script, no URL.
  */
 #ifndef AICM_HTML_H
@@ -17,6 +18,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "report.h"
 #include "tile_exec.h"
 
 /* ---- html_diff.c ------------------------------------------------------ */
@@ -64,10 +66,11 @@ typedef struct HtmlPage {
 	const char *const *stage_label;   /* "shape-infer", "lower-tiled (implicit)" */
 	const char *const *stage_ir;      /* each stage's IR text; NULL: not reached */
 	const char *pass_report;     /* the passes' text report, or NULL */
-	const char *pass_report_json;/* the same as JSON lines, or NULL */
 	const Graph *g;              /* the graph after the last stage */
-	const KernelStats *ks;       /* run data, or NULL */
-	int nks;
+	const ReportTunes *tunes;    /* autotune's tables, or NULL */
+	const ReportStats *run;      /* run data, or NULL */
+	const ReportStats *eager;    /* the same graph run op by op, or NULL */
+	const ReportPeak *peak;      /* the roofline's machine (with run) */
 	const char *stats_from;      /* where the run data came from */
 	const char *no_stats_why;    /* without run data: how to get them */
 } HtmlPage;

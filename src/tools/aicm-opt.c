@@ -49,6 +49,7 @@ typedef struct Opts {
 	int errlimit;                /* --error-limit */
 	int64_t max_work;            /* --max-work: autotune{measure=true}'s runs */
 	const char *datadir;         /* --data-dir */
+	const char *stats_file;      /* --stats-file: a run's KernelStats to draw */
 } Opts;
 
 /* State for one chunk while its pipeline runs (the PassRun hooks). */
@@ -95,7 +96,15 @@ usage(FILE *f)
 	    "                           --mlir-timing)\n"
 	    "  --report[=text|json]     the passes' reports, to stderr (default: off); JSON\n"
 	    "                           is one object per line\n"
+	    "  --report=html            one self-contained HTML page of the compile (needs\n"
+	    "                           --report-file): the IR after each pass with the\n"
+	    "                           changes marked, the graph (Graphviz's dot), per\n"
+	    "                           kernel autotune's table and heat map and the tile\n"
+	    "                           grid, and with --stats-file the run's traffic and\n"
+	    "                           roofline (docs/report.md)\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
+	    "  --stats-file=FILE        the KernelStats JSON of a run (aicm-run\n"
+	    "                           --stats-file=FILE) for --report=html to draw\n"
 	    "  --emit=ir|dot            what to print (default: ir)\n"
 	    "  --split-input-file       one graph per '// -----' chunk, each on its own\n"
 	    "                           (default: off)\n"
@@ -126,7 +135,7 @@ usage(FILE *f)
 static const char *const opt_flags[] = {
 	"--verify-each", "--no-verify-each", "--emit", "--split-input-file",
 	"--verify-diagnostics", "--error-limit", "--max-work", "--data-dir", "--reproducer",
-	"--list-passes", NULL,
+	"--list-passes", "--stats-file", NULL,
 };
 
 static void
@@ -177,6 +186,10 @@ parse_args(int argc, char **argv, Opts *o)
 			if (!*v)
 				cli_usage_error("--reproducer needs a file name");
 			o->reproducer = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
+			if (!*v)
+				cli_usage_error("--stats-file needs a file name");
+			o->stats_file = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--test-crash-in"))) {
 			o->test_crash = v;
 		} else if (a[0] == '-' && a[1] != '\0') {
@@ -193,6 +206,9 @@ parse_args(int argc, char **argv, Opts *o)
 	/* the page shows one graph, which a passing run leaves behind */
 	if (o->ci.report == CLI_REPORT_HTML && o->split)
 		cli_usage_error("--report=html draws one graph; drop --split-input-file");
+	if (o->stats_file && o->ci.report != CLI_REPORT_HTML)
+		cli_usage_error("--stats-file=%s gives run data to draw; it needs "
+		    "--report=html --report-file=F", o->stats_file);
 	if (o->ci.report == CLI_REPORT_HTML && o->verify_diags)
 		cli_usage_error("--report=html draws the graph a pipeline made; drop "
 		    "--verify-diagnostics");
@@ -222,8 +238,7 @@ hook_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
 {
 	Stage *s = ctx;
 
-	(void)pi;
-	cli_stage_after(s->stages, idx + 1, g, ms);
+	cli_stage_after(s->stages, idx + 1, pi, g, ms);
 }
 
 /* ---- the reproducer -------------------------------------------------- */
@@ -458,6 +473,7 @@ main(int argc, char **argv)
 	PassMeasure pm;
 	CliStages stages;
 	CliReport rep;
+	ReportStats rundata = {0};
 
 	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
 	 * stderr made each piece of each message a system call.  exit() and
@@ -476,11 +492,22 @@ main(int argc, char **argv)
 	/* to stderr, as mlir-opt: stdout is the IR, for the next tool */
 	if (o.ci.dump_pipeline)
 		pass_print_pipeline(stderr, &pl);
+	/* the run data first: a wrong file is said before any pass runs */
+	if (o.stats_file) {
+		int rc = report_stats_read(o.stats_file, &rundata, stderr);
+
+		if (rc != 0) {
+			pass_free_pipeline(&pl);
+			cli_inspect_free(&o.ci);
+			return rc == -2 ? 2 : 1;
+		}
+	}
 	if (aicm_read_file(o.input, &buf, &len) != 0) {
 		char why[128];
 
 		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.input,
 		    aicm_read_strerror(errno, AICM_READ_MAX, why, sizeof why));
+		report_stats_free(&rundata);
 		pass_free_pipeline(&pl);
 		cli_inspect_free(&o.ci);
 		return 2;
@@ -549,9 +576,11 @@ main(int argc, char **argv)
 		}
 		print_ms = pass_now_ms() - t0;
 		if (g)
-			cli_report_html(&rep, &stages, argc, argv, o.input, g, NULL, 0, NULL,
-			    "aicm-opt compiles without running; run the same command with aicm-run, "
-			    "which runs the program and counts each kernel's traffic, to see them here.");
+			cli_report_html(&rep, &stages, argc, argv, o.input, g,
+			    o.stats_file ? &rundata : NULL, o.stats_file, "aicm-opt compiles without "
+			    "running: run the same command with aicm-run, which runs the program and "
+			    "counts each kernel's traffic, or give aicm-opt a run's counts with "
+			    "--stats-file=F (written by aicm-run --stats-file=F).");
 		if (o.ci.timing)
 			cli_stages_timing(&stages, parse_ms, "print", print_ms);
 		if (st.io_failed)
@@ -599,6 +628,7 @@ main(int argc, char **argv)
 	diag_free(&d);
 	free(buf);
 	free(datadir);
+	report_stats_free(&rundata);
 	pass_free_pipeline(&pl);
 	cli_inspect_free(&o.ci);
 	return status;

@@ -645,8 +645,7 @@ run_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
 {
 	Hooked *h = ctx;
 
-	(void)pi;
-	cli_stage_after(h->st, h->base + idx, g, ms);
+	cli_stage_after(h->st, h->base + idx, pi, g, ms);
 }
 
 /* Runs pl as the next stages (named, unless the caller named them). */
@@ -1336,10 +1335,14 @@ main(int argc, char **argv)
 	if ((o.stats || o.stats_file) && status == 0)
 		status = print_stats(&o);
 	if (rep.html) {
-		int nk = 0;
-		const KernelStats *ks = tile_plan ? exec_tile_stats(tile_plan, &nk) : NULL;
+		ReportStats run = {0};
 
-		cli_report_html(&rep, &stages, argc, argv, o.file, g, ks, nk, "this run",
+		if (tile_plan) {
+			run.k = (KernelStats *)exec_tile_stats(tile_plan, &run.n);
+			run.total = exec_tile_total(run.k, run.n);
+		}
+		cli_report_html(&rep, &stages, argc, argv, o.file, g, tile_plan ? &run : NULL,
+		    "this run",
 		    "The reference interpreter ran (--engine=reference), which counts no traffic; "
 		    "run with the tile engine, the default, to see it here.");
 	}

@@ -21,7 +21,8 @@
 
 #include "cli.h"
 #include "diag.h"
-#include "../report/html.h"
+#include "html.h"
+#include "tile.h"
 
 _Noreturn void
 cli_usage_error(const char *fmt, ...)
@@ -305,18 +306,37 @@ cli_report_close(CliReport *r, bool write)
 	return status;
 }
 
+/* The roofline's machine: the cpu target of the cost model (passes/cost.c,
+ * fitted to this machine's tile executor), for the element type most of
+ * g's lowered kernels have. */
+static void
+page_peak(const Graph *g, ReportPeak *pk)
+{
+	int f32 = 0, n = 0;
+	char why[256];
+
+	for (int i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].tile) {
+			n++;
+			f32 += g->nodes[i].tile->dt == DT_F32;
+		}
+	if (report_peak_parse("cpu", 2 * f32 > n, pk, why, sizeof why) != 0)
+		AICM_BUG("the cpu target's peaks: %s", why);
+}
+
 void
 cli_report_html(CliReport *r, const CliStages *s, int argc, char **argv, const char *input,
-    const Graph *g, const KernelStats *ks, int nks, const char *stats_from,
-    const char *no_stats_why)
+    const Graph *g, const ReportStats *run, const char *stats_from, const char *no_stats_why)
 {
+	ReportPeak pk;
 	HtmlPage p = {cli_tool, argc, argv, input, s->ci->pipeline, s->n,
-	    (const char *const *)s->label, (const char *const *)s->ir, NULL, NULL, g, ks, nks,
-	    stats_from, no_stats_why};
+	    (const char *const *)s->label, (const char *const *)s->ir, NULL, g, &s->tunes, run,
+	    NULL, &pk, stats_from, no_stats_why};
 	char *text;
 
 	if (!r->html || !r->file)
 		return;
+	page_peak(g, &pk);
 	if (fclose(r->f) != 0)
 		AICM_BUG("fclose of a memory stream failed");
 	text = r->buf;
@@ -432,12 +452,14 @@ cli_stage_before(CliStages *s, int idx, const Graph *g)
 }
 
 void
-cli_stage_after(CliStages *s, int idx, const Graph *g, double ms)
+cli_stage_after(CliStages *s, int idx, const PassInst *pi, const Graph *g, double ms)
 {
 	const CliInspect *ci = s->ci;
 	bool show = ci->print_after_all || (ci->print_after && !strcmp(ci->print_after, s->name[idx]));
 
 	s->ms[idx] = ms;
+	if (s->ir && !strcmp(pi->pass->name, "autotune"))
+		report_tunes_collect(&s->tunes, g, pi);
 	if (!show && ci->print_after_change) {
 		char *now = ir_print_str(g, NULL);
 
@@ -544,6 +566,7 @@ cli_stages_free(CliStages *s)
 			free(s->ir[i]);
 	}
 	free(s->ir);
+	report_tunes_free(&s->tunes);
 	free(s->name);
 	free(s->label);
 	free(s->ms);

@@ -16,6 +16,7 @@
 
 #include "diag.h"
 #include "pass.h"
+#include "report.h"
 #include "tile_exec.h"
 
 /* Defined by each tool: "aicm-opt", "aicm-run". */
@@ -91,11 +92,11 @@ void cli_report_open(CliReport *r, const CliInspect *ci);
 /* Writes --report-file when write (whole), frees; 0, or 2 after a message. */
 int cli_report_close(CliReport *r, bool write);
 /* --report=html: turns what the passes reported so far into the page
- * (src/report/html.h) for graph g after stages s, with run data ks[0..nks)
- * from stats_from, or none (ks NULL) and no_stats_why saying how to get
- * them; cli_report_close then writes it.  No-op for the other forms. */
+ * (src/report/html.h) for graph g after stages s, with run data run from
+ * stats_from, or none (run NULL) and no_stats_why saying how to get them;
+ * cli_report_close then writes it.  No-op for the other forms. */
 void cli_report_html(CliReport *r, const struct CliStages *s, int argc, char **argv,
-    const char *input, const Graph *g, const KernelStats *ks, int nks, const char *stats_from,
+    const char *input, const Graph *g, const ReportStats *run, const char *stats_from,
     const char *no_stats_why);
 
 /* The stages of a run: 0 the input, then one per pass (aicm-run adds the
@@ -113,6 +114,7 @@ typedef struct CliStages {
 	bool *written;
 	char *before;                /* for --print-ir-after-change */
 	char **ir;                   /* --report=html: each stage's IR, or NULL */
+	ReportTunes tunes;           /* --report=html: autotune's tables */
 	bool made, failed, last_chunk;
 } CliStages;
 
@@ -121,7 +123,9 @@ void cli_stages_init(CliStages *s, const CliInspect *ci, const Pass *const *reg,
 void cli_stage_name(CliStages *s, int idx, const char *name, bool implicit);
 void cli_stage_dump(CliStages *s, int idx, const Graph *g);
 void cli_stage_before(CliStages *s, int idx, const Graph *g);
-void cli_stage_after(CliStages *s, int idx, const Graph *g, double ms);
+/* After pass pi made g (stage idx): printing, dumping; under
+ * --report=html the IR is kept, and autotune's tables when pi is autotune. */
+void cli_stage_after(CliStages *s, int idx, const PassInst *pi, const Graph *g, double ms);
 /* Commits the open stage files and removes the stage files an earlier run
  * left in --dump-dir (exactly NN-input.aicm and NN-PASS.aicm, PASS one of
  * reg's, that this run did not write); false after a message. */
