@@ -112,8 +112,9 @@ typedef struct ReportStats {
 int report_stats_parse(const char *name, const char *text, size_t len, ReportStats *out,
     FILE *err);
 /* Reads and parses file path: 0, -1 on bad input (exit 1), -2 when the file
- * cannot be read (exit 2); the message to err either way. */
-int report_stats_read(const char *path, ReportStats *out, FILE *err);
+ * cannot be read (exit 2: "TOOL: error: cannot read 'PATH': why"); the
+ * message to err either way. */
+int report_stats_read(const char *tool, const char *path, ReportStats *out, FILE *err);
 void report_stats_free(ReportStats *s);
 
 /* ---- traffic and roofline (svg_traffic.c) ------------------------------- */
