@@ -494,7 +494,7 @@ main(int argc, char **argv)
 		pass_print_pipeline(stderr, &pl);
 	/* the run data first: a wrong file is said before any pass runs */
 	if (o.stats_file) {
-		int rc = report_stats_read(o.stats_file, &rundata, stderr);
+		int rc = report_stats_read(cli_tool, o.stats_file, &rundata, stderr);
 
 		if (rc != 0) {
 			pass_free_pipeline(&pl);
