@@ -132,7 +132,7 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling
+check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling check-browser
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
@@ -194,6 +194,19 @@ check-random: $(TOOLS)
 	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(RANDOM_N),200)
 
 .PHONY: check-random
+
+# The HTML report opened in headless Chromium (issue 22, tests/browser.sh):
+# the DOM of two pages checked, a screenshot taken, no request leaving
+# them; installs Debian's chromium as root, else says "skipped" (seconds).
+check-browser: $(TOOLS)
+	sh tests/browser.sh $(B)
+
+# docs/img/report-*.png, the tutorial's pictures of the report, taken by
+# the browser test so that they show the page as it is.
+screenshots: $(TOOLS)
+	sh tests/browser.sh $(B) --update-screenshots
+
+.PHONY: check-browser screenshots
 
 # Time linear in the length of a fused chain (issue 14): 10k, 20k and 40k
 # ops through aicm-opt and aicm-run, CPU time at 40k at most 5x that at

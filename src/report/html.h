@@ -43,8 +43,8 @@ int html_diff(const char *a, const char *b, HtmlDiffLine **out);
 
 /* ---- html_dot.c ------------------------------------------------------- */
 
-/* Runs Graphviz's 'dot -Tsvg' (found on PATH, started with no shell) on
- * the text dot; returns the SVG (malloc'd), or NULL with a reason in why
+/* Runs Graphviz's 'dot -Tsvg' (found on PATH, started with no shell; the
+ * environment variable AICM_DOT names another program) on the text dot; returns the SVG (malloc'd), or NULL with a reason in why
  * (no 'dot' on PATH, it failed, it said nothing). */
 char *html_dot_svg(const char *dot, char *why, size_t whylen);
 

@@ -8,7 +8,9 @@
  * a temporary file rather than a pipe, so that a dot that dies early
  * cannot raise SIGPIPE in the tool nor deadlock a writer waiting on a
  * reader; its SVG comes back on a pipe, read to the end before the wait.
- * dot's own complaints reach stderr unchanged.
+ * dot's own complaints reach stderr unchanged.  The environment variable
+ * AICM_DOT names another program to run in dot's place (a Graphviz of
+ * one's own; tests name one that is missing or fails).
  *
  * The SVG is then fitted into the page (html_inline_svg): HTML5 takes an
  * inline <svg> as it is, without the XML prolog, the DOCTYPE or the
@@ -67,11 +69,14 @@ char *
 html_dot_svg(const char *dot, char *why, size_t whylen)
 {
 	posix_spawn_file_actions_t fa;
+	const char *prog = getenv("AICM_DOT");
 	char *path, *args[4], *buf = NULL;
 	size_t len = 0, cap = 0;
 	int fd[2], rc, wst;
 	pid_t pid;
 
+	if (!prog || !*prog)
+		prog = "dot";
 	if (!(path = temp_file(dot, why, whylen)))
 		return NULL;
 	if (pipe(fd) != 0) {
@@ -80,7 +85,7 @@ html_dot_svg(const char *dot, char *why, size_t whylen)
 		free(path);
 		return NULL;
 	}
-	args[0] = (char *)"dot";
+	args[0] = (char *)prog;
 	args[1] = (char *)"-Tsvg";
 	args[2] = path;
 	args[3] = NULL;
@@ -88,11 +93,11 @@ html_dot_svg(const char *dot, char *why, size_t whylen)
 	posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
 	posix_spawn_file_actions_addclose(&fa, fd[0]);
 	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	rc = posix_spawnp(&pid, "dot", &fa, NULL, args, environ);
+	rc = posix_spawnp(&pid, prog, &fa, NULL, args, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fd[1]);
 	if (rc != 0) {
-		snprintf(why, whylen, "cannot run 'dot' (Graphviz): %s", rc == ENOENT ?
+		snprintf(why, whylen, "cannot run '%s' (Graphviz): %s", prog, rc == ENOENT ?
 		    "it is not on PATH" : strerror(rc));
 		close(fd[0]);
 		unlink(path);
@@ -121,16 +126,16 @@ html_dot_svg(const char *dot, char *why, size_t whylen)
 	free(path);
 	if (!WIFEXITED(wst) || WEXITSTATUS(wst) != 0) {
 		if (WIFEXITED(wst))
-			snprintf(why, whylen, "'dot -Tsvg' failed with exit status %d",
+			snprintf(why, whylen, "'%s -Tsvg' failed with exit status %d", prog,
 			    WEXITSTATUS(wst));
 		else
-			snprintf(why, whylen, "'dot -Tsvg' was killed by signal %d",
+			snprintf(why, whylen, "'%s -Tsvg' was killed by signal %d", prog,
 			    WIFSIGNALED(wst) ? WTERMSIG(wst) : 0);
 		free(buf);
 		return NULL;
 	}
 	if (!strstr(buf, "<svg")) {
-		snprintf(why, whylen, "'dot -Tsvg' wrote no <svg> element");
+		snprintf(why, whylen, "'%s -Tsvg' wrote no <svg> element", prog);
 		free(buf);
 		return NULL;
 	}
