@@ -385,7 +385,8 @@ draw_box(FILE *f, const Plot *p, const Box *b, const char *fill, const char *ext
 	bool fine = w >= 3 && h >= 3;
 	int64_t cin = b->c0 + b->w < p->cols ? b->c0 + b->w : p->cols;
 
-	svg_rect(f, x0, y0, w, h, fill, fine ? "#ffffff" : NULL,
+	/* extra, when given, brings its own stroke */
+	svg_rect(f, x0, y0, w, h, fill, !extra && fine ? "#ffffff" : NULL,
 	    extra ? extra : fine ? "stroke-width=\"0.75\"" : NULL);
 	/* masked: beyond the last row or column, or before the first */
 	if (b->c0 + b->w > p->cols)
@@ -498,6 +499,20 @@ grid_draw(FILE *f, Grid *G, bool standalone)
 		x += pa[i].w + 40;
 	}
 	w = x < 560 ? 560 : x;
+	{
+		/* the legend's width, as legend() advances (atomic's entry at most) */
+		double lw = 14 + 4 * 30 + 6.2 * (double)(strlen("a program's tile") +
+		    strlen("the chosen program's") + strlen("loaded by the chosen program") +
+		    strlen("masked (outside the tensor)"));
+
+		for (int i = 0; i < G->res.n; i++)
+			if (G->res.b[i].atomic) {
+				lw += 30 + 6.2 * 62;
+				break;
+			}
+		if (lw > w)
+			w = lw;
+	}
 	h = top + pr.h;
 	for (int i = 0; i < na; i++)
 		if (top + pa[i].h > h)

@@ -34,6 +34,7 @@
 #include "parse.h"
 #include "pass.h"
 #include "../../passes/passes.h"
+#include "report.h"
 
 const char *const cli_tool = "aicm-opt";
 
@@ -44,6 +45,10 @@ typedef struct Opts {
 	bool split;
 	bool verify_diags;
 	bool emit_dot;
+	int emit_svg;                /* --emit=svg-*: SVG_GRID.., or 0 */
+	const char *stats_file;      /* --stats-file: run data to draw (read) */
+	const char *eager_stats_file;   /* --eager-stats-file: the eager run's */
+	const char *peak;            /* --peak: the roofline's machine */
 	const char *reproducer;
 	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
 	int errlimit;                /* --error-limit */
@@ -53,8 +58,12 @@ typedef struct Opts {
 } Opts;
 
 /* State for one chunk while its pipeline runs (the PassRun hooks). */
+/* --emit=svg-*: the pictures of src/report (docs/report.md "The pictures"). */
+enum { SVG_GRID = 1, SVG_AUTOTUNE, SVG_TRAFFIC };
+
 typedef struct Stage {
 	const Opts *o;
+	ReportTunes *tunes;          /* --emit=svg-autotune: autotune's tables */
 	int chunk;
 	CliStages *stages;           /* printing, timing, --dump-dir (cli.c) */
 	bool io_failed;              /* a pass or the reproducer could not read or write */
@@ -103,9 +112,19 @@ usage(FILE *f)
 	    "                           grid, and with --stats-file the run's traffic and\n"
 	    "                           roofline (docs/report.md)\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
-	    "  --stats-file=FILE        the KernelStats JSON of a run (aicm-run\n"
-	    "                           --stats-file=FILE) for --report=html to draw\n"
 	    "  --emit=ir|dot            what to print (default: ir)\n"
+	    "  --emit=svg-grid          the tile grid of every lowered kernel, as SVG\n"
+	    "  --emit=svg-autotune      autotune's BM x BN heat map per kernel, as SVG (needs\n"
+	    "                           autotune in --pass)\n"
+	    "  --emit=svg-traffic       traffic bars and a roofline of a run, as SVG (needs\n"
+	    "                           --stats-file)\n"
+	    "  --stats-file=FILE        read aicm-run's KernelStats JSON (its --stats-file)\n"
+	    "                           to draw run data, in --report=html or\n"
+	    "                           --emit=svg-traffic (default: none)\n"
+	    "  --eager-stats-file=FILE  the same of an eager run (each op its own kernel),\n"
+	    "                           drawn beside it (default: none)\n"
+	    "  --peak=TARGET|GFLOPS,GBS the roofline's machine: a target's peak and\n"
+	    "                           bandwidth, or bench/peak.c's figures (default: cpu)\n"
 	    "  --split-input-file       one graph per '// -----' chunk, each on its own\n"
 	    "                           (default: off)\n"
 	    "  --verify-diagnostics     check diagnostics against the input's\n"
@@ -135,7 +154,7 @@ usage(FILE *f)
 static const char *const opt_flags[] = {
 	"--verify-each", "--no-verify-each", "--emit", "--split-input-file",
 	"--verify-diagnostics", "--error-limit", "--max-work", "--data-dir", "--reproducer",
-	"--list-passes", "--stats-file", NULL,
+	"--list-passes", "--stats-file", "--eager-stats-file", "--peak", NULL,
 };
 
 static void
@@ -166,12 +185,30 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--no-verify-each")) {
 			o->verify_each = false;
 		} else if ((v = cli_optval(argc, argv, &i, "--emit"))) {
+			o->emit_svg = 0;
 			if (!strcmp(v, "ir"))
 				o->emit_dot = false;
 			else if (!strcmp(v, "dot"))
 				o->emit_dot = true;
+			else if (!strcmp(v, "svg-grid"))
+				o->emit_svg = SVG_GRID;
+			else if (!strcmp(v, "svg-autotune"))
+				o->emit_svg = SVG_AUTOTUNE;
+			else if (!strcmp(v, "svg-traffic"))
+				o->emit_svg = SVG_TRAFFIC;
 			else
-				cli_usage_error("--emit takes ir or dot, not '%s'", v);
+				cli_usage_error("--emit takes ir, dot, svg-grid, svg-autotune or "
+				    "svg-traffic, not '%s'", v);
+		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
+			if (!*v)
+				cli_usage_error("--stats-file needs a file name");
+			o->stats_file = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--eager-stats-file"))) {
+			if (!*v)
+				cli_usage_error("--eager-stats-file needs a file name");
+			o->eager_stats_file = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--peak"))) {
+			o->peak = v;
 		} else if (!strcmp(a, "--split-input-file")) {
 			o->split = true;
 		} else if (!strcmp(a, "--verify-diagnostics")) {
@@ -186,10 +223,6 @@ parse_args(int argc, char **argv, Opts *o)
 			if (!*v)
 				cli_usage_error("--reproducer needs a file name");
 			o->reproducer = v;
-		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
-			if (!*v)
-				cli_usage_error("--stats-file needs a file name");
-			o->stats_file = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--test-crash-in"))) {
 			o->test_crash = v;
 		} else if (a[0] == '-' && a[1] != '\0') {
@@ -202,13 +235,22 @@ parse_args(int argc, char **argv, Opts *o)
 	}
 	if (!o->input)
 		o->input = "-";
+	if (o->emit_svg && o->emit_dot)
+		AICM_BUG("--emit: two outputs");
+	if (o->emit_svg && o->split)
+		cli_usage_error("--emit=svg-* draws one graph; drop --split-input-file");
+	if (o->emit_svg == SVG_TRAFFIC && !o->stats_file)
+		cli_usage_error("--emit=svg-traffic draws a run's data: give --stats-file=FILE "
+		    "(aicm-run --stats-file=FILE writes one)");
+	if (o->eager_stats_file && !o->stats_file)
+		cli_usage_error("--eager-stats-file is drawn beside --stats-file: give both");
 	cli_inspect_check(&o->ci, aicm_passes);
 	/* the page shows one graph, which a passing run leaves behind */
 	if (o->ci.report == CLI_REPORT_HTML && o->split)
 		cli_usage_error("--report=html draws one graph; drop --split-input-file");
-	if (o->stats_file && o->ci.report != CLI_REPORT_HTML)
+	if (o->stats_file && o->ci.report != CLI_REPORT_HTML && o->emit_svg != SVG_TRAFFIC)
 		cli_usage_error("--stats-file=%s gives run data to draw; it needs "
-		    "--report=html --report-file=F", o->stats_file);
+		    "--report=html --report-file=F or --emit=svg-traffic", o->stats_file);
 	if (o->ci.report == CLI_REPORT_HTML && o->verify_diags)
 		cli_usage_error("--report=html draws the graph a pipeline made; drop "
 		    "--verify-diagnostics");
@@ -238,6 +280,8 @@ hook_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
 {
 	Stage *s = ctx;
 
+	if (s->tunes && !strcmp(pi->pass->name, "autotune"))
+		report_tunes_collect(s->tunes, g, pi);
 	cli_stage_after(s->stages, idx + 1, pi, g, ms);
 }
 
@@ -458,6 +502,37 @@ split_chunks(const char *buf, size_t len, bool split, Chunk **out)
 	return n;
 }
 
+/* --emit=svg-*'s checks against the pipeline, and the run data read: 0, or
+ * the exit status after the message (2 usage or a file unread, 1 a bad
+ * stats file). */
+static int
+draw_setup(const Opts *o, const Pipeline *pl, ReportStats *stats, ReportStats *eager,
+    ReportPeak *peak)
+{
+	char why[512];
+	int rc;
+
+	if (o->emit_svg == SVG_AUTOTUNE) {
+		int k;
+
+		for (k = 0; k < pl->n && strcmp(pl->p[k].pass->name, "autotune"); k++)
+			;
+		if (k == pl->n)
+			cli_usage_error("--emit=svg-autotune draws autotune's tables: put autotune in "
+			    "--pass (e.g. --pass=shape-infer,fuse,autotune,lower-tiled)");
+	}
+	if (report_peak_parse(o->peak ? o->peak : "cpu", false, peak, why, sizeof why) != 0)
+		cli_usage_error("--peak %s", why);
+	if (o->stats_file && (rc = report_stats_read(cli_tool, o->stats_file, stats, stderr)))
+		return rc == -2 ? 2 : 1;
+	if (o->eager_stats_file &&
+	    (rc = report_stats_read(cli_tool, o->eager_stats_file, eager, stderr))) {
+		report_stats_free(stats);
+		return rc == -2 ? 2 : 1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -473,7 +548,9 @@ main(int argc, char **argv)
 	PassMeasure pm;
 	CliStages stages;
 	CliReport rep;
-	ReportStats rundata = {0};
+	ReportTunes tunes = {0};
+	ReportStats stats = {0}, eager = {0};
+	ReportPeak peak;
 
 	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
 	 * stderr made each piece of each message a system call.  exit() and
@@ -485,6 +562,11 @@ main(int argc, char **argv)
 		cli_inspect_free(&o.ci);
 		return 2;
 	}
+	if ((status = draw_setup(&o, &pl, &stats, &eager, &peak)) != 0) {
+		pass_free_pipeline(&pl);
+		cli_inspect_free(&o.ci);
+		return status;
+	}
 	/* autotune{measure=true} times candidates on the tile executor, all
 	 * cores, as aicm-run runs by default */
 	measure_init(&mc, &pm, cli_tool, (int)sysconf(_SC_NPROCESSORS_ONLN));
@@ -492,22 +574,13 @@ main(int argc, char **argv)
 	/* to stderr, as mlir-opt: stdout is the IR, for the next tool */
 	if (o.ci.dump_pipeline)
 		pass_print_pipeline(stderr, &pl);
-	/* the run data first: a wrong file is said before any pass runs */
-	if (o.stats_file) {
-		int rc = report_stats_read(cli_tool, o.stats_file, &rundata, stderr);
-
-		if (rc != 0) {
-			pass_free_pipeline(&pl);
-			cli_inspect_free(&o.ci);
-			return rc == -2 ? 2 : 1;
-		}
-	}
 	if (aicm_read_file(o.input, &buf, &len) != 0) {
 		char why[128];
 
 		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.input,
 		    aicm_read_strerror(errno, AICM_READ_MAX, why, sizeof why));
-		report_stats_free(&rundata);
+		report_stats_free(&stats);
+		report_stats_free(&eager);
 		pass_free_pipeline(&pl);
 		cli_inspect_free(&o.ci);
 		return 2;
@@ -530,7 +603,8 @@ main(int argc, char **argv)
 		cli_stage_name(&stages, k + 1, pl.p[k].pass->name, false);
 	cli_report_open(&rep, &o.ci);
 	for (int c = 0; c < nch; c++) {
-		Stage st = {.o = &o, .chunk = c, .pl = &pl, .text = buf + ch[c].off,
+		Stage st = {.o = &o, .tunes = o.emit_svg == SVG_AUTOTUNE ? &tunes : NULL,
+		    .chunk = c, .pl = &pl, .text = buf + ch[c].off,
 		    .len = ch[c].len, .pass = -1, .stages = &stages};
 		PassRun run = {o.verify_each, rep.f, o.ci.report == CLI_REPORT_JSON,
 		    hook_before, hook_after, &st, &pm};
@@ -568,7 +642,13 @@ main(int argc, char **argv)
 			 * not leave a leading separator (an empty chunk on reading). */
 			if (printed++)
 				fprintf(os, "// -----\n");
-			if (o.emit_dot) {
+			if (o.emit_svg == SVG_GRID) {
+				report_grid_doc(os, g);
+			} else if (o.emit_svg == SVG_AUTOTUNE) {
+				report_tune_doc(os, &tunes);
+			} else if (o.emit_svg == SVG_TRAFFIC) {
+				report_traffic_doc(os, &stats, o.eager_stats_file ? &eager : NULL, &peak);
+			} else if (o.emit_dot) {
 				ir_print_dot(os, g);
 			} else {
 				ir_print(os, g);
@@ -577,7 +657,8 @@ main(int argc, char **argv)
 		print_ms = pass_now_ms() - t0;
 		if (g)
 			cli_report_html(&rep, &stages, argc, argv, o.input, g,
-			    o.stats_file ? &rundata : NULL, o.stats_file, "aicm-opt compiles without "
+			    o.stats_file ? &stats : NULL, o.eager_stats_file ? &eager : NULL,
+			    &peak, o.stats_file, "aicm-opt compiles without "
 			    "running: run the same command with aicm-run, which runs the program and "
 			    "counts each kernel's traffic, or give aicm-opt a run's counts with "
 			    "--stats-file=F (written by aicm-run --stats-file=F).");
@@ -628,8 +709,10 @@ main(int argc, char **argv)
 	diag_free(&d);
 	free(buf);
 	free(datadir);
-	report_stats_free(&rundata);
 	pass_free_pipeline(&pl);
 	cli_inspect_free(&o.ci);
+	report_tunes_free(&tunes);
+	report_stats_free(&stats);
+	report_stats_free(&eager);
 	return status;
 }

@@ -1342,7 +1342,7 @@ main(int argc, char **argv)
 			run.total = exec_tile_total(run.k, run.n);
 		}
 		cli_report_html(&rep, &stages, argc, argv, o.file, g, tile_plan ? &run : NULL,
-		    "this run",
+		    NULL, NULL, "this run",
 		    "The reference interpreter ran (--engine=reference), which counts no traffic; "
 		    "run with the tile engine, the default, to see it here.");
 	}

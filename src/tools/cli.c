@@ -326,17 +326,21 @@ page_peak(const Graph *g, ReportPeak *pk)
 
 void
 cli_report_html(CliReport *r, const CliStages *s, int argc, char **argv, const char *input,
-    const Graph *g, const ReportStats *run, const char *stats_from, const char *no_stats_why)
+    const Graph *g, const ReportStats *run, const ReportStats *eager, const ReportPeak *peak,
+    const char *stats_from, const char *no_stats_why)
 {
 	ReportPeak pk;
 	HtmlPage p = {cli_tool, argc, argv, input, s->ci->pipeline, s->n,
 	    (const char *const *)s->label, (const char *const *)s->ir, NULL, g, &s->tunes, run,
-	    NULL, &pk, stats_from, no_stats_why};
+	    eager, peak, stats_from, no_stats_why};
 	char *text;
 
 	if (!r->html || !r->file)
 		return;
-	page_peak(g, &pk);
+	if (!peak) {
+		page_peak(g, &pk);
+		p.peak = &pk;
+	}
 	if (fclose(r->f) != 0)
 		AICM_BUG("fclose of a memory stream failed");
 	text = r->buf;

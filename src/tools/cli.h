@@ -93,11 +93,12 @@ void cli_report_open(CliReport *r, const CliInspect *ci);
 int cli_report_close(CliReport *r, bool write);
 /* --report=html: turns what the passes reported so far into the page
  * (src/report/html.h) for graph g after stages s, with run data run from
- * stats_from, or none (run NULL) and no_stats_why saying how to get them;
- * cli_report_close then writes it.  No-op for the other forms. */
+ * stats_from (and eager's beside them, may be NULL) on machine peak (NULL:
+ * the cpu target), or none (run NULL) and no_stats_why saying how to get
+ * them; cli_report_close then writes it.  No-op for the other forms. */
 void cli_report_html(CliReport *r, const struct CliStages *s, int argc, char **argv,
-    const char *input, const Graph *g, const ReportStats *run, const char *stats_from,
-    const char *no_stats_why);
+    const char *input, const Graph *g, const ReportStats *run, const ReportStats *eager,
+    const ReportPeak *peak, const char *stats_from, const char *no_stats_why);
 
 /* The stages of a run: 0 the input, then one per pass (aicm-run adds the
  * passes it runs on its own, labelled "(implicit)").  Printing around
