@@ -54,7 +54,6 @@ typedef struct Opts {
 	int errlimit;                /* --error-limit */
 	int64_t max_work;            /* --max-work: autotune{measure=true}'s runs */
 	const char *datadir;         /* --data-dir */
-	const char *stats_file;      /* --stats-file: a run's KernelStats to draw */
 } Opts;
 
 /* State for one chunk while its pipeline runs (the PassRun hooks). */
@@ -112,7 +111,9 @@ usage(FILE *f)
 	    "                           grid, and with --stats-file the run's traffic and\n"
 	    "                           roofline (docs/report.md)\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
-	    "  --emit=ir|dot            what to print (default: ir)\n"
+	    "  --emit=ir|dot            what to print (default: ir)\n");
+	/* in two pieces: C99 promises string literals of 4095 bytes only */
+	fprintf(f,
 	    "  --emit=svg-grid          the tile grid of every lowered kernel, as SVG\n"
 	    "  --emit=svg-autotune      autotune's BM x BN heat map per kernel, as SVG (needs\n"
 	    "                           autotune in --pass)\n"
