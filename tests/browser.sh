@@ -220,8 +220,14 @@ if [ $update = 1 ]; then
 		--report-file="$tmp/s3.html" $d/gemm256.aicm >/dev/null || fail "scenario 3's page"
 	"$bin/aicm-run" -q --pass='shape-infer,lower-tiled{bm=32,bn=32,bk=32}' --report=html \
 		--report-file="$tmp/s4.html" $d/gemm100.aicm >/dev/null || fail "scenario 4's page"
-	"$bin/aicm-run" -q --pass=shape-infer,fuse,lower-tiled --report=html \
-		--report-file="$tmp/s5.html" $d/relu-sum.aicm >/dev/null || fail "scenario 5's page"
+	# scenario 5 compares two runs: aicm-opt draws both
+	"$bin/aicm-run" -q --pass=shape-infer,lower-tiled --stats-file="$tmp/eager.json" \
+		$d/relu-sum.aicm >/dev/null || fail "scenario 5's eager run"
+	"$bin/aicm-run" -q --pass=shape-infer,fuse,lower-tiled --stats-file="$tmp/fused.json" \
+		$d/relu-sum.aicm >/dev/null || fail "scenario 5's fused run"
+	"$bin/aicm-opt" --pass=shape-infer,fuse,lower-tiled --stats-file="$tmp/fused.json" \
+		--eager-stats-file="$tmp/eager.json" --report=html --report-file="$tmp/s5.html" \
+		$d/relu-sum.aicm >/dev/null || fail "scenario 5's page"
 	shot top "$tmp/mlp.html" top
 	shot scenario1 "$tmp/s1.html" ir
 	shot scenario2 "$tmp/s2.html" graph
