@@ -263,8 +263,9 @@ roof_draw(FILE *f, const ReportStats *run, const ReportPeak *pk, bool standalone
 		h = 20 + 16 * (run->n < ROOF_LIST ? run->n : ROOF_LIST) + 40 + RL_Y;
 	*pw = w;
 	*ph = h;
-	snprintf(buf, sizeof buf, "roofline of %s: peak %.4g GFLOP/s, %.4g GB/s", pk->name,
-	    pk->gflops, pk->gbs);
+	snprintf(buf, sizeof buf, "roofline, %s%s: peak %.4g GFLOP/s, %.4g GB/s",
+	    strcmp(pk->name, "given") ? "target " : "", strcmp(pk->name, "given") ? pk->name :
+	    "given figures", pk->gflops, pk->gbs);
 	if (standalone)
 		svg_open(f, w, h, buf);
 	else
