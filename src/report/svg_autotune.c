@@ -275,6 +275,22 @@ tune_draw(FILE *f, const ReportTune *t, bool standalone, double *pw, double *ph)
 				svg_rect(f, x, yy, CELL_W, CELL_H, "#ffffff", "#eeeeee", NULL);
 				continue;
 			}
+			/* the cell's details as a tooltip: a <g> with a <title> */
+			{
+				char tip[256];
+				size_t k = (size_t)snprintf(tip, sizeof tip, "BM=%d BN=%d: %d candidates, "
+				    "%d pruned (block %d, smem %d, regs %d)", bms[i], bns[j], e->total, np,
+				    e->pruned[PR_BLOCK], e->pruned[PR_SMEM], e->pruned[PR_REGS]);
+
+				if (e->best >= 0 && k < sizeof tip) {
+					char cfg[128];
+
+					config_str(cfg, sizeof cfg, t, &t->cand[e->best]);
+					snprintf(tip + k, sizeof tip - k, "; best %s, %.4g ms, rank #%d", cfg,
+					    t->cand[e->best].score, t->cand[e->best].rank);
+				}
+				svg_printf(f, "<g>\n<title>%s</title>\n", tip);
+			}
 			if (e->best < 0) {
 				int why = PR_BLOCK;
 
@@ -284,6 +300,7 @@ tune_draw(FILE *f, const ReportTune *t, bool standalone, double *pw, double *ph)
 				svg_rect(f, x, yy, CELL_W, CELL_H, why_fill[why], "#ffffff", NULL);
 				svg_text(f, x + CELL_W / 2.0, yy + CELL_H / 2.0 + 4, "middle",
 				    "fill=\"#333333\"", why_names[why]);
+				fputs("</g>\n", f);
 				continue;
 			}
 			{
@@ -304,6 +321,7 @@ tune_draw(FILE *f, const ReportTune *t, bool standalone, double *pw, double *ph)
 					svg_text(f, x + CELL_W / 2.0, yy + 29, "middle", "font-size=\"9\"", buf);
 				}
 			}
+			fputs("</g>\n", f);
 		}
 	if (t->chosen >= 0) {
 		const ReportTuneCand *c = &t->cand[t->chosen];

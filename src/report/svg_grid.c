@@ -29,7 +29,8 @@ enum {
 	GRID_LOADS = 1024,           /* load boxes kept for the chosen program */
 	PLOT_RES = 300,              /* the result's plot, px at most */
 	PLOT_ARG = 200,              /* an operand's plot */
-	PLOT_MIN = 14,               /* a thin dimension is drawn this thick */
+	PLOT_MIN = 24,               /* a thin dimension is drawn this thick */
+	PLOT_CELL = 10,              /* px per element at most: a 2x2 tensor stays small */
 };
 
 /* A box of a tensor's last two dimensions that one access touches. */
@@ -355,6 +356,8 @@ plot_fit(Plot *p, const Type *t, const Boxes *bs, int arg, double maxpx)
 	s = maxpx / (double)(p->er1 - p->er0);
 	if (maxpx / (double)(p->ec1 - p->ec0) < s)
 		s = maxpx / (double)(p->ec1 - p->ec0);
+	if (s > PLOT_CELL)
+		s = PLOT_CELL;
 	p->sx = p->sy = s;
 	if ((double)(p->er1 - p->er0) * p->sy < PLOT_MIN)
 		p->sy = PLOT_MIN / (double)(p->er1 - p->er0);
@@ -413,7 +416,7 @@ dims_str(char *buf, size_t n, const Type *t)
 
 	buf[0] = '\0';
 	if (t->rank == 0)
-		snprintf(buf, n, "scalar");
+		k = (size_t)snprintf(buf, n, "scalar");
 	for (int i = 0; i < t->rank && k < n; i++)
 		k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "\xc3\x97" : "",
 		    (long long)t->dim[i]);
@@ -493,10 +496,17 @@ grid_draw(FILE *f, Grid *G, bool standalone)
 	for (int i = 0; i < na; i++) {
 		const Node *an = &g->nodes[fn->args[args[i]]];
 
+		double lw;
+
 		plot_fit(&pa[i], &an->type, &G->loads, args[i], PLOT_ARG);
 		pa[i].x = x;
 		pa[i].y = top;
-		x += pa[i].w + 40;
+		/* the label above and the count below are wider than a thin plot */
+		dims_str(buf, sizeof buf, &an->type);
+		lw = 7.0 * (double)(strlen(an->name) + strlen(buf) + 4);
+		if (lw < 6.0 * 28)
+			lw = 6.0 * 28;
+		x += (pa[i].w > lw ? pa[i].w : lw) + 30;
 	}
 	w = x < 560 ? 560 : x;
 	{
@@ -515,8 +525,8 @@ grid_draw(FILE *f, Grid *G, bool standalone)
 	}
 	h = top + pr.h;
 	for (int i = 0; i < na; i++)
-		if (top + pa[i].h > h)
-			h = top + pa[i].h;
+		if (top + pa[i].h + 18 > h)
+			h = top + pa[i].h + 18;
 	/* notes: what the picture leaves out */
 	if (G->simulated < G->programs) {
 		snprintf(notebuf[nnote], sizeof notebuf[0], "%lld of %lld programs drawn (the first "

@@ -147,11 +147,11 @@ traffic_draw(FILE *f, const ReportStats *run, const ReportStats *eager, bool sta
 		s2 = span / (m2 > 0 ? m2 : 1);
 		svg_text(f, 14, y, NULL, "font-weight=\"bold\"", "eager against fused, in total");
 		y += 10;
-		snprintf(buf, sizeof buf, "eager (%d kernels)", eager->n);
+		snprintf(buf, sizeof buf, "eager (%d kernel%s)", eager->n, eager->n == 1 ? "" : "s");
 		svg_text(f, x0 - 8, y + 12, "end", NULL, buf);
 		bar_pair(f, x0, y, s2, &eager->total, "#fb6a4a", "#cb181d");
 		y += 30;
-		snprintf(buf, sizeof buf, "fused (%d kernels)", run->n);
+		snprintf(buf, sizeof buf, "fused (%d kernel%s)", run->n, run->n == 1 ? "" : "s");
 		svg_text(f, x0 - 8, y + 12, "end", NULL, buf);
 		bar_pair(f, x0, y, s2, &run->total, "#6baed6", "#2171b5");
 		y += 26;
@@ -263,8 +263,9 @@ roof_draw(FILE *f, const ReportStats *run, const ReportPeak *pk, bool standalone
 		h = 20 + 16 * (run->n < ROOF_LIST ? run->n : ROOF_LIST) + 40 + RL_Y;
 	*pw = w;
 	*ph = h;
-	snprintf(buf, sizeof buf, "roofline of %s: peak %.4g GFLOP/s, %.4g GB/s", pk->name,
-	    pk->gflops, pk->gbs);
+	snprintf(buf, sizeof buf, "roofline, %s%s: peak %.4g GFLOP/s, %.4g GB/s",
+	    strcmp(pk->name, "given") ? "target " : "", strcmp(pk->name, "given") ? pk->name :
+	    "given figures", pk->gflops, pk->gbs);
 	if (standalone)
 		svg_open(f, w, h, buf);
 	else
