@@ -235,7 +235,7 @@ if [ $update = 1 ]; then
 	shot scenario4 "$tmp/s4.html" kernels
 	shot scenario5 "$tmp/s5.html" run
 	shot scenario6 "$tmp/mlp.html" kernels
-	shot k50 "$tmp/k50.html" kernels
+	shot k50 "$tmp/k50.html" toc
 fi
 
 if [ $fails != 0 ]; then

@@ -494,8 +494,9 @@ kernel_pictures(FILE *f, const HtmlPage *p, const char *name, const TileFn *tf)
 	if (t) {
 		tune_table(f, t);
 		FIGURE(f, "heatmap", "heatmap-", name, "The BM&times;BN heat map: each cell the "
-		    "best score over its other parameters (darker is slower, relative to the "
-		    "best), pruned cells marked by their reason, the chosen cell outlined.",
+		    "best score over its other parameters, coloured from the best (green) to "
+		    "the slowest (red), pruned cells marked by their reason, the chosen cell "
+		    "outlined.",
 		    report_tune_svg(m_, t));
 	} else {
 		fputs("<p class=\"note\">Not tuned by this pipeline: add <code>autotune</code> "
