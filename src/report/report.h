@@ -128,7 +128,8 @@ typedef struct ReportPeak {
 
 /* spec is a target of passes/cost.c (its f64 matmul peak and bandwidth,
  * or f32's when f32 is true) or "GFLOPS,GBS" (bench/peak.c's figures, two
- * positive numbers).  0, or -1 with why written (lowercase, no period). */
+ * numbers within [1e-6, 1e12]).  0, or -1 with why written (lowercase, no
+ * period). */
 int report_peak_parse(const char *spec, bool f32, ReportPeak *out, char *why, size_t whylen);
 /* Per kernel: bytes actually moved against the ideal (each operand read
  * once, the result written once); with eager (a run of the same graph with

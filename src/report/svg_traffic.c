@@ -54,8 +54,10 @@ report_peak_parse(const char *spec, bool f32, ReportPeak *out, char *why, size_t
 		return -1;
 	}
 	b = strtod(end + 1, &end);
-	if (*end || !(a > 0) || !(b > 0) || !isfinite(a) || !isfinite(b)) {
-		snprintf(why, whylen, "takes two positive numbers GFLOPS,GBS, not '%s'", spec);
+	/* bounded, so that the roofline's decades are few and finite */
+	if (*end || !(a >= 1e-6 && a <= 1e12) || !(b >= 1e-6 && b <= 1e12)) {
+		snprintf(why, whylen, "takes two numbers GFLOPS,GBS in [1e-6, 1e12], not '%s'",
+		    spec);
 		return -1;
 	}
 	snprintf(out->name, sizeof out->name, "given");
@@ -64,16 +66,17 @@ report_peak_parse(const char *spec, bool f32, ReportPeak *out, char *why, size_t
 	return 0;
 }
 
-static int64_t
+/* In double: a file's counts may each be near 2^63 and their sum is none. */
+static double
 moved(const KernelStats *k)
 {
-	return k->bytes_read + k->bytes_written;
+	return (double)k->bytes_read + (double)k->bytes_written;
 }
 
-static int64_t
+static double
 ideal(const KernelStats *k)
 {
-	return k->ideal_read + k->ideal_written;
+	return (double)k->ideal_read + (double)k->ideal_written;
 }
 
 /* A name cut to n characters with an ellipsis. */
@@ -99,11 +102,11 @@ bar_pair(FILE *f, double x, double y, double scale, const KernelStats *k, const 
 	svg_rect(f, x + r, y, w, 11, c_write, NULL, NULL);
 	svg_rect(f, x, y + 13, ir, 7, "#bdbdbd", NULL, NULL);
 	svg_rect(f, x + ir, y + 13, iw, 7, "#969696", NULL, NULL);
-	svg_bytes(a, sizeof a, (double)moved(k));
-	svg_bytes(b, sizeof b, (double)ideal(k));
+	svg_bytes(a, sizeof a, moved(k));
+	svg_bytes(b, sizeof b, ideal(k));
 	if (ideal(k) > 0)
 		snprintf(txt, sizeof txt, "%s (ideal %s, %.2f\xc3\x97)", a, b,
-		    (double)moved(k) / (double)ideal(k));
+		    moved(k) / ideal(k));
 	else
 		snprintf(txt, sizeof txt, "%s (ideal %s)", a, b);
 	svg_text(f, x + (r + w > ir + iw ? r + w : ir + iw) + 6, y + 12, NULL, NULL, txt);
@@ -118,10 +121,10 @@ traffic_draw(FILE *f, const ReportStats *run, const ReportStats *eager, bool sta
 	char buf[512], name[64];
 
 	for (int i = 0; i < nb; i++) {
-		if ((double)moved(&run->k[i]) > mx)
-			mx = (double)moved(&run->k[i]);
-		if ((double)ideal(&run->k[i]) > mx)
-			mx = (double)ideal(&run->k[i]);
+		if (moved(&run->k[i]) > mx)
+			mx = moved(&run->k[i]);
+		if (ideal(&run->k[i]) > mx)
+			mx = ideal(&run->k[i]);
 	}
 	h = 60 + (eager ? 90 : 0) + 30 * nb + (run->n > nb ? 20 : 0) + 50;
 	*pw = w;
@@ -137,13 +140,13 @@ traffic_draw(FILE *f, const ReportStats *run, const ReportStats *eager, bool sta
 	svg_text(f, 14, 36, NULL, NULL, buf);
 	y = 56;
 	if (eager) {
-		double m2 = (double)moved(&eager->total);
+		double m2 = moved(&eager->total);
 		double s2;
 
-		if ((double)moved(&run->total) > m2)
-			m2 = (double)moved(&run->total);
-		if ((double)ideal(&eager->total) > m2)
-			m2 = (double)ideal(&eager->total);
+		if (moved(&run->total) > m2)
+			m2 = moved(&run->total);
+		if (ideal(&eager->total) > m2)
+			m2 = ideal(&eager->total);
 		s2 = span / (m2 > 0 ? m2 : 1);
 		svg_text(f, 14, y, NULL, "font-weight=\"bold\"", "eager against fused, in total");
 		y += 10;
@@ -157,7 +160,7 @@ traffic_draw(FILE *f, const ReportStats *run, const ReportStats *eager, bool sta
 		y += 26;
 		if (moved(&run->total) > 0) {
 			snprintf(buf, sizeof buf, "fusion moves %.2f\xc3\x97 fewer bytes than eager",
-			    (double)moved(&eager->total) / (double)moved(&run->total));
+			    moved(&eager->total) / moved(&run->total));
 			svg_text(f, x0, y + 6, NULL, "fill=\"#08519c\"", buf);
 		}
 		y += 18;
@@ -227,7 +230,7 @@ ax_y(const Axes *a, double v)
 static double
 intensity(const KernelStats *k)
 {
-	return moved(k) > 0 ? (double)k->flops / (double)moved(k) : 0;
+	return moved(k) > 0 ? (double)k->flops / moved(k) : 0;
 }
 
 static void
