@@ -125,7 +125,11 @@ html_dot_svg(const char *dot, char *why, size_t whylen)
 	unlink(path);
 	free(path);
 	if (!WIFEXITED(wst) || WEXITSTATUS(wst) != 0) {
-		if (WIFEXITED(wst))
+		/* 127: the exec failed in the child, as a posix_spawnp built on
+		 * fork and exec reports a missing program (under valgrind, say) */
+		if (WIFEXITED(wst) && WEXITSTATUS(wst) == 127)
+			snprintf(why, whylen, "cannot run '%s' (Graphviz): it is not on PATH", prog);
+		else if (WIFEXITED(wst))
 			snprintf(why, whylen, "'%s -Tsvg' failed with exit status %d", prog,
 			    WEXITSTATUS(wst));
 		else
