@@ -54,11 +54,17 @@ skip() {
 
 # Chromium: Debian's package, installed when missing and possible.
 if ! command -v chromium >/dev/null 2>&1; then
-	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-		skip "chromium not available (not installed, and not root to install it: apt-get install chromium)"
+	if ! command -v apt-get >/dev/null 2>&1; then
+		skip "chromium not available (not installed, and no apt-get to install it with)"
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		skip "chromium not available (not installed; as root: apt-get install chromium)"
 	fi
 	echo "browser test: installing chromium (apt-get install chromium)"
-	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1; then
+	# the package lists may be missing or old on a fresh machine
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 &&
+	    ! { apt-get update -q >/dev/null 2>&1 &&
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1; }; then
 		skip "chromium not available (apt-get install chromium failed; no network?)"
 	fi
 	command -v chromium >/dev/null 2>&1 || skip "chromium not available (installed, but not on PATH)"

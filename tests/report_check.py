@@ -197,7 +197,7 @@ def main():
         return 1
     print("report_check: %s: ok: %d sections, %d IR panels, %d kernels%s%s" % (
         a.page.rsplit("/", 1)[-1], len(SECTIONS), len(stages), len(kernels),
-        ", graph drawn" if not a.no_graph else ", no graph (dot missing)",
+        ", graph drawn" if not a.no_graph else ", graph not drawn",
         ", run data" if a.run else ""))
     return 0
 

@@ -326,7 +326,18 @@ graph_section(FILE *f, const HtmlPage *p, FILE *warn)
 		AICM_BUG("open_memstream failed");
 	ir_print_dot(m, p->g);
 	fclose(m);
-	svg = html_dot_svg(dot, why, sizeof why);
+	{
+		int lines = 0;
+
+		for (size_t i = 0; i < n; i++)
+			lines += dot[i] == '\n';
+		if (lines > HTML_DOT_MAX_LINES)
+			snprintf(why, sizeof why, "the graph is too large for dot to draw in "
+			    "seconds (%d lines of Graphviz text, more than %d)", lines,
+			    HTML_DOT_MAX_LINES);
+		else
+			svg = html_dot_svg(dot, why, sizeof why);
+	}
 	if (svg) {
 		fputs("<div class=\"figure\" id=\"graph-svg\">\n", f);
 		html_inline_svg(f, svg);
@@ -335,8 +346,8 @@ graph_section(FILE *f, const HtmlPage *p, FILE *warn)
 		fprintf(warn, "%s: warning: no graph picture in the report: %s\n", p->tool, why);
 		fputs("<p class=\"note\" id=\"graph-missing\">No picture: ", f);
 		esc(f, why);
-		fputs(".  Install Graphviz (Debian: <code>apt-get install graphviz</code>) and run "
-		    "the command again; <code>--emit=dot</code> gives the text it would draw.</p>\n",
+		fputs(".  <code>aicm-opt --emit=dot</code> writes the text that dot draws "
+		    "(<code>dot -Tsvg</code>; Debian: <code>apt-get install graphviz</code>).</p>\n",
 		    f);
 	}
 	fputs("</section>\n", f);

@@ -56,6 +56,10 @@ void html_inline_svg(FILE *f, const char *svg);
 
 /* ---- html.c ----------------------------------------------------------- */
 
+/* dot takes seconds for a few thousand lines and minutes beyond: a graph
+ * whose --emit=dot text is longer is not drawn (the page says so). */
+#define HTML_DOT_MAX_LINES 4000
+
 typedef struct HtmlPage {
 	const char *tool;            /* "aicm-opt", "aicm-run" */
 	int argc;                    /* the command line, as given */
