@@ -199,11 +199,14 @@ static void
 set_prog(Sim *s, int64_t p)
 {
 	const int64_t *gr = s->f->grid;
+	int64_t g1 = gr[1] > 0 ? gr[1] : 1, g2 = gr[2] > 0 ? gr[2] : 1, g12;
 
+	if (__builtin_mul_overflow(g1, g2, &g12))
+		g12 = INT64_MAX;
 	s->prog = p;
-	s->pid[2] = p % gr[2];
-	s->pid[1] = p / gr[2] % gr[1];
-	s->pid[0] = p / (gr[1] * gr[2]);
+	s->pid[2] = p % g2;
+	s->pid[1] = p / g2 % g1;
+	s->pid[0] = p / g12;
 }
 
 static int
@@ -274,8 +277,10 @@ grid_build(Grid *G, const Graph *g, int node, int64_t program)
 	G->g = g;
 	G->node = n;
 	G->f = f;
+	/* saturated: a hand-written grid may multiply past int64 */
 	for (int a = 0; a < 3; a++)
-		P *= f->grid[a] > 0 ? f->grid[a] : 1;
+		if (__builtin_mul_overflow(P, f->grid[a] > 0 ? f->grid[a] : 1, &P))
+			P = INT64_MAX;
 	G->programs = P;
 	G->chosen = program < 0 || program >= P ? P - 1 : program;
 	s.chosen = G->chosen;
@@ -284,8 +289,8 @@ grid_build(Grid *G, const Graph *g, int node, int64_t program)
 	s.out = &G->res;
 	s.maxboxes = 4 * REPORT_GRID_MAX_CELLS;
 	for (int64_t p = 0; p < P && !s.cut; p++) {
-		if (p >= REPORT_GRID_MAX_CELLS - 1 && p != G->chosen)
-			continue;
+		if (p >= REPORT_GRID_MAX_CELLS - 1)
+			p = G->chosen;
 		set_prog(&s, p);
 		walk(&s, 0, f->ninsts);
 		G->simulated++;
@@ -427,10 +432,11 @@ dims_str(char *buf, size_t n, const Type *t)
 static void
 pid_str(char *buf, size_t n, const Grid *G, int64_t p)
 {
-	const int64_t *gr = G->f->grid;
+	Sim s = {.f = G->f};
 
-	snprintf(buf, n, "(%lld, %lld, %lld)", (long long)(p / (gr[1] * gr[2])),
-	    (long long)(p / gr[2] % gr[1]), (long long)(p % gr[2]));
+	set_prog(&s, p);
+	snprintf(buf, n, "(%lld, %lld, %lld)", (long long)s.pid[0], (long long)s.pid[1],
+	    (long long)s.pid[2]);
 }
 
 /* The kernel's header line: name, kind, grid and block sizes. */
