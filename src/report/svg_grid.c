@@ -199,11 +199,14 @@ static void
 set_prog(Sim *s, int64_t p)
 {
 	const int64_t *gr = s->f->grid;
+	int64_t g1 = gr[1] > 0 ? gr[1] : 1, g2 = gr[2] > 0 ? gr[2] : 1, g12;
 
+	if (__builtin_mul_overflow(g1, g2, &g12))
+		g12 = INT64_MAX;
 	s->prog = p;
-	s->pid[2] = p % gr[2];
-	s->pid[1] = p / gr[2] % gr[1];
-	s->pid[0] = p / (gr[1] * gr[2]);
+	s->pid[2] = p % g2;
+	s->pid[1] = p / g2 % g1;
+	s->pid[0] = p / g12;
 }
 
 static int
@@ -254,6 +257,7 @@ typedef struct Grid {
 	const Node *node;
 	const TileFn *f;
 	int64_t programs, simulated, chosen;
+	int64_t stride;              /* programs drawn: every stride-th along each axis */
 	Boxes res;                   /* merged result boxes */
 	Boxes loads;                 /* the chosen program's, in order */
 	bool cut, boxes_cut;
@@ -274,8 +278,10 @@ grid_build(Grid *G, const Graph *g, int node, int64_t program)
 	G->g = g;
 	G->node = n;
 	G->f = f;
+	/* saturated: a hand-written grid may multiply past int64 */
 	for (int a = 0; a < 3; a++)
-		P *= f->grid[a] > 0 ? f->grid[a] : 1;
+		if (__builtin_mul_overflow(P, f->grid[a] > 0 ? f->grid[a] : 1, &P))
+			P = INT64_MAX;
 	G->programs = P;
 	G->chosen = program < 0 || program >= P ? P - 1 : program;
 	s.chosen = G->chosen;
@@ -283,12 +289,43 @@ grid_build(Grid *G, const Graph *g, int node, int64_t program)
 	/* the result: every program, or the first ones and the chosen one */
 	s.out = &G->res;
 	s.maxboxes = 4 * REPORT_GRID_MAX_CELLS;
-	for (int64_t p = 0; p < P && !s.cut; p++) {
-		if (p >= REPORT_GRID_MAX_CELLS - 1 && p != G->chosen)
-			continue;
-		set_prog(&s, p);
-		walk(&s, 0, f->ninsts);
-		G->simulated++;
+	/* past the cap, a lattice: every st-th program along each axis (so
+	 * that the sample reads as a regular grid), then the chosen one */
+	{
+		int64_t gr[3], steps[3], st = 1;
+		bool chosen_done = false;
+
+		for (int a = 0; a < 3; a++)
+			gr[a] = steps[a] = f->grid[a] > 0 ? f->grid[a] : 1;
+		if (P > REPORT_GRID_MAX_CELLS)
+			for (st = 2; st < INT64_MAX / 4; st *= 2) {
+				int64_t c = 1;
+
+				for (int a = 0; a < 3; a++) {
+					steps[a] = gr[a] / st + (gr[a] % st != 0);
+					if (__builtin_mul_overflow(c, steps[a], &c))
+						c = INT64_MAX;
+				}
+				if (c < REPORT_GRID_MAX_CELLS)
+					break;
+			}
+		G->stride = st;
+		/* steps[a] steps of st along axis a, each p_a = i * st < gr[a] */
+		for (int64_t i0 = 0; i0 < steps[0] && !s.cut; i0++)
+			for (int64_t i1 = 0; i1 < steps[1] && !s.cut; i1++)
+				for (int64_t i2 = 0; i2 < steps[2] && !s.cut; i2++) {
+					int64_t p = (i0 * st * gr[1] + i1 * st) * gr[2] + i2 * st;   /* < P */
+
+					set_prog(&s, p);
+					walk(&s, 0, f->ninsts);
+					G->simulated++;
+					chosen_done |= p == G->chosen;
+				}
+		if (!chosen_done && !s.cut) {
+			set_prog(&s, G->chosen);
+			walk(&s, 0, f->ninsts);
+			G->simulated++;
+		}
 	}
 	G->cut = s.cut;
 	merge(&G->res);
@@ -384,7 +421,9 @@ static void
 draw_box(FILE *f, const Plot *p, const Box *b, const char *fill, const char *extra)
 {
 	double x0 = px(p, b->c0), y0 = py(p, b->r0);
-	double w = (double)b->w * p->sx, h = (double)b->h * p->sy;
+	/* at least a hairline: a 16-row panel of a 4096-row matrix is 0.8 px */
+	double w = (double)b->w * p->sx < 1.5 ? 1.5 : (double)b->w * p->sx;
+	double h = (double)b->h * p->sy < 1.5 ? 1.5 : (double)b->h * p->sy;
 	bool fine = w >= 3 && h >= 3;
 	int64_t cin = b->c0 + b->w < p->cols ? b->c0 + b->w : p->cols;
 
@@ -427,10 +466,11 @@ dims_str(char *buf, size_t n, const Type *t)
 static void
 pid_str(char *buf, size_t n, const Grid *G, int64_t p)
 {
-	const int64_t *gr = G->f->grid;
+	Sim s = {.f = G->f};
 
-	snprintf(buf, n, "(%lld, %lld, %lld)", (long long)(p / (gr[1] * gr[2])),
-	    (long long)(p / gr[2] % gr[1]), (long long)(p % gr[2]));
+	set_prog(&s, p);
+	snprintf(buf, n, "(%lld, %lld, %lld)", (long long)s.pid[0], (long long)s.pid[1],
+	    (long long)s.pid[2]);
 }
 
 /* The kernel's header line: name, kind, grid and block sizes. */
@@ -529,9 +569,9 @@ grid_draw(FILE *f, Grid *G, bool standalone)
 			h = top + pa[i].h + 18;
 	/* notes: what the picture leaves out */
 	if (G->simulated < G->programs) {
-		snprintf(notebuf[nnote], sizeof notebuf[0], "%lld of %lld programs drawn (the first "
-		    "%d and the chosen one)", (long long)G->simulated, (long long)G->programs,
-		    REPORT_GRID_MAX_CELLS - 1);
+		snprintf(notebuf[nnote], sizeof notebuf[0], "%lld of %lld programs drawn (every "
+		    "%lld%s along each grid axis, and the chosen one)", (long long)G->simulated,
+		    (long long)G->programs, (long long)G->stride, G->stride == 2 ? "nd" : "th");
 		note[nnote] = notebuf[nnote];
 		nnote++;
 	}

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "fuzz.h"
+#include "fuzz_svg.h"
 #include "report.h"
 #include "tile_exec.h"
 
@@ -44,23 +45,6 @@ sums_fit(const ReportStats *s)
 				return false;
 	}
 	return true;
-}
-
-/* An attribute value (="...") holding nan or inf. */
-static bool
-bad_attr(const char *svg)
-{
-	for (const char *p = strstr(svg, "=\""); p; p = strstr(p + 2, "=\"")) {
-		const char *e = strchr(p + 2, '"');
-
-		if (!e)
-			return true;
-		for (const char *q = p + 2; q + 3 <= e; q++)
-			if (!strncmp(q, "nan", 3) || !strncmp(q, "inf", 3))
-				return true;
-		p = e - 1;
-	}
-	return false;
 }
 
 int
@@ -99,7 +83,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	report_traffic_doc(f, &s, &back, &pk);
 	fclose(f);
-	if (bad_attr(svg))
+	if (fuzz_bad_attr(svg, slen))
 		fuzz_fail("a picture's attribute holds nan or inf", svg, NULL);
 	free(svg);
 	free(text);
