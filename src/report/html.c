@@ -620,6 +620,12 @@ run_section(FILE *f, const HtmlPage *p)
 	    "intensity under the machine's peak and bandwidth; KernelStats count, they do not "
 	    "time, so a point is what the machine allows the kernel.",
 	    report_roofline_svg(m_, p->run, p->peak));
+	if (!p->eager)
+		fputs("<p>To draw the same graph run op by op (eager) beside this run: write both "
+		    "runs' counts with <code>aicm-run --stats-file=F</code> (eager: "
+		    "<code>--pass=shape-infer,lower-tiled</code>) and give them to "
+		    "<code>aicm-opt --report=html --stats-file=FUSED "
+		    "--eager-stats-file=EAGER</code>.</p>\n", f);
 	fputs("</section>\n", f);
 }
 
