@@ -35,6 +35,7 @@
 #include "pass.h"
 #include "../../passes/passes.h"
 #include "report.h"
+#include "../codegen/emit_triton.h"
 
 const char *const cli_tool = "aicm-opt";
 
@@ -49,6 +50,7 @@ typedef struct Opts {
 	const char *stats_file;      /* --stats-file: run data to draw (read) */
 	const char *eager_stats_file;   /* --eager-stats-file: the eager run's */
 	const char *peak;            /* --peak: the roofline's machine */
+	bool emit_triton;            /* --emit=triton (src/codegen/emit_triton.c) */
 	const char *reproducer;
 	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
 	int errlimit;                /* --error-limit */
@@ -111,7 +113,9 @@ usage(FILE *f)
 	    "                           grid, and with --stats-file the run's traffic and\n"
 	    "                           roofline (docs/report.md)\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
-	    "  --emit=ir|dot            what to print (default: ir)\n");
+	    "  --emit=ir|dot|triton     what to print (default: ir); triton: Python source\n"
+	    "                           of @triton.jit kernels and a launcher, for a graph\n"
+	    "                           that lower-tiled has lowered\n");
 	/* in two pieces: C99 promises string literals of 4095 bytes only */
 	fprintf(f,
 	    "  --emit=svg-grid          the tile grid of every lowered kernel, as SVG\n"
@@ -187,18 +191,19 @@ parse_args(int argc, char **argv, Opts *o)
 			o->verify_each = false;
 		} else if ((v = cli_optval(argc, argv, &i, "--emit"))) {
 			o->emit_svg = 0;
-			if (!strcmp(v, "ir"))
-				o->emit_dot = false;
-			else if (!strcmp(v, "dot"))
+			o->emit_dot = o->emit_triton = false;
+			if (!strcmp(v, "dot"))
 				o->emit_dot = true;
+			else if (!strcmp(v, "triton"))
+				o->emit_triton = true;
 			else if (!strcmp(v, "svg-grid"))
 				o->emit_svg = SVG_GRID;
 			else if (!strcmp(v, "svg-autotune"))
 				o->emit_svg = SVG_AUTOTUNE;
 			else if (!strcmp(v, "svg-traffic"))
 				o->emit_svg = SVG_TRAFFIC;
-			else
-				cli_usage_error("--emit takes ir, dot, svg-grid, svg-autotune or "
+			else if (strcmp(v, "ir"))
+				cli_usage_error("--emit takes ir, dot, triton, svg-grid, svg-autotune or "
 				    "svg-traffic, not '%s'", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
 			if (!*v)
@@ -534,6 +539,30 @@ draw_setup(const Opts *o, const Pipeline *pl, ReportStats *stats, ReportStats *e
 	return 0;
 }
 
+/* --emit=triton: g's Triton module, named after the graph or the input
+ * file's stem.  Returns the exit status: 0; 2 for a graph that is not
+ * lowered (the pipeline lacks lower-tiled: usage); 1 for a tiled body
+ * written by hand that has no Triton form (the input). */
+static int
+emit_triton_chunk(FILE *os, const Graph *g, const char *input)
+{
+	int rc;
+	char err[512], stem[256] = "graph";
+
+	if (input && strcmp(input, "-")) {
+		const char *b = strrchr(input, '/'), *dot;
+
+		b = b ? b + 1 : input;
+		dot = strrchr(b, '.');
+		snprintf(stem, sizeof stem, "%.*s", (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
+	}
+	rc = triton_emit(os, g, stem, err, sizeof err);
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "%s: error: %s\n", cli_tool, err);
+	return rc == -1 ? 2 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -651,6 +680,11 @@ main(int argc, char **argv)
 				report_traffic_doc(os, &stats, o.eager_stats_file ? &eager : NULL, &peak);
 			} else if (o.emit_dot) {
 				ir_print_dot(os, g);
+			} else if (o.emit_triton) {
+				int erc = emit_triton_chunk(os, g, o.input);
+
+				if (erc > status)
+					status = erc;
 			} else {
 				ir_print(os, g);
 			}
