@@ -55,7 +55,7 @@ else
 B = build
 endif
 
-CPPFLAGS = -Isrc/ir -Isrc/runtime -Isrc/import -Isrc/codegen -Isrc/api -Igrammar -I$(B)/grammar -I$(B)/import \
+CPPFLAGS = -Isrc/ir -Isrc/runtime -Isrc/import -Isrc/codegen -Isrc/api -Isrc/report -Igrammar -I$(B)/grammar -I$(B)/import \
 	-D_POSIX_C_SOURCE=200809L
 
 # aicm-import's protobuf reader is generated from Debian's onnx.proto
@@ -64,7 +64,7 @@ ONNX_PROTO = /usr/include/onnx/onnx.proto
 PROTOC_C = protoc-c
 
 LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c) \
-	$(wildcard src/import/*.c) $(wildcard src/codegen/*.c) $(wildcard src/api/native*.c)
+	$(wildcard src/import/*.c) $(wildcard src/report/*.c) $(wildcard src/codegen/*.c) $(wildcard src/api/native*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o \
 	$(B)/import/onnx.pb-c.o
 # The tools are src/tools/aicm-*.c; the other files there (the measuring
@@ -191,7 +191,7 @@ demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
 check: check-layers check-unit check-api check-golden check-numpy check-models check-docs check-random check-scaling \
-	check-triton check-native
+	check-triton check-native check-browser
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
@@ -313,6 +313,19 @@ check-native: $(TOOLS)
 	/usr/bin/python3 tests/gen_random_graphs.py check $(B) -n $(or $(NATIVE_N),16) --native
 
 .PHONY: check-native
+
+# The HTML report opened in headless Chromium (issue 22, tests/browser.sh):
+# the DOM of two pages checked, a screenshot taken, no request leaving
+# them; installs Debian's chromium as root, else says "skipped" (seconds).
+check-browser: $(TOOLS)
+	sh tests/browser.sh $(B)
+
+# docs/img/report-*.png, the tutorial's pictures of the report, taken by
+# the browser test so that they show the page as it is.
+screenshots: $(TOOLS)
+	sh tests/browser.sh $(B) --update-screenshots
+
+.PHONY: check-browser screenshots
 
 # Time linear in the length of a fused chain (issue 14): 10k, 20k and 40k
 # ops through aicm-opt and aicm-run, CPU time at 40k at most 5x that at

@@ -1068,6 +1068,35 @@ autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask, int6
 	return tune_all(g, a, d, hmask, compares);
 }
 
+/* Declared in cost.h, for the report layer: tune() on one kernel. */
+int
+autotune_table(const Graph *g, int kernel, const PassArgs *a, Problem *p, TuneRow *rows)
+{
+	Target t;
+	CostModel *m;
+	Tuning *tu;
+	int n;
+
+	if (setup_target(a, &t, NULL) != 0)
+		return -1;
+	m = cost_model_new(g, kernel);
+	*p = *cost_model_problem(m);
+	if (!sizes_ok(m)) {
+		cost_model_free(m);
+		return -1;
+	}
+	tu = xmalloc(sizeof *tu);
+	tune(m, &t, tu);
+	n = tu->n;
+	for (int i = 0; i < n; i++)
+		rows[i] = (TuneRow){tu->cand[i].c, tu->cand[i].why, tu->cand[i].s, tu->cand[i].t, 0};
+	for (int i = 0; i < tu->nscored; i++)
+		rows[tu->order[i]].rank = i + 1;
+	free(tu);
+	cost_model_free(m);
+	return n;
+}
+
 const Pass pass_autotune = {
 	.name = "autotune",
 	.summary = "pick each kernel's tile configuration with an analytic cost model",

@@ -145,4 +145,24 @@ void cost_score(const Target *t, DType dt, const Traffic *tr, Score *s);
 int autotune_run_hashmask(Graph *g, const PassArgs *a, Diag *d, uint64_t hmask,
     int64_t *compares);
 
+/* One row of autotune's table: a candidate, its prune reason, and if it
+ * was scored (why PR_NONE) its score and traffic and its 1-based rank in
+ * the pass's order (0: pruned). */
+typedef struct TuneRow {
+	TileConfig c;
+	PruneReason why;
+	Score s;
+	Traffic t;
+	int rank;
+} TuneRow;
+
+/* For the report layer (src/report): the table that the autotune pass
+ * with options a (the pass's opts and values) builds for kernel `kernel`
+ * of g before it chooses: every candidate of the kind's space in
+ * generation order into rows[0..COST_MAX_SPACE), by the same pruning,
+ * scoring and ranking, for a's target; the problem into *p.  No cache is
+ * read and nothing is measured.  Returns the count, or -1 when the
+ * kernel's problem is not one the model knows (its sizes overflow). */
+int autotune_table(const Graph *g, int kernel, const PassArgs *a, Problem *p, TuneRow *rows);
+
 #endif

@@ -7,7 +7,8 @@
 # table below, one folder a line with its rank: src/ir at the ground (0);
 # grammar/, passes/, src/runtime/, src/codegen/ and src/import/ side by side
 # above it (1), each free to include only src/ir and its own folder;
-# src/api/ (2) and src/tools/ (3) on top, free to include anything below.
+# src/api/ and src/report/ (2) and src/tools/ (3) on top, free to include
+# anything below.
 # A file may include a header of its own folder or of a lower rank, never
 # one of its rank's other folders or of a higher rank; so a pass or the
 # code generator never reaches the runtime.  Folders that do not exist yet
@@ -34,8 +35,9 @@ src/runtime 1
 src/codegen 1
 src/import 1
 src/api 2
+src/report 2
 src/tools 3'
-incpath='src/ir src/runtime src/import src/codegen src/api grammar'
+incpath='src/ir src/runtime src/import src/codegen src/api src/report grammar'
 
 # rank FOLDER: its rank in the table, or nothing if it has none.
 rank() {

@@ -35,6 +35,7 @@
 #include "parse.h"
 #include "pass.h"
 #include "../../passes/passes.h"
+#include "report.h"
 #include "../codegen/emit_triton.h"
 
 const char *const cli_tool = "aicm-opt";
@@ -47,6 +48,10 @@ typedef struct Opts {
 	bool verify_diags;
 	bool emit_dot;
 	bool emit_c;                 /* --emit=c (src/codegen/emit_c.h) */
+	int emit_svg;                /* --emit=svg-*: SVG_GRID.., or 0 */
+	const char *stats_file;      /* --stats-file: run data to draw (read) */
+	const char *eager_stats_file;   /* --eager-stats-file: the eager run's */
+	const char *peak;            /* --peak: the roofline's machine */
 	bool emit_triton;            /* --emit=triton (src/codegen/emit_triton.c) */
 	const char *reproducer;
 	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
@@ -56,8 +61,12 @@ typedef struct Opts {
 } Opts;
 
 /* State for one chunk while its pipeline runs (the PassRun hooks). */
+/* --emit=svg-*: the pictures of src/report (docs/report.md "The pictures"). */
+enum { SVG_GRID = 1, SVG_AUTOTUNE, SVG_TRAFFIC };
+
 typedef struct Stage {
 	const Opts *o;
+	ReportTunes *tunes;          /* --emit=svg-autotune: autotune's tables */
 	int chunk;
 	CliStages *stages;           /* printing, timing, --dump-dir (cli.c) */
 	bool io_failed;              /* a pass or the reproducer could not read or write */
@@ -99,12 +108,32 @@ usage(FILE *f)
 	    "                           --mlir-timing)\n"
 	    "  --report[=text|json]     the passes' reports, to stderr (default: off); JSON\n"
 	    "                           is one object per line\n"
+	    "  --report=html            one self-contained HTML page of the compile (needs\n"
+	    "                           --report-file): the IR after each pass with the\n"
+	    "                           changes marked, the graph (Graphviz's dot), per\n"
+	    "                           kernel autotune's table and heat map and the tile\n"
+	    "                           grid, and with --stats-file the run's traffic and\n"
+	    "                           roofline (docs/report.md)\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
 	    "  --emit=ir|dot|c|triton   what to print (default: ir); c: C99 of the lowered\n"
 	    "                           graph (lower-tiled runs first if the pipeline did not),\n"
 	    "                           with -o model.c, model.h beside it; triton: Python\n"
 	    "                           source of @triton.jit kernels and a launcher, for a\n"
-	    "                           graph that lower-tiled has lowered\n"
+	    "                           graph that lower-tiled has lowered\n");
+	/* in two pieces: C99 promises string literals of 4095 bytes only */
+	fprintf(f,
+	    "  --emit=svg-grid          the tile grid of every lowered kernel, as SVG\n"
+	    "  --emit=svg-autotune      autotune's BM x BN heat map per kernel, as SVG (needs\n"
+	    "                           autotune in --pass)\n"
+	    "  --emit=svg-traffic       traffic bars and a roofline of a run, as SVG (needs\n"
+	    "                           --stats-file)\n"
+	    "  --stats-file=FILE        read aicm-run's KernelStats JSON (its --stats-file)\n"
+	    "                           to draw run data, in --report=html or\n"
+	    "                           --emit=svg-traffic (default: none)\n"
+	    "  --eager-stats-file=FILE  the same of an eager run (each op its own kernel),\n"
+	    "                           drawn beside it (default: none)\n"
+	    "  --peak=TARGET|GFLOPS,GBS the roofline's machine: a target's peak and\n"
+	    "                           bandwidth, or bench/peak.c's figures (default: cpu)\n"
 	    "  --split-input-file       one graph per '// -----' chunk, each on its own\n"
 	    "                           (default: off)\n"
 	    "  --verify-diagnostics     check diagnostics against the input's\n"
@@ -134,7 +163,7 @@ usage(FILE *f)
 static const char *const opt_flags[] = {
 	"--verify-each", "--no-verify-each", "--emit", "--split-input-file",
 	"--verify-diagnostics", "--error-limit", "--max-work", "--data-dir", "--reproducer",
-	"--list-passes", NULL,
+	"--list-passes", "--stats-file", "--eager-stats-file", "--peak", NULL,
 };
 
 static void
@@ -165,6 +194,7 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--no-verify-each")) {
 			o->verify_each = false;
 		} else if ((v = cli_optval(argc, argv, &i, "--emit"))) {
+			o->emit_svg = 0;
 			o->emit_dot = o->emit_triton = o->emit_c = false;
 			if (!strcmp(v, "dot"))
 				o->emit_dot = true;
@@ -172,8 +202,25 @@ parse_args(int argc, char **argv, Opts *o)
 				o->emit_triton = true;
 			else if (!strcmp(v, "c"))
 				o->emit_c = true;
+			else if (!strcmp(v, "svg-grid"))
+				o->emit_svg = SVG_GRID;
+			else if (!strcmp(v, "svg-autotune"))
+				o->emit_svg = SVG_AUTOTUNE;
+			else if (!strcmp(v, "svg-traffic"))
+				o->emit_svg = SVG_TRAFFIC;
 			else if (strcmp(v, "ir"))
-				cli_usage_error("--emit takes ir, dot, c or triton, not '%s'", v);
+				cli_usage_error("--emit takes ir, dot, c, triton, svg-grid, svg-autotune or "
+				    "svg-traffic, not '%s'", v);
+		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
+			if (!*v)
+				cli_usage_error("--stats-file needs a file name");
+			o->stats_file = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--eager-stats-file"))) {
+			if (!*v)
+				cli_usage_error("--eager-stats-file needs a file name");
+			o->eager_stats_file = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--peak"))) {
+			o->peak = v;
 		} else if (!strcmp(a, "--split-input-file")) {
 			o->split = true;
 		} else if (!strcmp(a, "--verify-diagnostics")) {
@@ -200,7 +247,25 @@ parse_args(int argc, char **argv, Opts *o)
 	}
 	if (!o->input)
 		o->input = "-";
+	if (o->emit_svg && o->emit_dot)
+		AICM_BUG("--emit: two outputs");
+	if (o->emit_svg && o->split)
+		cli_usage_error("--emit=svg-* draws one graph; drop --split-input-file");
+	if (o->emit_svg == SVG_TRAFFIC && !o->stats_file)
+		cli_usage_error("--emit=svg-traffic draws a run's data: give --stats-file=FILE "
+		    "(aicm-run --stats-file=FILE writes one)");
+	if (o->eager_stats_file && !o->stats_file)
+		cli_usage_error("--eager-stats-file is drawn beside --stats-file: give both");
 	cli_inspect_check(&o->ci, aicm_passes);
+	/* the page shows one graph, which a passing run leaves behind */
+	if (o->ci.report == CLI_REPORT_HTML && o->split)
+		cli_usage_error("--report=html draws one graph; drop --split-input-file");
+	if (o->stats_file && o->ci.report != CLI_REPORT_HTML && o->emit_svg != SVG_TRAFFIC)
+		cli_usage_error("--stats-file=%s gives run data to draw; it needs "
+		    "--report=html --report-file=F or --emit=svg-traffic", o->stats_file);
+	if (o->ci.report == CLI_REPORT_HTML && o->verify_diags)
+		cli_usage_error("--report=html draws the graph a pipeline made; drop "
+		    "--verify-diagnostics");
 }
 
 /* ---- pass hooks: printing, dumping, timing --------------------------- */
@@ -227,8 +292,9 @@ hook_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
 {
 	Stage *s = ctx;
 
-	(void)pi;
-	cli_stage_after(s->stages, idx + 1, g, ms);
+	if (s->tunes && !strcmp(pi->pass->name, "autotune"))
+		report_tunes_collect(s->tunes, g, pi);
+	cli_stage_after(s->stages, idx + 1, pi, g, ms);
 }
 
 /* ---- the reproducer -------------------------------------------------- */
@@ -496,6 +562,37 @@ emit_c(Graph *g, const Opts *o, FILE *os, StrBuf *header, Diag *d)
 	return rc;
 }
 
+/* --emit=svg-*'s checks against the pipeline, and the run data read: 0, or
+ * the exit status after the message (2 usage or a file unread, 1 a bad
+ * stats file). */
+static int
+draw_setup(const Opts *o, const Pipeline *pl, ReportStats *stats, ReportStats *eager,
+    ReportPeak *peak)
+{
+	char why[512];
+	int rc;
+
+	if (o->emit_svg == SVG_AUTOTUNE) {
+		int k;
+
+		for (k = 0; k < pl->n && strcmp(pl->p[k].pass->name, "autotune"); k++)
+			;
+		if (k == pl->n)
+			cli_usage_error("--emit=svg-autotune draws autotune's tables: put autotune in "
+			    "--pass (e.g. --pass=shape-infer,fuse,autotune,lower-tiled)");
+	}
+	if (report_peak_parse(o->peak ? o->peak : "cpu", false, peak, why, sizeof why) != 0)
+		cli_usage_error("--peak %s", why);
+	if (o->stats_file && (rc = report_stats_read(cli_tool, o->stats_file, stats, stderr)))
+		return rc == -2 ? 2 : 1;
+	if (o->eager_stats_file &&
+	    (rc = report_stats_read(cli_tool, o->eager_stats_file, eager, stderr))) {
+		report_stats_free(stats);
+		return rc == -2 ? 2 : 1;
+	}
+	return 0;
+}
+
 /* --emit=triton: g's Triton module, named after the graph or the input
  * file's stem.  Returns the exit status: 0; 2 for a graph that is not
  * lowered (the pipeline lacks lower-tiled: usage); 1 for a tiled body
@@ -536,6 +633,9 @@ main(int argc, char **argv)
 	PassMeasure pm;
 	CliStages stages;
 	CliReport rep;
+	ReportTunes tunes = {0};
+	ReportStats stats = {0}, eager = {0};
+	ReportPeak peak;
 
 	/* Diagnostics come by the thousand under fuse{explain}: an unbuffered
 	 * stderr made each piece of each message a system call.  exit() and
@@ -546,6 +646,11 @@ main(int argc, char **argv)
 	    pass_parse_pipeline(aicm_passes, o.ci.pipeline, &pl, stderr, cli_tool) != 0) {
 		cli_inspect_free(&o.ci);
 		return 2;
+	}
+	if ((status = draw_setup(&o, &pl, &stats, &eager, &peak)) != 0) {
+		pass_free_pipeline(&pl);
+		cli_inspect_free(&o.ci);
+		return status;
 	}
 	/* autotune{measure=true} times candidates on the tile executor, all
 	 * cores, as aicm-run runs by default */
@@ -559,6 +664,8 @@ main(int argc, char **argv)
 
 		fprintf(stderr, "%s: error: cannot read '%s': %s\n", cli_tool, o.input,
 		    aicm_read_strerror(errno, AICM_READ_MAX, why, sizeof why));
+		report_stats_free(&stats);
+		report_stats_free(&eager);
 		pass_free_pipeline(&pl);
 		cli_inspect_free(&o.ci);
 		return 2;
@@ -581,7 +688,8 @@ main(int argc, char **argv)
 		cli_stage_name(&stages, k + 1, pl.p[k].pass->name, false);
 	cli_report_open(&rep, &o.ci);
 	for (int c = 0; c < nch; c++) {
-		Stage st = {.o = &o, .chunk = c, .pl = &pl, .text = buf + ch[c].off,
+		Stage st = {.o = &o, .tunes = o.emit_svg == SVG_AUTOTUNE ? &tunes : NULL,
+		    .chunk = c, .pl = &pl, .text = buf + ch[c].off,
 		    .len = ch[c].len, .pass = -1, .stages = &stages};
 		PassRun run = {o.verify_each, rep.f, o.ci.report == CLI_REPORT_JSON,
 		    hook_before, hook_after, &st, &pm};
@@ -619,7 +727,13 @@ main(int argc, char **argv)
 			 * not leave a leading separator (an empty chunk on reading). */
 			if (printed++)
 				fprintf(os, "// -----\n");
-			if (o.emit_dot) {
+			if (o.emit_svg == SVG_GRID) {
+				report_grid_doc(os, g);
+			} else if (o.emit_svg == SVG_AUTOTUNE) {
+				report_tune_doc(os, &tunes);
+			} else if (o.emit_svg == SVG_TRAFFIC) {
+				report_traffic_doc(os, &stats, o.eager_stats_file ? &eager : NULL, &peak);
+			} else if (o.emit_dot) {
 				ir_print_dot(os, g);
 			} else if (o.emit_c) {
 				if (emit_c(g, &o, os, &header, &d) != 0) {
@@ -636,6 +750,13 @@ main(int argc, char **argv)
 			}
 		}
 		print_ms = pass_now_ms() - t0;
+		if (g)
+			cli_report_html(&rep, &stages, argc, argv, o.input, g,
+			    o.stats_file ? &stats : NULL, o.eager_stats_file ? &eager : NULL,
+			    &peak, o.stats_file, "aicm-opt compiles without "
+			    "running: run the same command with aicm-run, which runs the program and "
+			    "counts each kernel's traffic, or give aicm-opt a run's counts with "
+			    "--stats-file=F (written by aicm-run --stats-file=F).");
 		if (o.ci.timing)
 			cli_stages_timing(&stages, parse_ms, "print", print_ms);
 		if (st.io_failed)
@@ -706,5 +827,8 @@ main(int argc, char **argv)
 	free(datadir);
 	pass_free_pipeline(&pl);
 	cli_inspect_free(&o.ci);
+	report_tunes_free(&tunes);
+	report_stats_free(&stats);
+	report_stats_free(&eager);
 	return status;
 }

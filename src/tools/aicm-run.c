@@ -182,6 +182,11 @@ usage(FILE *f)
 	    "  --dump-pipeline          the pipeline as parsed, to stderr\n"
 	    "  --timing                 per-stage wall time and the run's, to stderr\n"
 	    "  --report[=text|json]     the passes' reports, to stderr\n"
+	    "  --report=html            one self-contained HTML page of the compile and the\n"
+	    "                           run (needs --report-file): the IR after each pass,\n"
+	    "                           the graph, each kernel's autotune table, heat map\n"
+	    "                           and tile grid, this run's traffic and roofline\n"
+	    "                           (docs/report.md)\n"
 	    "  --report-file=FILE       the report to FILE instead, whole\n"
 	    "\n"
 	    "  -h, --help               this text\n"
@@ -630,8 +635,7 @@ run_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
 {
 	Hooked *h = ctx;
 
-	(void)pi;
-	cli_stage_after(h->st, h->base + idx, g, ms);
+	cli_stage_after(h->st, h->base + idx, pi, g, ms);
 }
 
 /* Runs pl as the next stages (named, unless the caller named them). */
@@ -1354,6 +1358,18 @@ main(int argc, char **argv)
 	run_ms = pass_now_ms() - t0;
 	if ((o.stats || o.stats_file) && status == 0)
 		status = print_stats(&o, g, vals, &d);
+	if (rep.html) {
+		ReportStats run = {0};
+
+		if (tile_plan) {
+			run.k = (KernelStats *)exec_tile_stats(tile_plan, &run.n);
+			run.total = exec_tile_total(run.k, run.n);
+		}
+		cli_report_html(&rep, &stages, argc, argv, o.file, g, tile_plan ? &run : NULL,
+		    NULL, NULL, "this run",
+		    "The reference interpreter ran (--engine=reference), which counts no traffic; "
+		    "run with the tile engine, the default, to see it here.");
+	}
 	if (ref) {
 		rvals = xcalloc((size_t)ref->nnodes, sizeof *rvals);
 		if ((status = fill_sources(ref, rvals, &o, &d)) != 0)

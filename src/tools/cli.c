@@ -21,6 +21,8 @@
 
 #include "cli.h"
 #include "diag.h"
+#include "html.h"
+#include "tile.h"
 
 _Noreturn void
 cli_usage_error(const char *fmt, ...)
@@ -174,10 +176,9 @@ set_report(CliInspect *ci, const char *a)
 	else if (!strcmp(a, "--report=json"))
 		ci->report = CLI_REPORT_JSON;
 	else if (!strcmp(a, "--report=html"))
-		cli_usage_error("--report=html is not built yet; the forms are --report, "
-		    "--report=text and --report=json (with --report-file=F to write a file)");
+		ci->report = CLI_REPORT_HTML;
 	else if (!strncmp(a, "--report=", 9))
-		cli_usage_error("--report takes text, json or nothing, not '%s'", a + 9);
+		cli_usage_error("--report takes text, json, html or nothing, not '%s'", a + 9);
 	else
 		return false;
 	return true;
@@ -244,8 +245,12 @@ cli_inspect_check(const CliInspect *ci, const Pass *const *reg)
 		    names[k]);
 	}
 	if (ci->report_file && ci->report == CLI_REPORT_OFF)
-		cli_usage_error("--report-file=%s needs --report[=text|json] to say what to write",
-		    ci->report_file);
+		cli_usage_error("--report-file=%s needs --report[=text|json|html] to say what to "
+		    "write", ci->report_file);
+	/* a page of several hundred lines of HTML is no use on a terminal */
+	if (ci->report == CLI_REPORT_HTML && !ci->report_file)
+		cli_usage_error("--report=html needs --report-file=F: the page is written to a "
+		    "file, not to stderr");
 }
 
 void
@@ -262,6 +267,9 @@ cli_report_open(CliReport *r, const CliInspect *ci)
 	if (ci->report == CLI_REPORT_OFF)
 		return;
 	r->file = ci->report_file;
+	/* html: the passes' text report is kept for the page, which
+	 * cli_report_html builds in its place */
+	r->html = ci->report == CLI_REPORT_HTML;
 	r->f = r->file ? open_memstream(&r->buf, &r->len) : stderr;
 	if (!r->f)
 		AICM_BUG("open_memstream failed");
@@ -275,6 +283,8 @@ cli_report_close(CliReport *r, bool write)
 	if (!r->file)
 		return 0;
 	fclose(r->f);
+	if (write && r->html && !r->page)
+		AICM_BUG("--report=html: the run succeeded but no page was built");
 	if (write && aicm_write_file(r->file, r->buf, r->len) != 0) {
 		fprintf(stderr, "%s: error: cannot write '%s': %s\n", cli_tool, r->file,
 		    strerror(errno));
@@ -283,6 +293,55 @@ cli_report_close(CliReport *r, bool write)
 	free(r->buf);
 	memset(r, 0, sizeof *r);
 	return status;
+}
+
+/* The roofline's machine: the cpu target of the cost model (passes/cost.c,
+ * fitted to this machine's tile executor), for the element type most of
+ * g's lowered kernels have. */
+static void
+page_peak(const Graph *g, ReportPeak *pk)
+{
+	int f32 = 0, n = 0;
+	char why[256];
+
+	for (int i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].tile) {
+			n++;
+			f32 += g->nodes[i].tile->dt == DT_F32;
+		}
+	if (report_peak_parse("cpu", 2 * f32 > n, pk, why, sizeof why) != 0)
+		AICM_BUG("the cpu target's peaks: %s", why);
+}
+
+void
+cli_report_html(CliReport *r, const CliStages *s, int argc, char **argv, const char *input,
+    const Graph *g, const ReportStats *run, const ReportStats *eager, const ReportPeak *peak,
+    const char *stats_from, const char *no_stats_why)
+{
+	ReportPeak pk;
+	HtmlPage p = {cli_tool, argc, argv, input, s->ci->pipeline, s->n,
+	    (const char *const *)s->label, (const char *const *)s->ir, NULL, g, &s->tunes, run,
+	    eager, peak, stats_from, no_stats_why};
+	char *text;
+
+	if (!r->html || !r->file)
+		return;
+	if (!peak) {
+		page_peak(g, &pk);
+		p.peak = &pk;
+	}
+	if (fclose(r->f) != 0)
+		AICM_BUG("fclose of a memory stream failed");
+	text = r->buf;
+	p.pass_report = text;
+	r->buf = NULL;
+	r->len = 0;
+	if (!(r->f = open_memstream(&r->buf, &r->len)))
+		AICM_BUG("open_memstream failed");
+	/* stderr is buffered (the tools' setvbuf): warnings come in order */
+	html_page_write(r->f, &p, stderr);
+	r->page = true;
+	free(text);
 }
 
 /* ---- stages ----------------------------------------------------------- */
@@ -299,6 +358,8 @@ cli_stages_init(CliStages *s, const CliInspect *ci, const Pass *const *reg, int 
 	s->ms = xcalloc((size_t)n + 1, sizeof *s->ms);
 	s->out = xcalloc((size_t)n + 1, sizeof *s->out);
 	s->written = xcalloc((size_t)n + 1, sizeof *s->written);
+	if (ci->report == CLI_REPORT_HTML)
+		s->ir = xcalloc((size_t)n + 1, sizeof *s->ir);
 	cli_stage_name(s, 0, "input", false);
 }
 
@@ -328,6 +389,10 @@ cli_stage_dump(CliStages *s, int idx, const Graph *g)
 	const char *dir = s->ci->dump_dir;
 	AicmOut *out;
 
+	if (s->ir && idx < s->n) {
+		free(s->ir[idx]);
+		s->ir[idx] = ir_print_str(g, NULL);
+	}
 	if (!dir || s->failed || idx >= s->n)
 		return;                 /* one message, not one per stage */
 	if (!s->made) {
@@ -380,12 +445,14 @@ cli_stage_before(CliStages *s, int idx, const Graph *g)
 }
 
 void
-cli_stage_after(CliStages *s, int idx, const Graph *g, double ms)
+cli_stage_after(CliStages *s, int idx, const PassInst *pi, const Graph *g, double ms)
 {
 	const CliInspect *ci = s->ci;
 	bool show = ci->print_after_all || (ci->print_after && !strcmp(ci->print_after, s->name[idx]));
 
 	s->ms[idx] = ms;
+	if (s->ir && !strcmp(pi->pass->name, "autotune"))
+		report_tunes_collect(&s->tunes, g, pi);
 	if (!show && ci->print_after_change) {
 		char *now = ir_print_str(g, NULL);
 
@@ -488,7 +555,11 @@ cli_stages_free(CliStages *s)
 		if (s->out[i].f)
 			aicm_out_abort(&s->out[i]);
 		free(s->label[i]);
+		if (s->ir)
+			free(s->ir[i]);
 	}
+	free(s->ir);
+	report_tunes_free(&s->tunes);
 	free(s->name);
 	free(s->label);
 	free(s->ms);

@@ -16,6 +16,8 @@
 
 #include "diag.h"
 #include "pass.h"
+#include "report.h"
+#include "tile_exec.h"
 
 /* Defined by each tool: "aicm-opt", "aicm-run". */
 extern const char *const cli_tool;
@@ -52,7 +54,7 @@ _Noreturn void cli_unknown_option(const char *a, const char *const *tool_flags);
 
 /* ---- the inspection options both tools take (DESIGN §5, §15) -------- */
 
-enum { CLI_REPORT_OFF, CLI_REPORT_TEXT, CLI_REPORT_JSON };
+enum { CLI_REPORT_OFF, CLI_REPORT_TEXT, CLI_REPORT_JSON, CLI_REPORT_HTML };
 
 typedef struct CliInspect {
 	const char *pipeline;        /* --pass, --passes, --pass-pipeline */
@@ -76,16 +78,27 @@ bool cli_inspect_arg(int argc, char **argv, int *i, CliInspect *ci);
 void cli_inspect_check(const CliInspect *ci, const Pass *const *reg);
 void cli_inspect_free(CliInspect *ci);
 
+struct CliStages;
+
 /* Where the passes' reports go: stderr, or memory for --report-file. */
 typedef struct CliReport {
 	FILE *f;                     /* NULL when --report is off */
 	char *buf;
 	size_t len;
 	const char *file;
+	bool html, page;             /* --report=html; its page is built */
 } CliReport;
 void cli_report_open(CliReport *r, const CliInspect *ci);
 /* Writes --report-file when write (whole), frees; 0, or 2 after a message. */
 int cli_report_close(CliReport *r, bool write);
+/* --report=html: turns what the passes reported so far into the page
+ * (src/report/html.h) for graph g after stages s, with run data run from
+ * stats_from (and eager's beside them, may be NULL) on machine peak (NULL:
+ * the cpu target), or none (run NULL) and no_stats_why saying how to get
+ * them; cli_report_close then writes it.  No-op for the other forms. */
+void cli_report_html(CliReport *r, const struct CliStages *s, int argc, char **argv,
+    const char *input, const Graph *g, const ReportStats *run, const ReportStats *eager,
+    const ReportPeak *peak, const char *stats_from, const char *no_stats_why);
 
 /* The stages of a run: 0 the input, then one per pass (aicm-run adds the
  * passes it runs on its own, labelled "(implicit)").  Printing around
@@ -101,6 +114,8 @@ typedef struct CliStages {
 	AicmOut *out;
 	bool *written;
 	char *before;                /* for --print-ir-after-change */
+	char **ir;                   /* --report=html: each stage's IR, or NULL */
+	ReportTunes tunes;           /* --report=html: autotune's tables */
 	bool made, failed, last_chunk;
 } CliStages;
 
@@ -109,7 +124,9 @@ void cli_stages_init(CliStages *s, const CliInspect *ci, const Pass *const *reg,
 void cli_stage_name(CliStages *s, int idx, const char *name, bool implicit);
 void cli_stage_dump(CliStages *s, int idx, const Graph *g);
 void cli_stage_before(CliStages *s, int idx, const Graph *g);
-void cli_stage_after(CliStages *s, int idx, const Graph *g, double ms);
+/* After pass pi made g (stage idx): printing, dumping; under
+ * --report=html the IR is kept, and autotune's tables when pi is autotune. */
+void cli_stage_after(CliStages *s, int idx, const PassInst *pi, const Graph *g, double ms);
 /* Commits the open stage files and removes the stage files an earlier run
  * left in --dump-dir (exactly NN-input.aicm and NN-PASS.aicm, PASS one of
  * reg's, that this run did not write); false after a message. */

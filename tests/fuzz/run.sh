@@ -33,7 +33,7 @@ for n in $names; do
 	[ -d "tests/fuzz/seeds/$n" ] && seeds="tests/fuzz/seeds/$n"
 	dict=""
 	case $n in
-	parse|opt|tile|roundtrip|verifydiag) seeds="$seeds testdata"; dict=-dict=tests/fuzz/aicm.dict ;;
+	parse|opt|tile|grid|roundtrip|verifydiag) seeds="$seeds testdata"; dict=-dict=tests/fuzz/aicm.dict ;;
 	threads) dict=-dict=tests/fuzz/aicm.dict ;;   # its seeds carry the option bytes
 	import)
 		# the .onnx files of testdata/import, and ONNX's own test models
