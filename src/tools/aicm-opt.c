@@ -34,6 +34,7 @@
 #include "parse.h"
 #include "pass.h"
 #include "../../passes/passes.h"
+#include "../codegen/emit_triton.h"
 #include "report.h"
 
 const char *const cli_tool = "aicm-opt";
@@ -45,6 +46,7 @@ typedef struct Opts {
 	bool split;
 	bool verify_diags;
 	bool emit_dot;
+	bool emit_triton;            /* --emit=triton (src/codegen/emit_triton.c) */
 	int emit_svg;                /* --emit=svg-*: SVG_GRID.., or 0 */
 	const char *stats_file;      /* --stats-file: run data to draw (read) */
 	const char *eager_stats_file;   /* --eager-stats-file: the eager run's */
@@ -105,7 +107,11 @@ usage(FILE *f)
 	    "  --report[=text|json]     the passes' reports, to stderr (default: off); JSON\n"
 	    "                           is one object per line\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
-	    "  --emit=ir|dot            what to print (default: ir)\n"
+	    "  --emit=ir|dot|triton     what to print (default: ir); triton: Python source\n"
+	    "                           of @triton.jit kernels and a launcher, for a graph\n"
+	    "                           that lower-tiled has lowered\n");
+	/* in two pieces: one string literal past 4095 bytes is not portable C */
+	fprintf(f,
 	    "  --emit=svg-grid          the tile grid of every lowered kernel, as SVG\n"
 	    "  --emit=svg-autotune      autotune's BM x BN heat map per kernel, as SVG (needs\n"
 	    "                           autotune in --pass)\n"
@@ -177,19 +183,20 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--no-verify-each")) {
 			o->verify_each = false;
 		} else if ((v = cli_optval(argc, argv, &i, "--emit"))) {
+			o->emit_dot = o->emit_triton = false;
 			o->emit_svg = 0;
-			if (!strcmp(v, "ir"))
-				o->emit_dot = false;
-			else if (!strcmp(v, "dot"))
+			if (!strcmp(v, "dot"))
 				o->emit_dot = true;
+			else if (!strcmp(v, "triton"))
+				o->emit_triton = true;
 			else if (!strcmp(v, "svg-grid"))
 				o->emit_svg = SVG_GRID;
 			else if (!strcmp(v, "svg-autotune"))
 				o->emit_svg = SVG_AUTOTUNE;
 			else if (!strcmp(v, "svg-traffic"))
 				o->emit_svg = SVG_TRAFFIC;
-			else
-				cli_usage_error("--emit takes ir, dot, svg-grid, svg-autotune or "
+			else if (strcmp(v, "ir"))
+				cli_usage_error("--emit takes ir, dot, triton, svg-grid, svg-autotune or "
 				    "svg-traffic, not '%s'", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
 			if (!*v)
@@ -227,7 +234,7 @@ parse_args(int argc, char **argv, Opts *o)
 	}
 	if (!o->input)
 		o->input = "-";
-	if (o->emit_svg && o->emit_dot)
+	if (o->emit_svg && (o->emit_dot || o->emit_triton))
 		AICM_BUG("--emit: two outputs");
 	if (o->emit_svg && o->split)
 		cli_usage_error("--emit=svg-* draws one graph; drop --split-input-file");
@@ -516,6 +523,30 @@ draw_setup(const Opts *o, const Pipeline *pl, ReportStats *stats, ReportStats *e
 	return 0;
 }
 
+/* --emit=triton: g's Triton module, named after the graph or the input
+ * file's stem.  Returns the exit status: 0; 2 for a graph that is not
+ * lowered (the pipeline lacks lower-tiled: usage); 1 for a tiled body
+ * written by hand that has no Triton form (the input). */
+static int
+emit_triton_chunk(FILE *os, const Graph *g, const char *input)
+{
+	int rc;
+	char err[512], stem[256] = "graph";
+
+	if (input && strcmp(input, "-")) {
+		const char *b = strrchr(input, '/'), *dot;
+
+		b = b ? b + 1 : input;
+		dot = strrchr(b, '.');
+		snprintf(stem, sizeof stem, "%.*s", (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
+	}
+	rc = triton_emit(os, g, stem, err, sizeof err);
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "%s: error: %s\n", cli_tool, err);
+	return rc == -1 ? 2 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -631,6 +662,11 @@ main(int argc, char **argv)
 				report_traffic_doc(os, &stats, o.eager_stats_file ? &eager : NULL, &peak);
 			} else if (o.emit_dot) {
 				ir_print_dot(os, g);
+			} else if (o.emit_triton) {
+				int erc = emit_triton_chunk(os, g, o.input);
+
+				if (erc > status)
+					status = erc;
 			} else {
 				ir_print(os, g);
 			}
