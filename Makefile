@@ -1,7 +1,12 @@
 # aicm: build, test, install.
 #
-# Everything but the two main()s goes into $(B)/libaicm.a, linked by both
-# tools and by the Check binary.  Generated parser and scanner sources go to
+# Everything but the tools' main()s goes into $(B)/libaicm-internal.a,
+# linked by the tools and by the Check binary.  The public libraries
+# (DESIGN section 14), $(B)/libaicm.a and $(B)/libaicm.so, are the core
+# layers (src/ir, grammar, passes, src/runtime; not src/import, which needs
+# protobuf-c) and src/api, whose header src/api/aicm.h is the only one
+# installed; the .so is built from -fPIC objects in $(B)/pic/ with only the
+# aicm_* functions of aicm.h exported.  Generated parser and scanner sources go to
 # $(B)/grammar, never into git.  SANITIZE=1 builds with ASan+UBSan into
 # build-san/, so that both builds can live side by side.
 
@@ -68,10 +73,29 @@ TOOL_MAINS = $(wildcard src/tools/aicm-*.c)
 TOOL_OBJ = $(patsubst %.c,$(B)/%.o,$(filter-out $(TOOL_MAINS),$(wildcard src/tools/*.c)))
 TOOLS = $(patsubst src/tools/%.c,$(B)/%,$(TOOL_MAINS))
 
+# The public libraries: version from aicm.h, soname libaicm.so.MAJOR.
+API_H = src/api/aicm.h
+API_VERSION := $(shell sed -n 's/^\#define AICM_VERSION_[A-Z]* \([0-9]*\)$$/\1/p' $(API_H) | paste -sd.)
+API_MAJOR := $(firstword $(subst ., ,$(API_VERSION)))
+API_SRC = $(wildcard src/api/*.c)
+API_OBJ = $(API_SRC:%.c=$(B)/%.o)
+CORE_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c)
+PUB_OBJ = $(CORE_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o $(API_OBJ)
+PIC_OBJ = $(patsubst %.c,$(B)/pic/%.o,$(CORE_SRC) $(API_SRC)) $(B)/pic/grammar/parser.o \
+	$(B)/pic/grammar/lexer.o
+PUB_LIBS = -lm -lpthread
+SONAME = libaicm.so.$(API_MAJOR)
+LIBDIR = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include
+# Debian's python3 looks in dist-packages under /usr and /usr/local
+PYTHONDIR = $(PREFIX)/lib/python3/dist-packages
+PY_SRC = $(wildcard python/aicm/*.py)
+PUBLIC = $(B)/libaicm.a $(B)/libaicm.so $(B)/pkgconfig/aicm.pc
+
 CHECK_SRC = $(wildcard tests/check_*.c)
 CHECK_OBJ = $(CHECK_SRC:%.c=$(B)/%.o)
 
-all: $(TOOLS)
+all: $(TOOLS) $(PUBLIC)
 
 # A fresh machine may lack the generators and Check: install them when we
 # are root, otherwise say exactly what to run.
@@ -115,29 +139,85 @@ $(B)/%.o: %.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
 
 $(B)/tests/%.o: tests/%.c $(B)/grammar/parser.h $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $$($(PKG_CONFIG) --cflags check) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Itests -Isrc/api $(CFLAGS) $$($(PKG_CONFIG) --cflags check) -MMD -MP -c -o $@ $<
 
-$(B)/libaicm.a: $(LIB_OBJ)
+$(B)/libaicm-internal.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-$(B)/aicm-%: $(B)/src/tools/aicm-%.o $(TOOL_OBJ) $(B)/libaicm.a
-	$(CC) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(B)/libaicm.a $(LDLIBS)
+$(B)/aicm-%: $(B)/src/tools/aicm-%.o $(TOOL_OBJ) $(B)/libaicm-internal.a
+	$(CC) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(B)/libaicm-internal.a $(LDLIBS)
 
-$(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
-	$(CC) $(LDFLAGS) -o $@ $(CHECK_OBJ) $(B)/libaicm.a $$($(PKG_CONFIG) --libs check) $(LDLIBS)
+$(B)/check_aicm: $(CHECK_OBJ) $(API_OBJ) $(B)/libaicm-internal.a
+	$(CC) $(LDFLAGS) -o $@ $(CHECK_OBJ) $(API_OBJ) $(B)/libaicm-internal.a $$($(PKG_CONFIG) --libs check) $(LDLIBS)
+
+# The public static library.
+$(B)/libaicm.a: $(PUB_OBJ)
+	rm -f $@
+	ar rcs $@ $(PUB_OBJ)
+
+# The shared one: position-independent objects, internals hidden.
+PIC_CFLAGS = -fPIC -fvisibility=hidden
+
+$(B)/pic/%.o: %.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/pic/grammar/parser.o: $(B)/grammar/parser.c $(B)/grammar/parser.h $(B)/grammar/lexer.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) $(PIC_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/pic/grammar/lexer.o: $(B)/grammar/lexer.c $(B)/grammar/parser.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(GEN_CFLAGS) $(PIC_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/$(SONAME): $(PIC_OBJ)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $(PIC_OBJ) $(PUB_LIBS)
+
+$(B)/libaicm.so: $(B)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+# aicm.pc for the build tree (make check builds examples/api_demo.c with
+# it); make install writes the installed one from the same template.
+$(B)/pkgconfig/aicm.pc: aicm.pc.in $(API_H)
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
+		-e 's|@INCLUDEDIR@|$(CURDIR)/src/api|' -e 's|@VERSION@|$(API_VERSION)|' \
+		-e 's|@LIBS@|$(PUB_LIBS)|' aicm.pc.in >$@
 
 # The README's first command: build, then run the seed's six scenarios
 # (DESIGN §10) with the real tools; PASS/FAIL per scenario, exit 1 on a FAIL.
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling \
+check: check-layers check-unit check-api check-golden check-numpy check-models check-docs check-random check-scaling \
 	check-triton
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
 	sh tests/layers.sh
+
+# libaicm from outside (DESIGN section 14): examples/api_demo.c built with
+# pkg-config against the build tree's aicm.pc and run, its output compared
+# with examples/api_demo.out; then the Python package over the .so
+# (tests/python_api.py, with /usr/bin/python3 and numpy; an ASan build's
+# .so cannot be loaded into python, so SANITIZE=1 skips it).
+$(B)/api_demo: examples/api_demo.c $(B)/libaicm.so $(B)/pkgconfig/aicm.pc
+	$(CC) $(CFLAGS) $$(PKG_CONFIG_PATH=$(B)/pkgconfig $(PKG_CONFIG) --cflags aicm) -o $@ $< \
+		$(LDFLAGS) -Wl,-rpath,$(CURDIR)/$(B) $$(PKG_CONFIG_PATH=$(B)/pkgconfig $(PKG_CONFIG) --libs aicm)
+
+check-api: $(B)/api_demo $(TOOLS)
+	$(B)/api_demo testdata/demo/mlp.aicm >$(B)/api_demo.out
+	diff -u examples/api_demo.out $(B)/api_demo.out
+	@if [ "$(SANITIZE)" = 1 ]; then \
+		echo "check-api: tests/python_api.py SKIPPED: python cannot load the ASan build of libaicm.so"; \
+	elif /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
+		AICM_LIB=$(CURDIR)/$(B)/libaicm.so PYTHONPATH=python /usr/bin/python3 tests/python_api.py $(B); \
+	else \
+		echo "check-api: tests/python_api.py SKIPPED: python3-numpy is not installed"; \
+	fi
+
+.PHONY: check-api
 
 # Check's default 4 s per test is too tight on a loaded 2-core machine
 # (the sanitizer build is several times slower still); a hang still ends.
@@ -162,6 +242,17 @@ check-numpy: $(B)/aicm-run
 		echo "check-numpy: SKIPPED: python3-numpy is not installed"; \
 	fi
 
+# aicm.trace (python/aicm/trace.py): every op traced and compiled against
+# numpy, the seed's text, names, errors (tests/python_trace.py, a few seconds).
+check: check-python-trace
+.PHONY: check-python-trace
+check-python-trace: $(TOOLS) $(B)/libaicm.so
+	@if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
+		AICM_LIB=$(B)/libaicm.so PYTHONPATH=python /usr/bin/python3 tests/python_trace.py $(B); \
+	else \
+		echo "check-python-trace: SKIPPED: python3-numpy is not installed"; \
+	fi
+
 # aicm-opt --emit=triton's goldens: they compile, use Triton's API only, and
 # run on a numpy model of triton.language equal to the reference
 # (tests/triton_check.py; Triton itself is not needed).
@@ -180,9 +271,13 @@ check-triton: $(TOOLS)
 # (tests/mancheck.sh), and the man pages' EXAMPLES run from a scratch
 # install (tests/installcheck.sh); update-docs rewrites the docs' outputs:
 # review 'git diff docs/ README.md'.
-DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md docs/codegen.md
+DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md docs/api.md docs/codegen.md
+# docs/python.md (and the tutorial's Python path) run /usr/bin/python3 with
+# numpy over build/libaicm.so
+DOCS_CHECKED += docs/python.md
+check-docs update-docs: $(B)/libaicm.so
 
-check-docs: $(TOOLS)
+check-docs: $(TOOLS) $(B)/api_demo
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)
 	@# docs/import.md's worked example imports the transformer layer that
 	@# check-models exports (it needs python3-torch)
@@ -195,7 +290,7 @@ check-docs: $(TOOLS)
 	sh tests/installcheck.sh $(B)
 	sh tests/opnames.sh
 
-update-docs: $(TOOLS)
+update-docs: $(TOOLS) $(B)/api_demo
 	sh tests/doccheck.sh --update $(B) $(DOCS_CHECKED)
 	@if [ -f $(B)/models/transformer.onnx ]; then sh tests/doccheck.sh --update $(B) docs/import.md; fi
 
@@ -274,8 +369,8 @@ fuzz-bins:
 	$(MAKE) FUZZ=1 fuzz-bins
 endif
 
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/libaicm.a $(wildcard tests/fuzz/*.h)
-	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libaicm.a $(LDLIBS)
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c build-fuzz/libaicm-internal.a $(wildcard tests/fuzz/*.h)
+	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) -fsanitize=fuzzer -o $@ $< build-fuzz/libaicm-internal.a $(LDLIBS)
 
 check-long: fuzz
 
@@ -285,12 +380,21 @@ check-long: fuzz
 EXAMPLES = testdata/demo/mlp.aicm testdata/demo/gemm100.aicm testdata/demo/gemm256.aicm \
 	testdata/demo/relu-sum.aicm testdata/models/mlp.onnx testdata/models/mlp.in.npy \
 	testdata/models/mlp.out.npy
-DOCFILES = README.md docs/ir.md docs/passes.md docs/tiled.md docs/run.md \
+DOCFILES = README.md docs/api.md docs/ir.md docs/passes.md docs/tiled.md docs/run.md \
 	docs/perf.md docs/tutorial.md docs/mapping.md docs/exercises.md docs/reliability.md \
 	docs/conformance.md docs/import.md
 MANPAGES = docs/aicm-opt.1 docs/aicm-run.1 docs/aicm-import.1
 
-install: $(TOOLS)
+install: $(TOOLS) $(PUBLIC)
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PYTHONDIR)/aicm
+	install -m644 $(B)/libaicm.a $(DESTDIR)$(LIBDIR)
+	install -m755 $(B)/$(SONAME) $(DESTDIR)$(LIBDIR)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libaicm.so
+	install -m644 $(API_H) $(DESTDIR)$(INCLUDEDIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib|' \
+		-e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(API_VERSION)|' \
+		-e 's|@LIBS@|$(PUB_LIBS)|' aicm.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/aicm.pc
+	install -m644 $(PY_SRC) $(DESTDIR)$(PYTHONDIR)/aicm
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(EXAMPLEDIR) \
 		$(DESTDIR)$(DOCDIR)/img $(DESTDIR)$(EDITORDIR)/vim/syntax \
 		$(DESTDIR)$(EDITORDIR)/vim/ftdetect $(DESTDIR)$(EDITORDIR)/vscode/syntaxes
@@ -299,7 +403,7 @@ install: $(TOOLS)
 		sed 's|/usr/local/share/|$(PREFIX)/share/|g' $$m >$(DESTDIR)$(MANDIR)/$${m#docs/} && \
 		chmod 644 $(DESTDIR)$(MANDIR)/$${m#docs/} || exit 1; \
 	done
-	install -m644 $(EXAMPLES) $(DESTDIR)$(EXAMPLEDIR)
+	install -m644 $(EXAMPLES) examples/api_demo.c $(DESTDIR)$(EXAMPLEDIR)
 	install -m644 $(DOCFILES) $(DESTDIR)$(DOCDIR)
 	install -m644 docs/img/* $(DESTDIR)$(DOCDIR)/img
 	install -m644 docs/editors/README.md $(DESTDIR)$(EDITORDIR)
@@ -314,6 +418,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aicm-opt $(DESTDIR)$(BINDIR)/aicm-run $(DESTDIR)$(BINDIR)/aicm-import
 	rm -f $(DESTDIR)$(MANDIR)/aicm-opt.1 $(DESTDIR)$(MANDIR)/aicm-run.1 $(DESTDIR)$(MANDIR)/aicm-import.1
 	rm -rf $(DESTDIR)$(PREFIX)/share/aicm $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(LIBDIR)/libaicm.a $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libaicm.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/aicm.h $(DESTDIR)$(LIBDIR)/pkgconfig/aicm.pc
+	rm -rf $(DESTDIR)$(PYTHONDIR)/aicm
 
 # make install into a scratch PREFIX and a scratch DESTDIR, the files
 # checked, and the man pages' EXAMPLES run from the installed paths
@@ -323,18 +430,20 @@ check-install: $(TOOLS)
 
 # The targets a user runs, with one line each.
 help:
-	@echo 'make [all]          build $(B)/aicm-opt, aicm-run, aicm-import and libaicm.a'
+	@echo 'make [all]          build $(B)/aicm-opt, aicm-run, aicm-import, libaicm.a, libaicm.so and aicm.pc'
 	@echo 'make demo           the seed'"'"'s six scenarios, each with PASS or FAIL'
 	@echo 'make check          unit, golden, docs (with install) and random-graph tests (SANITIZE=1: ASan+UBSan)'
 	@echo 'make check-docs     the docs'"'"' and README'"'"'s transcripts, the man pages'"'"' options and examples'
 	@echo 'make check-install  install into scratch folders and run the man pages'"'"' examples there'
+	@echo 'make check-api      libaicm'"'"'s example program (examples/api_demo.c) and the Python package'"'"'s tests'
 	@echo 'make check-valgrind the goldens and unit tests under memcheck'
 	@echo 'make update-golden [T=path]  rewrite expected outputs (read the diff)'
 	@echo 'make update-docs    rewrite the docs'"'"' transcripts (read the diff)'
 	@echo 'make bench          W1-W5 against numpy (docs/perf.md)'
 	@echo 'make conformance    ONNX'"'"'s backend tests through aicm-import'
 	@echo 'make fuzz           the libFuzzer harnesses (clang)'
-	@echo 'make install [PREFIX=/usr/local] [DESTDIR=]   tools, man pages, examples, docs, editor files'
+	@echo 'make install [PREFIX=/usr/local] [DESTDIR=]   tools, man pages, examples, docs, editor files,'
+	@echo '                     libaicm (lib/, include/aicm.h, lib/pkgconfig/aicm.pc) and the Python package'
 	@echo 'make uninstall      remove what install put there'
 	@echo 'make clean          remove build/, build-san/, build-fuzz/'
 

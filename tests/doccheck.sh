@@ -30,6 +30,10 @@ bin=$(cd "$1" 2>/dev/null && pwd) || { echo "doccheck: no build folder '$1'" >&2
 shift
 PATH="$bin:$PATH"
 export PATH
+# docs/python.md's scripts import the package from the checkout, over this build's library
+PYTHONPATH="$top/python${PYTHONPATH:+:$PYTHONPATH}"
+AICM_LIB="$bin/libaicm.so"
+export PYTHONPATH AICM_LIB
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/aicm-doccheck.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT INT TERM
 

@@ -13,8 +13,9 @@
 # fails on an exit status other than 0 (diff's 1, "the files differ", is
 # what its example shows) or an 'error:' on its output.  A command that needs
 # what this machine lacks (Graphviz's dot, a file of a Debian package
-# outside the prefix) is reported SKIPPED by name.  Then make uninstall
-# must leave no file of ours behind.
+# outside the prefix) is reported SKIPPED by name.  Then libaicm's example
+# is built against each install with pkg-config and run (below), and make
+# uninstall must leave no file of ours behind.
 if [ $# -ne 1 ]; then
 	echo "usage: sh tests/installcheck.sh BUILD_DIR" >&2
 	exit 2
@@ -41,7 +42,9 @@ share/doc/aicm/README.md share/doc/aicm/tutorial.md share/doc/aicm/ir.md share/d
 share/doc/aicm/exercises.md share/doc/aicm/img/fuse-attention.svg
 share/aicm/editors/README.md share/aicm/editors/vim/syntax/aicm.vim
 share/aicm/editors/vim/ftdetect/aicm.vim share/aicm/editors/vscode/package.json
-share/aicm/editors/vscode/syntaxes/aicm.tmLanguage.json"
+share/aicm/editors/vscode/syntaxes/aicm.tmLanguage.json
+lib/libaicm.a lib/libaicm.so.0 include/aicm.h lib/pkgconfig/aicm.pc share/aicm/examples/api_demo.c
+lib/python3/dist-packages/aicm/__init__.py lib/python3/dist-packages/aicm/_lib.py"
 n=0
 for f in $files; do
 	n=$((n + 1))
@@ -99,6 +102,55 @@ for t in aicm-opt aicm-run aicm-import; do
 	done <"$tmp/cmds"
 done
 
+# libaicm (DESIGN section 14): the soname, the installed example built with
+# pkg-config against the installed .pc and run with the shared library,
+# again linked with the static one, its output that of the build tree's
+# (examples/api_demo.out); the Python package found where it was put and
+# finding its library beside itself (no AICM_LIB).  The sanitizer build's
+# libraries need the sanitizer at link time, and cannot be loaded into
+# python.
+san=
+case "$1" in *-san) san="-fsanitize=address,undefined";; esac
+[ -L "$p/lib/libaicm.so" ] || bad "make install did not link lib/libaicm.so"
+if command -v readelf >/dev/null 2>&1; then
+	readelf -d "$p/lib/libaicm.so.0" | grep -q 'SONAME.*\[libaicm\.so\.0\]' ||
+		bad "lib/libaicm.so.0 has no soname libaicm.so.0"
+fi
+demo() {   # demo NAME ROOT CC-ARGS...: build ROOT's example, run it, compare
+	name=$1
+	root=$2
+	shift 2
+	# shellcheck disable=SC2086
+	if ! cc -std=c11 $san -o "$tmp/$name" "$root/share/aicm/examples/api_demo.c" "$@" >"$tmp/out" 2>&1; then
+		bad "api_demo ($name) does not build: cc $*"
+		sed 's/^/    /' "$tmp/out" | head -20
+		return
+	fi
+	if ! "$tmp/$name" "$root/share/aicm/examples/mlp.aicm" >"$tmp/out" 2>&1 ||
+	    ! diff -u examples/api_demo.out "$tmp/out" >"$tmp/diff"; then
+		bad "api_demo ($name) does not print examples/api_demo.out"
+		head -20 "$tmp/diff" "$tmp/out" | sed 's/^/    /'
+	fi
+}
+pc=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs aicm) ||
+	bad "pkg-config cannot read the installed aicm.pc"
+[ "$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --modversion aicm)" = \
+	"$(sed -n 's/^#define AICM_VERSION_[A-Z]* \([0-9]*\)$/\1/p' src/api/aicm.h | paste -sd.)" ] ||
+	bad "aicm.pc's version is not aicm.h's"
+# shellcheck disable=SC2086
+LD_LIBRARY_PATH="$p/lib" demo api_demo "$p" $pc
+demo api_demo_static "$p" -I"$p/include" "$p/lib/libaicm.a" -lm -lpthread
+if [ -z "$san" ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+	env -u AICM_LIB PYTHONPATH="$p/lib/python3/dist-packages" /usr/bin/python3 -c '
+import sys, numpy as np, aicm
+assert aicm.__file__.startswith(sys.argv[1]), aicm.__file__
+x = np.ones((64, 48))
+y = aicm.run(open(sys.argv[2]).read(), x=x, W=np.ones((48, 32)), bias=np.ones(32))["rowsum"]
+assert (y == 49 * 32).all(), y
+' "$p/lib/python3" "$p/share/aicm/examples/mlp.aicm" >"$tmp/out" 2>&1 ||
+		{ bad "the installed aicm package does not run"; sed 's/^/    /' "$tmp/out"; }
+fi
+
 # A packager's staging folder: the files under DESTDIR, the pages naming PREFIX.
 d="$tmp/stage"
 $make -s install B="$1" DESTDIR="$d" PREFIX=/opt/aicm >"$tmp/log" 2>&1 || { cat "$tmp/log"; bad "make install DESTDIR=$d PREFIX=/opt/aicm"; }
@@ -106,6 +158,14 @@ $make -s install B="$1" DESTDIR="$d" PREFIX=/opt/aicm >"$tmp/log" 2>&1 || { cat 
 [ -f "$d/opt/aicm/share/aicm/examples/mlp.aicm" ] || bad "DESTDIR install has no examples"
 grep -q '/opt/aicm/share/aicm/examples/mlp.aicm' "$d/opt/aicm/share/man/man1/aicm-opt.1" 2>/dev/null ||
 	bad "DESTDIR install: aicm-opt.1 does not name /opt/aicm/share/aicm/examples"
+# the example against the staged copy: pkg-config with the staging folder
+# as its sysroot, as a packager's build would
+grep -q '^prefix=/opt/aicm$' "$d/opt/aicm/lib/pkgconfig/aicm.pc" 2>/dev/null ||
+	bad "DESTDIR install: aicm.pc does not say prefix=/opt/aicm"
+pc=$(PKG_CONFIG_SYSROOT_DIR="$d" PKG_CONFIG_PATH="$d/opt/aicm/lib/pkgconfig" \
+	pkg-config --cflags --libs aicm) || bad "pkg-config cannot read the staged aicm.pc"
+# shellcheck disable=SC2086
+LD_LIBRARY_PATH="$d/opt/aicm/lib" demo api_demo_staged "$d/opt/aicm" $pc
 
 $make -s uninstall PREFIX="$p" >"$tmp/log" 2>&1 || { cat "$tmp/log"; bad "make uninstall PREFIX=$p"; }
 left=$(find "$p" -type f | sed "s|^$p/||")

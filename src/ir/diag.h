@@ -98,6 +98,10 @@ char *xstrdup(const char *s);
 int aicm_read_file(const char *path, char **buf, size_t *len);
 /* The same with limit max. */
 int aicm_read_file_max(const char *path, size_t max, char **buf, size_t *len);
+/* The folder that holds path (malloc'd): "." for a bare name, NULL or
+ * "-" (stdin), "/" for a file at the root; where a const's file= is looked
+ * up from (aicm-run, libaicm). */
+char *aicm_dir_of(const char *path);
 /* The reason for a read's errno e, for "cannot read 'F': REASON": the
  * limit max spelt out for EFBIG (written into buf), else strerror(e). */
 const char *aicm_read_strerror(int e, size_t max, char *buf, size_t n);

@@ -39,6 +39,7 @@
 #define _DEFAULT_SOURCE          /* getentropy, realpath, fchown */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -169,6 +170,12 @@ static struct {
 	char path[SLOT_PATH];
 } slots[NSLOT];
 
+/* Threads of one process (two libaicm contexts, each with an autotune
+ * cache) may open temporary files at once: the table and the atexit
+ * registration are claimed under this lock.  The signal handler takes no
+ * lock; it reads 'used', which is set last. */
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static const int cleanup_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
 
 static void
@@ -220,8 +227,11 @@ install_cleanup(void)
 static int
 register_tmp(const char *path)
 {
+	int slot = -1;
+
 	if (strlen(path) >= SLOT_PATH)
 		return -1;
+	pthread_mutex_lock(&slots_lock);
 	install_cleanup();
 	for (int i = 0; i < NSLOT; i++)
 		if (!slots[i].used) {
@@ -229,16 +239,21 @@ register_tmp(const char *path)
 			slots[i].pid = getpid();
 			atomic_signal_fence(memory_order_seq_cst);
 			slots[i].used = 1;
-			return i;
+			slot = i;
+			break;
 		}
-	return -1;
+	pthread_mutex_unlock(&slots_lock);
+	return slot;
 }
 
 static void
 unregister_tmp(int slot)
 {
-	if (slot >= 0)
+	if (slot >= 0) {
+		pthread_mutex_lock(&slots_lock);
 		slots[slot].used = 0;
+		pthread_mutex_unlock(&slots_lock);
+	}
 }
 
 const char *aicm_io_test_tag;
@@ -263,13 +278,28 @@ random_tag(char *out)
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		x = (unsigned long)ts.tv_nsec * 2654435761u ^ (unsigned long)getpid() << 16 ^
-		    ++counter * 40503u;
+		    __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 40503u;
 		for (int i = 0; i < 6; i++, x = x * 6364136223846793005u + 1442695040888963407u)
 			r[i] = (unsigned char)(x >> 33);
 	}
 	for (int i = 0; i < 6; i++)
 		out[i] = al[r[i] % 62];
 	out[6] = '\0';
+}
+
+char *
+aicm_dir_of(const char *path)
+{
+	const char *slash;
+	char *r;
+
+	if (!path || !strcmp(path, "-") || !(slash = strrchr(path, '/')))
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	r = xstrdup(path);
+	r[slash - path] = '\0';
+	return r;
 }
 
 /* ---- writing --------------------------------------------------------- */

@@ -730,6 +730,33 @@ default_outputs(const Graph *g, int *out)
 	return n;
 }
 
+bool
+ir_has_untyped(const Graph *g)
+{
+	for (int i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].type.rank < 0)
+			return true;
+	return false;
+}
+
+bool
+ir_has_unlowered(const Graph *g)
+{
+	for (int i = 0; i < g->nnodes; i++)
+		if (ir_ops[g->nodes[i].op].cls != OC_SOURCE && g->nodes[i].op != OP_TILED)
+			return true;
+	return false;
+}
+
+bool
+ir_has_tiled(const Graph *g)
+{
+	for (int i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].op == OP_TILED)
+			return true;
+	return false;
+}
+
 int
 ir_outputs(const Graph *g, int **out)
 {

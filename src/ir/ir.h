@@ -414,6 +414,13 @@ Graph *ir_extract_kernel(const Graph *g, const Kernel *k, const Kernel *cand);
 /* The outputs: the explicit return list, or every computed value that
  * nothing consumes.  Returns their count; *out is malloc'd (caller frees). */
 int ir_outputs(const Graph *g, int **out);
+/* What a graph still needs before an engine runs it, as aicm-run and
+ * libaicm decide: a value of unknown type (shape-infer), a compute op not
+ * lowered (lower-tiled, DESIGN §7), a tiled kernel (which the reference
+ * interpreter cannot run). */
+bool ir_has_untyped(const Graph *g);
+bool ir_has_unlowered(const Graph *g);
+bool ir_has_tiled(const Graph *g);
 /* Whether the return list equals the default outputs (then it is not
  * printed). */
 bool ir_return_is_default(const Graph *g);

@@ -585,35 +585,7 @@ run_engine(Engine e, const Graph *g, Tensor *vals, Diag *d, int threads)
 	AICM_BUG("unknown engine %d", (int)e);
 }
 
-static bool
-has_tiled(const Graph *g)
-{
-	for (int i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].op == OP_TILED)
-			return true;
-	return false;
-}
-
-/* Whether a compute op is left for lower-tiled (DESIGN §7). */
-static bool
-unlowered(const Graph *g)
-{
-	for (int i = 0; i < g->nnodes; i++)
-		if (ir_ops[g->nodes[i].op].cls != OC_SOURCE && g->nodes[i].op != OP_TILED)
-			return true;
-	return false;
-}
-
 /* ---- preparing the graph --------------------------------------------- */
-
-static bool
-untyped(const Graph *g)
-{
-	for (int i = 0; i < g->nnodes; i++)
-		if (g->nodes[i].type.rank < 0)
-			return true;
-	return false;
-}
 
 /* The stages of the run as aicm-opt's options see them (cli.c): the
  * passes aicm-run adds on its own (shape-infer for an untyped graph,
@@ -706,7 +678,7 @@ load_graph(const char *buf, size_t len, const Pipeline *pl, RunStages *rs, Diag 
 		goto fail;
 	if (rs->st)
 		cli_stage_dump(rs->st, 0, g);
-	if (untyped(g) && !(pl && pl->n > 0 && !strcmp(pl->p[0].pass->name, "shape-infer")) &&
+	if (ir_has_untyped(g) && !(pl && pl->n > 0 && !strcmp(pl->p[0].pass->name, "shape-infer")) &&
 	    run_implicit(g, "shape-infer", rs, d) != 0)
 		goto fail;
 	if (pl && (rc = run_stages(g, pl, rs, d)) != 0) {
@@ -1262,19 +1234,19 @@ main(int argc, char **argv)
 		ref = load_graph(buf, len, NULL, &rs_ref, &d, &status);
 	if (!g || (o.check && !ref))
 		goto done;
-	if (ref && has_tiled(ref)) {
+	if (ref && ir_has_tiled(ref)) {
 		fprintf(stderr, "%s: error: --check needs the graph before lowering; '%s' is "
 		    "already tiled\n", cli_tool, o.file);
 		status = 2;
 		goto done;
 	}
-	if (o.engine == ENGINE_REFERENCE && has_tiled(g)) {
+	if (o.engine == ENGINE_REFERENCE && ir_has_tiled(g)) {
 		fprintf(stderr, "%s: error: the reference interpreter runs graphs, not tiled "
 		    "kernels; use --engine=tile\n", cli_tool);
 		status = 2;
 		goto done;
 	}
-	if (o.engine == ENGINE_TILE && unlowered(g) &&
+	if (o.engine == ENGINE_TILE && ir_has_unlowered(g) &&
 	    run_implicit(g, "lower-tiled", &rs, &d) != 0) {
 		status = 1;
 		goto done;

@@ -115,18 +115,7 @@ cli_flush_stdout(void)
 char *
 cli_data_dir(const char *dir, const char *input)
 {
-	const char *slash;
-	char *r;
-
-	if (dir)
-		return xstrdup(dir);
-	if (!strcmp(input, "-") || !(slash = strrchr(input, '/')))
-		return xstrdup(".");
-	if (slash == input)
-		return xstrdup("/");
-	r = xstrdup(input);
-	r[slash - input] = '\0';
-	return r;
+	return dir ? xstrdup(dir) : aicm_dir_of(input);
 }
 
 /* ---- did you mean ----------------------------------------------------- */

@@ -1,0 +1,186 @@
+"""aicm.relu, aicm.exp, ...: one function per op of the op table.
+
+Each builds a node of a trace when an operand is a traced Value (numpy arrays
+and Python numbers beside it become consts); the names are numpy's where
+numpy has the function (maximum, concatenate, logical_not, argmax, ...) and
+the op's own otherwise (relu, sigmoid, conv2d).  The op table's rows are in
+optable.py; tests/python_trace.py checks that every op there has its function
+here, so adding an op to src/ir/ops.def without one fails `make check`.
+"""
+
+import sys as _sys
+
+from . import trace as _trace_module  # noqa: F401 (loads it)
+
+# the module, not the function aicm/__init__.py rebinds the name 'trace' to
+_t = _sys.modules[__package__ + ".trace"]
+
+
+def _unary(op):
+    def f(x):
+        return _t.elementwise(op, x)
+    f.__name__ = op
+    f.__doc__ = "aicm's '%s' op on a traced value (DESIGN sections 3 and 12)." % op
+    return f
+
+
+def _binary(op):
+    def f(a, b):
+        return _t.elementwise(op, a, b)
+    f.__name__ = op
+    f.__doc__ = ("aicm's '%s' op: numpy broadcasting, one element type "
+                 "(no promotion)." % op)
+    return f
+
+
+def _reduction(op):
+    def f(x, axis=None, keepdims=False):
+        return _t.reduce(op, x, axis, keepdims)
+    f.__name__ = op
+    f.__doc__ = ("aicm's '%s' reduction: axis an int, a tuple or None (all), "
+                 "keepdims as numpy's." % op)
+    return f
+
+
+relu = _unary("relu")
+neg = _unary("neg")
+negative = neg
+exp = _unary("exp")
+log = _unary("log")
+sqrt = _unary("sqrt")
+tanh = _unary("tanh")
+sigmoid = _unary("sigmoid")
+abs = _unary("abs")
+erf = _unary("erf")
+reciprocal = _unary("reciprocal")
+sin = _unary("sin")
+cos = _unary("cos")
+floor = _unary("floor")
+ceil = _unary("ceil")
+round = _unary("round")
+sign = _unary("sign")
+isnan = _unary("isnan")
+logical_not = _unary("not")
+logical_not.__name__ = "logical_not"
+
+add = _binary("add")
+sub = _binary("sub")
+subtract = sub
+mul = _binary("mul")
+multiply = mul
+div = _binary("div")
+maximum = _binary("maximum")
+minimum = _binary("minimum")
+pow = _binary("pow")
+power = pow
+mod = _binary("mod")
+fmod = _binary("fmod")
+equal = _binary("equal")
+less = _binary("less")
+less_equal = _binary("less_equal")
+greater = _binary("greater")
+greater_equal = _binary("greater_equal")
+logical_and = _binary("and")
+logical_and.__name__ = "logical_and"
+logical_or = _binary("or")
+logical_or.__name__ = "logical_or"
+logical_xor = _binary("xor")
+logical_xor.__name__ = "logical_xor"
+
+sum = _reduction("sum")
+max = _reduction("max")
+min = _reduction("min")
+mean = _reduction("mean")
+prod = _reduction("prod")
+
+
+def argmax(x, axis=None, keepdims=False):
+    """Index of the largest element along axis (i64); axis=None: of the
+    flattened value, as numpy's."""
+    return _t._arg("argmax", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    """Index of the smallest element along axis (i64), as numpy's."""
+    return _t._arg("argmin", x, axis, keepdims)
+
+
+def where(cond, a, b):
+    """a where cond holds, else b; the three broadcast, a and b one type."""
+    return _t.elementwise("where", cond, a, b)
+
+
+def cast(x, dtype):
+    """x as another element type (DESIGN 12's rules: float to int truncates
+    and saturates); the same as x.astype(dtype)."""
+    return _t.cast(x, dtype)
+
+
+def matmul(a, b):
+    """numpy's matmul: 1-D operands promoted, batch dimensions broadcast."""
+    return _t.matmul(a, b)
+
+
+def transpose(x, axes=None):
+    """numpy's transpose: axes=None reverses them all."""
+    return _t.transpose(x, axes)
+
+
+def reshape(x, shape):
+    """numpy's reshape (one -1 allowed)."""
+    return _t.reshape(x, shape)
+
+
+def concatenate(xs, axis=0):
+    """numpy's concatenate of a sequence of values of one type."""
+    return _t.concat(xs, axis)
+
+
+concat = concatenate
+
+
+def slice(x, starts, ends, axes=None, steps=None):
+    """ONNX Slice as aicm's 'slice' op writes it; x[a:b:c] is the usual way."""
+    return _t.slice_op(x, starts, ends, axes, steps)
+
+
+def pad(x, pads, value=0):
+    """Pads (all begins, then all ends, ONNX's order; negative crops) with
+    value."""
+    return _t.pad(x, pads, value)
+
+
+def gather(data, indices, axis=0):
+    """numpy's take(data, indices, axis); indices i32 or i64."""
+    return _t.gather(data, indices, axis)
+
+
+take = gather
+
+
+def expand(x, shape):
+    """x broadcast to np.broadcast_shapes(x.shape, shape) (ONNX Expand)."""
+    return _t.expand(x, shape)
+
+
+def broadcast_to(x, shape):
+    """numpy's broadcast_to, as expand."""
+    return _t.expand(x, shape)
+
+
+def conv2d(x, w, bias=None, strides=1, pads=0, dilations=1, groups=1):
+    """x (N, C, H, W) with w (F, C/groups, KH, KW), optional bias (F,);
+    pads (t, l, b, r), (h, w) or one number."""
+    return _t.conv2d(x, w, bias, strides, pads, dilations, groups)
+
+
+def max_pool2d(x, kernel, strides=1, pads=0, dilations=1, ceil_mode=False):
+    """Max over windows of x (N, C, H, W); strides default 1 as ONNX's."""
+    return _t.pool2d("max_pool2d", x, kernel, strides, pads, dilations, ceil_mode)
+
+
+def avg_pool2d(x, kernel, strides=1, pads=0, dilations=1, ceil_mode=False,
+               count_include_pad=False):
+    """Mean over windows of x (N, C, H, W)."""
+    return _t.pool2d("avg_pool2d", x, kernel, strides, pads, dilations, ceil_mode,
+                     count_include_pad)
