@@ -247,7 +247,7 @@ parse_args(int argc, char **argv, Opts *o)
 	}
 	if (!o->input)
 		o->input = "-";
-	if (o->emit_svg && o->emit_dot)
+	if (o->emit_svg && (o->emit_dot || o->emit_triton))
 		AICM_BUG("--emit: two outputs");
 	if (o->emit_svg && o->split)
 		cli_usage_error("--emit=svg-* draws one graph; drop --split-input-file");
