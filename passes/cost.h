@@ -39,7 +39,16 @@ typedef struct Traffic {
 	int64_t steps;               /* matmul kinds: K-loop steps summed over programs */
 	double acc_bytes;            /* the dot's accumulator tile reloaded and stored,
 	                              * once per step (whole tiles, padding included) */
+	double segs;                 /* contiguous runs the loads and stores make (a
+	                              * tile row shorter than its tensor's row is one,
+	                              * a strided view's element is one) */
+	double line_waste;           /* bytes of COST_LINE-byte cache lines that runs
+	                              * shorter than a line bring in and do not use */
 } Traffic;
+
+/* The cache line the contiguity term rounds runs up to (x86 and ARM
+ * cores: 64 bytes). */
+enum { COST_LINE = 64 };
 
 /* The problem a kernel poses, as the cost model sees it.
  * matmul kinds: batch, m, n, k of the matmul.  elementwise, opaque: m the
@@ -91,7 +100,8 @@ void cost_traffic_range(const Graph *g, KernelKind kind, int first, int last,
 	X(launch_us, "launch-us", "overhead per kernel launch, us")                 \
 	X(wave_us, "wave-us", "overhead per wave of programs, us")                  \
 	X(step_us, "step-us", "overhead per K-loop step of a program, us (cpu: one dot call)") \
-	X(acc_gbs, "acc-gbs", "bandwidth of the accumulator's reload per K step, GB/s (cpu: the caches)")
+	X(acc_gbs, "acc-gbs", "bandwidth of the accumulator's reload per K step, GB/s (cpu: the caches)") \
+	X(seg_ns, "seg-ns", "cost of one contiguous run of a tile load or store, ns (cpu: a tile row shorter than its tensor's row, a strided view's element; 0: none)")
 
 typedef struct Target {
 	const char *name;
@@ -100,7 +110,7 @@ typedef struct Target {
 #undef X
 } Target;
 
-enum { COST_NPARAMS = 13, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
+enum { COST_NPARAMS = 14, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
 extern const Target cost_targets[];            /* {0}-terminated */
 extern const char *const cost_param_keys[COST_NPARAMS];
 const Target *cost_target_lookup(const char *name);
@@ -129,6 +139,7 @@ PruneReason cost_prune(const Target *t, const Problem *p, const TileConfig *c);
 typedef struct Score {
 	double mem, comp, waste, launch;   /* ms */
 	double steps;                      /* ms: K-loop steps (targets with step costs) */
+	double contig;                     /* ms: runs and line waste (targets with seg-ns) */
 	double total;
 	double padding_pct;                /* padded / (useful + padded) flops */
 	int64_t waves;
