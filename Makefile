@@ -235,6 +235,7 @@ bench: $(TOOLS)
 	sh bench/conv.sh $(B)
 	sh bench/models.sh $(B)
 	sh bench/blocks.sh $(B)
+	sh bench/sweep.sh $(B)
 .PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm
