@@ -2,6 +2,7 @@
 check the model's picks against a timed sweep (issue 18 item 6).
 
     python3 calibrate.py fit   [--target=cpu-tile] [--engine=tile] [--build=build]
+                               [--dtypes=f64,f32] [--times=LOG]
     python3 calibrate.py sweep [--target=cpu-tile] [--engine=tile] [--build=build]
                                [--workloads=w1,w2,w3,w4,w5] [--dtypes=f64,f32]
 
@@ -26,6 +27,12 @@ least squares on relative error (each row divided by its measured time, so a
 
   launch + bytes/bw + mm_flops/tc + vec_flops/vec + programs*prog
          + steps*step + acc_bytes/acc + segs*seg          (ms)
+
+(acc_bytes counted only when a dot's three tiles outgrow the L1, l1-kb)
+
+where bytes also counts the cache lines that runs shorter than a line waste
+and, when a program's tiles outgrow the L2 (l2-kb, read from sysfs), the
+bytes its elementwise ops read and write through them.
 
 with sms=1 (the target models one core: make bench's 1-thread columns).
 Non-negativity is by elimination: solve, fix the most negative coefficient
@@ -93,7 +100,8 @@ EXTRA = {
 }""",
 }
 
-FEATURES = ["launch", "bytes", "mm_flops", "vec_flops", "programs", "steps", "acc_bytes", "segs"]
+FEATURES = ["launch", "bytes", "mm_flops_f64", "mm_flops_f32", "vec_flops_f64", "vec_flops_f32",
+            "programs", "steps", "acc_bytes", "segs"]
 
 
 def opt(args, name, default):
@@ -143,10 +151,40 @@ def distinct(scores):
     return out
 
 
-def features(c):
-    return [1.0, c["loaded"] + c["stored"] + c["line_waste"], c["mm_flops"] + c["pad_mm_flops"],
-            c["flops"] - c["mm_flops"] + c["pad_vec_flops"], c["programs"], c["loop_steps"],
-            c["acc_bytes"], c["segs"]]
+def l2_kb(level):
+    """cpu0's data or unified cache of that level (sysfs), KB: the L2 a
+    program's tiles must fit, the L1 a dot's tiles must fit."""
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    for idx in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        try:
+            with open(os.path.join(base, idx, "level")) as f:
+                if f.read().strip() != str(level):
+                    continue
+            with open(os.path.join(base, idx, "type")) as f:
+                if f.read().strip() == "Instruction":
+                    continue
+            with open(os.path.join(base, idx, "size")) as f:
+                v = f.read().strip()
+            return float(v[:-1]) * (1024 if v.endswith("M") else 1) if v[-1] in "KM" else float(v) / 1024
+        except OSError:
+            continue
+    return 1024.0 if level == 2 else 32.0
+
+
+L2_KB = l2_kb(2)
+L1_KB = l2_kb(1)
+
+
+def features(c, dt):
+    mm = c["mm_flops"] + c["pad_mm_flops"]
+    vec = c["flops"] - c["mm_flops"] + c["pad_vec_flops"]
+    f64 = dt == "f64"
+    # bytes: loaded and stored, the lines short runs waste, and the ops'
+    # tile traffic when the tiles outgrow the L2 (all at one bandwidth)
+    spill = c["tile_bytes"] if c["tile_foot"] > L2_KB * 1024 else 0.0
+    return [1.0, c["loaded"] + c["stored"] + c["line_waste"] + spill, mm if f64 else 0.0, 0.0 if f64 else mm,
+            vec if f64 else 0.0, 0.0 if f64 else vec, c["programs"], c["loop_steps"],
+            c["acc_bytes"] if c["mm_foot"] > L1_KB * 1024 else 0.0, c["segs"]]
 
 
 def graphs(tmp, dtypes, names=None):
@@ -181,21 +219,35 @@ def fit(args):
     reps = int(os.environ.get("REPS", "5"))
     every = int(os.environ.get("EVERY", "1"))
     dtypes = opt(args, "dtypes", "f64,f32").split(",")
-    rows, ts, kinds, names = [], [], [], []
+    rows, ts, kinds, names, dts, graph = [], [], [], [], [], []
+    known = {}
+    if opt(args, "times", ""):
+        # the timings of an earlier run (its stderr log), fitted again
+        with open(opt(args, "times", "")) as f:
+            for l in f:
+                m = re.match(r"^  (.*\S)\s+([0-9.]+) ms$", l)
+                if m:
+                    known[m.group(1)] = float(m.group(2))
     with tempfile.TemporaryDirectory() as tmp:
         for name, path in graphs(tmp, dtypes):
             rec = report(build, path, target)
             cands = distinct(rec["scores"])
-            if len(cands) > 24 and every > 1:
+            if len(cands) > 24 and every > 1 and not known:
                 cands = cands[::every]
             for c in cands:
-                t = time_config(build, engine, path, c, reps)
+                label = "%s BM=%d BN=%d%s" % (name, c["BM"], c["BN"], " BK=%d" % c["BK"] if "BK" in c else "")
+                if known:
+                    t = known.get(label)
+                else:
+                    t = time_config(build, engine, path, c, reps)
                 if t is None:
                     continue
-                rows.append(features(c))
+                dts.append(rec["dtype"])
+                graph.append(name)
+                rows.append(features(c, rec["dtype"]))
                 ts.append(t)
                 kinds.append(rec["kind"])
-                names.append("%s BM=%d BN=%d%s" % (name, c["BM"], c["BN"], " BK=%d" % c["BK"] if "BK" in c else ""))
+                names.append(label)
                 sys.stderr.write("  %-40s %9.3f ms\n" % (names[-1], t))
     a, t = np.array(rows), np.array(ts)
     w = 1.0 / t
@@ -206,12 +258,14 @@ def fit(args):
     const = {
         "launch_us": x[0] * 1e3,
         "hbm_gbs": inv(x[1], 1e6),
-        "tc_tflops": inv(x[2], 1e9),
-        "vec_tflops": inv(x[3], 1e9),
-        "wave_us": x[4] * 1e3,
-        "step_us": x[5] * 1e3,
-        "acc_gbs": inv(x[6], 1e6),
-        "seg_ns": x[7] * 1e6,
+        "tc_tflops_f64": inv(x[2], 1e9),
+        "tc_tflops_f32": inv(x[3], 1e9),
+        "vec_tflops_f64": inv(x[4], 1e9),
+        "vec_tflops_f32": inv(x[5], 1e9),
+        "wave_us": x[6] * 1e3,
+        "step_us": x[7] * 1e3,
+        "acc_gbs": inv(x[8], 1e6),
+        "seg_ns": x[9] * 1e6,
     }
     cpu = "unknown CPU"
     with open("/proc/cpuinfo") as f:
@@ -235,6 +289,18 @@ def fit(args):
     for k in sorted(set(kinds)):
         sel = [i for i in range(len(t)) if kinds[i] == k]
         print("  %-16s %3d timings, median error %.1f%%" % (k, len(sel), 100 * np.median(rel[sel])))
+    # what the fit is for: per graph, the fitted model's pick among the
+    # timed configs against the fastest of them
+    print("per graph, the fitted model's pick among the timed configs / the fastest:")
+    worst = []
+    for gname in dict.fromkeys(graph):
+        sel = [i for i in range(len(t)) if graph[i] == gname]
+        pk = min(sel, key=lambda i: pred[i])
+        bs = min(sel, key=lambda i: t[i])
+        worst.append(t[pk] / t[bs])
+        print("  %-20s %-28s %8.3f ms  fastest %-28s %8.3f ms  ratio %.3f" % (
+            gname, names[pk][len(gname) + 1:], t[pk], names[bs][len(gname) + 1:], t[bs], t[pk] / t[bs]))
+    print("  median ratio %.3f, worst %.3f" % (np.median(worst), max(worst)))
     share = (a * x).sum(axis=0) / pred.sum()
     print("share of the predicted time per term: " + ", ".join("%s %.1f%%" % (FEATURES[i], 100 * share[i]) for i in range(len(x))))
     f = lambda v: ("%.4g" % v)
@@ -242,10 +308,13 @@ def fit(args):
     print("cost_targets row (passes/cost.c):")
     print("\t/* %s: bench/calibrate.py fit, %s UTC, %s (family %s model %s) */" % (
         target, datetime.datetime.utcnow().strftime("%Y-%m-%d"), cpu, fam, mod))
-    print('\t{"%s", %s, 1, 512, 16777216, 65536, %s, %s, %s, %s, %s, %s, %s, %s, %s},' % (
-        target, f(const["hbm_gbs"]), f(const["tc_tflops"]), f(const["tc_tflops"]), f(const["vec_tflops"]),
-        f(const["vec_tflops"]), f(const["launch_us"]), f(const["wave_us"]), f(const["step_us"]),
-        f(const["acc_gbs"]), f(const["seg_ns"])))
+    # a term the fit dropped (0) is written as a tiny peak or a huge
+    # bandwidth, since the target's peaks and bandwidths must be above 0
+    g = lambda v: f(v) if v > 0 else "1e9"
+    print('\t{"%s", %s, 1, 512, 16777216, 65536, %s, %s, %s, %s, %s, %s, %s, %s, %s, %g, %g},' % (
+        target, g(const["hbm_gbs"]), g(const["tc_tflops_f64"]), g(const["tc_tflops_f32"]),
+        g(const["vec_tflops_f64"]), g(const["vec_tflops_f32"]), f(const["launch_us"]), f(const["wave_us"]),
+        f(const["step_us"]), f(const["acc_gbs"]), f(const["seg_ns"]), L2_KB, L1_KB))
 
 
 def sweep(args):

@@ -797,9 +797,11 @@ report_json(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 			if (t->seg_ns > 0 || has_steps(t))
 				fprintf(f, ",\"contig\":%.17g,\"segs\":%.17g,\"line_waste\":%.17g,"
 				    "\"flops\":%" PRId64 ",\"mm_flops\":%" PRId64 ",\"pad_mm_flops\":%.17g,"
-				    "\"pad_vec_flops\":%.17g,\"acc_bytes\":%.17g,\"waves\":%" PRId64,
+				    "\"pad_vec_flops\":%.17g,\"acc_bytes\":%.17g,\"waves\":%" PRId64
+				    ",\"tile_foot\":%.17g,\"tile_bytes\":%.17g,\"mm_foot\":%.17g",
 				    c->s.contig, c->t.segs, c->t.line_waste, c->t.flops, c->t.mm_flops,
-				    c->t.pad_mm_flops, c->t.pad_vec_flops, c->t.acc_bytes, c->s.waves);
+				    c->t.pad_mm_flops, c->t.pad_vec_flops, c->t.acc_bytes, c->s.waves,
+				    c->t.tile_foot, c->t.tile_bytes, c->t.mm_foot);
 			fprintf(f, "}");
 		}
 		fprintf(f, "]");

@@ -97,6 +97,7 @@ typedef struct Ext {
 	int inner, outer;            /* the iteration dims of its last and second-to-last
 	                              * dims of more than 1 element (-1: none) */
 	bool strided;                /* a view whose last such dim is not of stride 1 */
+	int unit;                    /* then its iteration dim of stride 1, or -1 */
 	int64_t npass;               /* row_reduction in passes: the passes reading it */
 	int pass;                    /* the last pass counted in npass */
 } Ext;
@@ -248,6 +249,7 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 	const Type *t = &g->nodes[v].type;
 	int64_t ves = -1;
 	bool zero[IR_MAX_RANK] = {0}, strided = false;
+	int unit = -1;
 	Ext *e;
 
 	if (is_view(g, m->p.kind, m->p.first, m->p.last, v)) {
@@ -264,6 +266,10 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 				strided = iv.stride[k] != 1;
 				break;
 			}
+		/* a transposed view still reads runs along its dim of stride 1 */
+		for (int k = 0; k < t->rank && strided; k++)
+			if (t->dim[k] != 1 && iv.stride[k] == 1)
+				unit = k;
 	}
 	int off = m->it.rank - t->rank;
 
@@ -271,6 +277,7 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 	memset(e, 0, sizeof *e);
 	e->node = v;
 	e->strided = strided;
+	e->unit = unit >= 0 && off >= 0 ? unit + off : -1;
 	e->inner = e->outer = -1;
 	for (int i = t->rank - 1; i >= 0 && off >= 0; i--)
 		if (t->dim[i] != 1 && !zero[i]) {
@@ -1296,9 +1303,16 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 					v = mul(&ok, v, split);
 			}
 			ldb = add(&ok, ldb, mul(&ok, v, e->es));
-			if (!e->bad)
-				add_runs(t, (double)v, run_elems(m, c, e->inner, e->outer), e->es,
-				    e->strided);
+			if (e->bad)
+				continue;
+			add_runs(t, (double)v, e->strided ? run_elems(m, c, e->unit, -1) :
+			    run_elems(m, c, e->inner, e->outer), e->es, e->strided && e->unit < 0);
+			/* a transposed view's tile row touches one line per
+			 * element: when those lines outgrow the L1, each is
+			 * gone before the next row reads its next element */
+			if (e->strided && e->inner >= 0 &&
+			    (double)tile_extent(m, c, e->inner) * COST_LINE > COST_L1)
+				t->line_waste += (double)v * (double)(COST_LINE - e->es);
 		}
 	}
 	/* the output: stored once, or combined by atomics when the reduced
@@ -1371,6 +1385,8 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		    (mp * np * kp - (double)p->m * (double)p->n * (double)p->k);
 		t->steps = mul(&ok, t->programs, cdiv(p->k, c->bk));
 		t->acc_bytes = 2.0 * (double)t->steps * (double)c->bm * (double)c->bn * (double)es;
+		t->mm_foot = ((double)c->bm * c->bn + (double)c->bm * c->bk + (double)c->bk * c->bn) *
+		    (double)es;
 	} else if (m->red >= 0 && p->kind == KK_REDUCTION) {
 		/* a reduction's programs walk the reduced extent in tiles: one
 		 * loop step per tile, as the matmul's per K block */
@@ -1389,6 +1405,21 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	pad_it = (double)rows_pad * (double)cols_pad / ((double)p->m * (double)p->n) - 1.0;
 	if (p->kind != KK_OPAQUE && pad_it > 0)
 		t->pad_vec_flops = (double)m->vec_flops * pad_it;
+	/* the tiles one program holds at once (every op's result and every
+	 * operand's tile, of BM x BN, or BM rows of a row_reduction), and the
+	 * bytes its elementwise ops read and write through them */
+	if (p->kind != KK_OPAQUE) {
+		double rows = (double)(c->bm < p->m ? c->bm : p->m), cols;
+
+		if (p->kind == KK_ROW_REDUCTION)
+			cols = (double)(passes ? blk : pow2_ceil(p->n));
+		else
+			cols = (double)(c->bn < p->n ? c->bn : p->n);
+		if (p->kind == KK_REDUCTION && p->full_reduce)
+			rows = (double)c->bm;
+		t->tile_foot = rows * cols * (double)es * (double)(p->last - p->first + 1 + m->next);
+		t->tile_bytes = 2.0 * ((double)m->vec_flops + t->pad_vec_flops) * (double)es;
+	}
 	t->ok = ok;
 }
 
@@ -1456,12 +1487,12 @@ cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
  * its 2 cores, fitted to W1's 64 matmul tilings timed with aicm-run --bench
  * (docs/perf.md, "Calibrating the cpu target", has the data and commands). */
 const Target cost_targets[] = {
-	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0},
-	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0},
-	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0},
-	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0},
-	{"cpu", 87, 2, 512, 16777216, 65536, 0.17, 0.17, 0.008, 0.008, 1.0, 7.0, 0.12, 400, 0},
-	{"cpu-tile", 87, 2, 512, 16777216, 65536, 0.17, 0.17, 0.008, 0.008, 1.0, 7.0, 0.12, 400, 0},
+	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
+	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
+	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0},
+	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0},
+	{"cpu", 87, 2, 512, 16777216, 65536, 0.17, 0.17, 0.008, 0.008, 1.0, 7.0, 0.12, 400, 0, 0, 0},
+	{"cpu-tile", 87, 2, 512, 16777216, 65536, 0.17, 0.17, 0.008, 0.008, 1.0, 7.0, 0.12, 400, 0, 0, 0},
 	{0},
 };
 
@@ -1730,12 +1761,18 @@ cost_score(const Target *t, DType dt, const Traffic *tr, Score *s)
 	 * steps (step-us and acc-gbs 0: no such cost); the tile executor calls
 	 * the dot once per step, reloading and storing the accumulator tile */
 	s->steps = (double)tr->steps / sms * t->step_us / 1e3;
-	if (t->acc_gbs > 0)
+	/* the accumulator reloads cost only once the dot's three tiles
+	 * outgrow the L1 (l1-kb 0: always) */
+	if (t->acc_gbs > 0 && (t->l1_kb <= 0 || tr->mm_foot > t->l1_kb * 1024.0))
 		s->steps += tr->acc_bytes / (t->acc_gbs * 1e6);
 	/* a cpu's cores pay per contiguous run (a prefetch stream started, a
 	 * gather's element) and move whole cache lines */
 	if (t->seg_ns > 0)
 		s->contig = (tr->segs / sms * t->seg_ns / 1e6 + tr->line_waste / (t->hbm_gbs * 1e6));
+	/* tiles that outgrow the core's L2 spill: the ops' tile traffic then
+	 * goes to memory (an engine that keeps tiles in registers: l2-kb 0) */
+	if (t->l2_kb > 0 && tr->tile_foot > t->l2_kb * 1024.0)
+		s->contig += tr->tile_bytes / (t->hbm_gbs * 1e6);
 	s->total = s->mem + s->comp + s->waste + s->launch + s->steps + s->contig;
 	if ((double)tr->flops + pad > 0)
 		s->padding_pct = 100.0 * pad / ((double)tr->flops + pad);

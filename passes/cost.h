@@ -44,11 +44,16 @@ typedef struct Traffic {
 	                              * a strided view's element is one) */
 	double line_waste;           /* bytes of COST_LINE-byte cache lines that runs
 	                              * shorter than a line bring in and do not use */
+	double tile_foot;            /* bytes of the tiles a program holds at once */
+	double mm_foot;              /* bytes of a dot's three tiles (A, B, acc) */
+	double tile_bytes;           /* bytes the elementwise ops read and write
+	                              * through their tiles */
 } Traffic;
 
-/* The cache line the contiguity term rounds runs up to (x86 and ARM
- * cores: 64 bytes). */
-enum { COST_LINE = 64 };
+/* The cache line the contiguity term rounds runs up to, and the L1 data
+ * cache that a strided tile's lines must fit (x86 cores: 64 bytes, 32 KiB
+ * or more). */
+enum { COST_LINE = 64, COST_L1 = 32768 };
 
 /* The problem a kernel poses, as the cost model sees it.
  * matmul kinds: batch, m, n, k of the matmul.  elementwise, opaque: m the
@@ -101,7 +106,9 @@ void cost_traffic_range(const Graph *g, KernelKind kind, int first, int last,
 	X(wave_us, "wave-us", "overhead per wave of programs, us")                  \
 	X(step_us, "step-us", "overhead per K-loop step of a program, us (cpu: one dot call)") \
 	X(acc_gbs, "acc-gbs", "bandwidth of the accumulator's reload per K step, GB/s (cpu: the caches)") \
-	X(seg_ns, "seg-ns", "cost of one contiguous run of a tile load or store, ns (cpu: a tile row shorter than its tensor's row, a strided view's element; 0: none)")
+	X(seg_ns, "seg-ns", "cost of one contiguous run of a tile load or store, ns (cpu: a tile row shorter than its tensor's row, a strided view's element; 0: none)") \
+	X(l2_kb, "l2-kb", "cache one program's tiles must fit, KB, else its ops' tile traffic goes to memory (cpu-tile: the L2; 0: none)") \
+	X(l1_kb, "l1-kb", "cache a dot's three tiles must fit, KB, else the accumulator's reloads cost (acc-gbs; 0: always)")
 
 typedef struct Target {
 	const char *name;
@@ -110,7 +117,7 @@ typedef struct Target {
 #undef X
 } Target;
 
-enum { COST_NPARAMS = 14, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
+enum { COST_NPARAMS = 16, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
 extern const Target cost_targets[];            /* {0}-terminated */
 extern const char *const cost_param_keys[COST_NPARAMS];
 const Target *cost_target_lookup(const char *name);
