@@ -2,7 +2,7 @@
 check the model's picks against a timed sweep (issue 18 item 6).
 
     python3 calibrate.py fit   [--target=cpu-tile] [--engine=tile] [--build=build]
-                               [--dtypes=f64,f32] [--times=LOG]
+                               [--dtypes=f64,f32] [--times=LOG] [--graphs=all|workloads]
     python3 calibrate.py sweep [--target=cpu-tile] [--engine=tile] [--build=build]
                                [--workloads=w1,w2,w3,w4,w5] [--dtypes=f64,f32]
 
@@ -229,7 +229,7 @@ def fit(args):
                 if m:
                     known[m.group(1)] = float(m.group(2))
     with tempfile.TemporaryDirectory() as tmp:
-        for name, path in graphs(tmp, dtypes):
+        for name, path in graphs(tmp, dtypes, ["w"] if opt(args, "graphs", "all") == "workloads" else None):
             rec = report(build, path, target)
             cands = distinct(rec["scores"])
             if len(cands) > 24 and every > 1 and not known:

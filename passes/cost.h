@@ -103,12 +103,12 @@ void cost_traffic_range(const Graph *g, KernelKind kind, int first, int last,
 	X(vec_tflops_f64, "vec-tflops-f64", "other flops' peak, f64, TFLOP/s")      \
 	X(vec_tflops_f32, "vec-tflops-f32", "other flops' peak, f32, TFLOP/s")      \
 	X(launch_us, "launch-us", "overhead per kernel launch, us")                 \
-	X(wave_us, "wave-us", "overhead per wave of programs, us")                  \
-	X(step_us, "step-us", "overhead per K-loop step of a program, us (cpu: one dot call)") \
+	X(wave_us, "wave-us", "overhead per wave of programs, us (cpu: a wave is a program per core, so the per-program overhead)")                  \
+	X(step_us, "step-us", "overhead per loop step of a program, us (cpu: a matmul's K block, a reduction's block)") \
 	X(acc_gbs, "acc-gbs", "bandwidth of the accumulator's reload per K step, GB/s (cpu: the caches)") \
-	X(seg_ns, "seg-ns", "cost of one contiguous run of a tile load or store, ns (cpu: a tile row shorter than its tensor's row, a strided view's element; 0: none)") \
-	X(l2_kb, "l2-kb", "cache one program's tiles must fit, KB, else its ops' tile traffic goes to memory (cpu-tile: the L2; 0: none)") \
-	X(l1_kb, "l1-kb", "cache a dot's three tiles must fit, KB, else the accumulator's reloads cost (acc-gbs; 0: always)")
+	X(seg_ns, "seg-ns", "cost of one contiguous run of a tile load or store, ns (cpu: a tile row shorter than its tensor's row; 0 in a target: no such term)") \
+	X(l2_kb, "l2-kb", "cache one program's tiles must fit, KB, else its ops' tile traffic goes to memory (cpu: the L2; 0 in a target: no such term)") \
+	X(l1_kb, "l1-kb", "cache a dot's three tiles must fit, KB, else the accumulator's reloads cost (acc-gbs; 0 in a target: always)")
 
 typedef struct Target {
 	const char *name;
