@@ -28,7 +28,7 @@ least squares on relative error (each row divided by its measured time, so a
   launch + bytes/bw + mm_flops/tc + vec_flops/vec + programs*prog
          + steps*step + acc_bytes/acc + segs*seg          (ms)
 
-(acc_bytes counted only when a dot's three tiles outgrow the L1, l1-kb)
+(acc_bytes counted only when a dot's accumulator tile outgrows the L1, l1-kb)
 
 where bytes also counts the cache lines that runs shorter than a line waste
 and, when a program's tiles outgrow the L2 (l2-kb, read from sysfs), the
@@ -153,7 +153,7 @@ def distinct(scores):
 
 def l2_kb(level):
     """cpu0's data or unified cache of that level (sysfs), KB: the L2 a
-    program's tiles must fit, the L1 a dot's tiles must fit."""
+    program's tiles must fit, the L1 a dot's accumulator must fit."""
     base = "/sys/devices/system/cpu/cpu0/cache"
     for idx in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         try:

@@ -1308,10 +1308,10 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 			add_runs(t, (double)v, e->strided ? run_elems(m, c, e->unit, -1) :
 			    run_elems(m, c, e->inner, e->outer), e->es, e->strided && e->unit < 0);
 			/* a transposed view's tile row touches one line per
-			 * element: when those lines outgrow the L1, each is
-			 * gone before the next row reads its next element */
+			 * element: when those lines fill COST_L1, each is gone
+			 * before the next row reads its next element */
 			if (e->strided && e->inner >= 0 &&
-			    (double)tile_extent(m, c, e->inner) * COST_LINE > COST_L1)
+			    (double)tile_extent(m, c, e->inner) * COST_LINE >= COST_L1)
 				t->line_waste += (double)v * (double)(COST_LINE - e->es);
 		}
 	}
@@ -1385,8 +1385,7 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		    (mp * np * kp - (double)p->m * (double)p->n * (double)p->k);
 		t->steps = mul(&ok, t->programs, cdiv(p->k, c->bk));
 		t->acc_bytes = 2.0 * (double)t->steps * (double)c->bm * (double)c->bn * (double)es;
-		t->mm_foot = ((double)c->bm * c->bn + (double)c->bm * c->bk + (double)c->bk * c->bn) *
-		    (double)es;
+		t->mm_foot = (double)c->bm * c->bn * (double)es;
 	} else if (m->red >= 0 && p->kind == KK_REDUCTION) {
 		/* a reduction's programs walk the reduced extent in tiles: one
 		 * loop step per tile, as the matmul's per K block */
@@ -1483,16 +1482,21 @@ cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
 
 /* Sources: NVIDIA's H100 SXM5, H200 SXM and A100 SXM4 80 GB data sheets and
  * CUDA occupancy tables (dense, no sparsity); rubin is a projection (8 TB/s
- * class HBM4, H100's per-SM limits); cpu is this machine's tile executor on
- * its 2 cores, fitted to W1's 64 matmul tilings timed with aicm-run --bench
- * (docs/perf.md, "Calibrating the cpu target", has the data and commands). */
+ * class HBM4, H100's per-SM limits).  cpu-tile is the tile engine on one core
+ * of this machine, fitted by bench/calibrate.py (docs/perf.md, "Calibrating
+ * the cpu targets", has the data, the command and the fit's error):
+ *   fit of 752 timings, 2026-12-02 04:30 UTC, Intel(R) Xeon(R) Processor,
+ *   family 6 model 207 (L1d 48 KiB, L2 2 MiB), under other engineers' load
+ *   (load average 6.5-13 on 2 vCPUs: the lead re-runs it on an idle machine).
+ * cpu is meant to be the native engine (aicm-run --engine=native, issue 18):
+ * until it is calibrated on that engine it holds cpu-tile's constants. */
 const Target cost_targets[] = {
 	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
 	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
 	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0},
 	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0},
-	{"cpu", 87, 2, 512, 16777216, 65536, 0.17, 0.17, 0.008, 0.008, 1.0, 7.0, 0.12, 400, 0, 0, 0},
-	{"cpu-tile", 87, 2, 512, 16777216, 65536, 0.17, 0.17, 0.008, 0.008, 1.0, 7.0, 0.12, 400, 0, 0, 0},
+	{"cpu", 97.31, 1, 512, 16777216, 65536, 0.1026, 0.2129, 0.00159, 0.003097, 336.3, 0.1134, 0.02243, 71.69, 7.499, 2048, 48},
+	{"cpu-tile", 97.31, 1, 512, 16777216, 65536, 0.1026, 0.2129, 0.00159, 0.003097, 336.3, 0.1134, 0.02243, 71.69, 7.499, 2048, 48},
 	{0},
 };
 
@@ -1761,8 +1765,8 @@ cost_score(const Target *t, DType dt, const Traffic *tr, Score *s)
 	 * steps (step-us and acc-gbs 0: no such cost); the tile executor calls
 	 * the dot once per step, reloading and storing the accumulator tile */
 	s->steps = (double)tr->steps / sms * t->step_us / 1e3;
-	/* the accumulator reloads cost only once the dot's three tiles
-	 * outgrow the L1 (l1-kb 0: always) */
+	/* the accumulator reloads cost only once the accumulator tile
+	 * outgrows the L1 (l1-kb 0: always); A's and B's panels stream */
 	if (t->acc_gbs > 0 && (t->l1_kb <= 0 || tr->mm_foot > t->l1_kb * 1024.0))
 		s->steps += tr->acc_bytes / (t->acc_gbs * 1e6);
 	/* a cpu's cores pay per contiguous run (a prefetch stream started, a

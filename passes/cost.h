@@ -45,14 +45,16 @@ typedef struct Traffic {
 	double line_waste;           /* bytes of COST_LINE-byte cache lines that runs
 	                              * shorter than a line bring in and do not use */
 	double tile_foot;            /* bytes of the tiles a program holds at once */
-	double mm_foot;              /* bytes of a dot's three tiles (A, B, acc) */
+	double mm_foot;              /* bytes of a dot's accumulator tile */
 	double tile_bytes;           /* bytes the elementwise ops read and write
 	                              * through their tiles */
 } Traffic;
 
-/* The cache line the contiguity term rounds runs up to, and the L1 data
- * cache that a strided tile's lines must fit (x86 cores: 64 bytes, 32 KiB
- * or more). */
+/* The cache line the contiguity term rounds runs up to, and the bytes of
+ * lines a strided tile may touch at once before they evict each other (x86
+ * cores: 64-byte lines; 32 KiB, the L1 of most, and what this Xeon's 48 KiB
+ * L1 holds beside the other tiles: docs/perf.md, "Calibrating the cpu
+ * targets"). */
 enum { COST_LINE = 64, COST_L1 = 32768 };
 
 /* The problem a kernel poses, as the cost model sees it.
@@ -108,7 +110,7 @@ void cost_traffic_range(const Graph *g, KernelKind kind, int first, int last,
 	X(acc_gbs, "acc-gbs", "bandwidth of the accumulator's reload per K step, GB/s (cpu: the caches)") \
 	X(seg_ns, "seg-ns", "cost of one contiguous run of a tile load or store, ns (cpu: a tile row shorter than its tensor's row; 0 in a target: no such term)") \
 	X(l2_kb, "l2-kb", "cache one program's tiles must fit, KB, else its ops' tile traffic goes to memory (cpu: the L2; 0 in a target: no such term)") \
-	X(l1_kb, "l1-kb", "cache a dot's three tiles must fit, KB, else the accumulator's reloads cost (acc-gbs; 0 in a target: always)")
+	X(l1_kb, "l1-kb", "cache a dot's accumulator tile must fit, KB, else its reloads cost (acc-gbs; 0 in a target: always)")
 
 typedef struct Target {
 	const char *name;
