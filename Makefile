@@ -317,7 +317,7 @@ help:
 	@echo 'make check-valgrind the goldens and unit tests under memcheck'
 	@echo 'make update-golden [T=path]  rewrite expected outputs (read the diff)'
 	@echo 'make update-docs    rewrite the docs'"'"' transcripts (read the diff)'
-	@echo 'make bench          W1-W5 against numpy (docs/perf.md)'
+	@echo 'make bench          W1-W5 against numpy, autotune against a sweep (docs/perf.md)'
 	@echo 'make conformance    ONNX'"'"'s backend tests through aicm-import'
 	@echo 'make fuzz           the libFuzzer harnesses (clang)'
 	@echo 'make install [PREFIX=/usr/local] [DESTDIR=]   tools, man pages, examples, docs, editor files'
