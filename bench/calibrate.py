@@ -349,5 +349,6 @@ def sweep(args):
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in ("fit", "sweep"):
-        sys.exit(__doc__)
+        sys.stderr.write(__doc__)
+        sys.exit(2)
     (fit if sys.argv[1] == "fit" else sweep)(sys.argv[2:])
