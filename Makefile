@@ -238,7 +238,9 @@ bench: $(TOOLS)
 	sh bench/sweep.sh $(B)
 .PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
-	CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm
+	AICM_CHECK_SHARD=0/2 CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm & \
+	AICM_CHECK_SHARD=1/2 CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm; \
+	b=$$?; wait $$! || exit 1; exit $$b
 	AICM_VALGRIND=1 sh tests/golden.sh $(B)
 
 # libFuzzer harnesses (tests/fuzz/README.md): build-fuzz/fuzz_*.  'make fuzz'

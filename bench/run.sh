@@ -46,37 +46,9 @@ npy() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $nenv "$@"; }
 npy $py "$here/workloads.py" blas
 echo "aicm SIMD path: ${AICM_ISA:-best available} (AICM_ISA=avx512|avx2|portable to force)"
 
-cc -O2 -pthread -o "$build/bench-peak" "$here/peak.c" || exit 2
-"$build/bench-peak" >"$data/peak.txt" || exit 2
-pk() { awk -v k="$1" '$1 == k { print $2 }' "$data/peak.txt"; }
-isa=avx512
-[ -z "$(pk peak_gflops_avx512_f64_t1_cpu)" ] && isa=avx2
-echo "peak (per-thread CPU time; wall time in parentheses, the load steals it):"
-for t in 1 $all; do
-	[ "$t" = 1 ] || [ "$all" -gt 1 ] || continue
-	echo "  $t thread(s): $isa f64 $(pk peak_gflops_${isa}_f64_t${t}_cpu) GFLOP/s ($(pk peak_gflops_${isa}_f64_t$t)), f32 $(pk peak_gflops_${isa}_f32_t${t}_cpu) GFLOP/s ($(pk peak_gflops_${isa}_f32_t$t)), triad $(pk stream_triad_gbs_t${t}_cpu) GB/s ($(pk stream_triad_gbs_t$t)), copy $(pk stream_copy_gbs_t${t}_cpu) GB/s ($(pk stream_copy_gbs_t$t))"
-	[ "$t" = "$all" ] && break
-done
+. "$here/peak.sh"
+peak_run "$build" "$data"
 
-# flops and elements moved (ideal), per workload
-flops() {
-	case $1 in
-	w1) echo 2150629376 ;;   # 2·1024³ + add, relu, sum on 1024²
-	w2) echo 33554432 ;;     # relu + sum on 4096²
-	w3) echo 20971520 ;;     # max, sub, exp, sum, div on 4096×1024
-	w4) echo 274726912 ;;    # 2·2·512·2048·64 + 6 softmax flops on 512×2048
-	w5) echo 50331648 ;;     # mul, add, maximum on 4096²
-	esac
-}
-elems() {
-	case $1 in
-	w1) echo 2099200 ;;      # x, W, b, y
-	w2) echo 16781312 ;;     # x, y
-	w3) echo 8388608 ;;      # x, y
-	w4) echo 327680 ;;       # Q, K, V, out
-	w5) echo 67108864 ;;     # x, y, z, out
-	esac
-}
 . "$here/tiles.sh"
 
 : >"$data/results.txt"
@@ -91,7 +63,6 @@ for w in $workloads; do
 			n=$(basename "$f" .npy)
 			ins="$ins --input $n=$f"
 		done
-		es=8; [ "$dt" = f32 ] && es=4
 		: >"$d/rounds.txt"
 		pipe=${AICM_PIPELINE:-shape-infer,fuse\{row-fusion=true\},$(tuned cpu-tile)}
 		# ROUNDS rounds, each running aicm and numpy at every thread count
@@ -121,8 +92,9 @@ for w in $workloads; do
 			err=$(sed -n 's/^err: //p' "$d/np.txt")
 			tt=$t; [ "$t" = 1 ] || tt=$all
 			pf=$(pk peak_gflops_${isa}_${dt}_t${tt}_cpu); bw=$(pk stream_triad_gbs_t${tt}_cpu)
-			awk -v w="$w" -v dt="$dt" -v t="$t" -v nm="$nm" -v am="$am" -v fl="$(flops "$w")" \
-			    -v by="$(($(elems "$w") * es))" -v pf="$pf" -v bw="$bw" -v err="$err" \
+			set -- $($py "$here/workloads.py" ideal "$w" "$dt")   # flops, bytes
+			awk -v w="$w" -v dt="$dt" -v t="$t" -v nm="$nm" -v am="$am" -v fl="$1" \
+			    -v by="$2" -v pf="$pf" -v bw="$bw" -v err="$err" \
 			    -v nr="$(cat "$d/np.rss")" -v ar="$(cat "$d/aicm.rss")" 'BEGIN {
 				gf = fl / (am * 1e6); gb = by / (am * 1e6); ai = fl / by;
 				roof = ai * bw < pf ? ai * bw : pf;

@@ -4,6 +4,9 @@
     python3 workloads.py run  W DT DIR REPS [AICM_OUT]
                                                time numpy on them; compare aicm's output
     python3 workloads.py blas                  which BLAS numpy loaded
+    python3 workloads.py ideal W DT            W's ideal flops and bytes (each
+                                               input read once, the output
+                                               written once), "FLOPS BYTES"
 
 The same inputs go to aicm-run (--input NAME=DIR/NAME.npy), so that both
 sides compute the same thing; `run` prints numpy's min and median over
@@ -24,8 +27,37 @@ INPUTS = {
     "w3": {"x": (4096, 1024)},
     "w4": {"q": (512, 64), "k": (2048, 64), "v": (2048, 64)},
     "w5": {"x": (4096, 4096), "y": (4096, 4096), "z": (4096, 4096)},
+    # the small suite (bench/native.sh): held in cache, where the cost of
+    # interpreting tile programs shows
+    "w1s": {"x": (128, 128), "w": (128, 128), "b": (128,)},
+    "w2s": {"x": (256, 256)},
+    "w3s": {"x": (256, 256)},
+    "w5s": {"x": (256, 256), "y": (256, 256), "z": (256, 256)},
 }
 OUTPUT = {"w1": "y", "w2": "y", "w3": "y", "w4": "y", "w5": "o"}
+
+
+def ideal(w):
+    """The flops (an FMA counts 2) and the elements moved of workload w."""
+    shapes = INPUTS[w]
+    size = {n: int(np.prod(s)) for n, s in shapes.items()}
+    base = w.rstrip("s")
+    if base == "w1":
+        (m, k), n = shapes["x"], shapes["w"][1]
+        return 2 * m * n * k + 3 * m * n, size["x"] + size["w"] + size["b"] + m  # add, relu, sum
+    if base == "w2":
+        m, n = shapes["x"]
+        return 2 * m * n, m * n + m                                   # relu + sum
+    if base == "w3":
+        m, n = shapes["x"]
+        return 5 * m * n, 2 * m * n                                   # max, sub, exp, sum, div
+    if base == "w4":
+        (m, d), n = shapes["q"], shapes["k"][0]
+        return 2 * 2 * m * n * d + 6 * m * n, size["q"] + size["k"] + size["v"] + m * d
+    if base == "w5":
+        m, n = shapes["x"]
+        return 3 * m * n, 4 * m * n                                   # mul, add, maximum
+    raise SystemExit("unknown workload " + w)
 
 
 def softmax(s):
@@ -35,6 +67,7 @@ def softmax(s):
 
 
 def compute(w, a, dt):
+    w = w.rstrip("s")
     if w == "w1":
         return np.maximum(a["x"] @ a["w"] + a["b"], 0).sum(axis=1)
     if w == "w2":
@@ -64,10 +97,15 @@ def main():
     cmd, rest = sys.argv[1], sys.argv[2:]
     if cmd == "blas":
         return blas()
-    w, dts, d = rest[0], rest[1], rest[2]
+    w, dts = rest[0], rest[1]
     dt = np.float64 if dts == "f64" else np.float32
+    if cmd == "ideal":
+        fl, el = ideal(w)
+        print(fl, el * np.dtype(dt).itemsize)
+        return
+    d = rest[2]
     if cmd == "gen":
-        rng = np.random.default_rng(int(w[1:]))
+        rng = np.random.default_rng(int(w[1]))
         for name, shape in INPUTS[w].items():
             np.save(os.path.join(d, name + ".npy"), rng.uniform(-1, 1, shape).astype(dt))
         return

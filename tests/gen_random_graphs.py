@@ -37,6 +37,7 @@ program in passes runs too).  Every run must
 exit 0 with every output PASS.  A failing graph is kept (--keep, default
 $TMPDIR) and named in the report, with the command to reproduce it.
 """
+import concurrent.futures
 import os
 import random
 import subprocess
@@ -640,6 +641,7 @@ def check(build, n, keep):
     fails = 0
     total = 0
     with tempfile.TemporaryDirectory() as tmp:
+        jobs = []
         for seed in range(n):
             for dt in ("f64", "f32") + (INTS if seed % 4 == 0 else ()):
                 text = gen(seed, dt)
@@ -650,22 +652,26 @@ def check(build, n, keep):
                     if "row-fusion" in pipe and seed % 2:
                         # odd seeds: rows wider than 16 run in passes
                         pipe = pipe.replace("lower-tiled", "lower-tiled{row-max=16}")
-                    total += 1
-                    cmd = [run, f"--pass={pipe}", "--check"] + extra + [path]
-                    p = subprocess.run(cmd, capture_output=True, text=True)
-                    checks = [l for l in p.stdout.splitlines() if l.startswith("check ")]
-                    ok = p.returncode == 0 and checks and all(l.endswith("PASS") for l in checks)
-                    if ok:
-                        continue
-                    fails += 1
-                    os.makedirs(keep, exist_ok=True)
-                    kept = os.path.join(keep, f"random-{seed}-{dt}.aicm")
-                    with open(kept, "w") as f:
-                        f.write(text)
-                    print(f"[FAIL] seed {seed} {dt}: exit {p.returncode}: "
-                          f"{' '.join(cmd[:-1])} {kept}")
-                    for l in (p.stderr.splitlines() + [l for l in checks if "FAIL" in l])[:8]:
-                        print("    " + l)
+                    jobs.append((seed, dt, text, [run, f"--pass={pipe}", "--check"] + extra + [path]))
+        # The runs are independent processes: as many at a time as there are
+        # CPUs, reported in the order they were listed.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as ex:
+            results = ex.map(lambda j: subprocess.run(j[3], capture_output=True, text=True), jobs)
+            for (seed, dt, text, cmd), p in zip(jobs, results):
+                total += 1
+                checks = [l for l in p.stdout.splitlines() if l.startswith("check ")]
+                ok = p.returncode == 0 and checks and all(l.endswith("PASS") for l in checks)
+                if ok:
+                    continue
+                fails += 1
+                os.makedirs(keep, exist_ok=True)
+                kept = os.path.join(keep, f"random-{seed}-{dt}.aicm")
+                with open(kept, "w") as f:
+                    f.write(text)
+                print(f"[FAIL] seed {seed} {dt}: exit {p.returncode}: "
+                      f"{' '.join(cmd[:-1])} {kept}")
+                for l in (p.stderr.splitlines() + [l for l in checks if "FAIL" in l])[:8]:
+                    print("    " + l)
     print(f"random graphs: {total - fails}/{total} runs passed ({n} graphs in f64 and f32, "
           f"{(n + 3) // 4} in i32 and i64, x {len(pipes)} pipelines: {' | '.join(p + ' ' + ' '.join(e) for p, e in pipes)})")
     return 1 if fails else 0
