@@ -336,6 +336,10 @@ def sweep(args):
                 if t is not None:
                     times[(c["BM"], c["BN"], c.get("BK", 0))] = t
             key = (pick["BM"], pick["BN"], pick.get("BK", 0))
+            if key not in times:
+                print("%-8s the pick did not run on the %s engine (see the errors above)" % ("%s %s" % (w, dt), engine))
+                worst = float("inf")
+                continue
             best = min(times, key=times.get)
             cfg = lambda k: "BM=%d BN=%d%s" % (k[0], k[1], " BK=%d" % k[2] if k[2] else "")
             r = times[key] / times[best]
