@@ -59,7 +59,7 @@ ONNX_PROTO = /usr/include/onnx/onnx.proto
 PROTOC_C = protoc-c
 
 LIB_SRC = $(wildcard src/ir/*.c) $(wildcard passes/*.c) $(wildcard src/runtime/*.c) \
-	$(wildcard src/import/*.c)
+	$(wildcard src/import/*.c) $(wildcard src/codegen/*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/%.o) $(B)/grammar/parser.o $(B)/grammar/lexer.o \
 	$(B)/import/onnx.pb-c.o
 # The tools are src/tools/aicm-*.c; the other files there (the measuring
@@ -132,7 +132,8 @@ $(B)/check_aicm: $(CHECK_OBJ) $(B)/libaicm.a
 demo: $(TOOLS)
 	@sh scripts/demo.sh $(B)
 
-check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling
+check: check-layers check-unit check-golden check-numpy check-models check-docs check-random check-scaling \
+	check-triton
 
 # DESIGN section 12's layers: no lower layer includes a higher one.
 check-layers:
@@ -161,13 +162,25 @@ check-numpy: $(B)/aicm-run
 		echo "check-numpy: SKIPPED: python3-numpy is not installed"; \
 	fi
 
+# aicm-opt --emit=triton's goldens: they compile, use Triton's API only, and
+# run on a numpy model of triton.language equal to the reference
+# (tests/triton_check.py; Triton itself is not needed).
+check-triton: $(TOOLS)
+	@if /usr/bin/python3 -c 'import numpy, torch' 2>/dev/null; then \
+		/usr/bin/python3 tests/triton_check.py $(B); \
+	else \
+		echo "check-triton: SKIPPED: python3-numpy or python3-torch is not installed"; \
+	fi
+
+.PHONY: check-triton
+
 # The commands shown in the README's tour, the tutorial and the exercises,
 # run again and diffed against the output the docs show
 # (tests/doccheck.sh), every option of --help in the man pages
 # (tests/mancheck.sh), and the man pages' EXAMPLES run from a scratch
 # install (tests/installcheck.sh); update-docs rewrites the docs' outputs:
 # review 'git diff docs/ README.md'.
-DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md
+DOCS_CHECKED = README.md docs/tutorial.md docs/exercises.md docs/run.md docs/codegen.md
 
 check-docs: $(TOOLS)
 	sh tests/doccheck.sh $(B) $(DOCS_CHECKED)

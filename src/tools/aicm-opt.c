@@ -34,6 +34,7 @@
 #include "parse.h"
 #include "pass.h"
 #include "../../passes/passes.h"
+#include "../codegen/emit_triton.h"
 
 const char *const cli_tool = "aicm-opt";
 
@@ -44,6 +45,7 @@ typedef struct Opts {
 	bool split;
 	bool verify_diags;
 	bool emit_dot;
+	bool emit_triton;            /* --emit=triton (src/codegen/emit_triton.c) */
 	const char *reproducer;
 	const char *test_crash;      /* --test-crash-in=NAME: AICM_BUG before it */
 	int errlimit;                /* --error-limit */
@@ -96,7 +98,9 @@ usage(FILE *f)
 	    "  --report[=text|json]     the passes' reports, to stderr (default: off); JSON\n"
 	    "                           is one object per line\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
-	    "  --emit=ir|dot            what to print (default: ir)\n"
+	    "  --emit=ir|dot|triton     what to print (default: ir); triton: Python source\n"
+	    "                           of @triton.jit kernels and a launcher, for a graph\n"
+	    "                           that lower-tiled has lowered\n"
 	    "  --split-input-file       one graph per '// -----' chunk, each on its own\n"
 	    "                           (default: off)\n"
 	    "  --verify-diagnostics     check diagnostics against the input's\n"
@@ -157,12 +161,13 @@ parse_args(int argc, char **argv, Opts *o)
 		} else if (!strcmp(a, "--no-verify-each")) {
 			o->verify_each = false;
 		} else if ((v = cli_optval(argc, argv, &i, "--emit"))) {
-			if (!strcmp(v, "ir"))
-				o->emit_dot = false;
-			else if (!strcmp(v, "dot"))
+			o->emit_dot = o->emit_triton = false;
+			if (!strcmp(v, "dot"))
 				o->emit_dot = true;
-			else
-				cli_usage_error("--emit takes ir or dot, not '%s'", v);
+			else if (!strcmp(v, "triton"))
+				o->emit_triton = true;
+			else if (strcmp(v, "ir"))
+				cli_usage_error("--emit takes ir, dot or triton, not '%s'", v);
 		} else if (!strcmp(a, "--split-input-file")) {
 			o->split = true;
 		} else if (!strcmp(a, "--verify-diagnostics")) {
@@ -437,6 +442,30 @@ split_chunks(const char *buf, size_t len, bool split, Chunk **out)
 	return n;
 }
 
+/* --emit=triton: g's Triton module, named after the graph or the input
+ * file's stem.  Returns the exit status: 0; 2 for a graph that is not
+ * lowered (the pipeline lacks lower-tiled: usage); 1 for a tiled body
+ * written by hand that has no Triton form (the input). */
+static int
+emit_triton_chunk(FILE *os, const Graph *g, const char *input)
+{
+	int rc;
+	char err[512], stem[256] = "graph";
+
+	if (input && strcmp(input, "-")) {
+		const char *b = strrchr(input, '/'), *dot;
+
+		b = b ? b + 1 : input;
+		dot = strrchr(b, '.');
+		snprintf(stem, sizeof stem, "%.*s", (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
+	}
+	rc = triton_emit(os, g, stem, err, sizeof err);
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "%s: error: %s\n", cli_tool, err);
+	return rc == -1 ? 2 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -537,6 +566,11 @@ main(int argc, char **argv)
 				fprintf(os, "// -----\n");
 			if (o.emit_dot) {
 				ir_print_dot(os, g);
+			} else if (o.emit_triton) {
+				int erc = emit_triton_chunk(os, g, o.input);
+
+				if (erc > status)
+					status = erc;
 			} else {
 				ir_print(os, g);
 			}
