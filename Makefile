@@ -367,6 +367,7 @@ bench: $(TOOLS)
 	sh bench/conv.sh $(B)
 	sh bench/models.sh $(B)
 	sh bench/blocks.sh $(B)
+	sh bench/sweep.sh $(B)
 .PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	AICM_CHECK_SHARD=0/2 CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm & \
@@ -463,7 +464,7 @@ help:
 	@echo 'make check-valgrind the goldens and unit tests under memcheck'
 	@echo 'make update-golden [T=path]  rewrite expected outputs (read the diff)'
 	@echo 'make update-docs    rewrite the docs'"'"' transcripts (read the diff)'
-	@echo 'make bench          W1-W5 against numpy (docs/perf.md)'
+	@echo 'make bench          W1-W5 against numpy, autotune against a sweep (docs/perf.md)'
 	@echo 'make conformance    ONNX'"'"'s backend tests through aicm-import'
 	@echo 'make fuzz           the libFuzzer harnesses (clang)'
 	@echo 'make install [PREFIX=/usr/local] [DESTDIR=]   tools, man pages, examples, docs, editor files,'

@@ -45,7 +45,7 @@ for w in $workloads; do
 		for f in "$d"/*.npy; do
 			ins="$ins --input $(basename "$f" .npy)=$f"
 		done
-		pipe=${AICM_PIPELINE:-shape-infer,fuse\{row-fusion=true\},lower-tiled$(tiles "$w" "$dt")}
+		pipe=${AICM_PIPELINE:-shape-infer,fuse\{row-fusion=true\},$(tuned cpu-tile)}
 		for t in $threads; do
 			: >"$d/ab-a.txt"; : >"$d/ab-b.txt"
 			for r in $(seq "$rounds"); do

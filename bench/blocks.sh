@@ -13,9 +13,9 @@
 # aicm's output against torch's first; without torch the layer is skipped).
 #
 # Per block, fuse's configurations, each run once through the pipeline
-# shape-infer,FUSE,autotune{target=cpu},lower-tiled with aicm-run --stats=json
-# (autotune's cpu target: the default h100 model picks tiles for a GPU, BN=16
-# for attention-8192, 2.6x slower here than the cpu target's BN=128): the
+# shape-infer,FUSE,autotune{target=cpu-tile},lower-tiled with aicm-run --stats=json
+# (autotune's cpu-tile target, the tile engine's model: the default h100 model picks tiles for a GPU, BN=16
+# for attention-8192, 2.6x slower here than the cpu target's BN=128 was): the
 # kernels it executes and the traffic (KernelStats, bytes loaded + stored),
 # and its result's error against the reference (DESIGN section 7's measure).
 # The configurations come from aicm-opt --list-passes, so that the fusion
@@ -84,7 +84,7 @@ configs="eager $before"
 pipe() {
 	case $1 in
 	eager) echo "shape-infer,lower-tiled" ;;
-	*) echo "shape-infer,$1,autotune{target=cpu},lower-tiled" ;;
+	*) echo "shape-infer,$1,autotune{target=cpu-tile},lower-tiled" ;;
 	esac
 }
 echo "aicm: --threads=1, --pass=$(pipe FUSE) with FUSE: before = $before, after = $after"

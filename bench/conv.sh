@@ -1,7 +1,7 @@
 #!/bin/sh
 # conv.sh: `make bench`'s conv2d and max_pool2d against PyTorch (issue 16).
 #
-#   sh bench/conv.sh [BUILD_DIR]      env: REPS (10), ROUNDS (5), CONV_TILES, POOL_TILES
+#   sh bench/conv.sh [BUILD_DIR]      env: REPS (10), ROUNDS (5), CONV_PIPE, POOL_PIPE
 #
 # conv2d f32, x (8, 64, 56, 56), w (64, 64, 3, 3), pads 1: aicm's implicit GEMM
 # (lower-tiled, tile executor) against PyTorch's conv2d, one thread each; the
@@ -20,12 +20,12 @@ set -u
 build=${1:-build}
 reps=${REPS:-10}
 rounds=${ROUNDS:-5}
-# Block sizes are powers of two (Triton's tl.arange; lower-tiled refuses
-# others since issue 21): the conv's 256 and the pool's 64x256 are the
-# tiles docs/perf.md measured before 448 (8 output rows) and 729 (a whole
-# 27x27 plane) were tried, which are no longer accepted.
-conv_tiles=${CONV_TILES:-\{bm=256,bn=64,bk=64\}}
-pool_tiles=${POOL_TILES:-\{bm=64,bn=256\}}
+# Tiles are autotune's own (issue 18 item 6: no tile picked by hand), with
+# the tile engine's model, target=cpu-tile (bench/tiles.sh); CONV_PIPE and
+# POOL_PIPE override the pipelines.
+. "$(dirname "$0")/tiles.sh"
+conv_pipe=${CONV_PIPE:-shape-infer,fuse,$(tuned cpu-tile)}
+pool_pipe=${POOL_PIPE:-shape-infer,fuse,$(tuned cpu-tile)}
 py=/usr/bin/python3
 here=$(dirname "$0")
 d="$build/bench-data/conv"
@@ -53,10 +53,10 @@ echo "  copy bandwidth, 1 thread (bench/peak.c): $copy GB/s wall ($copyc by CPU 
 [ -f "$d/x.npy" ] || $py "$here/conv.py" gen "$d" || exit 2
 : >"$d/rounds.txt"
 for r in $(seq "$rounds"); do
-	"$build/aicm-run" --threads=1 --bench="$reps" --pass="shape-infer,lower-tiled$conv_tiles" \
+	"$build/aicm-run" --threads=1 --bench="$reps" --pass="$conv_pipe" \
 	    --input x="$d/x.npy" --input w="$d/w.npy" --output-dir "$d/out" "$here/w/conv-f32.aicm" \
 	    >"$d/conv.txt" 2>&1 || { echo "conv: aicm-run failed:"; tail -5 "$d/conv.txt"; exit 1; }
-	"$build/aicm-run" --threads=1 --bench="$reps" --pass="shape-infer,lower-tiled$pool_tiles" \
+	"$build/aicm-run" --threads=1 --bench="$reps" --pass="$pool_pipe" \
 	    --input y="$d/out/y.npy" --output-dir "$d/out" "$here/w/pool-f32.aicm" \
 	    >"$d/pool.txt" 2>&1 || { echo "pool: aicm-run failed:"; tail -5 "$d/pool.txt"; exit 1; }
 	env $tenv $py "$here/conv.py" torch "$d" "$reps" >"$d/torch.txt" 2>&1 ||
@@ -67,14 +67,14 @@ for r in $(seq "$rounds"); do
 done
 head -1 "$d/torch.txt" | sed 's/:.*//; s/^/  /'
 $py "$here/conv.py" err "$d" "$d/out" | sed 's/^/  aicm vs PyTorch /'
-awk -v copy="$copy" -v ct="$conv_tiles" -v pt="$pool_tiles" '
+awk -v copy="$copy" -v ct="$(picks fuse "$here/w/conv-f32.aicm")" -v pt="$(picks fuse "$here/w/pool-f32.aicm")" '
 function mn(a, b) { return a == "" || b < a ? b : a }
 { ac = mn(ac, $1); ap = mn(ap, $2); tc = mn(tc, $3); tp = mn(tp, $4) }
 END {
 	bytes = (8 * 64 * 56 * 56 + 8 * 64 * 27 * 27) * 4
 	gb = bytes / (ap * 1e6)
-	printf "  conv2d f32 (8,64,56,56) * (64,64,3,3) pads 1: aicm %.2f ms (%.1f GFLOP/s, tiles %s), PyTorch %.2f ms: ratio %.3f\n", ac, 2 * 8 * 64 * 56 * 56 * 576 / (ac * 1e6), ct, tc, ac / tc
-	printf "  max_pool2d 3x3/2 on its result: aicm %.3f ms = %.2f GB/s (tiles %s), PyTorch %.3f ms; %.0f%% of the copy bandwidth\n", ap, gb, pt, tp, 100 * gb / copy
+	printf "  conv2d f32 (8,64,56,56) * (64,64,3,3) pads 1: aicm %.2f ms (%.1f GFLOP/s, autotune: %s), PyTorch %.2f ms: ratio %.3f\n", ac, 2 * 8 * 64 * 56 * 56 * 576 / (ac * 1e6), ct, tc, ac / tc
+	printf "  max_pool2d 3x3/2 on its result: aicm %.3f ms = %.2f GB/s (autotune: %s), PyTorch %.3f ms; %.0f%% of the copy bandwidth\n", ap, gb, pt, tp, 100 * gb / copy
 	print "targets (issue 16), from this run:"
 	printf "  conv2d f32 1 thread: aicm/PyTorch %.3f, target <= 1.5: %s\n", ac / tc, (ac / tc <= 1.5) ? "met" : "NOT met"
 	printf "  max_pool2d 1 thread: %.2f GB/s = %.0f%% of copy (%.1f GB/s), target >= 50%%: %s\n", gb, 100 * gb / copy, copy, (gb >= 0.5 * copy) ? "met" : "NOT met"

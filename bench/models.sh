@@ -9,7 +9,7 @@
 # is no figure, so a model that fails there is not measured.  Then
 # bench/models.py measures, one thread on both sides, side by side in
 # alternating rounds: aicm-import's and aicm-opt's (shape-infer, fuse,
-# autotune, lower-tiled) wall time, aicm-run's execution time (--bench median),
+# autotune{target=cpu-tile}, lower-tiled) wall time, aicm-run's execution time (--bench median),
 # the peak RSS of each, and PyTorch eager and TorchScript (trace + freeze)
 # under inference mode, as DESIGN section 16 says.  PyTorch's BLAS is
 # Debian's OpenBLAS: section 11's rule applies (the kernel it loads is printed;

@@ -9,7 +9,7 @@
 #                                        FIT (0; 1: fit the cpu target's constants)
 #
 # 1. The model's ranking: aicm-opt --report=json on FILE with
-#    shape-infer,fuse{row-fusion=true},autotune{target=cpu}; the scored
+#    shape-infer,fuse{row-fusion=true},autotune{target=cpu-tile}; the scored
 #    candidates sorted as autotune sorts them (score, then warps=4, then
 #    stages=3, then generation order), and the first TOP distinct tilings
 #    (BM, BN, BK) kept: candidates that differ only in warps and stages run
@@ -48,9 +48,9 @@ trap 'rm -rf "$work"' EXIT INT TERM
 cd "$here/.." || exit 2
 
 fuse='shape-infer,fuse{row-fusion=true}'
-echo "rho: $file, target cpu${tune:+ ($tune)}, top $top distinct tilings, aicm-run --bench=$reps --threads=$threads, best of $rounds rounds"
+echo "rho: $file, target cpu-tile${tune:+ ($tune)}, top $top distinct tilings, aicm-run --bench=$reps --threads=$threads, best of $rounds rounds"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$build/aicm-opt" --pass="$fuse,autotune{target=cpu${tune:+,$tune}}" --report=json "$file" \
+"$build/aicm-opt" --pass="$fuse,autotune{target=cpu-tile${tune:+,$tune}}" --report=json "$file" \
     2>"$work/report.json" >/dev/null || { cat "$work/report.json" >&2; exit 1; }
 $py - "$work/report.json" "$top" >"$work/model.txt" <<'EOF' || exit 1
 import json, sys

@@ -66,7 +66,7 @@ for w in $workloads; do
 			ins="$ins --input $n=$f"
 		done
 		: >"$d/rounds.txt"
-		pipe=${AICM_PIPELINE:-shape-infer,fuse\{row-fusion=true\},lower-tiled$(tiles "$w" "$dt")}
+		pipe=${AICM_PIPELINE:-shape-infer,fuse\{row-fusion=true\},$(tuned cpu-tile)}
 		# ROUNDS rounds, each running aicm and numpy at every thread count
 		# in turn: the VM's memory bandwidth drifts over seconds, and
 		# interleaving gives each side and each thread count the same
@@ -108,7 +108,12 @@ for w in $workloads; do
 		done
 	done
 done
-echo "pipeline: shape-infer,fuse{row-fusion=true},lower-tiled with tiles: w1 $(tiles w1 f64) (f32: $(tiles w1 f32)), w2 $(tiles w2), w3 $(tiles w3), w4 $(tiles w4), w5 $(tiles w5) (AICM_PIPELINE: ${AICM_PIPELINE:-unset})"
+echo "pipeline: shape-infer,fuse{row-fusion=true},$(tuned cpu-tile) (AICM_PIPELINE: ${AICM_PIPELINE:-unset}); autotune's picks:"
+for w in $workloads; do
+	for dt in $dtypes; do
+		echo "  $w $dt: $(picks 'fuse{row-fusion=true}' "$here/w/$w-$dt.aicm")"
+	done
+done
 
 # The issue's targets, judged on this run's rows (DESIGN §11: a 2-thread
 # target on a memory-bound workload is also met at 90% of the measured

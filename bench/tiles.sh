@@ -1,15 +1,20 @@
-# tiles.sh: the tile sizes of `make bench`'s workloads, sourced by run.sh and
-# ab.sh so that both time the same kernels.
+# tiles.sh: how `make bench` picks its tiles, sourced by run.sh, ab.sh and
+# conv.sh so that all time the same kernels: autotune's own picks (issue 18
+# item 6), no tile picked by hand.  The tile engine's columns tune with
+# autotune{target=cpu-tile} (the model calibrated on that engine by
+# bench/calibrate.py); bench/sweep.sh checks each pick against the fastest
+# config of a timed sweep.  AICM_PIPELINE overrides the whole pipeline.
 #
-# Tile sizes per workload, picked by timing a few (docs/perf.md); lower-tiled's
-# default 32x32 tiles are 1.5-3x slower here: short rows defeat the prefetcher.
-# AICM_PIPELINE overrides them for every workload.
-tiles() {
-	case $1-${2:-f64} in
-	w1-f32) echo '{bm=64,bn=128,bk=64}' ;;   # f32: wider b panels, faster on 1 and 2 threads
-	w1-*) echo '{bm=64,bn=64,bk=64}' ;;
-	w2-*) echo '{bm=8,bn=4096}' ;;
-	w5-*) echo '{bm=1,bn=4096}' ;;
-	*) echo '' ;;
-	esac
+#   tuned [TARGET]       the pipeline's tail: autotune{target=TARGET},lower-tiled
+#                        (TARGET: cpu-tile, the default; cpu for the native engine)
+#   picks FUSE FILE [TARGET]
+#                        the tiles autotune picks for FILE's kernels, one
+#                        "kind BM=.. BN=.." per kernel, for the log
+tuned() {
+	echo "autotune{target=${1:-cpu-tile}},lower-tiled"
+}
+picks() {
+	"$build/aicm-opt" --pass="shape-infer,$1,autotune{target=${3:-cpu-tile}}" "$2" |
+	    sed -n 's/^ *kernel @[A-Za-z0-9_]* \[\([a-z_]*\)\] \(.*\) warps=.*/\1 \2/p' | tr '\n' ';' |
+	    sed 's/;$//; s/;/; /g'
 }

@@ -69,7 +69,7 @@ bshape(StrBuf *b, const Type *t)
 /* ---- options and target ---------------------------------------------- */
 
 static const PassOpt opts[] = {
-	{"target", PO_STRING, "h100", "target profile: h100, h200, a100, rubin, cpu", 0, 0},
+	{"target", PO_STRING, "h100", "target profile: h100, h200, a100, rubin, cpu (the native engine), cpu-tile (the tile engine)", 0, 0},
 /* no default: left out, a constant is the target's; written, it is above 0 */
 #define X(f, key, help) {key, PO_FLOAT, "(the target's)", help, PASS_ABOVE_0, 1e12},
 	COST_TARGET_PARAMS(X)
@@ -722,6 +722,8 @@ report_text(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 			    c->s.mem, c->s.comp, c->s.launch, c->s.waste);
 			if (has_steps(t))
 				fprintf(f, "steps=%.6f ", c->s.steps);
+			if (t->seg_ns > 0)
+				fprintf(f, "contig=%.6f ", c->s.contig);
 			fprintf(f, "(padding waste %.1f%%)\n", c->s.padding_pct);
 		}
 		break;
@@ -791,6 +793,15 @@ report_json(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 			if (has_steps(t))
 				fprintf(f, ",\"steps\":%.17g,\"loop_steps\":%" PRId64, c->s.steps,
 				    c->t.steps);
+			/* a cpu target's features, as bench/calibrate.py fits them */
+			if (t->seg_ns > 0 || has_steps(t))
+				fprintf(f, ",\"contig\":%.17g,\"segs\":%.17g,\"line_waste\":%.17g,"
+				    "\"flops\":%" PRId64 ",\"mm_flops\":%" PRId64 ",\"pad_mm_flops\":%.17g,"
+				    "\"pad_vec_flops\":%.17g,\"acc_bytes\":%.17g,\"waves\":%" PRId64
+				    ",\"tile_foot\":%.17g,\"tile_bytes\":%.17g,\"mm_foot\":%.17g",
+				    c->s.contig, c->t.segs, c->t.line_waste, c->t.flops, c->t.mm_flops,
+				    c->t.pad_mm_flops, c->t.pad_vec_flops, c->t.acc_bytes, c->s.waves,
+				    c->t.tile_foot, c->t.tile_bytes, c->t.mm_foot);
 			fprintf(f, "}");
 		}
 		fprintf(f, "]");

@@ -94,6 +94,10 @@ typedef struct Ext {
 	int64_t es;                  /* its element's bytes (a kernel may mix types:
 	                              * a compare's bool, a cast's operand) */
 	int node;                    /* the operand's node */
+	int inner, outer;            /* the iteration dims of its last and second-to-last
+	                              * dims of more than 1 element (-1: none) */
+	bool strided;                /* a view whose last such dim is not of stride 1 */
+	int unit;                    /* then its iteration dim of stride 1, or -1 */
 	int64_t npass;               /* row_reduction in passes: the passes reading it */
 	int pass;                    /* the last pass counted in npass */
 } Ext;
@@ -244,7 +248,8 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 {
 	const Type *t = &g->nodes[v].type;
 	int64_t ves = -1;
-	bool zero[IR_MAX_RANK] = {0};
+	bool zero[IR_MAX_RANK] = {0}, strided = false;
+	int unit = -1;
 	Ext *e;
 
 	if (is_view(g, m->p.kind, m->p.first, m->p.last, v)) {
@@ -256,12 +261,31 @@ add_ext(Model *m, const Graph *g, int v, bool *ok)
 		}
 		for (int k = 0; k < t->rank; k++)
 			zero[k] = iv.stride[k] == 0 && t->dim[k] != 1;
+		for (int k = t->rank - 1; k >= 0; k--)
+			if (t->dim[k] != 1 && !zero[k]) {
+				strided = iv.stride[k] != 1;
+				break;
+			}
+		/* a transposed view still reads runs along its dim of stride 1 */
+		for (int k = 0; k < t->rank && strided; k++)
+			if (t->dim[k] != 1 && iv.stride[k] == 1)
+				unit = k;
 	}
 	int off = m->it.rank - t->rank;
 
 	e = &m->ext[m->next++];
 	memset(e, 0, sizeof *e);
 	e->node = v;
+	e->strided = strided;
+	e->unit = unit >= 0 && off >= 0 ? unit + off : -1;
+	e->inner = e->outer = -1;
+	for (int i = t->rank - 1; i >= 0 && off >= 0; i--)
+		if (t->dim[i] != 1 && !zero[i]) {
+			if (e->inner < 0)
+				e->inner = i + off;
+			else if (e->outer < 0)
+				e->outer = i + off;
+		}
 	e->npass = 1;
 	e->whole = 1;
 	e->numel = 1;
@@ -1098,6 +1122,78 @@ str_blocks(const Model *m, const Ext *e, const TileConfig *c, bool *ok)
 	return v;
 }
 
+
+/* The contiguity term (docs/passes.md "autotune"): the extent of a tile
+ * along iteration dim j for configuration c, as lower-tiled walks it. */
+static int64_t
+tile_extent(const Model *m, const TileConfig *c, int j)
+{
+	int r = m->it.rank, lastwhole = -1;
+
+	switch (m->role[j]) {
+	case RO_ROW:
+		return c->bm;
+	case RO_COL:
+		return c->bn;
+	case RO_BATCH:
+		return 1;
+	case RO_WHOLE:
+	default:
+		break;
+	}
+	if (m->p.kind == KK_ROW_REDUCTION)
+		return row_passes_fit(m->p.n, c->bn, ROW_TILE_MAX) ? pow2_ceil(m->it.dim[j]) :
+		    c->bn > ROW_TILE_MAX ? ROW_TILE_MAX : c->bn;
+	if (m->p.full_reduce)
+		return j == r - 1 ? c->bn : j == r - 2 ? c->bm : 1;
+	for (int i = 0; i < r; i++)
+		if (m->role[i] == RO_WHOLE)
+			lastwhole = i;
+	return j == lastwhole ? c->bn : 1;
+}
+
+/* The elements of one contiguous run of a tile of a dense operand whose
+ * last two dims of more than 1 element are iteration dims inner and outer
+ * (-1: none): the tile's extent along inner, times its extent along outer
+ * when the tile holds whole rows of inner and outer lies just above it. */
+static int64_t
+run_elems(const Model *m, const TileConfig *c, int inner, int outer)
+{
+	int64_t run, x;
+
+	if (inner < 0)
+		return 1;
+	x = tile_extent(m, c, inner);
+	run = x < m->it.dim[inner] ? x : m->it.dim[inner];
+	if (x >= m->it.dim[inner] && outer == inner - 1 && outer >= 0) {
+		int64_t y = tile_extent(m, c, outer);
+
+		run *= y < m->it.dim[outer] ? y : m->it.dim[outer];
+	}
+	return run > 0 ? run : 1;
+}
+
+/* Adds to t the runs that `elems` elements of `es` bytes make in runs of
+ * `run` elements, and the unused bytes of the cache lines they touch. */
+static void
+add_runs(Traffic *t, double elems, int64_t run, int64_t es, bool strided)
+{
+	double segs, rb;
+
+	if (elems <= 0)
+		return;
+	if (strided) {
+		/* each element its own access; its line is shared by the
+		 * tile's neighbouring rows, so no waste is charged */
+		t->segs += elems;
+		return;
+	}
+	segs = elems / (double)run;
+	rb = (double)(run * es);
+	t->segs += segs;
+	t->line_waste += segs * ((double)cdiv(run * es, COST_LINE) * COST_LINE - rb);
+}
+
 /* The model's traffic for one configuration. */
 static void
 model_traffic(const Model *m, const TileConfig *c, Traffic *t)
@@ -1207,6 +1303,16 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 					v = mul(&ok, v, split);
 			}
 			ldb = add(&ok, ldb, mul(&ok, v, e->es));
+			if (e->bad)
+				continue;
+			add_runs(t, (double)v, e->strided ? run_elems(m, c, e->unit, -1) :
+			    run_elems(m, c, e->inner, e->outer), e->es, e->strided && e->unit < 0);
+			/* a transposed view's tile row touches one line per
+			 * element: when those lines fill COST_L1, each is gone
+			 * before the next row reads its next element */
+			if (e->strided && e->inner >= 0 &&
+			    (double)tile_extent(m, c, e->inner) * COST_LINE >= COST_L1)
+				t->line_waste += (double)v * (double)(COST_LINE - e->es);
 		}
 	}
 	/* the output: stored once, or combined by atomics when the reduced
@@ -1233,6 +1339,32 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	}
 	t->loaded = add(&ok, mul(&ok, ld, es), ldb);
 	t->stored = mul(&ok, st, es);
+	/* runs of the matmul's A ([BM, BK] tiles of M x K) and B ([BK, BN] of
+	 * K x N), and of the stores: whole output rows of a row_reduction, BM
+	 * elements of a reduction's kept dim, else BN of the root's row */
+	if (m->mm >= 0) {
+		int64_t ra = c->bk < p->k ? c->bk : p->k, rb = c->bn < p->n ? c->bn : p->n;
+
+		if (c->bk >= p->k)
+			ra *= c->bm < p->m ? c->bm : p->m;
+		if (c->bn >= p->n)
+			rb *= c->bk < p->k ? c->bk : p->k;
+		add_runs(t, (double)gn * (double)p->m * (double)p->k * (double)p->batch, ra,
+		    m->mm_es, false);
+		add_runs(t, (double)gm * (double)p->k * (double)p->n * (double)p->batch, rb,
+		    m->mm_es, false);
+	}
+	if (p->kind != KK_OPAQUE) {
+		int64_t run;
+
+		if (m->red >= 0 && m->mm < 0)
+			run = p->full_reduce ? 1 : c->bm < p->m ? c->bm : p->m;
+		else if (p->kind == KK_ROW_REDUCTION)
+			run = (c->bm < p->m ? c->bm : p->m) * p->n;
+		else
+			run = c->bn < p->n ? c->bn : c->bm < p->m ? (int64_t)c->bm * p->n : p->m * p->n;
+		add_runs(t, (double)st, run > 0 ? run : 1, es, false);
+	}
 	t->flops = passes ? add(&ok, m->flops, m->pass_flops) : m->flops;
 	t->mm_flops = m->mm_flops;
 	if (parts > 1 && m->red >= 0 && m->g_mean)
@@ -1253,10 +1385,40 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		    (mp * np * kp - (double)p->m * (double)p->n * (double)p->k);
 		t->steps = mul(&ok, t->programs, cdiv(p->k, c->bk));
 		t->acc_bytes = 2.0 * (double)t->steps * (double)c->bm * (double)c->bn * (double)es;
+		t->mm_foot = (double)c->bm * c->bn * (double)es;
+	} else if (m->red >= 0 && p->kind == KK_REDUCTION) {
+		/* a reduction's programs walk the reduced extent in tiles: one
+		 * loop step per tile, as the matmul's per K block */
+		int64_t tile = p->full_reduce ? (int64_t)c->bm * c->bn : c->bn;
+		int64_t per = p->full_reduce && split > 1 ? cdiv(p->n, split) : p->n;
+
+		t->steps = mul(&ok, t->programs, cdiv(per, tile));
+	} else if (p->kind == KK_ROW_REDUCTION && passes) {
+		int64_t np = 1;
+
+		for (int i = 0; i < m->next; i++)
+			if (m->ext[i].npass > np)
+				np = m->ext[i].npass;
+		t->steps = mul(&ok, mul(&ok, t->programs, np), cdiv(p->n, c->bn));
 	}
 	pad_it = (double)rows_pad * (double)cols_pad / ((double)p->m * (double)p->n) - 1.0;
 	if (p->kind != KK_OPAQUE && pad_it > 0)
 		t->pad_vec_flops = (double)m->vec_flops * pad_it;
+	/* the tiles one program holds at once (every op's result and every
+	 * operand's tile, of BM x BN, or BM rows of a row_reduction), and the
+	 * bytes its elementwise ops read and write through them */
+	if (p->kind != KK_OPAQUE) {
+		double rows = (double)(c->bm < p->m ? c->bm : p->m), cols;
+
+		if (p->kind == KK_ROW_REDUCTION)
+			cols = (double)(passes ? blk : pow2_ceil(p->n));
+		else
+			cols = (double)(c->bn < p->n ? c->bn : p->n);
+		if (p->kind == KK_REDUCTION && p->full_reduce)
+			rows = (double)c->bm;
+		t->tile_foot = rows * cols * (double)es * (double)(p->last - p->first + 1 + m->next);
+		t->tile_bytes = 2.0 * ((double)m->vec_flops + t->pad_vec_flops) * (double)es;
+	}
 	t->ok = ok;
 }
 
@@ -1320,15 +1482,21 @@ cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
 
 /* Sources: NVIDIA's H100 SXM5, H200 SXM and A100 SXM4 80 GB data sheets and
  * CUDA occupancy tables (dense, no sparsity); rubin is a projection (8 TB/s
- * class HBM4, H100's per-SM limits); cpu is this machine's tile executor on
- * its 2 cores, fitted to W1's 64 matmul tilings timed with aicm-run --bench
- * (docs/perf.md, "Calibrating the cpu target", has the data and commands). */
+ * class HBM4, H100's per-SM limits).  cpu-tile is the tile engine on one core
+ * of this machine, fitted by bench/calibrate.py (docs/perf.md, "Calibrating
+ * the cpu targets", has the data, the command and the fit's error):
+ *   fit of 752 timings, 2026-12-02 04:30 UTC, Intel(R) Xeon(R) Processor,
+ *   family 6 model 207 (L1d 48 KiB, L2 2 MiB), under other engineers' load
+ *   (load average 6.5-13 on 2 vCPUs: the lead re-runs it on an idle machine).
+ * cpu is meant to be the native engine (aicm-run --engine=native, issue 18):
+ * until it is calibrated on that engine it holds cpu-tile's constants. */
 const Target cost_targets[] = {
-	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0},
-	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0},
-	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0},
-	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0},
-	{"cpu", 87, 2, 512, 16777216, 65536, 0.17, 0.17, 0.008, 0.008, 1.0, 7.0, 0.12, 400},
+	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
+	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
+	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0},
+	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0},
+	{"cpu", 97.31, 1, 512, 16777216, 65536, 0.1026, 0.2129, 0.00159, 0.003097, 336.3, 0.1134, 0.02243, 71.69, 7.499, 2048, 48},
+	{"cpu-tile", 97.31, 1, 512, 16777216, 65536, 0.1026, 0.2129, 0.00159, 0.003097, 336.3, 0.1134, 0.02243, 71.69, 7.499, 2048, 48},
 	{0},
 };
 
@@ -1414,12 +1582,14 @@ space_of(KernelKind kind)
 	}
 }
 
+static int space_gen(const Space *sp, const int *bnv, int nbn, int64_t rowbn,
+    TileConfig *out);
+
 int
 cost_space(const Problem *p, TileConfig *out)
 {
 	Space s = space_of(p->kind);
-	int n = 0, nbn = s.bn ? s.nbn : 1, nbk = s.bk ? s.nbk : 1;
-	int nst = s.stages ? s.nstages : 1;
+	int nbn = s.bn ? s.nbn : 1;
 	int64_t rowbn = pow2_ceil(p->n);
 
 	if (rowbn > (1 << 30))
@@ -1430,6 +1600,32 @@ cost_space(const Problem *p, TileConfig *out)
 		s.nbn = LEN(red_bn);
 		nbn = s.nbn;
 	}
+	/* elementwise and reduction: the row's width (its power of two, up to
+	 * ROW_TILE_MAX) joins the BN values above the largest, so that a tile
+	 * can hold whole rows of a wide tensor, one contiguous run */
+	if (s.bn && rowbn > s.bn[s.nbn - 1] && (p->kind == KK_ELEMENTWISE ||
+	    p->kind == KK_REDUCTION)) {
+		int bn[LEN(red_bn) + 1];
+
+		_Static_assert(LEN(ew_bn) <= LEN(red_bn), "bn[] holds either space's BN");
+		memcpy(bn, s.bn, sizeof(int) * (size_t)s.nbn);
+		bn[s.nbn] = (int)(rowbn < ROW_TILE_MAX ? rowbn : ROW_TILE_MAX);
+		return space_gen(&s, bn, s.nbn + 1, rowbn, out);
+	}
+	return space_gen(&s, s.bn, nbn, rowbn, out);
+}
+
+/* The space's candidates, BN values bn[0..nbn) (NULL: the row's power of
+ * two, rowbn), in generation order. */
+static int
+space_gen(const Space *sp, const int *bnv, int nbn, int64_t rowbn, TileConfig *out)
+{
+	Space s = *sp;
+	int n = 0, nbk = s.bk ? s.nbk : 1;
+	int nst = s.stages ? s.nstages : 1;
+
+	if (!bnv)
+		nbn = 1;
 	/* generation order: BM, BN, BK, warps, stages, nested, ascending */
 	for (int a = 0; a < s.nbm; a++)
 		for (int b = 0; b < nbn; b++)
@@ -1440,7 +1636,7 @@ cost_space(const Problem *p, TileConfig *out)
 							AICM_BUG("config space larger than %d", COST_MAX_SPACE);
 						out[n++] = (TileConfig){
 							.bm = s.bm[a],
-							.bn = s.bn ? s.bn[b] : (int)rowbn,
+							.bn = bnv ? bnv[b] : (int)rowbn,
 							.bk = s.bk ? s.bk[k] : 0,
 							.warps = warps_set[w],
 							.stages = s.stages ? s.stages[st] : 0,
@@ -1480,6 +1676,13 @@ cost_space_hash(KernelKind kind)
 	h = hash_ints(h, s.bk, s.bk ? s.nbk : 0);
 	h = hash_ints(h, warps_set, LEN(warps_set));
 	h = hash_ints(h, s.stages, s.stages ? s.nstages : 0);
+	/* since issue 18: the row's width joins these two spaces (records
+	 * tuned over the spaces without it are tuned again) */
+	if (kind == KK_ELEMENTWISE || kind == KK_REDUCTION) {
+		int rowmax = ROW_TILE_MAX;
+
+		h = hash_ints(h, &rowmax, 1);
+	}
 	return h;
 }
 
@@ -1562,9 +1765,19 @@ cost_score(const Target *t, DType dt, const Traffic *tr, Score *s)
 	 * steps (step-us and acc-gbs 0: no such cost); the tile executor calls
 	 * the dot once per step, reloading and storing the accumulator tile */
 	s->steps = (double)tr->steps / sms * t->step_us / 1e3;
-	if (t->acc_gbs > 0)
+	/* the accumulator reloads cost only once the accumulator tile
+	 * outgrows the L1 (l1-kb 0: always); A's and B's panels stream */
+	if (t->acc_gbs > 0 && (t->l1_kb <= 0 || tr->mm_foot > t->l1_kb * 1024.0))
 		s->steps += tr->acc_bytes / (t->acc_gbs * 1e6);
-	s->total = s->mem + s->comp + s->waste + s->launch + s->steps;
+	/* a cpu's cores pay per contiguous run (a prefetch stream started, a
+	 * gather's element) and move whole cache lines */
+	if (t->seg_ns > 0)
+		s->contig = (tr->segs / sms * t->seg_ns / 1e6 + tr->line_waste / (t->hbm_gbs * 1e6));
+	/* tiles that outgrow the core's L2 spill: the ops' tile traffic then
+	 * goes to memory (an engine that keeps tiles in registers: l2-kb 0) */
+	if (t->l2_kb > 0 && tr->tile_foot > t->l2_kb * 1024.0)
+		s->contig += tr->tile_bytes / (t->hbm_gbs * 1e6);
+	s->total = s->mem + s->comp + s->waste + s->launch + s->steps + s->contig;
 	if ((double)tr->flops + pad > 0)
 		s->padding_pct = 100.0 * pad / ((double)tr->flops + pad);
 }

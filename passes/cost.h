@@ -39,7 +39,23 @@ typedef struct Traffic {
 	int64_t steps;               /* matmul kinds: K-loop steps summed over programs */
 	double acc_bytes;            /* the dot's accumulator tile reloaded and stored,
 	                              * once per step (whole tiles, padding included) */
+	double segs;                 /* contiguous runs the loads and stores make (a
+	                              * tile row shorter than its tensor's row is one,
+	                              * a strided view's element is one) */
+	double line_waste;           /* bytes of COST_LINE-byte cache lines that runs
+	                              * shorter than a line bring in and do not use */
+	double tile_foot;            /* bytes of the tiles a program holds at once */
+	double mm_foot;              /* bytes of a dot's accumulator tile */
+	double tile_bytes;           /* bytes the elementwise ops read and write
+	                              * through their tiles */
 } Traffic;
+
+/* The cache line the contiguity term rounds runs up to, and the bytes of
+ * lines a strided tile may touch at once before they evict each other (x86
+ * cores: 64-byte lines; 32 KiB, the L1 of most, and what this Xeon's 48 KiB
+ * L1 holds beside the other tiles: docs/perf.md, "Calibrating the cpu
+ * targets"). */
+enum { COST_LINE = 64, COST_L1 = 32768 };
 
 /* The problem a kernel poses, as the cost model sees it.
  * matmul kinds: batch, m, n, k of the matmul.  elementwise, opaque: m the
@@ -89,9 +105,12 @@ void cost_traffic_range(const Graph *g, KernelKind kind, int first, int last,
 	X(vec_tflops_f64, "vec-tflops-f64", "other flops' peak, f64, TFLOP/s")      \
 	X(vec_tflops_f32, "vec-tflops-f32", "other flops' peak, f32, TFLOP/s")      \
 	X(launch_us, "launch-us", "overhead per kernel launch, us")                 \
-	X(wave_us, "wave-us", "overhead per wave of programs, us")                  \
-	X(step_us, "step-us", "overhead per K-loop step of a program, us (cpu: one dot call)") \
-	X(acc_gbs, "acc-gbs", "bandwidth of the accumulator's reload per K step, GB/s (cpu: the caches)")
+	X(wave_us, "wave-us", "overhead per wave of programs, us (cpu: a wave is a program per core, so the per-program overhead)")                  \
+	X(step_us, "step-us", "overhead per loop step of a program, us (cpu: a matmul's K block, a reduction's block)") \
+	X(acc_gbs, "acc-gbs", "bandwidth of the accumulator's reload per K step, GB/s (cpu: the caches)") \
+	X(seg_ns, "seg-ns", "cost of one contiguous run of a tile load or store, ns (cpu: a tile row shorter than its tensor's row; 0 in a target: no such term)") \
+	X(l2_kb, "l2-kb", "cache one program's tiles must fit, KB, else its ops' tile traffic goes to memory (cpu: the L2; 0 in a target: no such term)") \
+	X(l1_kb, "l1-kb", "cache a dot's accumulator tile must fit, KB, else its reloads cost (acc-gbs; 0 in a target: always)")
 
 typedef struct Target {
 	const char *name;
@@ -100,7 +119,7 @@ typedef struct Target {
 #undef X
 } Target;
 
-enum { COST_NPARAMS = 13, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
+enum { COST_NPARAMS = 16, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
 extern const Target cost_targets[];            /* {0}-terminated */
 extern const char *const cost_param_keys[COST_NPARAMS];
 const Target *cost_target_lookup(const char *name);
@@ -129,6 +148,7 @@ PruneReason cost_prune(const Target *t, const Problem *p, const TileConfig *c);
 typedef struct Score {
 	double mem, comp, waste, launch;   /* ms */
 	double steps;                      /* ms: K-loop steps (targets with step costs) */
+	double contig;                     /* ms: runs and line waste (targets with seg-ns) */
 	double total;
 	double padding_pct;                /* padded / (useful + padded) flops */
 	int64_t waves;

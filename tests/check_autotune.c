@@ -9,6 +9,7 @@
  * time.
  */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -317,10 +318,11 @@ START_TEST(test_model_never_chooses_unfit)
 	static const char *const pipes[] = {
 		"autotune{smem-kb=8}", "autotune{regs-per-thread=64}",
 		"autotune{target=a100,smem-kb=20,regs-per-thread=100}", "autotune{target=cpu}",
+		"autotune{target=cpu-tile}",
 	};
 	static const char *const dts[] = {"", " f32"};
 
-	for (int p = 0; p < 4; p++)
+	for (int p = 0; p < 5; p++)
 		for (int d = 0; d < 2; d++) {
 			Graph *g = matmul_graph(256, 256, 256, dts[d]);
 			Target t;
@@ -333,7 +335,8 @@ START_TEST(test_model_never_chooses_unfit)
 			ck_assert_int_eq(rc, 0);
 			free(out);
 			t = *cost_target_lookup(strstr(pipes[p], "a100") ? "a100" :
-			    strstr(pipes[p], "cpu") ? "cpu" : "h100");
+			    strstr(pipes[p], "cpu-tile") ? "cpu-tile" : strstr(pipes[p], "cpu") ? "cpu" :
+			    "h100");
 			if (strstr(pipes[p], "smem-kb=8"))
 				t.smem_kb = 8;
 			if (strstr(pipes[p], "smem-kb=20"))
@@ -354,6 +357,98 @@ START_TEST(test_model_never_chooses_unfit)
 END_TEST
 
 /* ---- the pass --------------------------------------------------------- */
+
+/* ---- the cpu targets' terms (issue 18 item 6) ------------------------ */
+
+/* An elementwise add of two 64 x 4096 f64 operands: runs and line waste. */
+START_TEST(test_model_contiguity_runs)
+{
+	Graph *g = parse_ok("graph {\n  %x = input() : (64, 4096)\n  %y = input() : (64, 4096)\n"
+	    "  kernel @k [elementwise] {\n    %o = add(%x, %y) : (64, 4096)\n  }\n}\n");
+	TileConfig c = {16, 4, 0, 4, 0, 0};
+	Traffic t;
+	double elems = 64.0 * 4096.0;
+
+	/* BN=4: every tile row is a run of 4 elements (32 bytes), half a
+	 * line wasted per run, for both loads and the store */
+	cost_traffic(g, 0, &c, &t);
+	ck_assert(t.ok);
+	ck_assert(fabs(t.segs - 3 * elems / 4) < 1e-6);
+	ck_assert(fabs(t.line_waste - 3 * elems / 4 * 32) < 1e-6);
+	/* BN=4096: a 16-row tile of whole rows is one run of 16 x 4096 */
+	c.bn = 4096;
+	cost_traffic(g, 0, &c, &t);
+	ck_assert(fabs(t.segs - 3 * elems / (16 * 4096)) < 1e-6);
+	ck_assert(t.line_waste == 0);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* A transposed view reads its runs along its dim of stride 1 (the rows
+ * of the iteration, BM), and past the L1 wastes a line per element. */
+START_TEST(test_model_contiguity_transposed_view)
+{
+	Graph *g = parse_ok("graph {\n  %x = input() : (1024, 1024)\n  %y = input() : (1024, 1024)\n"
+	    "  kernel @k [elementwise] {\n    %t = transpose(%x) : (1024, 1024)\n"
+	    "    %o = add(%t, %y) : (1024, 1024)\n  }\n}\n");
+	TileConfig small = {64, 64, 0, 4, 0, 0}, wide = {64, 1024, 0, 4, 0, 0};
+	Traffic a, b;
+	double elems = 1024.0 * 1024.0;
+
+	cost_traffic(g, 0, &small, &a);
+	cost_traffic(g, 0, &wide, &b);
+	ck_assert(a.ok && b.ok);
+	/* x^T: runs of BM = 64; y and the store: runs of BN, or of whole
+	 * rows when BN holds the row */
+	ck_assert(fabs(a.segs - (elems / 64 + 2 * elems / 64)) < 1e-6);
+	ck_assert(fabs(b.segs - (elems / 64 + 2 * elems / (64 * 1024))) < 1e-6);
+	/* 64 lines at once fit the L1, 1024 do not: 56 bytes per element */
+	ck_assert(a.line_waste == 0);
+	ck_assert(fabs(b.line_waste - elems * 56) < 1e-6);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* The elementwise and reduction spaces hold the row's width; the
+ * cpu-tile target charges tiles that outgrow its L2, and not those that
+ * fit; the GPU targets charge neither term. */
+START_TEST(test_model_row_width_and_l2)
+{
+	Graph *g = parse_ok("graph {\n  %x = input() : (4096, 4096)\n  %y = input() : (4096, 4096)\n"
+	    "  kernel @k [elementwise] {\n    %o = add(%x, %y) : (4096, 4096)\n  }\n}\n");
+	CostModel *m = cost_model_new(g, 0);
+	TileConfig sp[COST_MAX_SPACE];
+	int n = cost_space(cost_model_problem(m), sp), wide = 0;
+	const Target *tile = cost_target_lookup("cpu-tile"), *h100 = cost_target_lookup("h100");
+	TileConfig fit = {1, 4096, 0, 4, 0, 0}, spill = {64, 4096, 0, 4, 0, 0};
+	Traffic a, b;
+	Score sa, sb;
+
+	for (int i = 0; i < n; i++)
+		wide += sp[i].bn == 4096;
+	ck_assert_int_eq(wide, 4 * 3);          /* each BM, each warps */
+	ck_assert_ptr_nonnull(tile);
+	ck_assert(tile->l2_kb > 0 && tile->seg_ns > 0);
+	cost_model_traffic(m, &fit, &a);
+	cost_model_traffic(m, &spill, &b);
+	/* 3 tiles (x, y, o) of 1 x 4096 f64: 96 KiB; of 64 x 4096: 6 MiB */
+	ck_assert(fabs(a.tile_foot - 3 * 4096 * 8) < 1e-6);
+	ck_assert(fabs(b.tile_foot - 64 * 3 * 4096 * 8) < 1e-6);
+	cost_score(tile, DT_F64, &a, &sa);
+	cost_score(tile, DT_F64, &b, &sb);
+	/* runs and line waste on both, the spill of the tiles' traffic on
+	 * the one that outgrows the L2 alone */
+	ck_assert(fabs(sa.contig - (a.segs / tile->sms * tile->seg_ns / 1e6 +
+	    a.line_waste / (tile->hbm_gbs * 1e6))) < 1e-12);
+	ck_assert(fabs(sb.contig - (b.segs / tile->sms * tile->seg_ns / 1e6 +
+	    (b.line_waste + b.tile_bytes) / (tile->hbm_gbs * 1e6))) < 1e-12);
+	ck_assert(b.tile_bytes > 0);
+	cost_score(h100, DT_F64, &b, &sb);
+	ck_assert(sb.contig == 0);
+	cost_model_free(m);
+	ir_graph_free(g);
+}
+END_TEST
 
 START_TEST(test_autotune_seed_winners)
 {
@@ -380,9 +475,10 @@ END_TEST
 
 START_TEST(test_autotune_deterministic)
 {
-	static const char *const pipes[] = {"autotune", "autotune{target=cpu,top-k=5}"};
+	static const char *const pipes[] = {"autotune", "autotune{target=cpu,top-k=5}",
+		"autotune{target=cpu-tile,top-k=5}"};
 
-	for (int p = 0; p < 2; p++) {
+	for (int p = 0; p < 3; p++) {
 		Graph *g1 = parse_ok(seed), *g2 = parse_ok(seed);
 		char *r1, *r2;
 		int rc1, rc2;
@@ -822,6 +918,9 @@ make_autotune_suite(void)
 	tcase_add_test(pm, test_model_smaller_tiles_move_more);
 	tcase_add_test(pm, test_model_bandwidth_lowers_mem);
 	tcase_add_test(pm, test_model_never_chooses_unfit);
+	tcase_add_test(pm, test_model_contiguity_runs);
+	tcase_add_test(pm, test_model_contiguity_transposed_view);
+	tcase_add_test(pm, test_model_row_width_and_l2);
 	tcase_add_test(ps, test_autotune_seed_winners);
 	tcase_add_test(ps, test_autotune_deterministic);
 	tcase_add_test(ps, test_autotune_scoring_time);

@@ -1,0 +1,358 @@
+"""calibrate.py: fit a cpu target of autotune's cost model to its engine, and
+check the model's picks against a timed sweep (issue 18 item 6).
+
+    python3 calibrate.py fit   [--target=cpu-tile] [--engine=tile] [--build=build]
+                               [--dtypes=f64,f32] [--times=LOG] [--graphs=all|workloads]
+    python3 calibrate.py sweep [--target=cpu-tile] [--engine=tile] [--build=build]
+                               [--workloads=w1,w2,w3,w4,w5] [--dtypes=f64,f32]
+
+Both time configurations the same way: aicm-run --threads=1 --bench=REPS
+(env REPS, default 5) on `shape-infer,fuse{row-fusion=true},lower-tiled{..}`,
+and take the median of the per-run process CPU time that --bench prints
+("bench cpu:"): on a machine shared with other work, CPU time is what the
+load inflates least, and a median of several runs drops the outliers.
+Candidates that differ only in warps or stages lower to one tile program and
+are timed once.
+
+fit: for each calibration graph (the bench's W1..W5 and a few other shapes of
+each kind, so that no constant rests on one workload: a small elementwise
+add for the per-program overhead, a transposed view and a column sum for the
+contiguity term, a smaller matmul) it asks autotune{target=T} --report=json
+for the model's features of every candidate (bytes, matmul and other flops
+with their padding, programs, loop steps, accumulator bytes, contiguous runs
+and cache-line waste), times every distinct tiling (EVERY=N keeps one in N of
+the larger spaces), and solves for the target's constants by non-negative
+least squares on relative error (each row divided by its measured time, so a
+1 ms kernel counts as much as a 100 ms one): the time is
+
+  launch + bytes/bw + mm_flops/tc + vec_flops/vec + programs*prog
+         + steps*step + acc_bytes/acc + segs*seg          (ms)
+
+(acc_bytes counted only when a dot's accumulator tile outgrows the L1, l1-kb)
+
+where bytes also counts the cache lines that runs shorter than a line waste
+and, when a program's tiles outgrow the L2 (l2-kb, read from sysfs), the
+bytes its elementwise ops read and write through them.
+
+with sms=1 (the target models one core: make bench's 1-thread columns).
+Non-negativity is by elimination: solve, fix the most negative coefficient
+at 0, solve again.  It prints the fitted constants as the row of
+passes/cost.c's cost_targets table (with the date and the CPU), the fit's
+error per kind, and how much each term contributed.
+
+sweep: per workload and dtype, the model's pick (autotune{target=T}, the
+report's chosen tiling) and its time, the best config of the sweep and its
+time, and their ratio; the issue's target is a pick within 10% of the best.
+"""
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FUSE = "shape-infer,fuse{row-fusion=true}"
+
+# Extra calibration graphs (name -> text); DT is replaced by the dtype.
+EXTRA = {
+    "ew-small": """graph @ew_small {
+  %x = input() : (1024, 1024) DT
+  %y = input() : (1024, 1024) DT
+  %o = add(%x, %y)
+}""",
+    "ew-narrow": """graph @ew_narrow {
+  %x = input() : (16384, 96) DT
+  %y = input() : (16384, 96) DT
+  %a = mul(%x, %y)
+  %o = relu(%a)
+}""",
+    "ew-transposed": """graph @ew_transposed {
+  %x = input() : (2048, 2048) DT
+  %y = input() : (2048, 2048) DT
+  %t = transpose(%x)
+  %o = add(%t, %y)
+}""",
+    "red-cols": """graph @red_cols {
+  %x = input() : (2048, 2048) DT
+  %e = exp(%x)
+  %y = sum(%e) axis=0
+}""",
+    "red-short": """graph @red_short {
+  %x = input() : (32768, 256) DT
+  %y = sum(%x) axis=1
+}""",
+    "row-norm": """graph @row_norm {
+  %x = input() : (2048, 2048) DT
+  %m = max(%x) axis=-1 keepdims=True
+  %s = sub(%x, %m)
+  %e = exp(%s)
+  %d = sum(%e) axis=-1 keepdims=True
+  %y = div(%e, %d)
+}""",
+    "mm-512": """graph @mm512 {
+  %x = input() : (512, 512) DT
+  %w = input() : (512, 512) DT
+  %y = matmul(%x, %w)
+}""",
+}
+
+FEATURES = ["launch", "bytes", "mm_flops_f64", "mm_flops_f32", "vec_flops_f64", "vec_flops_f32",
+            "programs", "steps", "acc_bytes", "segs"]
+
+
+def opt(args, name, default):
+    for a in args:
+        if a.startswith("--" + name + "="):
+            return a.split("=", 1)[1]
+    return default
+
+
+def report(build, path, target):
+    """autotune's JSON record of the graph's one kernel (the largest if several)."""
+    r = subprocess.run([os.path.join(build, "aicm-opt"), "--pass=%s,autotune{target=%s}" % (FUSE, target),
+                        "--report=json", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("calibrate: aicm-opt failed on '%s': %s" % (path, r.stderr.strip()[-400:]))
+    recs = [json.loads(l) for l in r.stderr.splitlines() if l.startswith('{"pass":"autotune"')]
+    if not recs:
+        sys.exit("calibrate: no autotune record for '%s'" % path)
+    return max(recs, key=lambda k: k["problem"]["m"] * k["problem"]["n"] * max(k["problem"]["k"], 1))
+
+
+def time_config(build, engine, path, c, reps):
+    tiles = "bm=%d,bn=%d" % (c["BM"], c["BN"])
+    if "BK" in c:
+        tiles += ",bk=%d" % c["BK"]
+    cmd = [os.path.join(build, "aicm-run"), "-q", "--threads=1", "--bench=%d" % reps,
+           "--pass=%s,lower-tiled{%s}" % (FUSE, tiles), path]
+    if engine != "tile":
+        cmd.insert(1, "--engine=" + engine)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"^bench cpu: min [0-9.]+ ms, median ([0-9.]+) ms", r.stdout, re.M)
+    if r.returncode != 0 or not m:
+        sys.stderr.write("calibrate: aicm-run failed on %s %s: %s\n" % (path, tiles, (r.stderr or r.stdout).strip()[-300:]))
+        return None
+    return float(m.group(1))
+
+
+def distinct(scores):
+    seen, out = set(), []
+    for c in scores:
+        if "score" not in c:
+            continue
+        key = (c["BM"], c["BN"], c.get("BK", 0))
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+def l2_kb(level):
+    """cpu0's data or unified cache of that level (sysfs), KB: the L2 a
+    program's tiles must fit, the L1 a dot's accumulator must fit."""
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    for idx in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        try:
+            with open(os.path.join(base, idx, "level")) as f:
+                if f.read().strip() != str(level):
+                    continue
+            with open(os.path.join(base, idx, "type")) as f:
+                if f.read().strip() == "Instruction":
+                    continue
+            with open(os.path.join(base, idx, "size")) as f:
+                v = f.read().strip()
+            return float(v[:-1]) * (1024 if v.endswith("M") else 1) if v[-1] in "KM" else float(v) / 1024
+        except OSError:
+            continue
+    return 1024.0 if level == 2 else 32.0
+
+
+L2_KB = l2_kb(2)
+L1_KB = l2_kb(1)
+
+
+def features(c, dt):
+    mm = c["mm_flops"] + c["pad_mm_flops"]
+    vec = c["flops"] - c["mm_flops"] + c["pad_vec_flops"]
+    f64 = dt == "f64"
+    # bytes: loaded and stored, the lines short runs waste, and the ops'
+    # tile traffic when the tiles outgrow the L2 (all at one bandwidth)
+    spill = c["tile_bytes"] if c["tile_foot"] > L2_KB * 1024 else 0.0
+    return [1.0, c["loaded"] + c["stored"] + c["line_waste"] + spill, mm if f64 else 0.0, 0.0 if f64 else mm,
+            vec if f64 else 0.0, 0.0 if f64 else vec, c["programs"], c["loop_steps"],
+            c["acc_bytes"] if c["mm_foot"] > L1_KB * 1024 else 0.0, c["segs"]]
+
+
+def graphs(tmp, dtypes, names=None):
+    out = []
+    for dt in dtypes:
+        for w in ["w1", "w2", "w3", "w4", "w5"]:
+            out.append(("%s-%s" % (w, dt), os.path.join(HERE, "w", "%s-%s.aicm" % (w, dt))))
+        if names is None:
+            for n, text in EXTRA.items():
+                p = os.path.join(tmp, "%s-%s.aicm" % (n, dt))
+                with open(p, "w") as f:
+                    f.write(text.replace("DT", dt) + "\n")
+                out.append(("%s-%s" % (n, dt), p))
+    return out
+
+
+def nnls(a, b):
+    """Least squares with every coefficient >= 0, by elimination."""
+    free = list(range(a.shape[1]))
+    x = np.zeros(a.shape[1])
+    while free:
+        sol = np.linalg.lstsq(a[:, free], b, rcond=None)[0]
+        if (sol >= 0).all():
+            x[free] = sol
+            break
+        free.pop(int(np.argmin(sol)))
+    return x
+
+
+def fit(args):
+    build, target, engine = opt(args, "build", "build"), opt(args, "target", "cpu-tile"), opt(args, "engine", "tile")
+    reps = int(os.environ.get("REPS", "5"))
+    every = int(os.environ.get("EVERY", "1"))
+    dtypes = opt(args, "dtypes", "f64,f32").split(",")
+    rows, ts, kinds, names, dts, graph = [], [], [], [], [], []
+    known = {}
+    if opt(args, "times", ""):
+        # the timings of an earlier run (its stderr log), fitted again
+        with open(opt(args, "times", "")) as f:
+            for l in f:
+                m = re.match(r"^  (.*\S)\s+([0-9.]+) ms$", l)
+                if m:
+                    known[m.group(1)] = float(m.group(2))
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, path in graphs(tmp, dtypes, ["w"] if opt(args, "graphs", "all") == "workloads" else None):
+            rec = report(build, path, target)
+            cands = distinct(rec["scores"])
+            if len(cands) > 24 and every > 1 and not known:
+                cands = cands[::every]
+            for c in cands:
+                label = "%s BM=%d BN=%d%s" % (name, c["BM"], c["BN"], " BK=%d" % c["BK"] if "BK" in c else "")
+                if known:
+                    t = known.get(label)
+                else:
+                    t = time_config(build, engine, path, c, reps)
+                if t is None:
+                    continue
+                dts.append(rec["dtype"])
+                graph.append(name)
+                rows.append(features(c, rec["dtype"]))
+                ts.append(t)
+                kinds.append(rec["kind"])
+                names.append(label)
+                sys.stderr.write("  %-40s %9.3f ms\n" % (names[-1], t))
+    a, t = np.array(rows), np.array(ts)
+    w = 1.0 / t
+    x = nnls(a * w[:, None], np.ones(len(t)))
+    pred = a @ x
+    # constants in the target's units (ms per unit of each feature)
+    inv = lambda v, scale: (1.0 / (v * scale)) if v > 0 else 0.0
+    const = {
+        "launch_us": x[0] * 1e3,
+        "hbm_gbs": inv(x[1], 1e6),
+        "tc_tflops_f64": inv(x[2], 1e9),
+        "tc_tflops_f32": inv(x[3], 1e9),
+        "vec_tflops_f64": inv(x[4], 1e9),
+        "vec_tflops_f32": inv(x[5], 1e9),
+        "wave_us": x[6] * 1e3,
+        "step_us": x[7] * 1e3,
+        "acc_gbs": inv(x[8], 1e6),
+        "seg_ns": x[9] * 1e6,
+    }
+    cpu = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for l in f:
+            if l.startswith("model name"):
+                cpu = l.split(":", 1)[1].strip()
+                break
+    fam = mod = ""
+    with open("/proc/cpuinfo") as f:
+        txt = f.read()
+        m1, m2 = re.search(r"^cpu family\s*:\s*(\d+)", txt, re.M), re.search(r"^model\s*:\s*(\d+)", txt, re.M)
+        fam, mod = (m1.group(1) if m1 else "?"), (m2.group(1) if m2 else "?")
+    rel = np.abs(pred - t) / t
+    print("fit of target '%s' on the %s engine: %d timings, %s, family %s model %s, %s UTC, load %s" % (
+        target, engine, len(t), cpu, fam, mod, datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
+        open("/proc/loadavg").read().split()[0]))
+    for k, v in const.items():
+        print("  %-10s %.6g" % (k, v))
+    print("relative error of the fit: median %.1f%%, 90th percentile %.1f%%" % (
+        100 * np.median(rel), 100 * np.percentile(rel, 90)))
+    for k in sorted(set(kinds)):
+        sel = [i for i in range(len(t)) if kinds[i] == k]
+        print("  %-16s %3d timings, median error %.1f%%" % (k, len(sel), 100 * np.median(rel[sel])))
+    # what the fit is for: per graph, the fitted model's pick among the
+    # timed configs against the fastest of them
+    print("per graph, the fitted model's pick among the timed configs / the fastest:")
+    worst = []
+    for gname in dict.fromkeys(graph):
+        sel = [i for i in range(len(t)) if graph[i] == gname]
+        pk = min(sel, key=lambda i: pred[i])
+        bs = min(sel, key=lambda i: t[i])
+        worst.append(t[pk] / t[bs])
+        print("  %-20s %-28s %8.3f ms  fastest %-28s %8.3f ms  ratio %.3f" % (
+            gname, names[pk][len(gname) + 1:], t[pk], names[bs][len(gname) + 1:], t[bs], t[pk] / t[bs]))
+    print("  median ratio %.3f, worst %.3f" % (np.median(worst), max(worst)))
+    share = (a * x).sum(axis=0) / pred.sum()
+    print("share of the predicted time per term: " + ", ".join("%s %.1f%%" % (FEATURES[i], 100 * share[i]) for i in range(len(x))))
+    f = lambda v: ("%.4g" % v)
+    # one core (sms=1); vec and tc peaks for both dtypes alike (fitted on both)
+    print("cost_targets row (passes/cost.c):")
+    print("\t/* %s: bench/calibrate.py fit, %s UTC, %s (family %s model %s) */" % (
+        target, datetime.datetime.utcnow().strftime("%Y-%m-%d"), cpu, fam, mod))
+    # a term the fit dropped (0) is written as a tiny peak or a huge
+    # bandwidth, since the target's peaks and bandwidths must be above 0
+    g = lambda v: f(v) if v > 0 else "1e9"
+    print('\t{"%s", %s, 1, 512, 16777216, 65536, %s, %s, %s, %s, %s, %s, %s, %s, %s, %g, %g},' % (
+        target, g(const["hbm_gbs"]), g(const["tc_tflops_f64"]), g(const["tc_tflops_f32"]),
+        g(const["vec_tflops_f64"]), g(const["vec_tflops_f32"]), f(const["launch_us"]), f(const["wave_us"]),
+        f(const["step_us"]), f(const["acc_gbs"]), f(const["seg_ns"]), L2_KB, L1_KB))
+
+
+def sweep(args):
+    build, target, engine = opt(args, "build", "build"), opt(args, "target", "cpu-tile"), opt(args, "engine", "tile")
+    reps = int(os.environ.get("REPS", "5"))
+    wls = opt(args, "workloads", "w1,w2,w3,w4,w5").split(",")
+    dtypes = opt(args, "dtypes", "f64,f32").split(",")
+    print("%-8s %-26s %9s  %-26s %9s %7s" % ("workload", "model's pick (%s)" % target, "ms", "best of the sweep", "ms", "ratio"))
+    worst = 0.0
+    for w in wls:
+        for dt in dtypes:
+            path = os.path.join(HERE, "w", "%s-%s.aicm" % (w, dt))
+            rec = report(build, path, target)
+            pick = rec["chosen"]
+            cands = distinct(rec["scores"])
+            times = {}
+            for c in cands:
+                t = time_config(build, engine, path, c, reps)
+                if t is not None:
+                    times[(c["BM"], c["BN"], c.get("BK", 0))] = t
+            key = (pick["BM"], pick["BN"], pick.get("BK", 0))
+            if key not in times:
+                print("%-8s the pick did not run on the %s engine (see the errors above)" % ("%s %s" % (w, dt), engine))
+                worst = float("inf")
+                continue
+            best = min(times, key=times.get)
+            cfg = lambda k: "BM=%d BN=%d%s" % (k[0], k[1], " BK=%d" % k[2] if k[2] else "")
+            r = times[key] / times[best]
+            worst = max(worst, r)
+            print("%-8s %-26s %9.3f  %-26s %9.3f %7.3f%s" % ("%s %s" % (w, dt), cfg(key), times[key], cfg(best),
+                                                             times[best], r, "" if r <= 1.10 else "  (over 1.10)"))
+            sys.stdout.flush()
+    print("median CPU time of %d runs per config, 1 thread; target: every pick within 10%% of the best "
+          "(ratio <= 1.10): %s" % (reps, "met" if worst <= 1.10 else "NOT met"))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in ("fit", "sweep"):
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+    (fit if sys.argv[1] == "fit" else sweep)(sys.argv[2:])
