@@ -16,6 +16,7 @@
 #include "pass.h"
 #include "report.h"
 #include "tile_exec.h"
+#include "../passes/cost.h"
 #include "../passes/passes.h"
 
 static void
