@@ -735,26 +735,50 @@ op_dot(CgKernel *k, const TileInst *in)
 		 * MR x NR/lanes accumulator vectors in registers (16 of the 32
 		 * zmm), each step of p one broadcast of a's element times a
 		 * contiguous strip of b's row, FMA vectors under -march=native.
-		 * NR is 16 f64 or 32 f32 lanes (two 512-bit vectors) when N
-		 * allows, MR 8 rows.  (Four separate arrays of 4 rows, the
-		 * earlier form, left the loop vectorised over n with the
-		 * accumulators on the stack: half the speed.) */
-		int64_t NR = rt == DT_F32 ? 32 : 16, MR = 8;
+		 * NR x MR is 32 x 4 in f64 (four 512-bit vectors a row) and
+		 * 32 x 8 in f32 (two) when M and N allow: timed on a 128^3
+		 * block, 4 x 4 vectors ran at 89% of bench/peak.c's FMA peak in
+		 * f64 where 8 x 2 ran at half (gcc spilled a row and split a's
+		 * loads); in f32 both ran at 96%, and 8 x 2 was faster in W1.
+		 * (Four separate arrays, the earlier form, left the loop
+		 * vectorised over n with the accumulators on the stack.)  a is
+		 * read from its copied tile: read in place, its rows 4 KiB
+		 * apart, the same kernel ran 3x slower (L1 set aliasing). */
+		int64_t NR = 32, MR = rt == DT_F32 ? 8 : 4;
 
 		while (NR > 1 && N % NR)
 			NR /= 2;
 		while (MR > 1 && M % MR)
 			MR /= 2;
-		cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ")", M, MR);
-		cg_line(k, "\tfor (long n0 = 0; n0 < %" PRId64 "; n0 += %" PRId64 ") {", N, NR);
-		k->depth += 2;
+		/* n0 outside m: the K x NR strip of b stays in L1 while the
+		 * rows of a stream past it (m outside, all of b was read from
+		 * L2 once per MR rows: 1 flop a byte, the kernel L2-bound) */
+		/* The strip is packed (copied contiguous, rows NR apart) when
+		 * it fits 64 KiB: b's rows N apart map onto a few L1 sets
+		 * (1 KiB apart, 16 of the 64) and evict each other. */
+		bool pack = K * NR * (rt == DT_F32 ? 4 : 8) <= 65536 && NR < N;
+
+		cg_line(k, "for (long n0 = 0; n0 < %" PRId64 "; n0 += %" PRId64 ") {", N, NR);
+		k->depth++;
+		if (pack) {
+			cg_line(k, "%s pk[%" PRId64 "];   /* b's strip, packed */", T, K * NR);
+			cg_line(k, "for (long p = 0; p < %" PRId64 "; p++)", K);
+			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
+			cg_line(k, "\t\tpk[p * %" PRId64 " + n] = t%d[p * %" PRId64 " + n0 + n];", NR, b,
+			    N);
+		}
+		cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ") {", M, MR);
+		k->depth++;
 		cg_line(k, "%s acc[%" PRId64 "][%" PRId64 "];", T, MR, NR);
 		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
 		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
 		cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
 		cg_line(k, "for (long p = 0; p < %" PRId64 "; p++) {", K);
 		k->depth++;
-		cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 " + n0];", T, b, N);
+		if (pack)
+			cg_line(k, "const %s *restrict bp = &pk[p * %" PRId64 "];", T, NR);
+		else
+			cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 " + n0];", T, b, N);
 		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++) {", MR);
 		cg_line(k, "\tconst %s aq = t%d[(m + q) * %" PRId64 " + p];", T, a, K);
 		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
@@ -765,8 +789,10 @@ op_dot(CgKernel *k, const TileInst *in)
 		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
 		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
 		cg_line(k, "\t\tt%d[(m + q) * %" PRId64 " + n0 + n] = acc[q][n];", r, N);
-		k->depth -= 2;
-		cg_line(k, "\t}");
+		k->depth--;
+		cg_line(k, "}");
+		k->depth--;
+		cg_line(k, "}");
 	}
 	cg_line(k, "b%d[0] = 1; b%d[1] = 1;", r, r);
 	cg_line(k, "b%d[2] = aicm_min(b%d[2], b%d[2]);", r, a, c);
