@@ -793,11 +793,14 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "\nint\n%s_run(const %s_args *args, int threads)\n{\n\t%s_args a = "
 		    "*args;\n\tvoid *own[%d] = {0};\n\tint rc = 0;\n\n\t%s_aicm_bad = 0;\n", name,
 		    name, name, m.nfields + 1, name);
+		bool owns = false;   /* out: only when a goto reaches it (-Wall) */
+
 		for (int i = 0; i < m.nfields; i++) {
 			const Node *nd = fnode(&m, i);
 
 			if (i < m.nin + m.nconst + m.nout)
 				continue;
+			owns = true;
 			strbuf_printf(c, "\tif (!a.%s) {   /* an intermediate */\n"
 			    "\t\ta.%s = own[%d] = malloc(%" PRId64 " * sizeof *a.%s);\n"
 			    "\t\tif (!a.%s) {\n\t\t\trc = -1;\n\t\t\tgoto out;\n\t\t}\n\t}\n",
@@ -823,8 +826,9 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 				    fname(&m, i), m.field[-1 - m.fnode[i]], ir_type_numel(&nd->type),
 				    fname(&m, i));
 			}
-		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = -2;\nout:\n\tfor (int i = 0; i < %d; "
-		    "i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, m.nfields + 1);
+		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = -2;\n%s\tfor (int i = 0; i < %d; "
+		    "i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, owns ? "out:\n" : "",
+		    m.nfields + 1);
 		/* the descriptor */
 		strbuf_printf(c, "\n/* For aicm-run --engine=native: the fields in order (each field's "
 		    "graph\n * node; -1 - node: a source copied to an output), the kernels' program\n"
