@@ -361,13 +361,16 @@ update-golden: $(TOOLS)
 # aicm-run against numpy on the workloads of docs/perf.md, side by side
 # (bench/run.sh; REPS, WORKLOADS, DTYPES, THREADS in the environment); then
 # conv2d, the real models and the transformer blocks (LayerNorm, RMSNorm,
-# attention, the encoder layer: bench/blocks.sh) against PyTorch.
+# attention, the encoder layer: bench/blocks.sh) against PyTorch; autotune's
+# picks against a timed sweep (bench/sweep.sh); the native engine's targets
+# of issue 18 (bench/native.sh).
 bench: $(TOOLS)
 	sh bench/run.sh $(B)
 	sh bench/conv.sh $(B)
 	sh bench/models.sh $(B)
 	sh bench/blocks.sh $(B)
 	sh bench/sweep.sh $(B)
+	sh bench/native.sh $(B)
 .PHONY: bench
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	AICM_CHECK_SHARD=0/2 CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm & \
