@@ -2,7 +2,7 @@
 check the model's picks against a timed sweep (issue 18 item 6).
 
     python3 calibrate.py fit   [--target=cpu-tile] [--engine=tile] [--build=build]
-                               [--dtypes=f64,f32] [--times=LOG] [--graphs=all|workloads]
+                               [--dtypes=f64,f32] [--times=LOG] [--graphs=all|workloads|NAME,..]
     python3 calibrate.py sweep [--target=cpu-tile] [--engine=tile] [--build=build]
                                [--workloads=w1,w2,w3,w4,w5] [--dtypes=f64,f32]
 
@@ -187,17 +187,29 @@ def features(c, dt):
             c["acc_bytes"] if c["mm_foot"] > L1_KB * 1024 else 0.0, c["segs"]]
 
 
-def graphs(tmp, dtypes, names=None):
+def graphs(tmp, dtypes, which):
+    """The calibration graphs: "all" (W1..W5 and EXTRA), "workloads"
+    (W1..W5), or a comma list of names (bench/w's w1..w5 and w1s..w5s,
+    and EXTRA's), e.g. "w2s,ew-small" for a quick run of the procedure."""
+    if which == "all":
+        names = ["w1", "w2", "w3", "w4", "w5"] + list(EXTRA)
+    elif which == "workloads":
+        names = ["w1", "w2", "w3", "w4", "w5"]
+    else:
+        names = which.split(",")
     out = []
     for dt in dtypes:
-        for w in ["w1", "w2", "w3", "w4", "w5"]:
-            out.append(("%s-%s" % (w, dt), os.path.join(HERE, "w", "%s-%s.aicm" % (w, dt))))
-        if names is None:
-            for n, text in EXTRA.items():
+        for n in names:
+            if n in EXTRA:
                 p = os.path.join(tmp, "%s-%s.aicm" % (n, dt))
                 with open(p, "w") as f:
-                    f.write(text.replace("DT", dt) + "\n")
-                out.append(("%s-%s" % (n, dt), p))
+                    f.write(EXTRA[n].replace("DT", dt) + "\n")
+            else:
+                p = os.path.join(HERE, "w", "%s-%s.aicm" % (n, dt))
+                if not os.path.exists(p):
+                    sys.exit("calibrate: --graphs names no calibration graph, found '%s' (expected "
+                             "all, workloads, or names among %s and bench/w's)" % (n, ", ".join(EXTRA)))
+            out.append(("%s-%s" % (n, dt), p))
     return out
 
 
@@ -229,7 +241,7 @@ def fit(args):
                 if m:
                     known[m.group(1)] = float(m.group(2))
     with tempfile.TemporaryDirectory() as tmp:
-        for name, path in graphs(tmp, dtypes, ["w"] if opt(args, "graphs", "all") == "workloads" else None):
+        for name, path in graphs(tmp, dtypes, opt(args, "graphs", "all")):
             rec = report(build, path, target)
             cands = distinct(rec["scores"])
             if len(cands) > 24 and every > 1 and not known:

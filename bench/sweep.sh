@@ -11,8 +11,10 @@
 # shape-infer,fuse{row-fusion=true},lower-tiled{bm,bn,bk} and counts the
 # median of its runs' process CPU time (bench/calibrate.py's sweep does the
 # timing; CPU time because the machine may be shared).  TARGETS lists the
-# models checked: cpu-tile on the tile engine; cpu on the native engine
-# once aicm-run has --engine=native.
+# models checked, each on the engine it models: cpu-tile on the tile
+# engine, cpu on the native engine (aicm-run --engine=native; a config
+# not yet in its cache is compiled first, outside the timed runs).  A
+# quick try of the procedure: WORKLOADS="w2s w5s" DTYPES=f64 REPS=3.
 set -u
 build=${1:-build}
 here=$(dirname "$0")

@@ -552,16 +552,18 @@ typedef struct Fake {
 	bool all_wrong;
 	bool dup;                           /* two candidates with one tiling */
 	bool bad_cand;                      /* a candidate without the kernel's range */
+	char target[16];                    /* the target the callback was handed */
 } Fake;
 
 static int
-fake_measure(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, int n,
-    PassMeasured *out, Diag *d)
+fake_measure(void *ctx, const char *target, const Graph *g, const Kernel *k,
+    const Kernel *cand, int n, PassMeasured *out, Diag *d)
 {
 	Fake *f = ctx;
 
 	(void)d;
 	f->calls++;
+	snprintf(f->target, sizeof f->target, "%s", target ? target : "(none)");
 	for (int i = 0; i < n; i++) {
 		const int64_t *a = cand[i].kattr;
 
@@ -641,6 +643,28 @@ START_TEST(test_measure_ranks_by_time)
 	ck_assert_int_eq(run_measured(g, "autotune{measure=true,measure-top=1}", &f, &rep, &dg), 0);
 	ck_assert_int_eq(f.timed, 1);
 	ck_tiling(g, 64, 32, 16);
+	ck_assert_str_eq(f.target, "h100");
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+
+	/* the callback learns the target (cpu: the tool times on the native
+	 * engine), and on cpu measure-top defaults to 4, not 16: each timed
+	 * tiling is compiled there */
+	g = parse_ok(seed);
+	memset(&f, 0, sizeof f);
+	ck_assert_int_eq(run_measured(g, "autotune{target=cpu,measure=true}", &f, &rep, &dg), 0);
+	ck_assert_str_eq(f.target, "cpu");
+	ck_assert_int_eq(f.timed, 4);
+	free(rep);
+	free(dg);
+	ir_graph_free(g);
+	g = parse_ok(seed);
+	memset(&f, 0, sizeof f);
+	ck_assert_int_eq(run_measured(g, "autotune{target=cpu-tile,measure=true}", &f, &rep, &dg),
+	    0);
+	ck_assert_str_eq(f.target, "cpu-tile");
+	ck_assert_int_eq(f.timed, 16);
 	free(rep);
 	free(dg);
 	ir_graph_free(g);

@@ -53,16 +53,19 @@ typedef struct PassMeasured {
 	double ms;                   /* the best wall time of a few runs */
 	double err;                  /* error against the reference (DESIGN §7's measure) */
 	bool match;                  /* err within the element type's tolerance */
+	const char *engine;          /* the engine that ran it ("tile", "native"), for reports */
 } PassMeasured;
 
 /* A measuring callback that a tool hands the passes (DESIGN §6: passes
  * never call the runtime).  run times kernel k of g alone, once per
  * candidate cand[0..n) (copies of k carrying the candidate's attributes),
  * on scratch inputs, never the user's data, and checks each result against
- * the reference interpreter.  0, or -1 after a diagnostic. */
+ * the reference interpreter.  target is autotune's target name: the tool
+ * times on the engine that target models (DESIGN section 13: cpu the native
+ * engine, the others the tile executor).  0, or -1 after a diagnostic. */
 typedef struct PassMeasure {
-	int (*run)(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, int n,
-	    PassMeasured *out, Diag *d);
+	int (*run)(void *ctx, const char *target, const Graph *g, const Kernel *k,
+	    const Kernel *cand, int n, PassMeasured *out, Diag *d);
 	void *ctx;
 } PassMeasure;
 

@@ -20,6 +20,14 @@
  * 1 + reps runs of its own lowering (boundary tiles make the tilings'
  * figures differ).  An 8000^3 matmul was still being measured after a
  * minute; now it is refused at once.
+ *
+ * Each target is timed on the engine it models (DESIGN section 13): cpu
+ * on the native engine, the others on the tile executor.  A native
+ * candidate's lowered scratch graph goes through native_load (src/api),
+ * which generates its C and compiles it into the native driver's cache,
+ * so a tiling timed twice (or run later by aicm-run) is compiled once; a
+ * miss costs about 0.3 s of CPU, which is why autotune times fewer
+ * tilings on cpu.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +36,7 @@
 #include "measure.h"
 #include "tile_exec.h"
 #include "../../passes/passes.h"
+#include "../api/native.h"
 
 void
 measure_init(MeasureCtx *c, PassMeasure *pm, const char *tool, int threads)
@@ -136,22 +145,39 @@ check_work(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *c
 	return rc;
 }
 
+/* The engine target models: the native one for cpu, else the tile
+ * executor. */
+static bool
+target_native(const char *target)
+{
+	return target && strcmp(target, "cpu") == 0;
+}
+
+/* Runs the lowered scratch graph lg once on the chosen engine. */
+static int
+run_once(const MeasureCtx *c, TilePlan *plan, NativeModel *nm, Tensor *vals, Diag *d)
+{
+	return nm ? native_run(nm, vals, c->threads, d) : exec_tile_run(plan, vals, c->threads, d);
+}
+
 /* One candidate: lower, run and check once, time reps more when it
  * matches.  ref holds the reference graph's values (sources and result);
  * rsg is that graph. */
 static int
-measure_one(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *cand,
-    const Graph *rsg, const Tensor *rvals, PassMeasured *out, Diag *d)
+measure_one(const MeasureCtx *c, bool native, const Graph *g, const Kernel *k,
+    const Kernel *cand, const Graph *rsg, const Tensor *rvals, PassMeasured *out, Diag *d)
 {
 	Graph *lg = ir_extract_kernel(g, k, cand);
 	Tensor *vals = NULL;
 	TilePlan *plan = NULL;
+	NativeModel *nm = NULL;
 	int rc = -1, root;
 	const Tensor *ref = &rvals[rsg->nnodes - 1];
 	double tol = ref->dt == DT_F32 ? 1e-4 : 1e-9;
 	ExecErr e;
 
 	memset(out, 0, sizeof *out);
+	out->engine = native ? "native" : "tile";
 	if (pass_run_text(aicm_passes, lg, "lower-tiled", d, NULL, c->tool) != 0)
 		goto done;
 	vals = xcalloc((size_t)lg->nnodes, sizeof *vals);
@@ -168,7 +194,23 @@ measure_one(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *
 	root = ir_lookup(lg, g->nodes[k->last].name);
 	if (root < 0)
 		AICM_BUG("the kernel's root '%s' lost in lowering", g->nodes[k->last].name);
-	if (!(plan = exec_tile_compile(lg, d)) || exec_tile_run(plan, vals, c->threads, d) != 0)
+	if (native) {
+		NativeInfo ni;
+
+		/* status 2 (no C compiler, an I/O error) and 3 (the compiler
+		 * refused the C) print their own message, without a diagnostic */
+		if (!(nm = native_load(lg, NULL, c->tool, d, &ni))) {
+			if (ni.status != 1)
+				diag_error(d, k->loc.line ? k->loc : g->nodes[k->last].loc,
+				    "autotune: the native engine cannot build kernel '@%s' to measure "
+				    "it (status %d); target=cpu-tile times on the tile executor",
+				    k->name, ni.status);
+			goto done;
+		}
+	} else if (!(plan = exec_tile_compile(lg, d))) {
+		goto done;
+	}
+	if (run_once(c, plan, nm, vals, d) != 0)
 		goto done;
 	e = exec_compare(&vals[root], ref);
 	out->err = e.rel;
@@ -178,8 +220,8 @@ measure_one(const MeasureCtx *c, const Graph *g, const Kernel *k, const Kernel *
 		for (int r = 0; r < c->reps; r++) {
 			double t0 = pass_now_ms(), ms;
 
-			if (exec_tile_run(plan, vals, c->threads, d) != 0)
-				AICM_BUG("the tile executor failed on a rerun");
+			if (run_once(c, plan, nm, vals, d) != 0)
+				AICM_BUG("the %s engine failed on a rerun", out->engine);
 			ms = pass_now_ms() - t0;
 			if (out->ms < 0 || ms < out->ms)
 				out->ms = ms;
@@ -195,13 +237,14 @@ done:
 		free(vals);
 	}
 	exec_tile_free(plan);
+	native_free(nm);         /* before lg: the model points into it */
 	ir_graph_free(lg);
 	return rc;
 }
 
 int
-measure_kernel(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, int n,
-    PassMeasured *out, Diag *d)
+measure_kernel(void *ctx, const char *target, const Graph *g, const Kernel *k,
+    const Kernel *cand, int n, PassMeasured *out, Diag *d)
 {
 	const MeasureCtx *c = ctx;
 	Graph *rsg;
@@ -228,7 +271,7 @@ measure_kernel(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, i
 	if (rc == 0 && (fill_sources(c, rsg, rvals, d) != 0 || exec_interp(rsg, rvals, d) != 0))
 		rc = -1;
 	for (int i = 0; rc == 0 && i < n; i++)
-		rc = measure_one(c, g, k, &cand[i], rsg, rvals, &out[i], d);
+		rc = measure_one(c, target_native(target), g, k, &cand[i], rsg, rvals, &out[i], d);
 	exec_tensors_free(rvals, rsg->nnodes);
 	free(rvals);
 	ir_graph_free(rsg);

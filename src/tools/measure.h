@@ -35,10 +35,12 @@ void measure_init(MeasureCtx *c, PassMeasure *pm, const char *tool, int threads)
  * alone, its operands as fresh inputs filled by exec_fill_random (a
  * splat const stays a splat), runs the reference interpreter on it once,
  * then per candidate lowers it with lower-tiled (the candidate's
- * attributes), runs the plan once and compares the result with the
+ * attributes), runs it once on the engine the target models (cpu: the
+ * native engine, compiled through its cache; the others: the tile
+ * executor) and compares the result with the
  * reference at the element type's tolerance (1e-9 f64, 1e-4 f32), and when
  * it matches times `reps` more runs, keeping the least wall time. */
-int measure_kernel(void *ctx, const Graph *g, const Kernel *k, const Kernel *cand, int n,
-    PassMeasured *out, Diag *d);
+int measure_kernel(void *ctx, const char *target, const Graph *g, const Kernel *k,
+    const Kernel *cand, int n, PassMeasured *out, Diag *d);
 
 #endif
