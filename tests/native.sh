@@ -7,8 +7,11 @@
 # folder): a first run compiles (--verbose says "cache miss"), a second
 # loads the cached .so ("cache hit"); a truncated .so, a .so with bytes
 # changed in place and a garbage .sum are each detected and compiled
-# again, never loaded, and the result still passes --check; CC naming no
-# compiler gives one clear error and exit 2.  A few seconds.
+# again, never loaded, and the result still passes --check; two runs of
+# the same graph compiling at once into an empty cache both pass (through
+# a compiler that waits a second first, so that the second starts while
+# the first compiles); CC naming no compiler gives one clear error and
+# exit 2.  A few seconds.
 set -u
 B=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +43,23 @@ run "cache miss"              # same size, bytes changed
 run "cache hit"
 echo garbage >"${so%.so}.sum"
 run "cache miss"              # the .sum itself damaged
+# Two at once: the first's clean-up must not take the file that the
+# second's compiler is about to read (they share the cache key).
+printf '#!/bin/sh\ncase " $* " in *" -o "*) sleep 1 ;; esac\nexec %s "$@"\n' "${CC:-cc}" >"$T/slowcc"
+chmod +x "$T/slowcc"
+rm -rf "$T/cache"
+CC=$T/slowcc "$B/aicm-run" --engine=native --check -q "$g" >"$T/one" 2>&1 &
+one=$!
+sleep 0.5
+CC=$T/slowcc "$B/aicm-run" --engine=native --check -q "$g" >"$T/two" 2>&1
+rc2=$?
+wait $one
+rc1=$?
+if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || grep -q FAIL "$T/one" "$T/two"; then
+	echo "native: two runs compiling at once: exits $rc1 and $rc2:"
+	sed 's/^/    /' "$T/one" "$T/two"
+	fail=1
+fi
 out=$(CC=/nonexistent/cc "$B/aicm-run" --engine=native "$g" 2>&1)
 rc=$?
 if [ $rc -ne 2 ] || ! printf '%s\n' "$out" | grep -q "needs a C compiler"; then

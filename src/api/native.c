@@ -240,7 +240,8 @@ NativeModel *
 native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeInfo *info)
 {
 	const char *cc = getenv("CC"), *flags = getenv("AICM_CFLAGS");
-	char *name, *ver, dir[2048], so[4096], sum[4096], tmp[4096], cfile[4096], cmd[20000];
+	char *name, *ver, dir[2048], so[4096], sum[4096], tmp[4096], ctmp[4096], cfile[4096];
+	char cmd[20000];
 	char qc[8300], qo[8300];
 	StrBuf c = {0};
 	NativeModel *m = NULL;
@@ -293,24 +294,26 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		snprintf(tmp, sizeof tmp, "%s/.tmp-%ld-%s.so", dir, (long)getpid(), name);
 		snprintf(cfile, sizeof cfile, "%s/%s-%016" PRIx64 "%016" PRIx64 ".c", dir, name, h.a,
 		    h.b);
-		{
-			char ctmp[4200];
-
-			snprintf(ctmp, sizeof ctmp, "%s.%ld", cfile, (long)getpid());
-			if (aicm_write_file(cfile, c.s, c.n) != 0) {
-				fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, cfile,
-				    strerror(errno));
-				info->status = 2;
-				goto out;
-			}
+		/* the C under a name of this process's own: two runs of the same
+		 * graph at once share the key, and one's clean-up must not remove
+		 * the file the other's compiler is about to read */
+		snprintf(ctmp, sizeof ctmp, "%s/.tmp-%ld-%s.c", dir, (long)getpid(), name);
+		if (aicm_write_file(ctmp, c.s, c.n) != 0) {
+			fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, ctmp,
+			    strerror(errno));
+			info->status = 2;
+			goto out;
 		}
-		quote(qc, sizeof qc, cfile);
+		quote(qc, sizeof qc, ctmp);
 		quote(qo, sizeof qo, tmp);
 		snprintf(cmd, sizeof cmd, "%s %s -o %s %s -lm 2>&1", cc, flags, qo, qc);
 		t0 = now_ms();
 		ver = run_capture(cmd, &st);
 		info->compile_ms = now_ms() - t0;
 		if (st != 0) {
+			/* kept under the key's name, for the bug report */
+			if (rename(ctmp, cfile) != 0)
+				snprintf(cfile, sizeof cfile, "%s", ctmp);
 			fprintf(stderr, "%s: error: the C compiler refused the generated C (a bug in aicm's "
 			    "C emitter; the C is kept in '%s'):\n%s$ %s\n%s", tool, cfile,
 			    "", cmd, ver);
@@ -320,7 +323,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 			goto out;
 		}
 		free(ver);
-		unlink(cfile);
+		unlink(ctmp);
 		if (file_hash(tmp, &sh) != 0 || rename(tmp, so) != 0) {
 			fprintf(stderr, "%s: error: cannot put '%s' into the cache: %s\n", tool, so,
 			    strerror(errno));
