@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit_c.h"
@@ -745,6 +746,9 @@ op_dot(CgKernel *k, const TileInst *in)
 		 * read from its copied tile: read in place, its rows 4 KiB
 		 * apart, the same kernel ran 3x slower (L1 set aliasing). */
 		int64_t NR = 32, MR = rt == DT_F32 ? 8 : 4;
+		/* b's row stride: its tile's, or its tensor's when b is read in
+		 * place (cg_plan_dots: its strips are packed from the tensor) */
+		int64_t ldb = k->inplace[b] ? k->vstr[b][2] : N;
 
 		while (NR > 1 && N % NR)
 			NR /= 2;
@@ -765,7 +769,7 @@ op_dot(CgKernel *k, const TileInst *in)
 			cg_line(k, "for (long p = 0; p < %" PRId64 "; p++)", K);
 			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
 			cg_line(k, "\t\tpk[p * %" PRId64 " + n] = t%d[p * %" PRId64 " + n0 + n];", NR, b,
-			    N);
+			    ldb);
 		}
 		cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ") {", M, MR);
 		k->depth++;
@@ -778,7 +782,7 @@ op_dot(CgKernel *k, const TileInst *in)
 		if (pack)
 			cg_line(k, "const %s *restrict bp = &pk[p * %" PRId64 "];", T, NR);
 		else
-			cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 " + n0];", T, b, N);
+			cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 " + n0];", T, b, ldb);
 		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++) {", MR);
 		cg_line(k, "\tconst %s aq = t%d[(m + q) * %" PRId64 " + p];", T, a, K);
 		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
@@ -1637,13 +1641,87 @@ cg_plan_runs(CgKernel *k)
 	}
 }
 
+void
+cg_plan_dots(CgKernel *k)
+{
+	const TileFn *f = k->f;
+	int *encl = xcalloc((size_t)f->ninsts + 1, sizeof *encl);
+
+	/* each instruction's innermost enclosing loop (-1: none) */
+	for (int i = 0; i < f->ninsts; i++)
+		encl[i] = -1;
+	for (int i = 0; i < f->ninsts; i++)
+		if (f->insts[i].op == TO_FOR)
+			for (int q = i + 1; q <= f->insts[i].end; q++)
+				encl[q] = i;
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int it = in->iter, r, d, z;
+
+		if (in->op != TO_FOR || f->vals[it].rank < 0)
+			continue;
+		/* the dot that yields its result and accumulates the carried
+		 * tile, which nothing else reads: it adds into that tile in
+		 * place, and the yield copies nothing */
+		r = f->insts[in->end].in[0];
+		d = f->vals[r].def;
+		if (d > i && d < in->end && encl[d] == i && f->insts[d].op == TO_DOT &&
+		    f->insts[d].in[2] == it && k->nuse[it] == 1 && vdt(k, r) == vdt(k, it) &&
+		    !memcmp(k->sh[r], k->sh[it], sizeof k->sh[r]))
+			k->alias[r] = it + 1;
+		/* the loop's result is the carried tile as the loop left it */
+		if (f->vals[in->res].rank >= 0 && vdt(k, in->res) == vdt(k, it) &&
+		    !memcmp(k->sh[in->res], k->sh[it], sizeof k->sh[it]))
+			k->alias[in->res] = it + 1;
+		/* a fill that only starts the loop, in the loop's own block (a
+		 * fill outside an enclosing loop runs once, the loop each time) */
+		z = in->in[0];
+		if (is_fill(k, z) && k->nuse[z] == 1 && encl[f->vals[z].def] == encl[i] &&
+		    vdt(k, z) == vdt(k, it) && !memcmp(k->sh[z], k->sh[it], sizeof k->sh[it]))
+			k->alias[z] = it + 1;
+	}
+	free(encl);
+	/* b of a float dot, an unmasked load that nothing else reads: the dot
+	 * packs its strips from the tensor itself (op_dot) */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int b = in->in[1], d;
+		Acc a;
+
+		if (in->op != TO_DOT || !is_float(vdt(k, in->res)))
+			continue;
+		d = f->vals[b].def;
+		if (d < 0 || f->insts[d].op != TO_LOAD || f->insts[d].masked || k->nuse[b] != 1 ||
+		    k->inplace[b])
+			continue;
+		acc_of(k, &f->insts[d], &a);
+		if (a.dt != vdt(k, b) || vdt(k, b) != vdt(k, in->res) || tstr(&a, 3) != 1)
+			continue;
+		k->inplace[b] = true;
+		for (int q = 0; q < 4; q++)
+			k->vstr[b][q] = tstr(&a, q);
+	}
+}
+
 /* ---- control ---------------------------------------------------------- */
+
+/* the tile whose buffer v's is (cg_plan_dots' alias) */
+static int
+buf_of(const CgKernel *k, int v)
+{
+	return k->alias[v] ? k->alias[v] - 1 : v;
+}
 
 static void
 copy_tile(CgKernel *k, int dst, int src)
 {
 	if (k->f->vals[dst].rank < 0) {
 		cg_line(k, "s%d = s%d;", dst, src);
+		return;
+	}
+	if (buf_of(k, dst) == buf_of(k, src)) {
+		/* one buffer (cg_plan_dots): the box alone */
+		box_copy(k, dst, src);
 		return;
 	}
 	if (vdt(k, dst) != vdt(k, src)) {
