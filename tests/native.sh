@@ -90,21 +90,35 @@ for w in rows-f32 rows-f64 cols-f32; do
 	fi
 done
 # The dot's in-place paths (cg_plan_dots): dots.aicm's b strips packed
-# from the tensor, the dot adding into the loop's carried tile (f32, f64;
-# i32 in place only), against the reference; the C must use those paths,
+# from the tensor (one through a transposed view; attn.aicm's through a
+# transpose folded into the packing), the dot adding into
+# the loop's carried tile (f32, f64; i32 in place only), against the
+# reference; the C must use those paths,
 # else the graph no longer tests them (autotune's tiles changed: reshape).
 out=$("$B/aicm-run" --engine=native --pass="$P" --check -q --seed=5 "$top/tests/native/dots.aicm" 2>&1)
-if [ $? -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c PASS)" -ne 3 ] ||
+if [ $? -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c PASS)" -ne 4 ] ||
     printf '%s\n' "$out" | grep -q FAIL; then
 	echo "native: dots.aicm:"
 	printf '%s\n' "$out" | sed 's/^/    /'
 	fail=1
 fi
+out=$("$B/aicm-run" --engine=native --pass="$P" --check -q --seed=6 "$top/tests/native/attn.aicm" 2>&1)
+if [ $? -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c PASS)" -ne 2 ] ||
+    printf '%s\n' "$out" | grep -q FAIL; then
+	echo "native: attn.aicm:"
+	printf '%s\n' "$out" | sed 's/^/    /'
+	fail=1
+fi
+n3=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/attn.aicm" | grep -c 'read by its dot through')
+if [ "$n3" -ne 2 ]; then
+	echo "native: attn.aicm: expected 2 transposes folded into their dots, got $n3"
+	fail=1
+fi
 c=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/dots.aicm")
 n1=$(printf '%s\n' "$c" | grep -c '/\* %b: read in place \*/')
 n2=$(printf '%s\n' "$c" | grep -c '/\* %d: the loop.s carried tile')
-if [ "$n1" -ne 2 ] || [ "$n2" -ne 3 ]; then
-	echo "native: dots.aicm: expected 2 dots reading b in place and 3 accumulating in place, got $n1 and $n2"
+if [ "$n1" -ne 3 ] || [ "$n2" -ne 4 ]; then
+	echo "native: dots.aicm: expected 3 dots reading b in place and 4 accumulating in place, got $n1 and $n2"
 	fail=1
 fi
 # the descriptor: a row's program count (> 0, autotune's pick) or 0

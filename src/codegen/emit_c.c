@@ -599,6 +599,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.inplace = xcalloc((size_t)f->nvals + 1, sizeof *k.inplace);
 	k.vstr = xcalloc((size_t)f->nvals + 1, sizeof *k.vstr);
 	k.alias = xcalloc((size_t)f->nvals + 1, sizeof *k.alias);
+	k.fold = xcalloc((size_t)f->nvals + 1, sizeof *k.fold);
 	for (int i = 0; i < f->ninsts; i++)
 		for (int j = 0; j < f->insts[i].nin; j++)
 			k.nuse[f->insts[i].in[j]]++;
@@ -618,6 +619,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				free(k.inplace);
 				free(k.vstr);
 				free(k.alias);
+				free(k.fold);
 				return -1;
 			}
 		for (int q = 0; q < 4; q++)
@@ -658,6 +660,11 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 			cg_line(&k, "%s *t%d;   /* %%%s: the loop's carried tile t%d */", cg_ctype(tv->dt),
 			    v, tv->name, k.alias[v] - 1);
 			cg_line(&k, "long b%d[4];", v);
+			continue;
+		}
+		if (k.fold[v]) {
+			cg_line(&k, "long b%d[4];   /* %%%s: read by its dot through its operand */",
+			    v, tv->name);
 			continue;
 		}
 		if (k.reg[v]) {
@@ -732,6 +739,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	free(k.inplace);
 	free(k.vstr);
 	free(k.alias);
+	free(k.fold);
 	return rc;
 }
 
