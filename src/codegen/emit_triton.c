@@ -77,6 +77,8 @@ typedef struct Em {
 	bool *libdevice, *prod;      /* module-wide: helpers used */
 	char **names;                /* names taken in the kernel */
 	int nnames, capnames;
+	char *const *argptr;         /* per kernel argument: its pointer's name */
+	const char *resptr;          /* the result's pointer's name */
 	char *err;
 	size_t errlen;
 	bool failed;
@@ -542,13 +544,13 @@ typedef struct Target {
 } Target;
 
 static void
-target(Em *e, const TileInst *in, Target *t, char *const *argptr, const char *resptr)
+target(Em *e, const TileInst *in, Target *t)
 {
 	Type buf;
 	const Type *ty = tile_target_type(e->g, e->n, in, &buf);
 
 	t->node = in->arg == TILE_RESULT ? e->n : &e->g->nodes[e->f->args[in->arg]];
-	t->ptr = in->arg == TILE_RESULT ? resptr : argptr[in->arg];
+	t->ptr = in->arg == TILE_RESULT ? e->resptr : e->argptr[in->arg];
 	t->rank = ty->rank;
 	memcpy(t->dim, ty->dim, sizeof(int64_t) * (size_t)ty->rank);
 	t->off = 0;
@@ -638,7 +640,7 @@ put_ptr(Em *e, StrBuf *b, const Target *t, const TileInst *in, const int64_t *sh
 
 /* load, load_pad, load_step. */
 static void
-emit_load(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
+emit_load(Em *e, const TileInst *in)
 {
 	const TileVal *r = val(e, in->res);
 	DimBox *box = def(e, in), mb[IR_MAX_RANK];
@@ -647,7 +649,7 @@ emit_load(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 	const int64_t *steps = in->op == TO_LOAD_STEP ? in->steps : NULL;
 	bool pad = in->op == TO_LOAD_PAD;
 
-	target(e, in, &t, argptr, resptr);
+	target(e, in, &t);
 	memset(mb, 0, sizeof mb);
 	for (int j = 0; j < t.rank; j++) {
 		lane_cond(e, &mb[j], r->shape[j]);
@@ -678,7 +680,7 @@ emit_load(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 
 /* store, atomic_add, atomic_max: the value's box inside the tensor. */
 static void
-emit_store(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
+emit_store(Em *e, const TileInst *in)
 {
 	int v = in->in[0];
 	const TileVal *tv = val(e, v);
@@ -688,7 +690,7 @@ emit_store(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 	const char *fn = in->op == TO_STORE ? "tl.store" : in->op == TO_ATOMIC_ADD ?
 	    "tl.atomic_add" : "tl.atomic_max";
 
-	target(e, in, &t, argptr, resptr);
+	target(e, in, &t);
 	memset(mb, 0, sizeof mb);
 	if (tv->rank != t.rank)
 		AICM_BUG("a store of rank %d into a tensor of rank %d", tv->rank, t.rank);
@@ -1205,7 +1207,7 @@ emit_extract(Em *e, const TileInst *in)
 /* im2col %x[plane, k, p] : [R, C] other=V window=(Cg, KH, KW, OH, OW, sh,
  * sw, pt, pl, dh, dw). */
 static void
-emit_im2col(Em *e, const TileInst *in, char *const *argptr)
+emit_im2col(Em *e, const TileInst *in)
 {
 	const TileVal *r;
 	const Node *x = &e->g->nodes[e->f->args[in->arg]];
@@ -1234,7 +1236,7 @@ emit_im2col(Em *e, const TileInst *in, char *const *argptr)
 	    " + (%s_q %% %" PRId64 ")[:, None] * %" PRId64, t, t, g[4], g[6], g[8], t, g[2], g[10]);
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "%s = tl.load(%s + (", t, argptr[in->arg]);
+	strbuf_printf(&b, "%s = tl.load(%s + (", t, e->argptr[in->arg]);
 	put_idx(e, &b, &in->idx[0]);
 	strbuf_printf(&b, " + %s_q[:, None] // %" PRId64 ") * %" PRId64 " + %s_y * %" PRId64
 	    " + %s_x, mask=(%s_q < %" PRId64 ")[:, None] & (%s_p < %" PRId64 ")[None, :] & "
@@ -1258,7 +1260,7 @@ emit_im2col(Em *e, const TileInst *in, char *const *argptr)
 /* window_max, window_sum %x[plane, p] : [R, C] window=(Cg, KH, KW, OH, OW,
  * sh, sw, pt, pl, dh, dw): the taps folded in one by one, unrolled. */
 static void
-emit_window(Em *e, const TileInst *in, char *const *argptr)
+emit_window(Em *e, const TileInst *in)
 {
 	const TileVal *r;
 	const Node *x = &e->g->nodes[e->f->args[in->arg]];
@@ -1306,7 +1308,7 @@ emit_window(Em *e, const TileInst *in, char *const *argptr)
 	stmt(e, b.s);
 	b.n = 0;
 	strbuf_printf(&b, "%s_v = tl.load(%s + %s_r[:, None] * %" PRId64 " + (%s_y * %" PRId64
-	    " + %s_x)[None, :], mask=%s_m, other=%s)", t, argptr[in->arg], t, H * W, t, W, t, t,
+	    " + %s_x)[None, :], mask=%s_m, other=%s)", t, e->argptr[in->arg], t, H * W, t, W, t, t,
 	    mx ? "float(\"-inf\")" : "0");
 	stmt(e, b.s);
 	b.n = 0;
@@ -1386,7 +1388,7 @@ emit_window_count(Em *e, const TileInst *in)
 
 /* load_gather %x[i0, .., 0, ..], %ix : [..] axis=A masked. */
 static void
-emit_gather(Em *e, const TileInst *in, char *const *argptr)
+emit_gather(Em *e, const TileInst *in)
 {
 	const TileVal *r, *ix = val(e, in->in[0]);
 	const Node *x = &e->g->nodes[e->f->args[in->arg]];
@@ -1412,7 +1414,7 @@ emit_gather(Em *e, const TileInst *in, char *const *argptr)
 	    "of range for axis %d of size %" PRId64 "\")", t, t, size, A, size);
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "%s = tl.load(%s + ", t, argptr[in->arg]);
+	strbuf_printf(&b, "%s = tl.load(%s + ", t, e->argptr[in->arg]);
 	for (int j = 0; j < rx; j++) {
 		if (j)
 			strbuf_puts(&b, " + ");
@@ -1457,7 +1459,7 @@ emit_gather(Em *e, const TileInst *in, char *const *argptr)
 /* argmax/argmin %x[..] : [..] axis=A masked last=: each lane scans its
  * line along A, carrying the best value and its index. */
 static void
-emit_argreduce(Em *e, const TileInst *in, char *const *argptr)
+emit_argreduce(Em *e, const TileInst *in)
 {
 	const TileVal *r;
 	const Node *x = &e->g->nodes[e->f->args[in->arg]];
@@ -1475,7 +1477,7 @@ emit_argreduce(Em *e, const TileInst *in, char *const *argptr)
 		s *= x->type.dim[j];
 	}
 	memset(mb, 0, sizeof mb);
-	strbuf_printf(&p, "%s + ", argptr[in->arg]);
+	strbuf_printf(&p, "%s + ", e->argptr[in->arg]);
 	for (int j = 0; j < rx; j++) {
 		if (j)
 			strbuf_puts(&p, " + ");
@@ -1566,10 +1568,69 @@ box_after_loop(Em *e, DimBox *dst, const DimBox *src, int rank, const TileInst *
 		}
 }
 
-static int emit_insts(Em *e, int i, int end, int loop, char *const *argptr, const char *resptr);
+/* program_id: its range is the grid axis. */
+static void
+emit_program_id(Em *e, const TileInst *in)
+{
+	StrBuf b = {0};
+
+	def(e, in);
+	e->lo[in->res] = 0;
+	e->hi[in->res] = e->f->grid[in->axis] - 1;
+	strbuf_printf(&b, "%s = tl.program_id(%" PRId64 ")", e->py[in->res], in->axis);
+	stmt(e, b.s);
+	free(b.s);
+}
+
+/* idiv, irem: their ranges from the operand's. */
+static void
+emit_idiv(Em *e, const TileInst *in)
+{
+	StrBuf b = {0};
+
+	def(e, in);
+	if (in->op == TO_IDIV) {
+		e->lo[in->res] = e->lo[in->in[0]] / in->by;
+		e->hi[in->res] = e->hi[in->in[0]] / in->by;
+	} else {
+		e->lo[in->res] = 0;
+		e->hi[in->res] = in->by - 1;
+	}
+	strbuf_printf(&b, "%s = %s %s %" PRId64, e->py[in->res], e->py[in->in[0]],
+	    in->op == TO_IDIV ? "//" : "%", in->by);
+	stmt(e, b.s);
+	free(b.s);
+}
+
+/* Each tile op's emitter.  for is emit_insts's own (it walks the body)
+ * and yield is emit_for's; triton_emit checks at each call that every
+ * other row of tile_ops.def has one, so a new op cannot go unnoticed. */
+static void (*const emit_op[TO_COUNT])(Em *, const TileInst *) = {
+	[TO_PROGRAM_ID] = emit_program_id,
+	[TO_IDIV] = emit_idiv, [TO_IREM] = emit_idiv,
+	[TO_ZEROS] = emit_fill, [TO_FULL] = emit_fill,
+	[TO_LOAD] = emit_load, [TO_LOAD_PAD] = emit_load, [TO_LOAD_STEP] = emit_load,
+	[TO_STORE] = emit_store, [TO_ATOMIC_ADD] = emit_store, [TO_ATOMIC_MAX] = emit_store,
+	[TO_DOT] = emit_dot,
+	[TO_UNARY] = emit_unary,
+	[TO_BINARY] = emit_binary,
+	[TO_WHERE] = emit_where,
+	[TO_REDUCE] = emit_reduce,
+	[TO_TRANSPOSE] = emit_transpose,
+	[TO_BROADCAST] = emit_broadcast,
+	[TO_IM2COL] = emit_im2col,
+	[TO_WINDOW_MAX] = emit_window, [TO_WINDOW_SUM] = emit_window,
+	[TO_WINDOW_COUNT] = emit_window_count,
+	[TO_LOAD_GATHER] = emit_gather,
+	[TO_ARGMAX] = emit_argreduce, [TO_ARGMIN] = emit_argreduce,
+	[TO_JOIN] = emit_join,
+	[TO_EXTRACT] = emit_extract,
+};
+
+static int emit_insts(Em *e, int i, int end, int loop);
 
 static void
-emit_for(Em *e, int i, char *const *argptr, const char *resptr)
+emit_for(Em *e, int i)
 {
 	const TileInst *fo = &e->f->insts[i];
 	int init = fo->in[0], it = fo->iter, y = e->f->insts[fo->end].in[0], res = fo->res;
@@ -1616,7 +1677,7 @@ emit_for(Em *e, int i, char *const *argptr, const char *resptr)
 	stmt(e, b.s);
 	e->depth++;
 	e->open[e->nopen++] = i;
-	emit_insts(e, i + 1, fo->end, i, argptr, resptr);
+	emit_insts(e, i + 1, fo->end, i);
 	e->nopen--;
 	if (e->failed) {
 		free(b.s);
@@ -1664,20 +1725,19 @@ emit_for(Em *e, int i, char *const *argptr, const char *resptr)
 }
 
 static int
-emit_insts(Em *e, int i, int end, int loop, char *const *argptr, const char *resptr)
+emit_insts(Em *e, int i, int end, int loop)
 {
 	const TileFn *f = e->f;
 
 	while (i < end && !e->failed) {
 		const TileInst *in = &f->insts[i];
-		StrBuf b = {0};
 
 		if (in->res >= 0)
 			e->loop_of[in->res] = loop;
 		if (in->op == TO_FOR) {
 			e->loop_of[in->var] = i;
 			e->loop_of[in->iter] = i;
-			emit_for(e, i, argptr, resptr);
+			emit_for(e, i);
 			i = in->end + 1;
 			continue;
 		}
@@ -1693,92 +1753,9 @@ emit_insts(Em *e, int i, int end, int loop, char *const *argptr, const char *res
 			}
 		if (e->failed)
 			break;
-		switch (in->op) {
-		case TO_PROGRAM_ID:
-			def(e, in);
-			e->lo[in->res] = 0;
-			e->hi[in->res] = f->grid[in->axis] - 1;
-			strbuf_printf(&b, "%s = tl.program_id(%" PRId64 ")", e->py[in->res], in->axis);
-			stmt(e, b.s);
-			break;
-		case TO_IDIV:
-		case TO_IREM:
-			def(e, in);
-			if (in->op == TO_IDIV) {
-				e->lo[in->res] = e->lo[in->in[0]] / in->by;
-				e->hi[in->res] = e->hi[in->in[0]] / in->by;
-			} else {
-				e->lo[in->res] = 0;
-				e->hi[in->res] = in->by - 1;
-			}
-			strbuf_printf(&b, "%s = %s %s %" PRId64, e->py[in->res], e->py[in->in[0]],
-			    in->op == TO_IDIV ? "//" : "%", in->by);
-			stmt(e, b.s);
-			break;
-		case TO_ZEROS:
-		case TO_FULL:
-			emit_fill(e, in);
-			break;
-		case TO_LOAD:
-		case TO_LOAD_PAD:
-		case TO_LOAD_STEP:
-			emit_load(e, in, argptr, resptr);
-			break;
-		case TO_STORE:
-		case TO_ATOMIC_ADD:
-		case TO_ATOMIC_MAX:
-			emit_store(e, in, argptr, resptr);
-			break;
-		case TO_DOT:
-			emit_dot(e, in);
-			break;
-		case TO_UNARY:
-			emit_unary(e, in);
-			break;
-		case TO_BINARY:
-			emit_binary(e, in);
-			break;
-		case TO_WHERE:
-			emit_where(e, in);
-			break;
-		case TO_REDUCE:
-			emit_reduce(e, in);
-			break;
-		case TO_TRANSPOSE:
-			emit_transpose(e, in);
-			break;
-		case TO_BROADCAST:
-			emit_broadcast(e, in);
-			break;
-		case TO_IM2COL:
-			emit_im2col(e, in, argptr);
-			break;
-		case TO_WINDOW_MAX:
-		case TO_WINDOW_SUM:
-			emit_window(e, in, argptr);
-			break;
-		case TO_WINDOW_COUNT:
-			emit_window_count(e, in);
-			break;
-		case TO_LOAD_GATHER:
-			emit_gather(e, in, argptr);
-			break;
-		case TO_ARGMAX:
-		case TO_ARGMIN:
-			emit_argreduce(e, in, argptr);
-			break;
-		case TO_JOIN:
-			emit_join(e, in);
-			break;
-		case TO_EXTRACT:
-			emit_extract(e, in);
-			break;
-		case TO_FOR:
-		case TO_YIELD:
-		case TO_COUNT:
+		if (!emit_op[in->op])
 			AICM_BUG("tile op %d out of place", (int)in->op);
-		}
-		free(b.s);
+		emit_op[in->op](e, in);
 		i++;
 	}
 	return i;
@@ -1866,7 +1843,9 @@ emit_kernel(FILE *o, const Graph *g, int node, char **lines, int nlines, int lin
 	fputs(b.s, o);
 	e.depth = 1;
 	comment(&e);                 /* the kernel's head */
-	emit_insts(&e, 0, f->ninsts, -1, argptr, resptr);
+	e.argptr = argptr;
+	e.resptr = resptr;
+	emit_insts(&e, 0, f->ninsts, -1);
 	if (!e.failed)
 		comment(&e);         /* its closing brace */
 	for (int v = 0; v < f->nvals; v++) {
@@ -1968,6 +1947,9 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 	StrBuf b = {0};
 	int rc = 0;
 
+	for (int op = 0; op < TO_COUNT; op++)
+		if (!emit_op[op] && op != TO_FOR && op != TO_YIELD)
+			AICM_BUG("tile op %d has no Triton emitter", op);
 	/* the graph's name, or the file's stem, for comments and a docstring:
 	 * a byte that could end them (a newline, a quote) becomes '?' */
 	snprintf(gn, sizeof gn, "%s", g->name ? g->name : stem ? stem : "graph");
