@@ -60,22 +60,15 @@ put_id(FILE *f, const char *prefix, const char *name)
 			fprintf(f, "_%02x", *p);
 }
 
-/* Bytes as the tools print them: 1 KB = 1000 B (DESIGN section 7). */
+/* Bytes as aicm-run's statistics print them: 1 KB = 1000 B (DESIGN
+ * section 7). */
 static void
 put_bytes(FILE *f, int64_t b)
 {
-	static const char *const unit[] = {"B", "KB", "MB", "GB", "TB"};
-	double v = (double)b;
-	int u = 0;
+	char buf[32];
 
-	while (v >= 1000 && u < 4) {
-		v /= 1000;
-		u++;
-	}
-	if (u == 0)
-		fprintf(f, "%" PRId64 " B", b);
-	else
-		fprintf(f, "%.1f %s", v, unit[u]);
+	exec_tile_fmt_bytes(buf, sizeof buf, b);
+	fputs(buf, f);
 }
 
 static const char style[] =
