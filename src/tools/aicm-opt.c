@@ -211,13 +211,9 @@ parse_args(int argc, char **argv, Opts *o)
 			else if (strcmp(v, "ir"))
 				cli_usage_error("--emit takes ir, dot, c, triton, svg-grid, svg-autotune or "
 				    "svg-traffic, not '%s'", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
-			if (!*v)
-				cli_usage_error("--stats-file needs a file name");
+		} else if ((v = cli_optfile(argc, argv, &i, "--stats-file"))) {
 			o->stats_file = v;
-		} else if ((v = cli_optval(argc, argv, &i, "--eager-stats-file"))) {
-			if (!*v)
-				cli_usage_error("--eager-stats-file needs a file name");
+		} else if ((v = cli_optfile(argc, argv, &i, "--eager-stats-file"))) {
 			o->eager_stats_file = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--peak"))) {
 			o->peak = v;
@@ -231,9 +227,7 @@ parse_args(int argc, char **argv, Opts *o)
 			o->datadir = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--max-work"))) {
 			o->max_work = cli_parse_flops("--max-work", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--reproducer"))) {
-			if (!*v)
-				cli_usage_error("--reproducer needs a file name");
+		} else if ((v = cli_optfile(argc, argv, &i, "--reproducer"))) {
 			o->reproducer = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--test-crash-in"))) {
 			o->test_crash = v;
