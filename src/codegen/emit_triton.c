@@ -79,8 +79,7 @@ typedef struct Em {
 	int nnames, capnames;
 	char *const *argptr;         /* per kernel argument: its pointer's name */
 	const char *resptr;          /* the result's pointer's name */
-	char *err;
-	size_t errlen;
+	Diag *d;                     /* where a body with no Triton form is said */
 	bool failed;
 	/* the named lane vectors (base_iJ = idx + step * tl.arange(0, P)) and
 	 * the loop each is defined in; the loops open where code is written */
@@ -388,7 +387,7 @@ box_add(Em *e, DimBox *d, const Cond *c)
 		if (cond_eq(&d->c[i], c))
 			return;
 	if (d->n == MAXC) {
-		snprintf(e->err, e->errlen, "kernel '@%s': more than %d bounds on one tile dim",
+		diag_error(e->d, e->n->loc, "kernel '@%s': more than %d bounds on one tile dim",
 		    e->f->name, MAXC);
 		e->failed = true;
 		return;
@@ -1196,7 +1195,7 @@ emit_extract(Em *e, const TileInst *in)
 		}
 		at += p->shape[p->rank - 1];
 	}
-	snprintf(e->err, e->errlen, "kernel '@%s': '%%%s' extracts columns %" PRId64 " to %" PRId64
+	diag_error(e->d, in->loc, "kernel '@%s': '%%%s' extracts columns %" PRId64 " to %" PRId64
 	    " that are not one part of a join (Triton has no column slice of a tile)", e->f->name,
 	    val(e, in->res)->name, in->start, in->start + w);
 	e->failed = true;
@@ -1746,7 +1745,7 @@ emit_insts(Em *e, int i, int end, int loop)
 		 * take it (what lower-tiled makes); anything else has no form */
 		for (int k = 0; k < in->nin && in->op != TO_EXTRACT; k++)
 			if (e->nparts[in->in[k]]) {
-				snprintf(e->err, e->errlen, "kernel '@%s': '%%%s', a join of tiles, is used by '%s' "
+				diag_error(e->d, in->loc, "kernel '@%s': '%%%s', a join of tiles, is used by '%s' "
 				    "(Triton has no concatenation of tiles; only a loop may carry them)",
 				    f->name, val(e, in->in[k])->name, tile_op_name(in));
 				e->failed = true;
@@ -1801,7 +1800,7 @@ find_head(char **lines, int nlines, int l, const Node *n)
 
 static int
 emit_kernel(FILE *o, const Graph *g, int node, char **lines, int nlines, int line,
-    const char *kname, bool *libdevice, bool *prod, char *err, size_t errlen)
+    const char *kname, bool *libdevice, bool *prod, Diag *d)
 {
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
@@ -1826,8 +1825,7 @@ emit_kernel(FILE *o, const Graph *g, int node, char **lines, int nlines, int lin
 	e.line = find_head(lines, nlines, line, n);
 	e.libdevice = libdevice;
 	e.prod = prod;
-	e.err = err;
-	e.errlen = errlen;
+	e.d = d;
 	for (int j = 0; j < f->nargs; j++)
 		argptr[j] = em_name(&e, g->nodes[f->args[j]].name, "_ptr");
 	resptr = em_name(&e, n->name, "_ptr");
@@ -1935,7 +1933,7 @@ put_tshape(StrBuf *b, const Type *t)
 }
 
 int
-triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errlen)
+triton_emit(FILE *out, const Graph *g, const char *stem, Diag *d)
 {
 	char *text, **lines, **kname, **gname, **names = NULL;
 	int nlines, line = 0, nnames = 0, capnames = 0, *outs, nout, ninputs = 0;
@@ -1960,7 +1958,7 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 		const Node *n = &g->nodes[i];
 
 		if (n->op != OP_INPUT && n->op != OP_CONST && n->op != OP_TILED) {
-			snprintf(err, errlen, "--emit=triton needs a lowered graph: '%%%s' ('%s') is "
+			diag_error(d, n->loc, "--emit=triton needs a lowered graph: '%%%s' ('%s') is "
 			    "not a tiled kernel (add lower-tiled to --pass)", n->name,
 			    ir_ops[n->op].name);
 			return -1;
@@ -1987,8 +1985,7 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 	for (int i = 0; i < g->nnodes && rc == 0; i++) {
 		if (g->nodes[i].op != OP_TILED)
 			continue;
-		line = emit_kernel(body, g, i, lines, nlines, line, kname[i], &libdevice, &prod, err,
-		    errlen);
+		line = emit_kernel(body, g, i, lines, nlines, line, kname[i], &libdevice, &prod, d);
 		if (line < 0)
 			rc = -2;
 	}

@@ -35,8 +35,8 @@
 #include "parse.h"
 #include "pass.h"
 #include "../../passes/passes.h"
+#include "emit_triton.h"
 #include "report.h"
-#include "../codegen/emit_triton.h"
 
 const char *const cli_tool = "aicm-opt";
 
@@ -590,12 +590,12 @@ draw_setup(const Opts *o, const Pipeline *pl, ReportStats *stats, ReportStats *e
 /* --emit=triton: g's Triton module, named after the graph or the input
  * file's stem.  Returns the exit status: 0; 2 for a graph that is not
  * lowered (the pipeline lacks lower-tiled: usage); 1 for a tiled body
- * written by hand that has no Triton form (the input). */
+ * written by hand that has no Triton form (the input); each said in d. */
 static int
-emit_triton_chunk(FILE *os, const Graph *g, const char *input)
+emit_triton_chunk(FILE *os, const Graph *g, const char *input, Diag *d)
 {
 	int rc;
-	char err[512], stem[256] = "graph";
+	char stem[256] = "graph";
 
 	if (input && strcmp(input, "-")) {
 		const char *b = strrchr(input, '/'), *dot;
@@ -604,11 +604,8 @@ emit_triton_chunk(FILE *os, const Graph *g, const char *input)
 		dot = strrchr(b, '.');
 		snprintf(stem, sizeof stem, "%.*s", (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
 	}
-	rc = triton_emit(os, g, stem, err, sizeof err);
-	if (rc == 0)
-		return 0;
-	fprintf(stderr, "%s: error: %s\n", cli_tool, err);
-	return rc == -1 ? 2 : 1;
+	rc = triton_emit(os, g, stem, d);
+	return rc == 0 ? 0 : rc == -1 ? 2 : 1;
 }
 
 int
@@ -735,7 +732,7 @@ main(int argc, char **argv)
 					g = NULL;
 				}
 			} else if (o.emit_triton) {
-				int erc = emit_triton_chunk(os, g, o.input);
+				int erc = emit_triton_chunk(os, g, o.input, &d);
 
 				if (erc > status)
 					status = erc;
