@@ -115,11 +115,11 @@ usage(FILE *f)
 	    "                           grid, and with --stats-file the run's traffic and\n"
 	    "                           roofline (docs/report.md)\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
-	    "  --emit=ir|dot|c|triton   what to print (default: ir); c: C99 of the lowered\n"
-	    "                           graph (lower-tiled runs first if the pipeline did not),\n"
-	    "                           with -o model.c, model.h beside it; triton: Python\n"
-	    "                           source of @triton.jit kernels and a launcher, for a\n"
-	    "                           graph that lower-tiled has lowered\n");
+	    "  --emit=ir|dot|c|triton   what to print (default: ir); c: C99 of the tile\n"
+	    "                           programs, with -o model.c, model.h beside it; triton:\n"
+	    "                           Python source of @triton.jit kernels and a launcher;\n"
+	    "                           both for a lowered graph (put lower-tiled in --pass:\n"
+	    "                           a compute op left is a usage error, exit 2)\n");
 	/* in two pieces: C99 promises string literals of 4095 bytes only */
 	fprintf(f,
 	    "  --emit=svg-grid          the tile grid of every lowered kernel, as SVG\n"
@@ -508,31 +508,36 @@ split_chunks(const char *buf, size_t len, bool split, Chunk **out)
 	return n;
 }
 
-/* --emit=c: the C of g (lowered first by shape-infer,lower-tiled when a
- * compute op is left) to os; with -o, the header text into *header for
- * main to write beside the module.  0, or -1 after a diagnostic. */
+/* --emit=c and --emit=triton write a lowered graph's tile programs.  As
+ * mlir-opt runs the passes it is given and no others (and mlir-translate
+ * refuses IR not yet in the dialect it writes), a compute op that the
+ * pipeline left is refused at its place, saying what to add to --pass:
+ * 0, or 2 (the command line lacks lower-tiled) after the diagnostic. */
 static int
-emit_c(Graph *g, const Opts *o, FILE *os, StrBuf *header, Diag *d)
+check_lowered(const Graph *g, const char *emit, Diag *d)
+{
+	for (int i = 0; i < g->nnodes; i++) {
+		const Node *n = &g->nodes[i];
+
+		if (n->op == OP_TILED || ir_ops[n->op].cls == OC_SOURCE)
+			continue;
+		diag_error(d, n->loc, "--emit=%s needs a lowered graph: '%%%s' ('%s') is not a "
+		    "tiled kernel (add lower-tiled to --pass)", emit, n->name, ir_ops[n->op].name);
+		return 2;
+	}
+	return 0;
+}
+
+/* --emit=c: the C of the lowered g to os; with -o, the header text into
+ * *header for main to write beside the module.  0, or -1 after a
+ * diagnostic. */
+static int
+emit_c(const Graph *g, const Opts *o, FILE *os, StrBuf *header, Diag *d)
 {
 	StrBuf c = {0};
 	char *name, *hname = NULL;
-	bool lowered = true;
 	int rc;
 
-	for (int i = 0; i < g->nnodes; i++)
-		lowered &= g->nodes[i].op == OP_TILED || ir_ops[g->nodes[i].op].cls == OC_SOURCE;
-	if (!lowered) {
-		Pipeline pl;
-		PassRun run = {.verify_each = o->verify_each};
-
-		if (pass_parse_pipeline(aicm_passes, "shape-infer,lower-tiled", &pl, stderr,
-		    cli_tool) != 0)
-			AICM_BUG("cannot parse the built-in pipeline 'shape-infer,lower-tiled'");
-		rc = pass_run_pipeline(g, &pl, &run, d);
-		pass_free_pipeline(&pl);
-		if (rc != 0)
-			return -1;
-	}
 	name = codegen_c_name(g, strcmp(o->input, "-") ? o->input : NULL);
 	if (o->ci.output) {
 		/* model.c includes "model.h", written beside it */
@@ -726,6 +731,11 @@ main(int argc, char **argv)
 				report_traffic_doc(os, &stats, o.eager_stats_file ? &eager : NULL, &peak);
 			} else if (o.emit_dot) {
 				ir_print_dot(os, g);
+			} else if ((o.emit_c || o.emit_triton) &&
+			    check_lowered(g, o.emit_c ? "c" : "triton", &d) != 0) {
+				status = 2;
+				ir_graph_free(g);
+				g = NULL;
 			} else if (o.emit_c) {
 				if (emit_c(g, &o, os, &header, &d) != 0) {
 					ir_graph_free(g);
