@@ -648,8 +648,8 @@ main(int argc, char **argv)
 		cli_inspect_free(&o.ci);
 		return status;
 	}
-	/* autotune{measure=true} times candidates on the tile executor, all
-	 * cores, as aicm-run runs by default */
+	/* autotune{measure=true} times candidates on the engine its target
+	 * models (measure.c), all cores, as aicm-run runs by default */
 	measure_init(&mc, &pm, cli_tool, (int)sysconf(_SC_NPROCESSORS_ONLN));
 	mc.max_work = o.max_work;
 	/* to stderr, as mlir-opt: stdout is the IR, for the next tool */
