@@ -26,6 +26,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,6 +242,21 @@ stmt(Em *e, const char *s)
 {
 	indent(e);
 	fputs(s, e->o);
+	fputc('\n', e->o);
+}
+
+/* A statement written as printf would. */
+static void stmtf(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+stmtf(Em *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	indent(e);
+	va_start(ap, fmt);
+	vfprintf(e->o, fmt, ap);
+	va_end(ap);
 	fputc('\n', e->o);
 }
 
@@ -892,14 +908,10 @@ emit_binary(Em *e, const TileInst *in)
 static void
 emit_where(Em *e, const TileInst *in)
 {
-	StrBuf b = {0};
-
 	def(e, in);
 	box_broadcast(e, in->res, 3, in->in);
-	strbuf_printf(&b, "%s = tl.where(%s, %s, %s)", e->py[in->res], e->py[in->in[0]],
+	stmtf(e, "%s = tl.where(%s, %s, %s)", e->py[in->res], e->py[in->in[0]],
 	    e->py[in->in[1]], e->py[in->in[2]]);
-	stmt(e, b.s);
-	free(b.s);
 }
 
 /* The neutral value of reduction gop in type dt, as Python. */
@@ -1220,21 +1232,13 @@ emit_im2col(Em *e, const TileInst *in)
 	r = val(e, in->res);
 	put_lanes(e, &rows, &in->idx[1], 1, r->shape[0], 0, 2);
 	put_lanes(e, &cols, &in->idx[2], 1, r->shape[1], 1, 2);
-	strbuf_printf(&b, "%s_q = %s  # rows: (channel, ky, kx)", t, rows.s);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_p = %s  # columns: output pixels (oy, ox)", t, cols.s);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_y = (%s_p // %" PRId64 ")[None, :] * %" PRId64 " - %" PRId64
+	stmtf(e, "%s_q = %s  # rows: (channel, ky, kx)", t, rows.s);
+	stmtf(e, "%s_p = %s  # columns: output pixels (oy, ox)", t, cols.s);
+	stmtf(e, "%s_y = (%s_p // %" PRId64 ")[None, :] * %" PRId64 " - %" PRId64
 	    " + ((%s_q // %" PRId64 ") %% %" PRId64 ")[:, None] * %" PRId64, t, t, g[4], g[5],
 	    g[7], t, g[2], g[1], g[9]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_x = (%s_p %% %" PRId64 ")[None, :] * %" PRId64 " - %" PRId64
+	stmtf(e, "%s_x = (%s_p %% %" PRId64 ")[None, :] * %" PRId64 " - %" PRId64
 	    " + (%s_q %% %" PRId64 ")[:, None] * %" PRId64, t, t, g[4], g[6], g[8], t, g[2], g[10]);
-	stmt(e, b.s);
-	b.n = 0;
 	strbuf_printf(&b, "%s = tl.load(%s + (", t, e->argptr[in->arg]);
 	put_idx(e, &b, &in->idx[0]);
 	strbuf_printf(&b, " + %s_q[:, None] // %" PRId64 ") * %" PRId64 " + %s_y * %" PRId64
@@ -1274,43 +1278,27 @@ emit_window(Em *e, const TileInst *in)
 	r = val(e, in->res);
 	put_lanes(e, &rows, &in->idx[0], 1, r->shape[0], 0, 2);
 	put_lanes(e, &cols, &in->idx[1], 1, r->shape[1], 1, 2);
-	strbuf_printf(&b, "%s_r = %s  # planes", t, rows.s);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_p = %s  # output pixels", t, cols.s);
-	stmt(e, b.s);
-	b.n = 0;
+	stmtf(e, "%s_r = %s  # planes", t, rows.s);
+	stmtf(e, "%s_p = %s  # output pixels", t, cols.s);
 	strbuf_printf(&b, "%s = tl.full(", t);
 	put_shape(e, &b, 2, r->shape);
 	strbuf_printf(&b, ", %s, %s)", mx ? "float(\"-inf\")" : "0", tl_dtype(r->dt));
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "for %s_ky in tl.static_range(%" PRId64 "):", t, g[1]);
-	stmt(e, b.s);
+	stmtf(e, "for %s_ky in tl.static_range(%" PRId64 "):", t, g[1]);
 	e->depth++;
-	b.n = 0;
-	strbuf_printf(&b, "for %s_kx in tl.static_range(%" PRId64 "):", t, g[2]);
-	stmt(e, b.s);
+	stmtf(e, "for %s_kx in tl.static_range(%" PRId64 "):", t, g[2]);
 	e->depth++;
-	b.n = 0;
-	strbuf_printf(&b, "%s_y = (%s_p // %" PRId64 ") * %" PRId64 " - %" PRId64 " + %s_ky * %"
+	stmtf(e, "%s_y = (%s_p // %" PRId64 ") * %" PRId64 " - %" PRId64 " + %s_ky * %"
 	    PRId64, t, t, g[4], g[5], g[7], t, g[9]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_x = (%s_p %% %" PRId64 ") * %" PRId64 " - %" PRId64 " + %s_kx * %"
+	stmtf(e, "%s_x = (%s_p %% %" PRId64 ") * %" PRId64 " - %" PRId64 " + %s_kx * %"
 	    PRId64, t, t, g[4], g[6], g[8], t, g[10]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_m = (%s_r < %" PRId64 ")[:, None] & ((%s_p < %" PRId64 ") & (%s_y >= 0)"
+	stmtf(e, "%s_m = (%s_r < %" PRId64 ")[:, None] & ((%s_p < %" PRId64 ") & (%s_y >= 0)"
 	    " & (%s_y < %" PRId64 ") & (%s_x >= 0) & (%s_x < %" PRId64 "))[None, :]", t, t, g[0], t,
 	    g[3] * g[4], t, t, H, t, t, W);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_v = tl.load(%s + %s_r[:, None] * %" PRId64 " + (%s_y * %" PRId64
+	stmtf(e, "%s_v = tl.load(%s + %s_r[:, None] * %" PRId64 " + (%s_y * %" PRId64
 	    " + %s_x)[None, :], mask=%s_m, other=%s)", t, e->argptr[in->arg], t, H * W, t, W, t, t,
 	    mx ? "float(\"-inf\")" : "0");
-	stmt(e, b.s);
-	b.n = 0;
 	if (mx)
 		strbuf_printf(&b, "%s = tl.maximum(%s, %s_v, propagate_nan=tl.PropagateNan.ALL)", t, t,
 		    t);
@@ -1345,31 +1333,17 @@ emit_window_count(Em *e, const TileInst *in)
 	r = val(e, in->res);
 	rk = r->rank;
 	put_lanes(e, &cols, &in->idx[0], 1, r->shape[rk - 1], rk - 1, rk);
-	strbuf_printf(&b, "%s_p = %s", t, cols.s);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_ny = tl.zeros(%s_p.shape, tl.int32)", t, t);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_nx = tl.zeros(%s_p.shape, tl.int32)", t, t);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "for %s_k in tl.static_range(%" PRId64 "):", t, g[4]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "    %s_ny += (((%s_p // %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64
+	stmtf(e, "%s_p = %s", t, cols.s);
+	stmtf(e, "%s_ny = tl.zeros(%s_p.shape, tl.int32)", t, t);
+	stmtf(e, "%s_nx = tl.zeros(%s_p.shape, tl.int32)", t, t);
+	stmtf(e, "for %s_k in tl.static_range(%" PRId64 "):", t, g[4]);
+	stmtf(e, "    %s_ny += (((%s_p // %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64
 	    " >= %" PRId64 ") & ((%s_p // %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64 " < %" PRId64
 	    ")).to(tl.int32)", t, t, g[1], g[2], t, g[6], g[8], t, g[1], g[2], t, g[6], g[9]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "for %s_k in tl.static_range(%" PRId64 "):", t, g[5]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "    %s_nx += (((%s_p %% %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64
+	stmtf(e, "for %s_k in tl.static_range(%" PRId64 "):", t, g[5]);
+	stmtf(e, "    %s_nx += (((%s_p %% %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64
 	    " >= %" PRId64 ") & ((%s_p %% %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64 " < %" PRId64
 	    ")).to(tl.int32)", t, t, g[1], g[3], t, g[7], g[10], t, g[1], g[3], t, g[7], g[11]);
-	stmt(e, b.s);
-	b.n = 0;
 	/* lanes past the pixels count 1: no 0/0 in them */
 	strbuf_printf(&b, "%s = tl.where(%s_p < %" PRId64 ", %s_ny * %s_nx, 1).to(%s)", t, t,
 	    g[0] * g[1], t, t, tl_dtype(r->dt));
@@ -1409,10 +1383,8 @@ emit_gather(Em *e, const TileInst *in)
 	    e->py[in->in[0]], size, e->py[in->in[0]]);
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "tl.device_assert((%s_i >= 0) & (%s_i < %" PRId64 "), \"'gather' index out "
+	stmtf(e, "tl.device_assert((%s_i >= 0) & (%s_i < %" PRId64 "), \"'gather' index out "
 	    "of range for axis %d of size %" PRId64 "\")", t, t, size, A, size);
-	stmt(e, b.s);
-	b.n = 0;
 	strbuf_printf(&b, "%s = tl.load(%s + ", t, e->argptr[in->arg]);
 	for (int j = 0; j < rx; j++) {
 		if (j)
@@ -1492,18 +1464,14 @@ emit_argreduce(Em *e, const TileInst *in)
 	strbuf_printf(&b, "%s_ptr = %s", t, p.s);
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "%s_best = tl.load(%s_ptr%s%s)", t, t, m.n ? ", mask=" : "", m.n ? m.s : "");
-	stmt(e, b.s);
-	b.n = 0;
+	stmtf(e, "%s_best = tl.load(%s_ptr%s%s)", t, t, m.n ? ", mask=" : "", m.n ? m.s : "");
 	strbuf_printf(&b, "%s = tl.zeros(", t);
 	put_shape(e, &b, r->rank, r->shape);
 	strbuf_puts(&b, ", tl.int64)");
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "for %s_j in range(1, %" PRId64 "):", t, x->type.dim[A]);
-	stmt(e, b.s);
+	stmtf(e, "for %s_j in range(1, %" PRId64 "):", t, x->type.dim[A]);
 	e->depth++;
-	b.n = 0;
 	strbuf_printf(&b, "%s_v = tl.load(%s_ptr + %s_j", t, t, t);
 	if (str[A] != 1)
 		strbuf_printf(&b, " * %" PRId64, str[A]);
@@ -1521,11 +1489,8 @@ emit_argreduce(Em *e, const TileInst *in)
 		strbuf_printf(&b, "%s_w = %s_v %s %s_best", t, t, cmp, t);
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "%s_best = tl.where(%s_w, %s_v, %s_best)", t, t, t, t);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s = tl.where(%s_w, %s_j, %s)", t, t, t, t);
-	stmt(e, b.s);
+	stmtf(e, "%s_best = tl.where(%s_w, %s_v, %s_best)", t, t, t, t);
+	stmtf(e, "%s = tl.where(%s_w, %s_j, %s)", t, t, t, t);
 	e->depth--;
 	for (int j = 0; j < rx; j++)
 		for (int i = 0; i < mb[j].n; i++)
@@ -1571,14 +1536,10 @@ box_after_loop(Em *e, DimBox *dst, const DimBox *src, int rank, const TileInst *
 static void
 emit_program_id(Em *e, const TileInst *in)
 {
-	StrBuf b = {0};
-
 	def(e, in);
 	e->lo[in->res] = 0;
 	e->hi[in->res] = e->f->grid[in->axis] - 1;
-	strbuf_printf(&b, "%s = tl.program_id(%" PRId64 ")", e->py[in->res], in->axis);
-	stmt(e, b.s);
-	free(b.s);
+	stmtf(e, "%s = tl.program_id(%" PRId64 ")", e->py[in->res], in->axis);
 }
 
 /* idiv, irem: their ranges from the operand's. */
@@ -1634,7 +1595,6 @@ emit_for(Em *e, int i)
 	const TileInst *fo = &e->f->insts[i];
 	int init = fo->in[0], it = fo->iter, y = e->f->insts[fo->end].in[0], res = fo->res;
 	int64_t trips = tile_trips(fo);
-	StrBuf b = {0};
 
 	comment(e);
 	e->py[fo->var] = em_name(e, val(e, fo->var)->name, "");
@@ -1654,9 +1614,7 @@ emit_for(Em *e, int i)
 			*p = e->parts[init][k];
 			snprintf(sfx, sizeof sfx, "_%d", k);
 			p->name = em_name(e, val(e, it)->name, sfx);
-			b.n = 0;
-			strbuf_printf(&b, "%s = %s", p->name, e->parts[init][k].name);
-			stmt(e, b.s);
+			stmtf(e, "%s = %s", p->name, e->parts[init][k].name);
 		}
 	} else {
 		e->py[it] = em_name(e, val(e, it)->name, "");
@@ -1666,36 +1624,26 @@ emit_for(Em *e, int i)
 			if (sb)
 				memcpy(ib, sb, sizeof(DimBox) * (size_t)val(e, it)->rank);
 		}
-		b.n = 0;
-		strbuf_printf(&b, "%s = %s", e->py[it], e->py[init]);
-		stmt(e, b.s);
+		stmtf(e, "%s = %s", e->py[it], e->py[init]);
 	}
-	b.n = 0;
-	strbuf_printf(&b, "for %s in range(%" PRId64 ", %" PRId64 ", %" PRId64 "):", e->py[fo->var],
+	stmtf(e, "for %s in range(%" PRId64 ", %" PRId64 ", %" PRId64 "):", e->py[fo->var],
 	    fo->lo, fo->hi, fo->step);
-	stmt(e, b.s);
 	e->depth++;
 	e->open[e->nopen++] = i;
 	emit_insts(e, i + 1, fo->end, i);
 	e->nopen--;
-	if (e->failed) {
-		free(b.s);
+	if (e->failed)
 		return;
-	}
 	/* yield */
 	comment(e);
 	if (e->nparts[it]) {
 		if (e->nparts[y] != e->nparts[it])
 			AICM_BUG("a yield of another join than the loop carries");
 		for (int k = 0; k < e->nparts[it]; k++) {
-			b.n = 0;
-			strbuf_printf(&b, "%s = %s", e->parts[it][k].name, e->parts[y][k].name);
-			stmt(e, b.s);
+			stmtf(e, "%s = %s", e->parts[it][k].name, e->parts[y][k].name);
 		}
 	} else {
-		b.n = 0;
-		strbuf_printf(&b, "%s = %s", e->py[it], e->py[y]);
-		stmt(e, b.s);
+		stmtf(e, "%s = %s", e->py[it], e->py[y]);
 	}
 	if (!strstr(e->lines[e->line - 1], "yield "))
 		AICM_BUG("the printed body of '@%s' is out of step at its yield", e->f->name);
@@ -1714,13 +1662,10 @@ emit_for(Em *e, int i)
 			box_after_loop(e, p->box, e->parts[y][k].box, p->rank, fo, i);
 		}
 	} else {
-		b.n = 0;
-		strbuf_printf(&b, "%s = %s", e->py[res], e->py[it]);
-		stmt(e, b.s);
+		stmtf(e, "%s = %s", e->py[res], e->py[it]);
 		if (val(e, res)->rank >= 0 && e->box[y])
 			box_after_loop(e, box_of(e, res), e->box[y], val(e, res)->rank, fo, i);
 	}
-	free(b.s);
 }
 
 static int
