@@ -431,6 +431,16 @@ access_conds(Em *e, DimBox *d, const TileIdx *x, int64_t step, int64_t ext, int6
 	}
 }
 
+/* The bound x + lane < lim, added whatever the ranges say (a window's
+ * rows and columns past its own extents). */
+static void
+box_below(Em *e, DimBox *d, const TileIdx *x, int64_t lim)
+{
+	Cond c = {CK_LT, 1, lim, *x};
+
+	box_add(e, d, &c);
+}
+
 static void
 lane_cond(Em *e, DimBox *d, int64_t ext)
 {
@@ -1227,7 +1237,6 @@ emit_im2col(Em *e, const TileInst *in)
 	DimBox *rb = def(e, in);
 	const char *t = e->py[in->res];
 	StrBuf b = {0}, rows = {0}, cols = {0};
-	Cond c = {CK_LT, 1, 0, {0}};
 
 	r = val(e, in->res);
 	put_lanes(e, &rows, &in->idx[1], 1, r->shape[0], 0, 2);
@@ -1249,12 +1258,8 @@ emit_im2col(Em *e, const TileInst *in)
 	strbuf_putc(&b, ')');
 	stmt(e, b.s);
 	/* rows past Cg*KH*KW and columns past OH*OW are outside the box */
-	c.idx = in->idx[1];
-	c.lim = g[0] * g[1] * g[2];
-	box_add(e, &rb[0], &c);
-	c.idx = in->idx[2];
-	c.lim = g[3] * g[4];
-	box_add(e, &rb[1], &c);
+	box_below(e, &rb[0], &in->idx[1], g[0] * g[1] * g[2]);
+	box_below(e, &rb[1], &in->idx[2], g[3] * g[4]);
 	free(b.s);
 	free(rows.s);
 	free(cols.s);
@@ -1273,7 +1278,6 @@ emit_window(Em *e, const TileInst *in)
 	const char *t = e->py[in->res];
 	bool mx = in->op == TO_WINDOW_MAX;
 	StrBuf b = {0}, rows = {0}, cols = {0};
-	Cond c = {CK_LT, 1, 0, {0}};
 
 	r = val(e, in->res);
 	put_lanes(e, &rows, &in->idx[0], 1, r->shape[0], 0, 2);
@@ -1306,12 +1310,8 @@ emit_window(Em *e, const TileInst *in)
 		strbuf_printf(&b, "%s = %s + %s_v", t, t, t);
 	stmt(e, b.s);
 	e->depth -= 2;
-	c.idx = in->idx[0];
-	c.lim = g[0];
-	box_add(e, &rb[0], &c);
-	c.idx = in->idx[1];
-	c.lim = g[3] * g[4];
-	box_add(e, &rb[1], &c);
+	box_below(e, &rb[0], &in->idx[0], g[0]);
+	box_below(e, &rb[1], &in->idx[1], g[3] * g[4]);
 	free(b.s);
 	free(rows.s);
 	free(cols.s);
@@ -1327,7 +1327,6 @@ emit_window_count(Em *e, const TileInst *in)
 	DimBox *rb = def(e, in);
 	const char *t = e->py[in->res];
 	StrBuf b = {0}, cols = {0};
-	Cond c = {CK_LT, 1, 0, {0}};
 	int rk;
 
 	r = val(e, in->res);
@@ -1350,9 +1349,7 @@ emit_window_count(Em *e, const TileInst *in)
 	if (rk == 2)
 		strbuf_puts(&b, "[None, :]");
 	stmt(e, b.s);
-	c.idx = in->idx[0];
-	c.lim = g[0] * g[1];
-	box_add(e, &rb[rk - 1], &c);
+	box_below(e, &rb[rk - 1], &in->idx[0], g[0] * g[1]);
 	free(b.s);
 	free(cols.s);
 }
