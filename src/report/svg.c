@@ -14,7 +14,9 @@
 #include "diag.h"
 #include "svg.h"
 
-void
+/* Text for XML 1.0: the five entities, and '?' for the control bytes it
+ * does not allow. */
+static void
 svg_esc(FILE *f, const char *s)
 {
 	for (; *s; s++)

@@ -25,7 +25,6 @@ void svg_close(FILE *f);
 void svg_doc_open(FILE *f, double w, double h, const char *title);
 /* A panel inside a document: a nested <svg> at x, y. */
 void svg_panel_open(FILE *f, double x, double y, double w, double h);
-void svg_esc(FILE *f, const char *s);
 void svg_num(FILE *f, double v);
 /* Prints fmt with these conversions only: %n a double (svg_num), %s a
  * string escaped, %r a string raw (markup of our own), %d an int, %l an
