@@ -303,9 +303,10 @@ cli_report_close(CliReport *r, bool write)
 	return status;
 }
 
-/* The roofline's machine: the cpu target of the cost model (passes/cost.c,
- * fitted to this machine's tile executor), for the element type most of
- * g's lowered kernels have. */
+/* The roofline's machine: the cpu target of the cost model (passes/cost.c:
+ * this machine, as the native engine sees it; until that engine is
+ * calibrated it holds cpu-tile's fit of the tile executor), for the
+ * element type most of g's lowered kernels have. */
 static void
 page_peak(const Graph *g, ReportPeak *pk)
 {
