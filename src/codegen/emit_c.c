@@ -54,6 +54,15 @@ cg_use_formula(int kind, OpId op, DType cdt)
 	used[kind][op][cdt == DT_F64 ? 0 : cdt == DT_F32 ? 1 : 2] = 1;
 }
 
+/* [type]: the dot's micro-kernel aicm_dot_f64 / _f32 is called */
+static unsigned char dot_used[2];
+
+void
+cg_use_dot(DType dt)
+{
+	dot_used[dt == DT_F32] = 1;
+}
+
 /* scalar.h's rows as text */
 static const char *
 unary_text(OpId op, bool integer)
@@ -267,6 +276,78 @@ static const char vexp_text[] =
     "\treturn x != x ? x : x > 88.7228394f ? (float)INFINITY : x < -104.0f ? 0.0f : y;\n"
     "}\n";
 
+/* The dot's micro-kernel (op_dot; docs/codegen.md): mr <= 6 rows by ncol
+ * columns of o = c + a b (or 0 + a b when zero), ncol a multiple of 64
+ * bytes and at most 256 (four 512-bit vectors a row), mr and ncol
+ * constants at each call, so that after inlining every loop over the
+ * accumulators has a constant trip count and the 6 x 4 vectors stay in
+ * registers: 24 of the 32 zmm, each step of p one broadcast of a's
+ * element times four vectors of b's row, the shape of the tile engine's
+ * blk512_6_4 (src/runtime/simd_kern.h).  Written with GCC vector types
+ * of the target's width (AICM_VB), not plain loops: gcc kept the plain
+ * 8 x 32 block in registers but spilled the 6 x 64 one.  Without AVX the
+ * same code runs on 16-byte vectors (more than the registers hold:
+ * correct, slower). */
+static const char dot_vec_text[] =
+    "\n/* The dot's vectors: the target's widest (docs/codegen.md). */\n"
+    "#if defined(__AVX512F__)\n#define AICM_VB 64\n#elif defined(__AVX__)\n#define AICM_VB 32\n"
+    "#else\n#define AICM_VB 16\n#endif\n";
+static const char dot_text[] =
+    "\n/* The dot's micro-kernel: mr <= 6 rows by ncol (a multiple of 64 bytes,\n"
+    " * at most 256) columns of o = c + a b, or of a b when zero; a's rows lda\n"
+    " * apart, b's ldb.  mr and ncol are constants where it is called, so every\n"
+    " * loop over the 6 x 4 accumulator vectors unrolls and they stay in\n"
+    " * registers (24 of the 32 zmm); each step of p is one broadcast of a's\n"
+    " * element times four vectors of b's row: FMA vectors. */\n"
+    "typedef @T aicm_v@S __attribute__((vector_size(AICM_VB)));\n"
+    "static inline __attribute__((always_inline)) void\n"
+    "aicm_dot_@S(int mr, int ncol, int zero, long K, const @T *a, long lda, const @T *b, long ldb,\n"
+    "    const @T *c, @T *o, long ldc)\n"
+    "{\n"
+    "\tenum { VL = AICM_VB / (int)sizeof(@T) };\n"
+    "\taicm_v@S acc[6][256 / AICM_VB];\n"
+    "\tconst int nv = ncol / VL;\n"
+    "\n"
+    "\tfor (int q = 0; q < mr; q++)\n"
+    "\t\tfor (int v = 0; v < nv; v++) {\n"
+    "\t\t\tif (zero)\n"
+    "\t\t\t\tacc[q][v] = (aicm_v@S){0};\n"
+    "\t\t\telse\n"
+    "\t\t\t\tmemcpy(&acc[q][v], &c[q * ldc + v * VL], sizeof acc[q][v]);\n"
+    "\t\t}\n"
+    "\tfor (long p = 0; p < K; p++) {\n"
+    "\t\taicm_v@S bv[256 / AICM_VB];\n"
+    "\n"
+    "\t\tfor (int v = 0; v < nv; v++)\n"
+    "\t\t\tmemcpy(&bv[v], &b[p * ldb + v * VL], sizeof bv[v]);\n"
+    "\t\tfor (int q = 0; q < mr; q++) {\n"
+    "\t\t\tconst @T aq = a[q * lda + p];\n"
+    "\n"
+    "\t\t\tfor (int v = 0; v < nv; v++)\n"
+    "\t\t\t\tacc[q][v] += aq * bv[v];\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\tfor (int q = 0; q < mr; q++)\n"
+    "\t\tfor (int v = 0; v < nv; v++)\n"
+    "\t\t\tmemcpy(&o[q * ldc + v * VL], &acc[q][v], sizeof acc[q][v]);\n"
+    "}\n";
+
+/* dot_text for type t (0 f64, 1 f32): @T its C type, @S its suffix */
+static void
+emit_dot(StrBuf *o, int t)
+{
+	for (const char *s = dot_text; *s; s++)
+		if (*s == '@' && s[1] == 'T') {
+			strbuf_puts(o, t ? "float" : "double");
+			s++;
+		} else if (*s == '@' && s[1] == 'S') {
+			strbuf_puts(o, t ? "f32" : "f64");
+			s++;
+		} else {
+			strbuf_putc(o, *s);
+		}
+}
+
 static void
 emit_formulas(StrBuf *o)
 {
@@ -274,6 +355,11 @@ emit_formulas(StrBuf *o)
 	static const char *const ct[3] = {"double", "float", "int64_t"};
 	bool vexp = false;
 
+	if (dot_used[0] || dot_used[1])
+		strbuf_puts(o, dot_vec_text);
+	for (int t = 0; t < 2; t++)
+		if (dot_used[t])
+			emit_dot(o, t);
 	strbuf_puts(o, "\n/* The formulas of the ops used (scalar.h's rows). */\n");
 	for (int kind = 0; kind < 3; kind++)
 		for (int op = 0; op < OP_COUNT; op++)
@@ -870,6 +956,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 	int *knode = xcalloc((size_t)g->nnodes + 1, sizeof *knode);
 
 	memset(used, 0, sizeof used);
+	memset(dot_used, 0, sizeof dot_used);
 	m.g = g;
 	m.name = name;
 	for (int i = 0; i < g->nnodes; i++) {

@@ -713,12 +713,12 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	return reduce_tail(k, in, comb, kt);
 }
 
-/* The micro-kernel's width: 32 lanes, or the largest power of two that
- * divides N. */
+/* The micro-kernel's width: 256 bytes (64 f32 lanes, 32 f64: four
+ * 512-bit vectors), or the largest power of two that divides N. */
 static int64_t
-dot_nr(int64_t N)
+dot_nr(int64_t N, DType rt)
 {
-	int64_t NR = 32;
+	int64_t NR = rt == DT_F32 ? 64 : 32;
 
 	while (NR > 1 && N % NR)
 		NR /= 2;
@@ -730,7 +730,7 @@ dot_nr(int64_t N)
 static bool
 dot_packs(int64_t K, int64_t N, DType rt)
 {
-	return K * dot_nr(N) * (rt == DT_F32 ? 4 : 8) <= 65536;
+	return K * dot_nr(N, rt) * (rt == DT_F32 ? 4 : 8) <= 65536;
 }
 
 /* The loop whose carried tile is it, when that tile starts as zeros
@@ -801,7 +801,7 @@ op_dot(CgKernel *k, const TileInst *in)
 		 * vectorised over n with the accumulators on the stack.)  a is
 		 * read from its copied tile: read in place, its rows 4 KiB
 		 * apart, the same kernel ran 3x slower (L1 set aliasing). */
-		int64_t NR = dot_nr(N), MR = rt == DT_F32 ? 8 : 4;
+		int64_t NR = dot_nr(N, rt), MR = rt == DT_F32 ? 8 : 4;
 		/* where b(p, n) is: SRC[p * sp + n * sn], b's tile, or, when
 		 * cg_plan_dots says so, the tensor b is loaded from (read in
 		 * place), or the tile (or tensor) that b transposes (fold) */
@@ -831,6 +831,9 @@ op_dot(CgKernel *k, const TileInst *in)
 		bool zc = k->f->vals[c].def >= 0 && k->f->insts[k->f->vals[c].def].op == TO_ZEROS &&
 		    !k->alias[c];
 		int zl = k->alias[r] ? zero_loop(k, k->alias[r] - 1) : -1;
+		/* a strip of whole vectors (64 bytes; when N allows): the
+		 * micro-kernel of vectors, else the plain block below */
+		bool vec = NR * (rt == DT_F32 ? 4 : 8) % 64 == 0;
 
 		cg_line(k, "for (long n0 = 0; n0 < %" PRId64 "; n0 += %" PRId64 ") {", N, NR);
 		k->depth++;
@@ -848,51 +851,88 @@ op_dot(CgKernel *k, const TileInst *in)
 			cg_line(k, "\t\tpk[p * %" PRId64 " + n] = t%d[p * %" PRId64 " + (n0 + n) * %"
 			    PRId64 "];", NR, bs, sp, sn);
 		}
-		cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ") {", M, MR);
-		k->depth++;
-		cg_line(k, "%s acc[%" PRId64 "][%" PRId64 "];", T, MR, NR);
-		if (zl >= 0) {
-			cg_line(k, "if (s%d == %" PRId64 ") {   /* the loop's first step */",
-			    k->f->insts[zl].var, k->f->insts[zl].lo);
-			k->depth++;
-		}
-		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
-		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
-		if (zc) {
-			cg_line(k, "\t\tacc[q][n] = 0;");
-		} else if (zl >= 0) {
-			cg_line(k, "\t\tacc[q][n] = 0;");
-			k->depth--;
-			cg_line(k, "} else {");
-			k->depth++;
-			cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
-			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
-			cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+		if (vec) {
+			/* the micro-kernel aicm_dot (emit_c.c's dot_text): 6
+			 * rows at a time, then the last M % 6 */
+			const char *sfx = rt == DT_F32 ? "f32" : "f64";
+			char zero[64], bq[64], ldb[32];
+			int cs = zc ? r : c;   /* a zeros c is not read */
+
+			if (zc)
+				snprintf(zero, sizeof zero, "1");
+			else if (zl >= 0)
+				snprintf(zero, sizeof zero, "s%d == %" PRId64, k->f->insts[zl].var,
+				    k->f->insts[zl].lo);
+			else
+				snprintf(zero, sizeof zero, "0");
+			if (pack) {
+				snprintf(bq, sizeof bq, "pk");
+				snprintf(ldb, sizeof ldb, "%" PRId64, NR);
+			} else {
+				snprintf(bq, sizeof bq, "&t%d[n0]", b);
+				snprintf(ldb, sizeof ldb, "%" PRId64, sp);
+			}
+			cg_use_dot(rt);
+			if (M >= 6)
+				cg_line(k, "for (long m = 0; m < %" PRId64 "; m += 6)", M / 6 * 6);
+			if (M >= 6)
+				cg_line(k, "\taicm_dot_%s(6, %" PRId64 ", %s, %" PRId64 ", &t%d[m * %" PRId64
+				    "], %" PRId64 ", %s, %s, &t%d[m * %" PRId64 " + n0], &t%d[m * %" PRId64
+				    " + n0], %" PRId64 ");", sfx, NR, zero, K, a, K, K, bq, ldb, cs, N, r, N, N);
+			if (M % 6)
+				cg_line(k, "aicm_dot_%s(%" PRId64 ", %" PRId64 ", %s, %" PRId64 ", &t%d[%"
+				    PRId64 "], %" PRId64 ", %s, %s, &t%d[%" PRId64 " + n0], &t%d[%" PRId64
+				    " + n0], %" PRId64 ");", sfx, M % 6, NR, zero, K, a, M / 6 * 6 * K, K, bq,
+				    ldb, cs, M / 6 * 6 * N, r, M / 6 * 6 * N, N);
 			k->depth--;
 			cg_line(k, "}");
 		} else {
-			cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+			cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ") {", M, MR);
+			k->depth++;
+			cg_line(k, "%s acc[%" PRId64 "][%" PRId64 "];", T, MR, NR);
+			if (zl >= 0) {
+				cg_line(k, "if (s%d == %" PRId64 ") {   /* the loop's first step */",
+				    k->f->insts[zl].var, k->f->insts[zl].lo);
+				k->depth++;
+			}
+			cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
+			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
+			if (zc) {
+				cg_line(k, "\t\tacc[q][n] = 0;");
+			} else if (zl >= 0) {
+				cg_line(k, "\t\tacc[q][n] = 0;");
+				k->depth--;
+				cg_line(k, "} else {");
+				k->depth++;
+				cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
+				cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
+				cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+				k->depth--;
+				cg_line(k, "}");
+			} else {
+				cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+			}
+			cg_line(k, "for (long p = 0; p < %" PRId64 "; p++) {", K);
+			k->depth++;
+			if (pack)
+				cg_line(k, "const %s *restrict bp = &pk[p * %" PRId64 "];", T, NR);
+			else
+				cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 " + n0];", T, b, sp);
+			cg_line(k, "for (int q = 0; q < %" PRId64 "; q++) {", MR);
+			cg_line(k, "\tconst %s aq = t%d[(m + q) * %" PRId64 " + p];", T, a, K);
+			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
+			cg_line(k, "\t\tacc[q][n] += aq * bp[n];");
+			cg_line(k, "}");
+			k->depth--;
+			cg_line(k, "}");
+			cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
+			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
+			cg_line(k, "\t\tt%d[(m + q) * %" PRId64 " + n0 + n] = acc[q][n];", r, N);
+			k->depth--;
+			cg_line(k, "}");
+			k->depth--;
+			cg_line(k, "}");
 		}
-		cg_line(k, "for (long p = 0; p < %" PRId64 "; p++) {", K);
-		k->depth++;
-		if (pack)
-			cg_line(k, "const %s *restrict bp = &pk[p * %" PRId64 "];", T, NR);
-		else
-			cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 " + n0];", T, b, sp);
-		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++) {", MR);
-		cg_line(k, "\tconst %s aq = t%d[(m + q) * %" PRId64 " + p];", T, a, K);
-		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
-		cg_line(k, "\t\tacc[q][n] += aq * bp[n];");
-		cg_line(k, "}");
-		k->depth--;
-		cg_line(k, "}");
-		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
-		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
-		cg_line(k, "\t\tt%d[(m + q) * %" PRId64 " + n0 + n] = acc[q][n];", r, N);
-		k->depth--;
-		cg_line(k, "}");
-		k->depth--;
-		cg_line(k, "}");
 	}
 	cg_line(k, "b%d[0] = 1; b%d[1] = 1;", r, r);
 	cg_line(k, "b%d[2] = aicm_min(b%d[2], b%d[2]);", r, a, c);
