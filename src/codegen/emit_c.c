@@ -276,18 +276,12 @@ static const char vexp_text[] =
     "\treturn x != x ? x : x > 88.7228394f ? (float)INFINITY : x < -104.0f ? 0.0f : y;\n"
     "}\n";
 
-/* The dot's micro-kernel (op_dot; docs/codegen.md): mr <= 6 rows by ncol
- * columns of o = c + a b (or 0 + a b when zero), ncol a multiple of 64
- * bytes and at most 256 (four 512-bit vectors a row), mr and ncol
- * constants at each call, so that after inlining every loop over the
- * accumulators has a constant trip count and the 6 x 4 vectors stay in
- * registers: 24 of the 32 zmm, each step of p one broadcast of a's
- * element times four vectors of b's row, the shape of the tile engine's
- * blk512_6_4 (src/runtime/simd_kern.h).  Written with GCC vector types
- * of the target's width (AICM_VB), not plain loops: gcc kept the plain
- * 8 x 32 block in registers but spilled the 6 x 64 one.  Without AVX the
- * same code runs on 16-byte vectors (more than the registers hold:
- * correct, slower). */
+/* The dot's micro-kernel (op_dot; docs/codegen.md), the shape of the tile
+ * engine's blk512_6_4 (src/runtime/simd_kern.h).  Written with GCC vector
+ * types of the target's width (AICM_VB), not plain loops: gcc kept a
+ * plain 8 x 32 f32 block in registers but spilled wider ones (6 x 64 f32
+ * with vectors: W1 f32 5% faster).  Without AVX the same code runs on
+ * 16-byte vectors, more than the registers hold: correct, slower. */
 static const char dot_vec_text[] =
     "\n/* The dot's vectors: the target's widest (docs/codegen.md). */\n"
     "#if defined(__AVX512F__)\n#define AICM_VB 64\n#elif defined(__AVX__)\n#define AICM_VB 32\n"
@@ -298,11 +292,14 @@ static const char dot_text[] =
     " * apart, b's ldb.  mr and ncol are constants where it is called, so every\n"
     " * loop over the 6 x 4 accumulator vectors unrolls and they stay in\n"
     " * registers (24 of the 32 zmm); each step of p is one broadcast of a's\n"
-    " * element times four vectors of b's row: FMA vectors. */\n"
+    " * element times four vectors of b's row: FMA vectors.  When pf is given,\n"
+    " * each step of p prefetches pf[p * pfs] (a line of the strip packed next,\n"
+    " * which comes from L3: its rows 4 KiB apart defeat the hardware\n"
+    " * prefetcher). */\n"
     "typedef @T aicm_v@S __attribute__((vector_size(AICM_VB)));\n"
     "static inline __attribute__((always_inline)) void\n"
     "aicm_dot_@S(int mr, int ncol, int zero, long K, const @T *a, long lda, const @T *b, long ldb,\n"
-    "    const @T *c, @T *o, long ldc)\n"
+    "    const @T *c, @T *o, long ldc, const @T *pf, long pfs)\n"
     "{\n"
     "\tenum { VL = AICM_VB / (int)sizeof(@T) };\n"
     "\taicm_v@S acc[6][256 / AICM_VB];\n"
@@ -318,6 +315,8 @@ static const char dot_text[] =
     "\tfor (long p = 0; p < K; p++) {\n"
     "\t\taicm_v@S bv[256 / AICM_VB];\n"
     "\n"
+    "\t\tif (pf)\n"
+    "\t\t\t__builtin_prefetch(&pf[p * pfs], 0, 1);\n"
     "\t\tfor (int v = 0; v < nv; v++)\n"
     "\t\t\tmemcpy(&bv[v], &b[p * ldb + v * VL], sizeof bv[v]);\n"
     "\t\tfor (int q = 0; q < mr; q++) {\n"
