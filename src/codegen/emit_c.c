@@ -51,73 +51,17 @@ cg_use_formula(int kind, OpId op, DType cdt)
 	used[kind][op][cdt == DT_F64 ? 0 : cdt == DT_F32 ? 1 : 2] = 1;
 }
 
-/* scalar.h's rows as text */
-static const char *
-unary_text(OpId op, bool integer)
-{
-	switch (op) {
-#define X(ID, f) case OP_##ID: return integer ? NULL : #f;
-	IR_SCALAR_UNARY(X)
-#undef X
-	default:
-		break;
-	}
-	return NULL;
-}
-
-static const char *
-unary_int_text(OpId op)
-{
-	switch (op) {
-#define X(ID, f) case OP_##ID: return #f;
-	IR_SCALAR_UNARY_INT(X)
-#undef X
-	default:
-		return NULL;
-	}
-}
-
-static const char *
-binary_text(OpId op, bool integer)
-{
-	if (integer) {
-		switch (op) {
-#define X(ID, f, dv) case OP_##ID: return #f;
-		IR_SCALAR_BINARY_INT(X)
-#undef X
-		default:
-			return NULL;
-		}
-	}
-	switch (op) {
-#define X(ID, f) case OP_##ID: return #f;
-	IR_SCALAR_BINARY(X)
-#undef X
-	default:
-		return NULL;
-	}
-}
-
-static const char *
-combine_text(OpId op, bool integer)
-{
-	if (integer) {
-		switch (op) {
-#define X(ID, f, z) case OP_##ID: return #f;
-		IR_SCALAR_REDUCE_INT(X)
-#undef X
-		default:
-			return NULL;
-		}
-	}
-	switch (op) {
-#define X(ID, f, z) case OP_##ID: return #f;
-	IR_SCALAR_REDUCE(X)
-#undef X
-	default:
-		return NULL;
-	}
-}
+/* scalar.h's rows as text, [kind][class][op]: kind as in used; class 0
+ * floats, 1 integers (int64); NULL where the table has no row. */
+static const char *const formula_text[3][2][OP_COUNT] = {
+#define T2(ID, f) [OP_##ID] = #f,
+#define T3(ID, f, third) [OP_##ID] = #f,
+	{{IR_SCALAR_UNARY(T2)}, {IR_SCALAR_UNARY_INT(T2)}},
+	{{IR_SCALAR_BINARY(T2)}, {IR_SCALAR_BINARY_INT(T3)}},
+	{{IR_SCALAR_REDUCE(T3)}, {IR_SCALAR_REDUCE_INT(T3)}},
+#undef T2
+#undef T3
+};
 
 /* The helpers scalar.h's formulas call (its own static functions, as
  * text: the generated module cannot include aicm's headers). */
@@ -279,9 +223,7 @@ emit_formulas(StrBuf *o)
 
 				if (!used[kind][op][t])
 					continue;
-				f = kind == 0 ? (t == 2 ? unary_int_text((OpId)op) :
-				    unary_text((OpId)op, false)) : kind == 1 ?
-				    binary_text((OpId)op, t == 2) : combine_text((OpId)op, t == 2);
+				f = formula_text[kind][t == 2][op];
 				if (!f)
 					AICM_BUG("'%s' has no formula for %s", ir_ops[op].name, tn[t]);
 				if (kind == 0 && (op == OP_EXP || op == OP_SIGMOID) && t < 2) {

@@ -1145,30 +1145,64 @@ other_of(char *buf, size_t n, const TileInst *in, DType rt)
 		conv(buf, n, v, DT_I64, rt);
 }
 
+/* Opens a guarded load's block (load_pad, load_step) over in's tensor a,
+ * declaring `long base` as decl says (a printf of a's origin); returns
+ * the padding of a's dims to four. */
+static int
+guarded_open(CgKernel *k, const TileInst *in, Acc *a, const char *decl)
+{
+	acc_of(k, in, a);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, decl, a->base0);
+	return 4 - a->rank;
+}
+
+/* `const long oQ = ...`: the origin of in's access along tensor dim q. */
+static void
+guarded_origin(CgKernel *k, const TileInst *in, int q)
+{
+	char e[300];
+
+	idx_expr(e, sizeof e, &in->idx[q]);
+	cg_line(k, "const long o%d = %s;", q, e);
+}
+
+/* The lanes of a guarded load (load_pad, load_step): each reads the
+ * tensor at base + idx when guard holds, else fill. */
+static void
+guarded_lanes(CgKernel *k, int r, const Acc *a, const char *guard, const char *idx,
+    const char *fill)
+{
+	char out[256], cv[800], s2[700];
+	int nl;
+
+	snprintf(s2, sizeof s2, "a->%s[base%s]", a->field, idx);
+	conv(cv, sizeof cv, s2, a->dt, vdt(k, r));
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s ? %s : %s;", out, guard, cv, fill);
+	close_loops(k, nl);
+}
+
 /* load_pad: a load at any offset; a lane outside the tensor reads the
  * fill tile's lane, or other=; every lane is valid. */
 static int
 op_load_pad(CgKernel *k, const TileInst *in)
 {
-	int r = in->res, pad, nl;
+	int r = in->res, pad;
 	const int64_t *sh = k->sh[r];
 	Acc a;
-	char out[256], cond[600], idx[600], fill[300], cv[800], s2[700];
+	char cond[600], idx[600], fill[300];
 	size_t lc = 0, li = 0;
 	DType rt = vdt(k, r);
 
-	acc_of(k, in, &a);
-	pad = 4 - a.rank;
-	cg_line(k, "{");
-	k->depth++;
-	cg_line(k, "long lead = 1, base = %" PRId64 ";", a.base0);
+	pad = guarded_open(k, in, &a, "long lead = 1, base = %" PRId64 ";");
 	cond[0] = idx[0] = '\0';
 	for (int q = 0; q < a.rank; q++) {
-		char e[300];
 		int d = pad + q;
 
-		idx_expr(e, sizeof e, &in->idx[q]);
-		cg_line(k, "const long o%d = %s;", q, e);
+		guarded_origin(k, in, q);
 		if (d < 0) {
 			cg_line(k, "lead &= o%d >= 0 && o%d < %" PRId64 ";", q, q, a.dim[q]);
 			cg_line(k, "if (lead) base += o%d * %" PRId64 ";", q, a.str[q]);
@@ -1188,12 +1222,12 @@ op_load_pad(CgKernel *k, const TileInst *in)
 		elem(fill, sizeof fill, k, in->in[0], sh);
 	else
 		other_of(fill, sizeof fill, in, rt);
-	snprintf(s2, sizeof s2, "a->%s[base%s]", a.field, idx);
-	conv(cv, sizeof cv, s2, a.dt, rt);
-	elem(out, sizeof out, k, r, sh);
-	nl = open_loops(k, sh, 4);
-	cg_line(k, "%s = lead%s ? %s : %s;", out, cond, cv, fill);
-	close_loops(k, nl);
+	{
+		char guard[620];
+
+		snprintf(guard, sizeof guard, "lead%s", cond);
+		guarded_lanes(k, r, &a, guard, idx, fill);
+	}
 	box_full(k, r);
 	k->depth--;
 	cg_line(k, "}");
@@ -1205,27 +1239,21 @@ op_load_pad(CgKernel *k, const TileInst *in)
 static int
 op_load_step(CgKernel *k, const TileInst *in)
 {
-	int r = in->res, pad, nl;
+	int r = in->res, pad;
 	const int64_t *sh = k->sh[r];
 	Acc a;
-	char out[256], cond[400], idx[600], oth[300], cv[800], s2[700];
+	char cond[400], idx[600], oth[300];
 	size_t lc = 0, li = 0;
 	DType rt = vdt(k, r);
 
-	acc_of(k, in, &a);
-	pad = 4 - a.rank;
-	cg_line(k, "{");
-	k->depth++;
-	cg_line(k, "long base = %" PRId64 ";", a.base0);
+	pad = guarded_open(k, in, &a, "long base = %" PRId64 ";");
 	box_full(k, r);
 	cond[0] = idx[0] = '\0';
 	for (int q = 0; q < a.rank; q++) {
-		char e[300];
 		int d = pad + q;
 		int64_t st = in->steps[q];
 
-		idx_expr(e, sizeof e, &in->idx[q]);
-		cg_line(k, "const long o%d = %s;", q, e);
+		guarded_origin(k, in, q);
 		if (d < 0) {
 			cg_line(k, "base += o%d * %" PRId64 ";", q, a.str[q]);
 			continue;
@@ -1246,12 +1274,12 @@ op_load_step(CgKernel *k, const TileInst *in)
 		}
 	}
 	other_of(oth, sizeof oth, in, rt);
-	snprintf(s2, sizeof s2, "a->%s[base%s]", a.field, idx);
-	conv(cv, sizeof cv, s2, a.dt, rt);
-	elem(out, sizeof out, k, r, sh);
-	nl = open_loops(k, sh, 4);
-	cg_line(k, "%s = 1%s ? %s : %s;", out, cond, cv, oth);
-	close_loops(k, nl);
+	{
+		char guard[420];
+
+		snprintf(guard, sizeof guard, "1%s", cond);
+		guarded_lanes(k, r, &a, guard, idx, oth);
+	}
 	k->depth--;
 	cg_line(k, "}");
 	return 0;
