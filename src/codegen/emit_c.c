@@ -791,7 +791,8 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "\n/* Set when a gather's index is out of range: %s_run fails. */\n"
 		    "int %s_aicm_bad;\n", name, name);
 		emit_formulas(c);
-		strbuf_puts(c, body.s);
+		if (body.s)   /* NULL when the graph has no kernel */
+			strbuf_puts(c, body.s);
 		put_named(c, grid_runner, name);
 		/* NAME_run */
 		strbuf_printf(c, "\nint\n%s_run(const %s_args *args, int threads)\n{\n\t%s_args a = "
