@@ -11,7 +11,13 @@
 # the same graph compiling at once into an empty cache both pass (through
 # a compiler that waits a second first, so that the second starts while
 # the first compiles); CC naming no compiler gives one clear error and
-# exit 2.  A few seconds.
+# exit 2.  The streaming kernels' paths (docs/codegen.md) against the
+# reference on edges that tiles do not divide: masked loads read in place,
+# elementwise chains computed inside their reduction's or store's loop
+# (NaN rows kept by relu and max), integer chains, and a softmax's row
+# segment; each run also greps its C for the path, so that a change that
+# stops taking it fails here rather than passing on the old path.  A few
+# seconds.
 set -u
 B=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,5 +73,74 @@ if [ $rc -ne 2 ] || ! printf '%s\n' "$out" | grep -q "needs a C compiler"; then
 	printf '%s\n' "$out" | sed 's/^/    /'
 	fail=1
 fi
-[ $fail -eq 0 ] && echo "native: cache and compiler checks passed"
+# streaming paths: GRAPH PIPELINE PATTERN COUNT: --check passes and the
+# C holds PATTERN COUNT times
+stream() {
+	out=$("$B/aicm-run" --engine=native --pass="$2" --random-rest --check -q "$T/$1.aicm" 2>&1)
+	rc=$?
+	n=$("$B/aicm-opt" --pass="$2" --emit=c "$T/$1.aicm" 2>&1 | grep -c "$3")
+	if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q PASS ||
+	    printf '%s\n' "$out" | grep -q FAIL || [ "$n" != "$4" ]; then
+		echo "native: $1 under $2: expected PASS and $4 lines '$3' in its C, got $n (exit $rc):"
+		printf '%s\n' "$out" | sed 's/^/    /'
+		fail=1
+	fi
+}
+cat >"$T/chain.aicm" <<'EOF'
+graph @chain {
+  %x = input() : (37, 53) f32
+  %w = input() : (37, 53) f32
+  %c = const() : () f32 value=0.99
+  %a = add(%x, %c)
+  %s = sqrt(%a)
+  %r = relu(%s)
+  %m = mul(%r, %w)
+  %y = sum(%m) axis=1
+  %z = max(%s) axis=1
+}
+EOF
+sed 's/f32/f64/g; s/@chain/@chain64/' "$T/chain.aicm" >"$T/chain64.aicm"
+cat >"$T/ints.aicm" <<'EOF'
+graph @ints {
+  %x = input() : (37, 53) i32
+  %y = input() : (37, 53) i32
+  %m = mul(%x, %y)
+  %a = add(%m, %x)
+  %o = relu(%a)
+  %t = sum(%o) axis=1
+  %u = max(%o) axis=1
+}
+EOF
+cat >"$T/ew.aicm" <<'EOF'
+graph @ew {
+  %x = input() : (37, 53) i64
+  %y = input() : (37, 53) i64
+  %m = mul(%x, %y)
+  %o = sub(%m, %x)
+}
+EOF
+cat >"$T/soft.aicm" <<'EOF'
+graph @soft {
+  %x = input() : (37, 70) f32
+  %m = max(%x) axis=-1 keepdims=True
+  %s = sub(%x, %m)
+  %e = exp(%s)
+  %d = sum(%e) axis=-1 keepdims=True
+  %y = div(%e, %d)
+}
+EOF
+small='shape-infer,fuse,lower-tiled{bm=8,bn=16}'
+inplace='base;   /\* read in place'
+for c in chain chain64; do
+	stream $c "$small" "$inplace" 5                   # all masked but the scalar
+	stream $c "$small" 'computed in the next' 2       # add-sqrt into the store, relu-mul into the sum
+	stream $c "$small" 'aicm_vcmax_f..(part, blk)' 1  # the max's vector select
+done
+stream ints "$small" 'computed in the next' 1         # the chain into the store
+stream ints "$small" "$inplace" 4
+stream ew "$small" 'computed in the next' 1
+stream ew "$small" "$inplace" 2
+stream soft 'shape-infer,fuse{row-fusion=true},lower-tiled{bm=8,bn=16}' 'row segment' 1
+stream soft 'shape-infer,fuse{row-fusion=true},autotune{target=cpu},lower-tiled' 'row segment' 1
+[ $fail -eq 0 ] && echo "native: cache, compiler and streaming checks passed"
 exit $fail

@@ -208,12 +208,41 @@ static const char vexp_text[] =
     "\treturn x != x ? x : x > 88.7228394f ? (float)INFINITY : x < -104.0f ? 0.0f : y;\n"
     "}\n";
 
+/* aicm_vcOP_T(part, blk): part[j] = aicm_cOP_T(part[j], blk[j]) for the
+ * 64 bytes of part (a row reduction's partials, emit_c_ops.c), with GCC
+ * vector extensions: gcc does not vectorise max's and min's NaN-keeping
+ * select from the scalar formula.  The vectors are as wide as the target
+ * compiled for has (AVX's 32 bytes, else 16: wider ones are split
+ * through memory where the target has no such registers). */
+static void
+emit_vselect(StrBuf *o, OpId op, const char *tn, const char *ct, int size, bool *types)
+{
+	if (!*types) {
+		strbuf_puts(o, "\n#ifdef __AVX__\n#define AICM_VB 32\n#else\n#define AICM_VB 16\n#endif\n"
+		    "typedef double aicm_vf64 __attribute__((vector_size(AICM_VB)));\n"
+		    "typedef int64_t aicm_vi64 __attribute__((vector_size(AICM_VB)));\n"
+		    "typedef float aicm_vf32 __attribute__((vector_size(AICM_VB)));\n"
+		    "typedef int32_t aicm_vi32 __attribute__((vector_size(AICM_VB)));\n");
+		*types = true;
+	}
+	strbuf_printf(o, "static inline void aicm_vc%s_%s(%s *part, const %s *blk)\n{\n"
+	    "\tfor (int q = 0; q < 64 / AICM_VB; q++) {\n"
+	    "\t\taicm_v%s a, v;\n\t\taicm_vi%d m;\n"
+	    "\t\tmemcpy(&a, part + q * (AICM_VB / %d), sizeof a);\n"
+	    "\t\tmemcpy(&v, blk + q * (AICM_VB / %d), sizeof v);\n"
+	    "\t\tm = (v != v) | (v %s a);   /* NaN wins, as aicm_c%s_%s */\n"
+	    "\t\ta = (aicm_v%s)((m & (aicm_vi%d)v) | (~m & (aicm_vi%d)a));\n"
+	    "\t\tmemcpy(part + q * (AICM_VB / %d), &a, sizeof a);\n\t}\n}\n",
+	    ir_ops[op].name, tn, ct, ct, tn, size * 8, size, size, op == OP_MAX ? ">" : "<",
+	    ir_ops[op].name, tn, tn, size * 8, size * 8, size);
+}
+
 static void
 emit_formulas(StrBuf *o)
 {
 	static const char *const tn[3] = {"f64", "f32", "i64"};
 	static const char *const ct[3] = {"double", "float", "int64_t"};
-	bool vexp = false;
+	bool vexp = false, vtypes = false;
 
 	strbuf_puts(o, "\n/* The formulas of the ops used (scalar.h's rows). */\n");
 	for (int kind = 0; kind < 3; kind++)
@@ -248,6 +277,8 @@ emit_formulas(StrBuf *o)
 				else
 					strbuf_printf(o, "static inline %s aicm_c%s_%s(%s acc, %s v) { return "
 					    "%s; }\n", ct[t], ir_ops[op].name, tn[t], ct[t], ct[t], f);
+				if (kind == 2 && (op == OP_MAX || op == OP_MIN) && t < 2)
+					emit_vselect(o, (OpId)op, tn[t], ct[t], t == 0 ? 8 : 4, &vtypes);
 			}
 }
 
@@ -537,6 +568,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.reg = xcalloc((size_t)f->nvals + 1, sizeof *k.reg);
 	k.inplace = xcalloc((size_t)f->nvals + 1, sizeof *k.inplace);
 	k.vstr = xcalloc((size_t)f->nvals + 1, sizeof *k.vstr);
+	k.chain = xcalloc((size_t)f->nvals + 1, sizeof *k.chain);
 	for (int i = 0; i < f->ninsts; i++)
 		for (int j = 0; j < f->insts[i].nin; j++)
 			k.nuse[f->insts[i].in[j]]++;
@@ -555,6 +587,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				free(k.reg);
 				free(k.inplace);
 				free(k.vstr);
+				free(k.chain);
 				return -1;
 			}
 		for (int q = 0; q < 4; q++)
@@ -590,7 +623,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 			cg_line(&k, "long b%d[4];", v);
 			continue;
 		}
-		if (k.reg[v]) {
+		if (k.reg[v] || k.chain[v]) {
 			/* a register of a fused run: its box only */
 			cg_line(&k, "long b%d[4];   /* %%%s: in registers */", v, tv->name);
 			continue;
@@ -658,6 +691,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	free(k.reg);
 	free(k.inplace);
 	free(k.vstr);
+	free(k.chain);
 	return rc;
 }
 
