@@ -538,7 +538,8 @@ emit_header(const Mod *m, StrBuf *h)
 	}
 	strbuf_printf(h, "} %s_args;\n\n", N);
 	strbuf_printf(h, "/* Runs the graph: 0; -1 when an intermediate cannot be allocated; -2\n"
-	    " * when a gather's index is out of range (the outputs are then not whole).\n"
+	    " * when a gather's index is out of range, -3 when an integer is divided by\n"
+	    " * zero (the outputs are then not whole).\n"
 	    " * threads > 1 spreads each kernel's programs over that many threads when\n"
 	    " * the module is compiled with -pthread. */\n"
 	    "int %s_run(const %s_args *a, int threads);\n\n#endif\n", N, N);
@@ -893,7 +894,8 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 			strbuf_putc(c, '\n');
 		}
 		strbuf_puts(c, prelude);
-		strbuf_printf(c, "\n/* Set when a gather's index is out of range: %s_run fails. */\n"
+		strbuf_printf(c, "\n/* Set when a gather's index is out of range (1) or an integer is "
+		    "divided\n * by zero (2 + the tile instruction): %s_run fails. */\n"
 		    "int %s_aicm_bad;\n", name, name);
 		emit_formulas(c);
 		if (body.s)   /* NULL when the graph has no kernel */
@@ -950,9 +952,9 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 				    fname(&m, i), m.field[-1 - m.fnode[i]], ir_type_numel(&nd->type),
 				    fname(&m, i));
 			}
-		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = -2;\n%s\tfor (int i = 0; i < %d; "
-		    "i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, owns ? "out:\n" : "",
-		    m.nfields + 1);
+		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = %s_aicm_bad == 1 ? -2 : -3;\n%s\tfor "
+		    "(int i = 0; i < %d; i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, name,
+		    owns ? "out:\n" : "", m.nfields + 1);
 		/* the descriptor */
 		strbuf_printf(c, "\n/* For aicm-run --engine=native: the fields in order (each field's "
 		    "graph\n * node; -1 - node: a source copied to an output), the kernels' program\n"

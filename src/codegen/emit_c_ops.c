@@ -291,6 +291,46 @@ is_fill(const CgKernel *k, int v)
 	return def >= 0 && (k->f->insts[def].op == TO_ZEROS || k->f->insts[def].op == TO_FULL);
 }
 
+/* Whether elementwise instruction in divides integers (div, mod, fmod
+ * on int64): a lane of its valid box dividing by zero is the run-time
+ * error the other engines report (DESIGN section 12). */
+static bool
+int_divides(const CgKernel *k, const TileInst *in)
+{
+	DType ct;
+
+	if (in->op != TO_BINARY || !ir_scalar_int_divides(in->gop))
+		return false;
+	ct = is_fill(k, in->in[0]) && !is_fill(k, in->in[1]) ? vdt(k, in->in[1]) : vdt(k, in->in[0]);
+	return !is_float(ct);
+}
+
+/* Inside the loop over shape sh of integer division in, whose divisor's
+ * expression is eb: a zero divisor in a lane of the result's valid box
+ * (computed before the loop) sets NAME_aicm_bad to 2 + in's index, which
+ * NAME_run returns as -3 and the native driver reports; the lane's value
+ * is scalar.h's (0).  Lanes outside the box hold other= fills and are
+ * never an error, as in the tile engine. */
+static void
+divz_check(CgKernel *k, const TileInst *in, const char *eb, const int64_t *sh)
+{
+	char cb[800], cond[300];
+	size_t len = 0;
+	int r = in->res;
+
+	conv(cb, sizeof cb, eb, vdt(k, in->in[1]), DT_I64);
+	cond[0] = '\0';
+	for (int d = 0; d < 4; d++) {
+		if (sh[d] > 1)
+			len += (size_t)snprintf(cond + len, sizeof cond - len, " && i%d < b%d[%d]", d, r, d);
+		else
+			len += (size_t)snprintf(cond + len, sizeof cond - len, " && b%d[%d] > 0", r, d);
+	}
+	cg_line(k, "if (%s == 0%s)", cb, cond);
+	cg_line(k, "\t%s_aicm_bad = %d;   /* an integer division by zero */", k->name,
+	    2 + (int)(in - k->f->insts));
+}
+
 static int
 op_unary(CgKernel *k, const TileInst *in)
 {
@@ -337,10 +377,15 @@ op_binary(CgKernel *k, const TileInst *in)
 	snprintf(val, sizeof val, "aicm_%s_%s(%s, %s)", ir_ops[in->gop].name, fsuffix(ct), ca, cb);
 	conv(cv, sizeof cv, val, kt, rt);
 	elem(out, sizeof out, k, r, k->sh[r]);
+	if (int_divides(k, in))
+		box_meet(k, r, in->in, 2);   /* divz_check reads it */
 	nl = open_loops(k, k->sh[r], 4);
+	if (int_divides(k, in))
+		divz_check(k, in, eb, k->sh[r]);
 	cg_line(k, "%s = %s;", out, cv);
 	close_loops(k, nl);
-	box_meet(k, r, in->in, 2);
+	if (!int_divides(k, in))
+		box_meet(k, r, in->in, 2);
 	return 0;
 }
 
@@ -434,6 +479,16 @@ ew_expr(const CgKernel *k, const TileInst *in, char ex[3][600], char *buf, size_
 	}
 }
 
+/* Whether run i..e-1 divides integers (its boxes then come first). */
+static bool
+run_divides(const CgKernel *k, int i, int e)
+{
+	for (int q = i; q < e; q++)
+		if (int_divides(k, &k->f->insts[q]))
+			return true;
+	return false;
+}
+
 /* The end of the elementwise run that starts at instruction i (i + 1:
  * no run). */
 static int
@@ -472,6 +527,8 @@ run_body(CgKernel *k, int i, int e, const int64_t *sh)
 				elem(ex[j], sizeof ex[j], k, v, sh);
 		}
 		ew_expr(k, in, ex, val, sizeof val);
+		if (int_divides(k, in))
+			divz_check(k, in, ex[1], sh);
 		cg_line(k, "const %s v%d = %s;", cg_ctype(vdt(k, in->res)), in->res, val);
 		if (!k->reg[in->res] && !k->chain[in->res]) {
 			char out[256];
@@ -509,10 +566,13 @@ emit_run(CgKernel *k, int i, int e)
 
 	for (int q = i + 1; q < e; q++)
 		cg_line(k, "/* %s */", k->line[q]);
+	if (run_divides(k, i, e))
+		run_boxes(k, i, e);   /* divz_check reads them */
 	nl = open_loops(k, sh, 4);
 	run_body(k, i, e, sh);
 	close_loops(k, nl);
-	run_boxes(k, i, e);
+	if (!run_divides(k, i, e))
+		run_boxes(k, i, e);
 }
 
 /* Value v's element at the lane (i0..i3) of a loop over shape sh, the
