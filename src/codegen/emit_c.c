@@ -678,7 +678,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	}
 	for (int v = 0; v < f->nvals; v++)
 		if (k.alias[v])
-			cg_line(&k, "t%d = t%d;", v, k.alias[v] - 1);
+			cg_line(&k, "t%d = t%d;   /* one buffer */\n\t(void)t%d;", v, k.alias[v] - 1, v);
 	cg_line(&k, "for (long prog = lo; prog < hi; prog++) {");
 	k.depth++;
 	cg_line(&k, "const long pid0 = prog / %" PRId64 ", pid1 = prog / %" PRId64 " %% %" PRId64

@@ -410,12 +410,21 @@ op_where(CgKernel *k, const TileInst *in)
 	return 0;
 }
 
+static int zero_loop(const CgKernel *k, int it);
+
 static int
 op_fill(CgKernel *k, const TileInst *in)
 {
 	int r = in->res, nl;
 	char n[64], v[300], out[256];
 
+	if (k->alias[r] && zero_loop(k, k->alias[r] - 1) >= 0) {
+		/* the zeros that start a loop whose dot writes the whole tile
+		 * in its first step from accumulators set to 0 (op_dot) */
+		cg_line(k, "/* (the dot's first step starts from 0) */");
+		box_full(k, r);
+		return 0;
+	}
 	cnum(n, sizeof n, in->op == TO_ZEROS ? tile_inum(0) : in->value, vdt(k, r));
 	if (!is_float(vdt(k, r)))
 		conv(v, sizeof v, n, DT_I64, vdt(k, r));
@@ -892,6 +901,33 @@ dot_packs(int64_t K, int64_t N, DType rt)
 	return K * dot_nr(N) * (rt == DT_F32 ? 4 : 8) <= 65536;
 }
 
+/* The loop whose carried tile is it, when that tile starts as zeros
+ * and a float dot accumulates it in place (cg_plan_dots), and the loop
+ * runs at least once: the dot's first step sets its accumulators to 0
+ * and the zeros are never written.  Else -1. */
+static int
+zero_loop(const CgKernel *k, int it)
+{
+	const TileFn *f = k->f;
+
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int y, d;
+
+		if (in->op != TO_FOR || in->iter != it)
+			continue;
+		y = f->insts[in->end].in[0];
+		d = f->vals[y].def;
+		if (is_fill(k, in->in[0]) && f->insts[f->vals[in->in[0]].def].op == TO_ZEROS &&
+		    k->alias[in->in[0]] == it + 1 &&
+		    k->alias[y] == it + 1 && d >= 0 && f->insts[d].op == TO_DOT &&
+		    is_float(vdt(k, y)) && in->step > 0 && in->hi > in->lo)
+			return i;
+		return -1;
+	}
+	return -1;
+}
+
 /* dot(a, b, c): o = c + a b on the last two dims.  The accumulator row
  * is built in a local array of constant length and the k loop's inner
  * strip is contiguous in b and o, which gcc turns into FMA vectors. */
@@ -957,9 +993,12 @@ op_dot(CgKernel *k, const TileInst *in)
 		 * it fits 64 KiB: b's rows N apart map onto a few L1 sets
 		 * (1 KiB apart, 16 of the 64) and evict each other. */
 		bool pack = dot_packs(K, N, rt) && (NR < N || bs != b || k->inplace[b]);
-		/* c a zeros: the accumulators start at 0, c is not read */
+		/* c a zeros: the accumulators start at 0, c is not read; or
+		 * c is a loop's carried tile that starts as zeros (zero_loop):
+		 * they start at 0 in the loop's first step */
 		bool zc = k->f->vals[c].def >= 0 && k->f->insts[k->f->vals[c].def].op == TO_ZEROS &&
 		    !k->alias[c];
+		int zl = k->alias[r] ? zero_loop(k, k->alias[r] - 1) : -1;
 
 		cg_line(k, "for (long n0 = 0; n0 < %" PRId64 "; n0 += %" PRId64 ") {", N, NR);
 		k->depth++;
@@ -980,12 +1019,28 @@ op_dot(CgKernel *k, const TileInst *in)
 		cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ") {", M, MR);
 		k->depth++;
 		cg_line(k, "%s acc[%" PRId64 "][%" PRId64 "];", T, MR, NR);
+		if (zl >= 0) {
+			cg_line(k, "if (s%d == %" PRId64 ") {   /* the loop's first step */",
+			    k->f->insts[zl].var, k->f->insts[zl].lo);
+			k->depth++;
+		}
 		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
 		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
-		if (zc)
+		if (zc) {
 			cg_line(k, "\t\tacc[q][n] = 0;");
-		else
+		} else if (zl >= 0) {
+			cg_line(k, "\t\tacc[q][n] = 0;");
+			k->depth--;
+			cg_line(k, "} else {");
+			k->depth++;
+			cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
+			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
 			cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+			k->depth--;
+			cg_line(k, "}");
+		} else {
+			cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+		}
 		cg_line(k, "for (long p = 0; p < %" PRId64 "; p++) {", K);
 		k->depth++;
 		if (pack)
