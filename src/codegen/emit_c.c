@@ -54,73 +54,17 @@ cg_use_formula(int kind, OpId op, DType cdt)
 	used[kind][op][cdt == DT_F64 ? 0 : cdt == DT_F32 ? 1 : 2] = 1;
 }
 
-/* scalar.h's rows as text */
-static const char *
-unary_text(OpId op, bool integer)
-{
-	switch (op) {
-#define X(ID, f) case OP_##ID: return integer ? NULL : #f;
-	IR_SCALAR_UNARY(X)
-#undef X
-	default:
-		break;
-	}
-	return NULL;
-}
-
-static const char *
-unary_int_text(OpId op)
-{
-	switch (op) {
-#define X(ID, f) case OP_##ID: return #f;
-	IR_SCALAR_UNARY_INT(X)
-#undef X
-	default:
-		return NULL;
-	}
-}
-
-static const char *
-binary_text(OpId op, bool integer)
-{
-	if (integer) {
-		switch (op) {
-#define X(ID, f, dv) case OP_##ID: return #f;
-		IR_SCALAR_BINARY_INT(X)
-#undef X
-		default:
-			return NULL;
-		}
-	}
-	switch (op) {
-#define X(ID, f) case OP_##ID: return #f;
-	IR_SCALAR_BINARY(X)
-#undef X
-	default:
-		return NULL;
-	}
-}
-
-static const char *
-combine_text(OpId op, bool integer)
-{
-	if (integer) {
-		switch (op) {
-#define X(ID, f, z) case OP_##ID: return #f;
-		IR_SCALAR_REDUCE_INT(X)
-#undef X
-		default:
-			return NULL;
-		}
-	}
-	switch (op) {
-#define X(ID, f, z) case OP_##ID: return #f;
-	IR_SCALAR_REDUCE(X)
-#undef X
-	default:
-		return NULL;
-	}
-}
+/* scalar.h's rows as text, [kind][class][op]: kind as in used; class 0
+ * floats, 1 integers (int64); NULL where the table has no row. */
+static const char *const formula_text[3][2][OP_COUNT] = {
+#define T2(ID, f) [OP_##ID] = #f,
+#define T3(ID, f, third) [OP_##ID] = #f,
+	{{IR_SCALAR_UNARY(T2)}, {IR_SCALAR_UNARY_INT(T2)}},
+	{{IR_SCALAR_BINARY(T2)}, {IR_SCALAR_BINARY_INT(T3)}},
+	{{IR_SCALAR_REDUCE(T3)}, {IR_SCALAR_REDUCE_INT(T3)}},
+#undef T2
+#undef T3
+};
 
 /* The helpers scalar.h's formulas call (its own static functions, as
  * text: the generated module cannot include aicm's headers). */
@@ -267,12 +211,41 @@ static const char vexp_text[] =
     "\treturn x != x ? x : x > 88.7228394f ? (float)INFINITY : x < -104.0f ? 0.0f : y;\n"
     "}\n";
 
+/* aicm_vcOP_T(part, blk): part[j] = aicm_cOP_T(part[j], blk[j]) for the
+ * 64 bytes of part (a row reduction's partials, emit_c_ops.c), with GCC
+ * vector extensions: gcc does not vectorise max's and min's NaN-keeping
+ * select from the scalar formula.  The vectors are as wide as the target
+ * compiled for has (AVX's 32 bytes, else 16: wider ones are split
+ * through memory where the target has no such registers). */
+static void
+emit_vselect(StrBuf *o, OpId op, const char *tn, const char *ct, int size, bool *types)
+{
+	if (!*types) {
+		strbuf_puts(o, "\n#ifdef __AVX__\n#define AICM_VB 32\n#else\n#define AICM_VB 16\n#endif\n"
+		    "typedef double aicm_vf64 __attribute__((vector_size(AICM_VB)));\n"
+		    "typedef int64_t aicm_vi64 __attribute__((vector_size(AICM_VB)));\n"
+		    "typedef float aicm_vf32 __attribute__((vector_size(AICM_VB)));\n"
+		    "typedef int32_t aicm_vi32 __attribute__((vector_size(AICM_VB)));\n");
+		*types = true;
+	}
+	strbuf_printf(o, "static inline void aicm_vc%s_%s(%s *part, const %s *blk)\n{\n"
+	    "\tfor (int q = 0; q < 64 / AICM_VB; q++) {\n"
+	    "\t\taicm_v%s a, v;\n\t\taicm_vi%d m;\n"
+	    "\t\tmemcpy(&a, part + q * (AICM_VB / %d), sizeof a);\n"
+	    "\t\tmemcpy(&v, blk + q * (AICM_VB / %d), sizeof v);\n"
+	    "\t\tm = (v != v) | (v %s a);   /* NaN wins, as aicm_c%s_%s */\n"
+	    "\t\ta = (aicm_v%s)((m & (aicm_vi%d)v) | (~m & (aicm_vi%d)a));\n"
+	    "\t\tmemcpy(part + q * (AICM_VB / %d), &a, sizeof a);\n\t}\n}\n",
+	    ir_ops[op].name, tn, ct, ct, tn, size * 8, size, size, op == OP_MAX ? ">" : "<",
+	    ir_ops[op].name, tn, tn, size * 8, size * 8, size);
+}
+
 static void
 emit_formulas(StrBuf *o)
 {
 	static const char *const tn[3] = {"f64", "f32", "i64"};
 	static const char *const ct[3] = {"double", "float", "int64_t"};
-	bool vexp = false;
+	bool vexp = false, vtypes = false;
 
 	strbuf_puts(o, "\n/* The formulas of the ops used (scalar.h's rows). */\n");
 	for (int kind = 0; kind < 3; kind++)
@@ -282,9 +255,7 @@ emit_formulas(StrBuf *o)
 
 				if (!used[kind][op][t])
 					continue;
-				f = kind == 0 ? (t == 2 ? unary_int_text((OpId)op) :
-				    unary_text((OpId)op, false)) : kind == 1 ?
-				    binary_text((OpId)op, t == 2) : combine_text((OpId)op, t == 2);
+				f = formula_text[kind][t == 2][op];
 				if (!f)
 					AICM_BUG("'%s' has no formula for %s", ir_ops[op].name, tn[t]);
 				if (kind == 0 && (op == OP_EXP || op == OP_SIGMOID) && t < 2) {
@@ -309,6 +280,8 @@ emit_formulas(StrBuf *o)
 				else
 					strbuf_printf(o, "static inline %s aicm_c%s_%s(%s acc, %s v) { return "
 					    "%s; }\n", ct[t], ir_ops[op].name, tn[t], ct[t], ct[t], f);
+				if (kind == 2 && (op == OP_MAX || op == OP_MIN) && t < 2)
+					emit_vselect(o, (OpId)op, tn[t], ct[t], t == 0 ? 8 : 4, &vtypes);
 			}
 }
 
@@ -565,7 +538,8 @@ emit_header(const Mod *m, StrBuf *h)
 	}
 	strbuf_printf(h, "} %s_args;\n\n", N);
 	strbuf_printf(h, "/* Runs the graph: 0; -1 when an intermediate cannot be allocated; -2\n"
-	    " * when a gather's index is out of range (the outputs are then not whole).\n"
+	    " * when a gather's index is out of range, -3 when an integer is divided by\n"
+	    " * zero (the outputs are then not whole).\n"
 	    " * threads > 1 spreads each kernel's programs over that many threads when\n"
 	    " * the module is compiled with -pthread. */\n"
 	    "int %s_run(const %s_args *a, int threads);\n\n#endif\n", N, N);
@@ -598,6 +572,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.reg = xcalloc((size_t)f->nvals + 1, sizeof *k.reg);
 	k.inplace = xcalloc((size_t)f->nvals + 1, sizeof *k.inplace);
 	k.vstr = xcalloc((size_t)f->nvals + 1, sizeof *k.vstr);
+	k.chain = xcalloc((size_t)f->nvals + 1, sizeof *k.chain);
 	k.alias = xcalloc((size_t)f->nvals + 1, sizeof *k.alias);
 	k.fold = xcalloc((size_t)f->nvals + 1, sizeof *k.fold);
 	for (int i = 0; i < f->ninsts; i++)
@@ -618,6 +593,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				free(k.reg);
 				free(k.inplace);
 				free(k.vstr);
+				free(k.chain);
 				free(k.alias);
 				free(k.fold);
 				return -1;
@@ -667,7 +643,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 			    v, tv->name);
 			continue;
 		}
-		if (k.reg[v]) {
+		if (k.reg[v] || k.chain[v]) {
 			/* a register of a fused run: its box only */
 			cg_line(&k, "long b%d[4];   /* %%%s: in registers */", v, tv->name);
 			continue;
@@ -738,6 +714,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	free(k.reg);
 	free(k.inplace);
 	free(k.vstr);
+	free(k.chain);
 	free(k.alias);
 	free(k.fold);
 	return rc;
@@ -917,10 +894,12 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 			strbuf_putc(c, '\n');
 		}
 		strbuf_puts(c, prelude);
-		strbuf_printf(c, "\n/* Set when a gather's index is out of range: %s_run fails. */\n"
+		strbuf_printf(c, "\n/* Set when a gather's index is out of range (1) or an integer is "
+		    "divided\n * by zero (2 + the tile instruction): %s_run fails. */\n"
 		    "int %s_aicm_bad;\n", name, name);
 		emit_formulas(c);
-		strbuf_puts(c, body.s);
+		if (body.s)   /* NULL when the graph has no kernel */
+			strbuf_puts(c, body.s);
 		put_named(c, grid_runner, name);
 		for (int q = 0; q < nk; q++) {
 			const TileFn *f = g->nodes[knode[q]].tile;
@@ -973,9 +952,9 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 				    fname(&m, i), m.field[-1 - m.fnode[i]], ir_type_numel(&nd->type),
 				    fname(&m, i));
 			}
-		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = -2;\n%s\tfor (int i = 0; i < %d; "
-		    "i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, owns ? "out:\n" : "",
-		    m.nfields + 1);
+		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = %s_aicm_bad == 1 ? -2 : -3;\n%s\tfor "
+		    "(int i = 0; i < %d; i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, name,
+		    owns ? "out:\n" : "", m.nfields + 1);
 		/* the descriptor */
 		strbuf_printf(c, "\n/* For aicm-run --engine=native: the fields in order (each field's "
 		    "graph\n * node; -1 - node: a source copied to an output), the kernels' program\n"
