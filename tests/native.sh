@@ -13,7 +13,14 @@
 # the first compiles); CC naming no compiler gives one clear error and
 # exit 2; kernels with atomics give the same bits on 2 threads as on 1,
 # split by grid rows where NAME_aicm_rows allows it; the dot's in-place
-# paths (tests/native/dots.aicm) against the reference.  A few seconds.
+# paths (tests/native/dots.aicm) against the reference.  The streaming
+# kernels' paths (docs/codegen.md) against the reference on edges that
+# tiles do not divide: masked loads read in place, elementwise chains
+# computed inside their reduction's or store's loop (NaN rows kept by relu
+# and max), integer chains, and a softmax's row segment; each run also
+# greps its C for the path, so that a change that stops taking it fails
+# here rather than passing on the old path.  Integer division by zero in a
+# valid lane fails the run as in the other engines.  A few seconds.
 set -u
 B=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -131,5 +138,113 @@ case "$got" in
 	echo "native: NAME_aicm_rows: expected rows-* > 0 and cols-f32 0, got '$got'"
 	fail=1 ;;
 esac
-[ $fail -eq 0 ] && echo "native: cache and compiler checks passed"
+# streaming paths: GRAPH PIPELINE PATTERN COUNT: --check passes and the
+# C holds PATTERN COUNT times
+stream() {
+	out=$("$B/aicm-run" --engine=native --pass="$2" --random-rest --check -q "$T/$1.aicm" 2>&1)
+	rc=$?
+	n=$("$B/aicm-opt" --pass="$2" --emit=c "$T/$1.aicm" 2>&1 | grep -c "$3")
+	if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q PASS ||
+	    printf '%s\n' "$out" | grep -q FAIL || [ "$n" != "$4" ]; then
+		echo "native: $1 under $2: expected PASS and $4 lines '$3' in its C, got $n (exit $rc):"
+		printf '%s\n' "$out" | sed 's/^/    /'
+		fail=1
+	fi
+}
+cat >"$T/chain.aicm" <<'EOF'
+graph @chain {
+  %x = input() : (37, 53) f32
+  %w = input() : (37, 53) f32
+  %c = const() : () f32 value=0.99
+  %a = add(%x, %c)
+  %s = sqrt(%a)
+  %r = relu(%s)
+  %m = mul(%r, %w)
+  %y = sum(%m) axis=1
+  %z = max(%s) axis=1
+}
+EOF
+sed 's/f32/f64/g; s/@chain/@chain64/' "$T/chain.aicm" >"$T/chain64.aicm"
+cat >"$T/ints.aicm" <<'EOF'
+graph @ints {
+  %x = input() : (37, 53) i32
+  %y = input() : (37, 53) i32
+  %m = mul(%x, %y)
+  %a = add(%m, %x)
+  %o = relu(%a)
+  %t = sum(%o) axis=1
+  %u = max(%o) axis=1
+}
+EOF
+cat >"$T/ew.aicm" <<'EOF'
+graph @ew {
+  %x = input() : (37, 53) i64
+  %y = input() : (37, 53) i64
+  %m = mul(%x, %y)
+  %o = sub(%m, %x)
+}
+EOF
+cat >"$T/soft.aicm" <<'EOF'
+graph @soft {
+  %x = input() : (37, 70) f32
+  %m = max(%x) axis=-1 keepdims=True
+  %s = sub(%x, %m)
+  %e = exp(%s)
+  %d = sum(%e) axis=-1 keepdims=True
+  %y = div(%e, %d)
+}
+EOF
+small='shape-infer,fuse,lower-tiled{bm=8,bn=16}'
+inplace='base;   /\* read in place'
+for c in chain chain64; do
+	stream $c "$small" "$inplace" 5                   # all masked but the scalar
+	stream $c "$small" 'computed in the next' 2       # add-sqrt into the store, relu-mul into the sum
+	stream $c "$small" 'aicm_vcmax_f..(part, blk)' 1  # the max's vector select
+done
+stream ints "$small" 'computed in the next' 1         # the chain into the store
+stream ints "$small" "$inplace" 4
+stream ew "$small" 'computed in the next' 1
+stream ew "$small" "$inplace" 2
+stream soft 'shape-infer,fuse{row-fusion=true},lower-tiled{bm=8,bn=16}' 'row segment' 1
+stream soft 'shape-infer,fuse{row-fusion=true},autotune{target=cpu},lower-tiled' 'row segment' 1
+# An integer division by zero in a lane of the valid box is the error the
+# other engines report (exit 1, the op named), on 1 thread and on 2, fused
+# or not; zeros that only fill lanes past the edge are none (the divisor
+# is add(r, 1) in the box, other=0 outside it when its kernel loads it).
+cat >"$T/divz.aicm" <<'EOF'
+graph @divz {
+  %x = input() : (37, 53) i32
+  %r = input() : (37, 53) i32
+  %z = sub(%r, %r)
+  %q = OP(%x, %z)
+}
+EOF
+cat >"$T/divok.aicm" <<'EOF'
+graph @divok {
+  %x = input() : (37, 53) i64
+  %r = input() : (37, 53) i64
+  %c = const() : () i64 value=1
+  %y = add(%r, %c)
+  %q = div(%x, %y)
+  %m = mod(%x, %y)
+  %s = sum(%q) axis=1
+}
+EOF
+for op in div mod fmod; do
+	sed "s/OP/$op/" "$T/divz.aicm" >"$T/divz-$op.aicm"
+	for p in "$small" 'shape-infer,lower-tiled{bm=8,bn=16}'; do
+		for t in 1 2; do
+			out=$("$B/aicm-run" --engine=native --pass="$p" --threads=$t --random-rest -q "$T/divz-$op.aicm" 2>&1)
+			rc=$?
+			if [ $rc -ne 1 ] || ! printf '%s\n' "$out" | grep -q "'%q': integer division by zero in '$op'"; then
+				echo "native: $op by zero under $p on $t threads: expected exit 1 and the error, got exit $rc:"
+				printf '%s\n' "$out" | sed 's/^/    /'
+				fail=1
+			fi
+		done
+	done
+done
+stream divok "$small" 'integer division by zero' 2
+stream divok 'shape-infer,lower-tiled{bm=8,bn=16}' 'integer division by zero' 2
+[ $fail -eq 0 ] && echo "native: cache, compiler and streaming and division checks passed"
 exit $fail

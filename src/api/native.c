@@ -443,10 +443,9 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 		if (t > n / unit)
 			t = (int)(n / unit);
 		if (t <= 1) {
+			/* (no continue: the checks below are one thread's too) */
 			m->kernel(k, m->ptr, 0, n);
-			continue;
-		}
-		{
+		} else {
 			Part *part = xcalloc((size_t)t, sizeof *part);
 			pthread_t *th = xcalloc((size_t)t, sizeof *th);
 			bool *started = xcalloc((size_t)t, sizeof *started);
@@ -465,6 +464,23 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 			free(part);
 			free(th);
 			free(started);
+		}
+		if (*m->bad > 1) {
+			/* an integer division by zero in a valid lane: 2 + its
+			 * instruction (emit_c_ops.c), reported as the tile engine
+			 * reports it */
+			const Node *nd = &g->nodes[m->knode[k]];
+			const TileFn *f = nd->tile;
+			const TileInst *in;
+
+			if (!f || *m->bad - 2 >= f->ninsts)
+				AICM_BUG("native: '%%%s' flagged instruction %d of %d", nd->name, *m->bad - 2,
+				    f ? f->ninsts : 0);
+			in = &f->insts[*m->bad - 2];
+			diag_error(d, nd->loc, "'%%%s': integer division by zero in '%s' (its tile '%%%s' "
+			    "of kernel '@%s')", nd->name, ir_ops[in->gop].name, f->vals[in->res].name,
+			    f->name);
+			return -1;
 		}
 		if (*m->bad) {
 			const Node *nd = &g->nodes[m->knode[k]];

@@ -63,73 +63,17 @@ cg_use_dot(DType dt)
 	dot_used[dt == DT_F32] = 1;
 }
 
-/* scalar.h's rows as text */
-static const char *
-unary_text(OpId op, bool integer)
-{
-	switch (op) {
-#define X(ID, f) case OP_##ID: return integer ? NULL : #f;
-	IR_SCALAR_UNARY(X)
-#undef X
-	default:
-		break;
-	}
-	return NULL;
-}
-
-static const char *
-unary_int_text(OpId op)
-{
-	switch (op) {
-#define X(ID, f) case OP_##ID: return #f;
-	IR_SCALAR_UNARY_INT(X)
-#undef X
-	default:
-		return NULL;
-	}
-}
-
-static const char *
-binary_text(OpId op, bool integer)
-{
-	if (integer) {
-		switch (op) {
-#define X(ID, f, dv) case OP_##ID: return #f;
-		IR_SCALAR_BINARY_INT(X)
-#undef X
-		default:
-			return NULL;
-		}
-	}
-	switch (op) {
-#define X(ID, f) case OP_##ID: return #f;
-	IR_SCALAR_BINARY(X)
-#undef X
-	default:
-		return NULL;
-	}
-}
-
-static const char *
-combine_text(OpId op, bool integer)
-{
-	if (integer) {
-		switch (op) {
-#define X(ID, f, z) case OP_##ID: return #f;
-		IR_SCALAR_REDUCE_INT(X)
-#undef X
-		default:
-			return NULL;
-		}
-	}
-	switch (op) {
-#define X(ID, f, z) case OP_##ID: return #f;
-	IR_SCALAR_REDUCE(X)
-#undef X
-	default:
-		return NULL;
-	}
-}
+/* scalar.h's rows as text, [kind][class][op]: kind as in used; class 0
+ * floats, 1 integers (int64); NULL where the table has no row. */
+static const char *const formula_text[3][2][OP_COUNT] = {
+#define T2(ID, f) [OP_##ID] = #f,
+#define T3(ID, f, third) [OP_##ID] = #f,
+	{{IR_SCALAR_UNARY(T2)}, {IR_SCALAR_UNARY_INT(T2)}},
+	{{IR_SCALAR_BINARY(T2)}, {IR_SCALAR_BINARY_INT(T3)}},
+	{{IR_SCALAR_REDUCE(T3)}, {IR_SCALAR_REDUCE_INT(T3)}},
+#undef T2
+#undef T3
+};
 
 /* The helpers scalar.h's formulas call (its own static functions, as
  * text: the generated module cannot include aicm's headers). */
@@ -278,15 +222,15 @@ static const char vexp_text[] =
 
 /* The dot's micro-kernel (op_dot; docs/codegen.md), the shape of the tile
  * engine's blk512_6_4 (src/runtime/simd_kern.h).  Written with GCC vector
- * types of the target's width (AICM_VB), not plain loops: gcc kept a
+ * types of the target's width (AICM_DOT_VB), not plain loops: gcc kept a
  * plain 8 x 32 f32 block in registers but spilled wider ones (6 x 64 f32
  * with vectors: W1 f32 5% faster).  Without AVX-512 (16 registers) it
  * holds 6 x 2 vectors a pass over the columns, the tile engine's blk256;
  * without -march at all, SSE's 16-byte vectors. */
 static const char dot_vec_text[] =
     "\n/* The dot's vectors: the target's widest (docs/codegen.md). */\n"
-    "#if defined(__AVX512F__)\n#define AICM_VB 64\n#elif defined(__AVX__)\n#define AICM_VB 32\n"
-    "#else\n#define AICM_VB 16\n#endif\n";
+    "#if defined(__AVX512F__)\n#define AICM_DOT_VB 64\n#elif defined(__AVX__)\n#define AICM_DOT_VB 32\n"
+    "#else\n#define AICM_DOT_VB 16\n#endif\n";
 static const char dot_text[] =
     "\n/* The dot's micro-kernel: mr <= 6 rows by ncol (a multiple of 64 bytes,\n"
     " * at most 256) columns of o = c + a b, or of a b when zero; a's rows lda\n"
@@ -298,29 +242,29 @@ static const char dot_text[] =
     " * given, each step of p prefetches pf[p * pfs] (a line of the strip packed\n"
     " * next, which comes from L3: its rows 4 KiB apart defeat the hardware\n"
     " * prefetcher).  The pragmas unroll at -O2 too. */\n"
-    "typedef @T aicm_v@S __attribute__((vector_size(AICM_VB)));\n"
+    "typedef @T aicm_dot_v@S __attribute__((vector_size(AICM_DOT_VB)));\n"
     "static inline __attribute__((always_inline)) void\n"
     "aicm_dot_@S(int mr, int ncol, int zero, long K, const @T *a, long lda, const @T *b, long ldb,\n"
     "    const @T *c, @T *o, long ldc, const @T *pf, long pfs)\n"
     "{\n"
-    "\tenum { VL = AICM_VB / (int)sizeof(@T), NV = AICM_VB == 64 ? 4 : 2 };\n"
+    "\tenum { VL = AICM_DOT_VB / (int)sizeof(@T), NV = AICM_DOT_VB == 64 ? 4 : 2 };\n"
     "\tconst int nv = ncol / VL;\n"
     "\n"
     "\tfor (int v0 = 0; v0 < nv; v0 += NV) {\n"
     "\t\tconst int w = nv - v0 < NV ? nv - v0 : NV;\n"
-    "\t\taicm_v@S acc[6][NV];\n"
+    "\t\taicm_dot_v@S acc[6][NV];\n"
     "\n"
     "\t\t#pragma GCC unroll 8\n"
     "\t\tfor (int q = 0; q < mr; q++)\n"
     "\t\t\t#pragma GCC unroll 8\n"
     "\t\t\tfor (int v = 0; v < w; v++) {\n"
     "\t\t\t\tif (zero)\n"
-    "\t\t\t\t\tacc[q][v] = (aicm_v@S){0};\n"
+    "\t\t\t\t\tacc[q][v] = (aicm_dot_v@S){0};\n"
     "\t\t\t\telse\n"
     "\t\t\t\t\tmemcpy(&acc[q][v], &c[q * ldc + (v0 + v) * VL], sizeof acc[q][v]);\n"
     "\t\t\t}\n"
     "\t\tfor (long p = 0; p < K; p++) {\n"
-    "\t\t\taicm_v@S bv[NV];\n"
+    "\t\t\taicm_dot_v@S bv[NV];\n"
     "\n"
     "\t\t\tif (pf && v0 == 0)\n"
     "\t\t\t\t__builtin_prefetch(&pf[p * pfs], 0, 1);\n"
@@ -360,12 +304,41 @@ emit_dot(StrBuf *o, int t)
 		}
 }
 
+/* aicm_vcOP_T(part, blk): part[j] = aicm_cOP_T(part[j], blk[j]) for the
+ * 64 bytes of part (a row reduction's partials, emit_c_ops.c), with GCC
+ * vector extensions: gcc does not vectorise max's and min's NaN-keeping
+ * select from the scalar formula.  The vectors are as wide as the target
+ * compiled for has (AVX's 32 bytes, else 16: wider ones are split
+ * through memory where the target has no such registers). */
+static void
+emit_vselect(StrBuf *o, OpId op, const char *tn, const char *ct, int size, bool *types)
+{
+	if (!*types) {
+		strbuf_puts(o, "\n#ifdef __AVX__\n#define AICM_VB 32\n#else\n#define AICM_VB 16\n#endif\n"
+		    "typedef double aicm_vf64 __attribute__((vector_size(AICM_VB)));\n"
+		    "typedef int64_t aicm_vi64 __attribute__((vector_size(AICM_VB)));\n"
+		    "typedef float aicm_vf32 __attribute__((vector_size(AICM_VB)));\n"
+		    "typedef int32_t aicm_vi32 __attribute__((vector_size(AICM_VB)));\n");
+		*types = true;
+	}
+	strbuf_printf(o, "static inline void aicm_vc%s_%s(%s *part, const %s *blk)\n{\n"
+	    "\tfor (int q = 0; q < 64 / AICM_VB; q++) {\n"
+	    "\t\taicm_v%s a, v;\n\t\taicm_vi%d m;\n"
+	    "\t\tmemcpy(&a, part + q * (AICM_VB / %d), sizeof a);\n"
+	    "\t\tmemcpy(&v, blk + q * (AICM_VB / %d), sizeof v);\n"
+	    "\t\tm = (v != v) | (v %s a);   /* NaN wins, as aicm_c%s_%s */\n"
+	    "\t\ta = (aicm_v%s)((m & (aicm_vi%d)v) | (~m & (aicm_vi%d)a));\n"
+	    "\t\tmemcpy(part + q * (AICM_VB / %d), &a, sizeof a);\n\t}\n}\n",
+	    ir_ops[op].name, tn, ct, ct, tn, size * 8, size, size, op == OP_MAX ? ">" : "<",
+	    ir_ops[op].name, tn, tn, size * 8, size * 8, size);
+}
+
 static void
 emit_formulas(StrBuf *o)
 {
 	static const char *const tn[3] = {"f64", "f32", "i64"};
 	static const char *const ct[3] = {"double", "float", "int64_t"};
-	bool vexp = false;
+	bool vexp = false, vtypes = false;
 
 	if (dot_used[0] || dot_used[1])
 		strbuf_puts(o, dot_vec_text);
@@ -380,9 +353,7 @@ emit_formulas(StrBuf *o)
 
 				if (!used[kind][op][t])
 					continue;
-				f = kind == 0 ? (t == 2 ? unary_int_text((OpId)op) :
-				    unary_text((OpId)op, false)) : kind == 1 ?
-				    binary_text((OpId)op, t == 2) : combine_text((OpId)op, t == 2);
+				f = formula_text[kind][t == 2][op];
 				if (!f)
 					AICM_BUG("'%s' has no formula for %s", ir_ops[op].name, tn[t]);
 				if (kind == 0 && (op == OP_EXP || op == OP_SIGMOID) && t < 2) {
@@ -407,6 +378,8 @@ emit_formulas(StrBuf *o)
 				else
 					strbuf_printf(o, "static inline %s aicm_c%s_%s(%s acc, %s v) { return "
 					    "%s; }\n", ct[t], ir_ops[op].name, tn[t], ct[t], ct[t], f);
+				if (kind == 2 && (op == OP_MAX || op == OP_MIN) && t < 2)
+					emit_vselect(o, (OpId)op, tn[t], ct[t], t == 0 ? 8 : 4, &vtypes);
 			}
 }
 
@@ -663,7 +636,8 @@ emit_header(const Mod *m, StrBuf *h)
 	}
 	strbuf_printf(h, "} %s_args;\n\n", N);
 	strbuf_printf(h, "/* Runs the graph: 0; -1 when an intermediate cannot be allocated; -2\n"
-	    " * when a gather's index is out of range (the outputs are then not whole).\n"
+	    " * when a gather's index is out of range, -3 when an integer is divided by\n"
+	    " * zero (the outputs are then not whole).\n"
 	    " * threads > 1 spreads each kernel's programs over that many threads when\n"
 	    " * the module is compiled with -pthread. */\n"
 	    "int %s_run(const %s_args *a, int threads);\n\n#endif\n", N, N);
@@ -696,6 +670,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.reg = xcalloc((size_t)f->nvals + 1, sizeof *k.reg);
 	k.inplace = xcalloc((size_t)f->nvals + 1, sizeof *k.inplace);
 	k.vstr = xcalloc((size_t)f->nvals + 1, sizeof *k.vstr);
+	k.chain = xcalloc((size_t)f->nvals + 1, sizeof *k.chain);
 	k.alias = xcalloc((size_t)f->nvals + 1, sizeof *k.alias);
 	k.fold = xcalloc((size_t)f->nvals + 1, sizeof *k.fold);
 	for (int i = 0; i < f->ninsts; i++)
@@ -716,6 +691,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				free(k.reg);
 				free(k.inplace);
 				free(k.vstr);
+				free(k.chain);
 				free(k.alias);
 				free(k.fold);
 				return -1;
@@ -765,7 +741,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 			    v, tv->name);
 			continue;
 		}
-		if (k.reg[v]) {
+		if (k.reg[v] || k.chain[v]) {
 			/* a register of a fused run: its box only */
 			cg_line(&k, "long b%d[4];   /* %%%s: in registers */", v, tv->name);
 			continue;
@@ -836,6 +812,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	free(k.reg);
 	free(k.inplace);
 	free(k.vstr);
+	free(k.chain);
 	free(k.alias);
 	free(k.fold);
 	return rc;
@@ -1016,10 +993,12 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 			strbuf_putc(c, '\n');
 		}
 		strbuf_puts(c, prelude);
-		strbuf_printf(c, "\n/* Set when a gather's index is out of range: %s_run fails. */\n"
+		strbuf_printf(c, "\n/* Set when a gather's index is out of range (1) or an integer is "
+		    "divided\n * by zero (2 + the tile instruction): %s_run fails. */\n"
 		    "int %s_aicm_bad;\n", name, name);
 		emit_formulas(c);
-		strbuf_puts(c, body.s);
+		if (body.s)   /* NULL when the graph has no kernel */
+			strbuf_puts(c, body.s);
 		put_named(c, grid_runner, name);
 		for (int q = 0; q < nk; q++) {
 			const TileFn *f = g->nodes[knode[q]].tile;
@@ -1072,9 +1051,9 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 				    fname(&m, i), m.field[-1 - m.fnode[i]], ir_type_numel(&nd->type),
 				    fname(&m, i));
 			}
-		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = -2;\n%s\tfor (int i = 0; i < %d; "
-		    "i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, owns ? "out:\n" : "",
-		    m.nfields + 1);
+		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = %s_aicm_bad == 1 ? -2 : -3;\n%s\tfor "
+		    "(int i = 0; i < %d; i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, name,
+		    owns ? "out:\n" : "", m.nfields + 1);
 		/* the descriptor */
 		strbuf_printf(c, "\n/* For aicm-run --engine=native: the fields in order (each field's "
 		    "graph\n * node; -1 - node: a source copied to an output), the kernels' program\n"

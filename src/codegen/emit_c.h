@@ -51,6 +51,12 @@ typedef struct CgKernel {
 	int64_t (*vstr)[4];          /* per value: an in-place load's strides */
 	bool *reg;                   /* per value: lives in registers only (a fused run's
 	                              * value that nothing after the run reads) */
+	bool *chain;                 /* per value: a run's value computed per element
+	                              * inside the loop of the reduction or store right
+	                              * after the run, its only reader (no tile, no
+	                              * loop of its own) */
+	bool row;                    /* emitting one row i2 of a row segment
+	                              * (cg_emit_insts): dim 2 takes no loop */
 	int *alias;                  /* per value: 1 + the value whose buffer it shares
 	                              * (a loop's carried tile: cg_plan_dots), or 0 */
 	bool *fold;                  /* per value: a transpose that its dot reads through

@@ -165,7 +165,7 @@ open_loops(CgKernel *k, const int64_t *sh, int upto)
 	int n = 0;
 
 	for (int d = 0; d < upto; d++)
-		if (sh[d] > 1) {
+		if (sh[d] > 1 && !(k->row && d == 2)) {
 			cg_line(k, "for (long i%d = 0; i%d < %" PRId64 "; i%d++)%s", d, d, sh[d], d,
 			    " {");
 			k->depth++;
@@ -291,6 +291,46 @@ is_fill(const CgKernel *k, int v)
 	return def >= 0 && (k->f->insts[def].op == TO_ZEROS || k->f->insts[def].op == TO_FULL);
 }
 
+/* Whether elementwise instruction in divides integers (div, mod, fmod
+ * on int64): a lane of its valid box dividing by zero is the run-time
+ * error the other engines report (DESIGN section 12). */
+static bool
+int_divides(const CgKernel *k, const TileInst *in)
+{
+	DType ct;
+
+	if (in->op != TO_BINARY || !ir_scalar_int_divides(in->gop))
+		return false;
+	ct = is_fill(k, in->in[0]) && !is_fill(k, in->in[1]) ? vdt(k, in->in[1]) : vdt(k, in->in[0]);
+	return !is_float(ct);
+}
+
+/* Inside the loop over shape sh of integer division in, whose divisor's
+ * expression is eb: a zero divisor in a lane of the result's valid box
+ * (computed before the loop) sets NAME_aicm_bad to 2 + in's index, which
+ * NAME_run returns as -3 and the native driver reports; the lane's value
+ * is scalar.h's (0).  Lanes outside the box hold other= fills and are
+ * never an error, as in the tile engine. */
+static void
+divz_check(CgKernel *k, const TileInst *in, const char *eb, const int64_t *sh)
+{
+	char cb[800], cond[300];
+	size_t len = 0;
+	int r = in->res;
+
+	conv(cb, sizeof cb, eb, vdt(k, in->in[1]), DT_I64);
+	cond[0] = '\0';
+	for (int d = 0; d < 4; d++) {
+		if (sh[d] > 1)
+			len += (size_t)snprintf(cond + len, sizeof cond - len, " && i%d < b%d[%d]", d, r, d);
+		else
+			len += (size_t)snprintf(cond + len, sizeof cond - len, " && b%d[%d] > 0", r, d);
+	}
+	cg_line(k, "if (%s == 0%s)", cb, cond);
+	cg_line(k, "\t%s_aicm_bad = %d;   /* an integer division by zero */", k->name,
+	    2 + (int)(in - k->f->insts));
+}
+
 static int
 op_unary(CgKernel *k, const TileInst *in)
 {
@@ -337,10 +377,15 @@ op_binary(CgKernel *k, const TileInst *in)
 	snprintf(val, sizeof val, "aicm_%s_%s(%s, %s)", ir_ops[in->gop].name, fsuffix(ct), ca, cb);
 	conv(cv, sizeof cv, val, kt, rt);
 	elem(out, sizeof out, k, r, k->sh[r]);
+	if (int_divides(k, in))
+		box_meet(k, r, in->in, 2);   /* divz_check reads it */
 	nl = open_loops(k, k->sh[r], 4);
+	if (int_divides(k, in))
+		divz_check(k, in, eb, k->sh[r]);
 	cg_line(k, "%s = %s;", out, cv);
 	close_loops(k, nl);
-	box_meet(k, r, in->in, 2);
+	if (!int_divides(k, in))
+		box_meet(k, r, in->in, 2);
 	return 0;
 }
 
@@ -443,6 +488,16 @@ ew_expr(const CgKernel *k, const TileInst *in, char ex[3][600], char *buf, size_
 	}
 }
 
+/* Whether run i..e-1 divides integers (its boxes then come first). */
+static bool
+run_divides(const CgKernel *k, int i, int e)
+{
+	for (int q = i; q < e; q++)
+		if (int_divides(k, &k->f->insts[q]))
+			return true;
+	return false;
+}
+
 /* The end of the elementwise run that starts at instruction i (i + 1:
  * no run). */
 static int
@@ -459,23 +514,15 @@ run_end(const CgKernel *k, int i, int end)
 	return e;
 }
 
-/* Instructions i..e-1, elementwise ops of one result shape, as one loop
- * nest: each value is a register (a local of the loop body) and only the
- * values that an instruction after the run reads are stored to their
- * tiles.  The chain x*y+z then relu is one pass over the tile, vectorised
- * whole, instead of three passes through memory. */
+/* The statements of run i..e-1 for the lane (i0..i3) of a loop over
+ * shape sh: each value a local vN of the loop body, its operands the
+ * run's earlier locals or tiles' elements; a value that an instruction
+ * after the run reads from its tile is stored there too. */
 static void
-emit_run(CgKernel *k, int i, int e)
+run_body(CgKernel *k, int i, int e, const int64_t *sh)
 {
 	const TileFn *f = k->f;
-	const int64_t *sh = k->sh[f->insts[i].res];
-	int nl;
 
-	for (int q = i; q < e; q++) {
-		if (q > i)
-			cg_line(k, "/* %s */", k->line[q]);
-	}
-	nl = open_loops(k, sh, 4);
 	for (int q = i; q < e; q++) {
 		const TileInst *in = &f->insts[q];
 		char ex[3][600], val[2500];
@@ -489,23 +536,74 @@ emit_run(CgKernel *k, int i, int e)
 				elem(ex[j], sizeof ex[j], k, v, sh);
 		}
 		ew_expr(k, in, ex, val, sizeof val);
+		if (int_divides(k, in))
+			divz_check(k, in, ex[1], sh);
 		cg_line(k, "const %s v%d = %s;", cg_ctype(vdt(k, in->res)), in->res, val);
-		if (!k->reg[in->res]) {
+		if (!k->reg[in->res] && !k->chain[in->res]) {
 			char out[256];
 
 			elem(out, sizeof out, k, in->res, sh);
 			cg_line(k, "%s = v%d;", out, in->res);
 		}
 	}
-	close_loops(k, nl);
+}
+
+/* The valid boxes of run i..e-1's values. */
+static void
+run_boxes(CgKernel *k, int i, int e)
+{
 	for (int q = i; q < e; q++) {
-		const TileInst *in = &f->insts[q];
+		const TileInst *in = &k->f->insts[q];
 
 		if (in->op == TO_UNARY)
 			box_copy(k, in->res, in->in[0]);
 		else
 			box_meet(k, in->res, in->in, in->nin);
 	}
+}
+
+/* Instructions i..e-1, elementwise ops of one result shape, as one loop
+ * nest: each value is a register (a local of the loop body) and only the
+ * values that an instruction after the run reads are stored to their
+ * tiles.  The chain x*y+z then relu is one pass over the tile, vectorised
+ * whole, instead of three passes through memory. */
+static void
+emit_run(CgKernel *k, int i, int e)
+{
+	const int64_t *sh = k->sh[k->f->insts[i].res];
+	int nl;
+
+	for (int q = i + 1; q < e; q++)
+		cg_line(k, "/* %s */", k->line[q]);
+	if (run_divides(k, i, e))
+		run_boxes(k, i, e);   /* divz_check reads them */
+	nl = open_loops(k, sh, 4);
+	run_body(k, i, e, sh);
+	close_loops(k, nl);
+	if (!run_divides(k, i, e))
+		run_boxes(k, i, e);
+}
+
+/* Value v's element at the lane (i0..i3) of a loop over shape sh, the
+ * reader's: its tile's element; or, a chained value (cg_plan_runs), the
+ * statements of its run, written here inside the reader's loop, and then
+ * its local vN.  relu then a row's sum is one pass over the row, the
+ * relu never stored. */
+static void
+operand(char *buf, size_t n, CgKernel *k, int v, const int64_t *sh)
+{
+	const TileFn *f = k->f;
+	int q;
+
+	if (!k->chain[v]) {
+		elem(buf, n, k, v, sh);
+		return;
+	}
+	q = f->vals[v].def;
+	while (q > 0 && is_elementwise(&f->insts[q - 1]) && k->chain[f->insts[q - 1].res])
+		q--;
+	run_body(k, q, f->vals[v].def + 1, sh);
+	snprintf(buf, n, "v%d", v);
 }
 
 /* ---- reductions, dot, layout ------------------------------------------ */
@@ -519,6 +617,39 @@ neutral(char *buf, size_t n, OpId gop, DType dt)
 		return;
 	}
 	cnum(buf, n, tile_inum(ir_scalar_neutral_i64(gop, dt)), DT_I64);
+}
+
+/* Opens `if (every extent-1 dim d < upto of x's box is non-empty) {`
+ * when x is read in place or chained (a masked load's lanes past the
+ * tensor's edge are not in memory, and the loops below bound only the
+ * dims longer than 1 by the box); returns whether it did. */
+static bool
+box_guard(CgKernel *k, int x, int upto)
+{
+	char cond[200];
+	size_t len = 0;
+
+	if (!k->inplace[x] && !k->chain[x])
+		return false;
+	cond[0] = '\0';
+	for (int d = 0; d < upto; d++)
+		if (k->sh[x][d] == 1)
+			len += (size_t)snprintf(cond + len, sizeof cond - len, "%sb%d[%d] > 0",
+			    len ? " && " : "", x, d);
+	if (!len)
+		return false;
+	cg_line(k, "if (%s) {", cond);
+	k->depth++;
+	return true;
+}
+
+static void
+box_guard_end(CgKernel *k, bool opened)
+{
+	if (opened) {
+		k->depth--;
+		cg_line(k, "}");
+	}
 }
 
 static int reduce_tail(CgKernel *k, const TileInst *in, OpId comb, DType kt);
@@ -536,6 +667,7 @@ op_reduce(CgKernel *k, const TileInst *in)
 	DType xt = vdt(k, x), rt = vdt(k, r), kt = is_float(xt) ? xt : DT_I64;
 	char z[64], ex[256], eo[256], cx[300];
 	OpId comb = in->gop == OP_MEAN ? OP_SUM : in->gop;
+	bool guard;
 
 	for (int d = 0; d < 4; d++) {
 		bool red = ax == -1 ? d >= 4 - rin : d == ax;
@@ -544,8 +676,13 @@ op_reduce(CgKernel *k, const TileInst *in)
 	}
 	cg_use_formula(2, comb, xt);
 	neutral(z, sizeof z, comb, xt);
-	cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", numel(k, r));
-	cg_line(k, "\tt%d[q] = %s;", r, z);
+	if (k->row) {
+		/* one row: its own result element (row_inst) */
+		cg_line(k, "t%d[i2] = %s;", r, z);
+	} else {
+		cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", numel(k, r));
+		cg_line(k, "\tt%d[q] = %s;", r, z);
+	}
 	/* floats only: an integer sum or max is associative, and gcc
 	 * vectorises the plain loop (gcc 12's SLP vectoriser also got the
 	 * partial sums of an i32 row wrong under -march=native: half of
@@ -553,6 +690,7 @@ op_reduce(CgKernel *k, const TileInst *in)
 	if (osh[3] == 1 && sh[3] >= 16 && is_float(xt))
 		return reduce_rows(k, in, osh, z, comb, kt);
 	/* over the operand's valid box only */
+	guard = box_guard(k, x, 4);
 	for (int d = 0; d < 4; d++)
 		if (sh[d] > 1) {
 			cg_line(k, "for (long i%d = 0; i%d < aicm_min(b%d[%d], %" PRId64 "); i%d++) {", d, d,
@@ -575,7 +713,7 @@ op_reduce(CgKernel *k, const TileInst *in)
 				    len ? " + " : "", d, s[d]);
 		snprintf(eo, sizeof eo, "t%d[%s]", r, len ? ix : "0");
 	}
-	elem(ex, sizeof ex, k, x, sh);
+	operand(ex, sizeof ex, k, x, sh);
 	conv(cx, sizeof cx, ex, xt, kt);
 	{
 		char cr[400], val[800];
@@ -591,6 +729,7 @@ op_reduce(CgKernel *k, const TileInst *in)
 			k->depth--;
 			cg_line(k, "}");
 		}
+	box_guard_end(k, guard);
 	return reduce_tail(k, in, comb, kt);
 }
 
@@ -646,11 +785,13 @@ reduce_tail(CgKernel *k, const TileInst *in, OpId comb, DType kt)
 	return 0;
 }
 
-/* A reduction along the tile's last dim (a row's sum or max): eight
- * partial accumulators a row, combined at its end, so that the row's
- * strip vectorises (one running accumulator is a chain of dependent adds
- * that no compiler may reorder); the order of the sum differs from one
- * accumulator's, as the tile engine's vector kernels' does. */
+/* A reduction along the tile's last dim (a row's sum or max; floats):
+ * W partial accumulators a row (64 bytes of them: one AVX-512 vector, two
+ * AVX ones), combined at its end, so that the row's strip vectorises (one
+ * running accumulator is a chain of dependent adds that no compiler may
+ * reorder); the order of the sum differs from one accumulator's, as the
+ * tile engine's vector kernels' does.  A chained operand's statements go
+ * inside both strips (operand). */
 static int
 reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, OpId comb,
     DType kt)
@@ -663,6 +804,11 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	int64_t st = 1, s[4];
 	size_t len = 0;
 	char ix[200];
+	int W = 64 / (int)ir_dtype_size(xt);
+	/* a float max or min: gcc does not vectorise its NaN-keeping select,
+	 * so the strip's values go to blk and aicm_vcmax_f32 (emit_c.c, GCC
+	 * vector extensions) combines them into part a vector at a time */
+	bool guard, vsel = comb == OP_MAX || comb == OP_MIN;
 
 	for (int d = 3; d >= 0; d--) {
 		s[d] = st;
@@ -674,31 +820,52 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 			len += (size_t)snprintf(ix + len, sizeof ix - len, "%si%d * %" PRId64,
 			    len ? " + " : "", d, s[d]);
 	snprintf(eo, sizeof eo, "t%d[%s]", r, len ? ix : "0");
-	elem(ex, sizeof ex, k, x, sh);
-	conv(cx, sizeof cx, ex, xt, kt);
+	guard = box_guard(k, x, 3);
 	for (int d = 0; d < 3; d++)
-		if (sh[d] > 1) {
+		if (sh[d] > 1 && k->row && d == 2) {
+			cg_line(k, "if (i2 < aicm_min(b%d[2], %" PRId64 ")) {", x, sh[2]);
+			k->depth++;
+		} else if (sh[d] > 1) {
 			cg_line(k, "for (long i%d = 0; i%d < aicm_min(b%d[%d], %" PRId64 "); i%d++) {", d, d,
 			    x, d, sh[d], d);
 			k->depth++;
 		}
 	cg_line(k, "{");
 	k->depth++;
-	cg_line(k, "%s part[8], acc = %s;", KT, z);
+	cg_line(k, "%s part[%d], acc = %s;", KT, W, z);
 	/* the box's width, bounded by the tile's for the compiler's sake */
 	cg_line(k, "const long n3 = b%d[3] < 0 ? 0 : b%d[3] > %" PRId64 " ? %" PRId64 " : b%d[3];",
 	    x, x, sh[3], sh[3], x);
-	cg_line(k, "for (int j = 0; j < 8; j++)");
+	cg_line(k, "for (int j = 0; j < %d; j++)", W);
 	cg_line(k, "\tpart[j] = %s;", z);
-	cg_line(k, "for (long c = 0; c < n3 / 8; c++)");
-	cg_line(k, "\tfor (int j = 0; j < 8; j++) {");
-	cg_line(k, "\t\tconst long i3 = c * 8 + j;");
-	cg_line(k, "\t\tpart[j] = aicm_c%s_%s(part[j], %s);", op, fs, cx);
-	cg_line(k, "\t}");
-	cg_line(k, "for (int j = 0; j < 8; j++)");
+	cg_line(k, "for (long c = 0; c < n3 / %d; c++) {", W);
+	k->depth++;
+	if (vsel)
+		cg_line(k, "%s blk[%d];", KT, W);
+	cg_line(k, "for (int j = 0; j < %d; j++) {", W);
+	k->depth++;
+	cg_line(k, "const long i3 = c * %d + j;", W);
+	operand(ex, sizeof ex, k, x, sh);
+	conv(cx, sizeof cx, ex, xt, kt);
+	if (vsel)
+		cg_line(k, "blk[j] = %s;", cx);
+	else
+		cg_line(k, "part[j] = aicm_c%s_%s(part[j], %s);", op, fs, cx);
+	k->depth--;
+	cg_line(k, "}");
+	if (vsel)
+		cg_line(k, "aicm_vc%s_%s(part, blk);", op, fs);
+	k->depth--;
+	cg_line(k, "}");
+	cg_line(k, "for (int j = 0; j < %d; j++)", W);
 	cg_line(k, "\tacc = aicm_c%s_%s(acc, part[j]);", op, fs);
-	cg_line(k, "for (long i3 = n3 / 8 * 8; i3 < n3; i3++)");
-	cg_line(k, "\tacc = aicm_c%s_%s(acc, %s);", op, fs, cx);
+	cg_line(k, "for (long i3 = n3 / %d * %d; i3 < n3; i3++) {", W, W);
+	k->depth++;
+	operand(ex, sizeof ex, k, x, sh);
+	conv(cx, sizeof cx, ex, xt, kt);
+	cg_line(k, "acc = aicm_c%s_%s(acc, %s);", op, fs, cx);
+	k->depth--;
+	cg_line(k, "}");
 	conv(cr, sizeof cr, eo, rt, kt);
 	snprintf(val, sizeof val, "aicm_c%s_%s(%s, acc)", op, fs, cr);
 	conv(w, sizeof w, val, kt, rt);
@@ -710,6 +877,7 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 			k->depth--;
 			cg_line(k, "}");
 		}
+	box_guard_end(k, guard);
 	return reduce_tail(k, in, comb, kt);
 }
 
@@ -1260,18 +1428,16 @@ op_store(CgKernel *k, const TileInst *in)
 		cg_line(k, "if (b%d[%d] < bx[%d]) bx[%d] = b%d[%d];", v, d, d, d, v, d);
 	cg_line(k, "%s *restrict dst = a->%s + base;", cg_ctype(a.dt), a.field);
 	for (int d = 0; d < 4; d++) {
-		cg_line(k, "for (long i%d = 0; i%d < bx[%d]; i%d++)%s", d, d, d, d, d < 3 ? "" : " {");
+		if (k->row && d == 2)
+			cg_line(k, "if (i2 < bx[2])");
+		else
+			cg_line(k, "for (long i%d = 0; i%d < bx[%d]; i%d++)%s", d, d, d, d, d < 3 ? "" :
+			    " {");
 		k->depth++;
 	}
 	src_index(si, sizeof si, &a, sh);
 	snprintf(dst, sizeof dst, "dst[%s]", si);
-	{
-		int64_t full[4] = {2, 2, 2, 2};   /* every dim indexed */
-		char ix[200];
-
-		lin(ix, sizeof ix, sh, full);
-		snprintf(ev, sizeof ev, "t%d[%s]", v, ix);
-	}
+	operand(ev, sizeof ev, k, v, sh);
 	conv(cv, sizeof cv, ev, vdt(k, v), a.dt);
 	if (in->op == TO_STORE) {
 		cg_line(k, "%s = %s;", dst, cv);
@@ -1310,30 +1476,64 @@ other_of(char *buf, size_t n, const TileInst *in, DType rt)
 		conv(buf, n, v, DT_I64, rt);
 }
 
+/* Opens a guarded load's block (load_pad, load_step) over in's tensor a,
+ * declaring `long base` as decl says (a printf of a's origin); returns
+ * the padding of a's dims to four. */
+static int
+guarded_open(CgKernel *k, const TileInst *in, Acc *a, const char *decl)
+{
+	acc_of(k, in, a);
+	cg_line(k, "{");
+	k->depth++;
+	cg_line(k, decl, a->base0);
+	return 4 - a->rank;
+}
+
+/* `const long oQ = ...`: the origin of in's access along tensor dim q. */
+static void
+guarded_origin(CgKernel *k, const TileInst *in, int q)
+{
+	char e[300];
+
+	idx_expr(e, sizeof e, &in->idx[q]);
+	cg_line(k, "const long o%d = %s;", q, e);
+}
+
+/* The lanes of a guarded load (load_pad, load_step): each reads the
+ * tensor at base + idx when guard holds, else fill. */
+static void
+guarded_lanes(CgKernel *k, int r, const Acc *a, const char *guard, const char *idx,
+    const char *fill)
+{
+	char out[256], cv[800], s2[700];
+	int nl;
+
+	snprintf(s2, sizeof s2, "a->%s[base%s]", a->field, idx);
+	conv(cv, sizeof cv, s2, a->dt, vdt(k, r));
+	elem(out, sizeof out, k, r, k->sh[r]);
+	nl = open_loops(k, k->sh[r], 4);
+	cg_line(k, "%s = %s ? %s : %s;", out, guard, cv, fill);
+	close_loops(k, nl);
+}
+
 /* load_pad: a load at any offset; a lane outside the tensor reads the
  * fill tile's lane, or other=; every lane is valid. */
 static int
 op_load_pad(CgKernel *k, const TileInst *in)
 {
-	int r = in->res, pad, nl;
+	int r = in->res, pad;
 	const int64_t *sh = k->sh[r];
 	Acc a;
-	char out[256], cond[600], idx[600], fill[300], cv[800], s2[700];
+	char cond[600], idx[600], fill[300];
 	size_t lc = 0, li = 0;
 	DType rt = vdt(k, r);
 
-	acc_of(k, in, &a);
-	pad = 4 - a.rank;
-	cg_line(k, "{");
-	k->depth++;
-	cg_line(k, "long lead = 1, base = %" PRId64 ";", a.base0);
+	pad = guarded_open(k, in, &a, "long lead = 1, base = %" PRId64 ";");
 	cond[0] = idx[0] = '\0';
 	for (int q = 0; q < a.rank; q++) {
-		char e[300];
 		int d = pad + q;
 
-		idx_expr(e, sizeof e, &in->idx[q]);
-		cg_line(k, "const long o%d = %s;", q, e);
+		guarded_origin(k, in, q);
 		if (d < 0) {
 			cg_line(k, "lead &= o%d >= 0 && o%d < %" PRId64 ";", q, q, a.dim[q]);
 			cg_line(k, "if (lead) base += o%d * %" PRId64 ";", q, a.str[q]);
@@ -1353,12 +1553,12 @@ op_load_pad(CgKernel *k, const TileInst *in)
 		elem(fill, sizeof fill, k, in->in[0], sh);
 	else
 		other_of(fill, sizeof fill, in, rt);
-	snprintf(s2, sizeof s2, "a->%s[base%s]", a.field, idx);
-	conv(cv, sizeof cv, s2, a.dt, rt);
-	elem(out, sizeof out, k, r, sh);
-	nl = open_loops(k, sh, 4);
-	cg_line(k, "%s = lead%s ? %s : %s;", out, cond, cv, fill);
-	close_loops(k, nl);
+	{
+		char guard[620];
+
+		snprintf(guard, sizeof guard, "lead%s", cond);
+		guarded_lanes(k, r, &a, guard, idx, fill);
+	}
 	box_full(k, r);
 	k->depth--;
 	cg_line(k, "}");
@@ -1370,27 +1570,21 @@ op_load_pad(CgKernel *k, const TileInst *in)
 static int
 op_load_step(CgKernel *k, const TileInst *in)
 {
-	int r = in->res, pad, nl;
+	int r = in->res, pad;
 	const int64_t *sh = k->sh[r];
 	Acc a;
-	char out[256], cond[400], idx[600], oth[300], cv[800], s2[700];
+	char cond[400], idx[600], oth[300];
 	size_t lc = 0, li = 0;
 	DType rt = vdt(k, r);
 
-	acc_of(k, in, &a);
-	pad = 4 - a.rank;
-	cg_line(k, "{");
-	k->depth++;
-	cg_line(k, "long base = %" PRId64 ";", a.base0);
+	pad = guarded_open(k, in, &a, "long base = %" PRId64 ";");
 	box_full(k, r);
 	cond[0] = idx[0] = '\0';
 	for (int q = 0; q < a.rank; q++) {
-		char e[300];
 		int d = pad + q;
 		int64_t st = in->steps[q];
 
-		idx_expr(e, sizeof e, &in->idx[q]);
-		cg_line(k, "const long o%d = %s;", q, e);
+		guarded_origin(k, in, q);
 		if (d < 0) {
 			cg_line(k, "base += o%d * %" PRId64 ";", q, a.str[q]);
 			continue;
@@ -1411,12 +1605,12 @@ op_load_step(CgKernel *k, const TileInst *in)
 		}
 	}
 	other_of(oth, sizeof oth, in, rt);
-	snprintf(s2, sizeof s2, "a->%s[base%s]", a.field, idx);
-	conv(cv, sizeof cv, s2, a.dt, rt);
-	elem(out, sizeof out, k, r, sh);
-	nl = open_loops(k, sh, 4);
-	cg_line(k, "%s = 1%s ? %s : %s;", out, cond, cv, oth);
-	close_loops(k, nl);
+	{
+		char guard[420];
+
+		snprintf(guard, sizeof guard, "1%s", cond);
+		guarded_lanes(k, r, &a, guard, idx, oth);
+	}
 	k->depth--;
 	cg_line(k, "}");
 	return 0;
@@ -1757,16 +1951,56 @@ op_window_count(CgKernel *k, const TileInst *in)
 	return 0;
 }
 
+/* Marks run i..e-1 chained when instruction e, a reduction or a store,
+ * reads its last value (as its operand, not a reduction's accumulator)
+ * and nothing else reads any of its values from outside the run. */
+static void
+plan_chain(CgKernel *k, int i, int e)
+{
+	const TileFn *f = k->f;
+	const TileInst *c = &f->insts[e];
+	int last = f->insts[e - 1].res;
+
+	if ((c->op != TO_REDUCE && c->op != TO_STORE) || c->in[0] != last)
+		return;
+	for (int q = i; q < e; q++) {
+		int v = f->insts[q].res, seen = 0;
+
+		for (int q2 = i; q2 <= e; q2++)
+			for (int j = 0; j < f->insts[q2].nin; j++)
+				if (f->insts[q2].in[j] == v && (q2 < e || j == 0))
+					seen++;
+		if (seen != k->nuse[v])
+			return;
+	}
+	for (int q = i; q < e; q++)
+		k->chain[f->insts[q].res] = true;
+}
+
 void
 cg_plan_runs(CgKernel *k)
 {
 	const TileFn *f = k->f;
 
-	/* loads read in place: unmasked, of the tile's own type, and read
-	 * only through elem() (elementwise ops and reductions) */
+	/* chains: a run whose values are read only inside it and, its last,
+	 * by the reduction or store right after it, is computed inside that
+	 * op's loop (operand) */
+	for (int i = 0; i < f->ninsts;) {
+		int e = run_end(k, i, f->ninsts);
+
+		if (is_elementwise(&f->insts[i]) && e < f->ninsts)
+			plan_chain(k, i, e);
+		i = e;
+	}
+
+	/* loads read in place: of the tile's own type, and read only through
+	 * elem() (elementwise ops, reductions, stores); a masked load only
+	 * by readers that visit its valid box alone (reductions, stores,
+	 * chained values, which their reduction or store computes in its box):
+	 * the lanes past the tensor's edge are never read */
 	for (int i = 0; i < f->ninsts; i++) {
 		const TileInst *in = &f->insts[i];
-		bool ok = in->op == TO_LOAD && !in->masked;
+		bool ok = in->op == TO_LOAD;
 		int v = in->res;
 		Acc a;
 
@@ -1775,9 +2009,14 @@ cg_plan_runs(CgKernel *k)
 		for (int q = 0; q < f->ninsts && ok; q++) {
 			const TileInst *u = &f->insts[q];
 
-			for (int j = 0; j < u->nin; j++)
-				if (u->in[j] == v && !is_elementwise(u) && u->op != TO_REDUCE)
+			for (int j = 0; j < u->nin; j++) {
+				bool boxed = (u->op == TO_REDUCE && j == 0) || u->op == TO_STORE ||
+				    (is_elementwise(u) && k->chain[u->res]);
+
+				if (u->in[j] == v && !(boxed || (!in->masked && (is_elementwise(u) ||
+				    u->op == TO_REDUCE))))
 					ok = false;
+			}
 		}
 		acc_of(k, in, &a);
 		if (!ok || a.dt != vdt(k, v))
@@ -1936,10 +2175,88 @@ op_for(CgKernel *k, const TileInst *in, int i)
 	return 0;
 }
 
+/* Whether instruction in may be emitted one row at a time inside a row
+ * segment of R rows: an elementwise op, a row reduction to [R, 1] that
+ * reduce_rows writes, or a store; every tile [1, 1, R or 1, any]. */
+static bool
+row_inst(const CgKernel *k, const TileInst *in, int64_t R)
+{
+	const int64_t *sh;
+
+	if (in->op == TO_STORE)
+		sh = k->sh[in->in[0]];
+	else if (is_elementwise(in) || in->op == TO_REDUCE)
+		sh = k->sh[in->res];
+	else
+		return false;
+	if (sh[0] != 1 || sh[1] != 1 || (sh[2] != R && sh[2] != 1))
+		return false;
+	if (in->op == TO_REDUCE) {
+		const int64_t *xs = k->sh[in->in[0]];
+		int rin = k->f->vals[in->in[0]].rank;
+
+		return in->nin == 1 && is_float(vdt(k, in->in[0])) && xs[2] == R && xs[3] >= 16 &&
+		    sh[2] == R && sh[3] == 1 && in->keepdims && rin >= 2 && in->axis == rin - 1;
+	}
+	return true;
+}
+
+/* The row segment of k's program: the instructions from the returned
+ * index to the end, each a row_inst of R rows (*rows), at least one a
+ * reduction; -1 when there is none.  Its rows are independent: emitted
+ * inside one loop over the row i2, a softmax's max, exp, sum and divide
+ * pass over one row while it is in L1, not over the whole tile four
+ * times. */
+static int
+row_segment(const CgKernel *k, int64_t *rows)
+{
+	const TileFn *f = k->f;
+	int s = f->ninsts, nred = 0;
+	int64_t R = 0;
+
+	for (int i = 0; i < f->ninsts; i++)
+		if (f->insts[i].op == TO_REDUCE && R == 0)
+			R = k->sh[f->insts[i].in[0]][2];
+	if (R < 2)
+		return -1;
+	while (s > 0 && row_inst(k, &f->insts[s - 1], R)) {
+		s--;
+		nred += f->insts[s].op == TO_REDUCE;
+	}
+	/* a segment that starts inside an elementwise run would split it */
+	while (s < f->ninsts && s > 0 && is_elementwise(&f->insts[s - 1]) &&
+	    is_elementwise(&f->insts[s])) {
+		nred -= f->insts[s].op == TO_REDUCE;
+		s++;
+	}
+	if (!nred || s >= f->ninsts)
+		return -1;
+	*rows = R;
+	return s;
+}
+
 int
 cg_emit_insts(CgKernel *k, int first, int end)
 {
 	const TileFn *f = k->f;
+	int64_t R;
+	int s;
+
+	if (first == 0 && end == f->ninsts && !k->row && (s = row_segment(k, &R)) >= 0) {
+		int rc = cg_emit_insts(k, 0, s);
+
+		if (rc != 0)
+			return rc;
+		cg_line(k, "/* the rows one at a time (a row segment: docs/codegen.md) */");
+		cg_line(k, "for (long i2 = 0; i2 < %" PRId64 "; i2++) {", R);
+		k->depth++;
+		k->row = true;
+		rc = cg_emit_insts(k, s, end);
+		k->row = false;
+		k->depth--;
+		cg_line(k, "}");
+		return rc;
+	}
 
 	for (int i = first; i < end; i++) {
 		const TileInst *in = &f->insts[i];
@@ -1950,6 +2267,15 @@ cg_emit_insts(CgKernel *k, int first, int end)
 			/* a run of elementwise ops over one shape: one loop nest */
 			int e = run_end(k, i, end);
 
+			if (k->chain[f->insts[e - 1].res]) {
+				/* computed inside its reader's loop (operand) */
+				for (int q = i + 1; q < e; q++)
+					cg_line(k, "/* %s */", k->line[q]);
+				cg_line(k, "/* (computed in the next op's loop) */");
+				run_boxes(k, i, e);
+				i = e - 1;
+				continue;
+			}
 			if (e > i + 1) {
 				emit_run(k, i, e);
 				i = e - 1;
