@@ -954,7 +954,10 @@ op_dot(CgKernel *k, const TileInst *in)
 		}
 		cg_line(k, "\t}");
 	} else {
-		/* The micro-kernel: MR rows by NR columns of the result held in
+		/* A strip of whole 64-byte vectors calls the vector
+		 * micro-kernel aicm_dot (6 rows by up to four vectors,
+		 * emit_c.c's dot_text); a narrower one keeps this plain block.
+		 * The plain block: MR rows by NR columns of the result held in
 		 * one local array of constant bounds, every loop over it of
 		 * constant trip count: gcc unrolls them all and keeps the
 		 * MR x NR/lanes accumulator vectors in registers (16 of the 32
