@@ -936,6 +936,40 @@ zero_loop(const CgKernel *k, int it)
 	return -1;
 }
 
+/* How far (in elements) the tensor view that b is loaded from (in place)
+ * moves from one step of the loop that carries the dot's result r to the
+ * next, and that loop (its instruction); 0 when r is not a loop's
+ * carried tile or b does not move along it. */
+static int64_t
+dot_b_step(CgKernel *k, int r, int bs, int *loop)
+{
+	const TileFn *f = k->f;
+	int d = f->vals[bs].def, l = -1;
+	int64_t delta = 0;
+
+	if (!k->alias[r] || !k->inplace[bs] || d < 0 || f->insts[d].op != TO_LOAD)
+		return 0;
+	for (int i = 0; i < f->ninsts && l < 0; i++)
+		if (f->insts[i].op == TO_FOR && f->insts[i].iter == k->alias[r] - 1)
+			l = i;
+	if (l < 0 || f->insts[l].step <= 0)
+		return 0;
+	/* index q of the load is padded tile dim 4 - nidx + q, whose
+	 * tensor stride vstr holds (a dim before the tile's four: none) */
+	for (int q = 0; q < f->insts[d].nidx; q++)
+		for (int t = 0; t < f->insts[d].idx[q].nterm; t++) {
+			int pd = 4 - f->insts[d].nidx + q;
+
+			if (f->insts[d].idx[q].val[t] != f->insts[l].var)
+				continue;
+			if (pd < 0)
+				return 0;
+			delta += f->insts[d].idx[q].coef[t] * f->insts[l].step * k->vstr[bs][pd];
+		}
+	*loop = l;
+	return delta;
+}
+
 /* dot(a, b, c): o = c + a b on the last two dims.  The accumulator row
  * is built in a local array of constant length and the k loop's inner
  * strip is contiguous in b and o, which gcc turns into FMA vectors. */
@@ -1034,7 +1068,7 @@ op_dot(CgKernel *k, const TileInst *in)
 			/* the micro-kernel aicm_dot (emit_c.c's dot_text): 6
 			 * rows at a time, then the last M % 6 */
 			const char *sfx = rt == DT_F32 ? "f32" : "f64";
-			char zero[64], bq[64], ldb[32], pf[160];
+			char zero[64], bq[64], ldb[32], pf[256];
 			int sz = rt == DT_F32 ? 4 : 8;
 			int cs = zc ? r : c;   /* a zeros c is not read */
 
@@ -1056,10 +1090,23 @@ op_dot(CgKernel *k, const TileInst *in)
 			 * prefetch the next strip of b's rows (a line of each row
 			 * a block), when its rows are b's (sn 1) and it is packed:
 			 * W1 f32 6-10% faster */
-			if (pack && sn == 1 && NR < N)
-				snprintf(pf, sizeof pf, "n0 + %" PRId64 " < %" PRId64 " && m < %" PRId64
-				    " ? &t%d[n0 + %" PRId64 " + m / 6 * %d] : 0, %" PRId64, NR, N,
-				    NR * (int64_t)sz / 64 * 6, bs, NR, 64 / sz, sp);
+			int lp = -1;
+			int64_t bstep = pack && sn == 1 ? dot_b_step(k, r, bs, &lp) : 0;
+			char nxt[96];
+
+			/* the last strip's blocks prefetch the first strip of
+			 * the loop's next step, when b moves along the loop
+			 * (W1's k loop): 5% faster again */
+			if (bstep)
+				snprintf(nxt, sizeof nxt, "s%d + %" PRId64 " < %" PRId64 " ? &t%d[%" PRId64
+				    " + m / 6 * %d] : 0", k->f->insts[lp].var, k->f->insts[lp].step,
+				    k->f->insts[lp].hi, bs, bstep, 64 / sz);
+			else
+				snprintf(nxt, sizeof nxt, "0");
+			if (pack && sn == 1 && (NR < N || bstep))
+				snprintf(pf, sizeof pf, "m < %" PRId64 " ? (n0 + %" PRId64 " < %" PRId64
+				    " ? &t%d[n0 + %" PRId64 " + m / 6 * %d] : %s) : 0, %" PRId64,
+				    NR * (int64_t)sz / 64 * 6, NR, N, bs, NR, 64 / sz, nxt, sp);
 			else
 				snprintf(pf, sizeof pf, "0, 0");
 			/* a's rows lda apart: its tile's, or its tensor's when
