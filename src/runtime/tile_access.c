@@ -72,6 +72,29 @@ distinct(const int64_t *valid, const int64_t *s)
 	return n;
 }
 
+/* Lanes [from, to) of a tile row get the load's other.  A loop per
+ * element type, with the value converted once: a masked tile is often
+ * mostly lanes off the tensor (a copy kernel's rows past a short dim), and
+ * tset's per-lane branch made filling them cost more than the copy. */
+static void
+fill_other(const PKernel *k, const TileInst *in, void *row, int64_t from, int64_t to)
+{
+	if (k->ik) {
+		for (int64_t i3 = from; i3 < to; i3++)
+			tseti(row, i3, in->other.i, k->dt);
+	} else if (k->f32) {
+		float v = (float)in->other.d, *r = row;
+
+		for (int64_t i3 = from; i3 < to; i3++)
+			r[i3] = v;
+	} else {
+		double v = in->other.d, *r = row;
+
+		for (int64_t i3 = from; i3 < to; i3++)
+			r[i3] = v;
+	}
+}
+
 int
 tx_load(Worker *w, const TileInst *in, int i)
 {
@@ -120,12 +143,7 @@ tx_load(Worker *w, const TileInst *in, int i)
 				else
 					for (int64_t i3 = 0; i3 < v3; i3++)
 						tset(row, i3, exec_get(src, e + i3 * s[3]), k->f32);
-				if (k->ik)
-					for (int64_t i3 = v3; i3 < sh[3]; i3++)
-						tseti(row, i3, in->other.i, k->dt);
-				else
-					for (int64_t i3 = v3; i3 < sh[3]; i3++)
-						tset(row, i3, in->other.d, k->f32);
+				fill_other(k, in, row, v3, sh[3]);
 			}
 	return i + 1;
 }
