@@ -14,6 +14,7 @@
  * logged per program and applied after the grid in program order
  * (tile_run.c), so that the result is bitwise one thread's.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "simd.h"
@@ -95,37 +96,17 @@ fill_other(const PKernel *k, const TileInst *in, void *row, int64_t from, int64_
 	}
 }
 
-int
-tx_load(Worker *w, const TileInst *in, int i)
+/* Copies the tile of load in (shape sh, tensor strides s) at element
+ * base of src, valid box valid, into o: rows by memcpy where the element
+ * types agree and the row is contiguous, else lane by lane converted;
+ * lanes off the box get other. */
+static void
+pack_tile(const PKernel *k, const TileInst *in, const PAccess *a, const int64_t *sh,
+    const Tensor *src, int64_t base, const int64_t *valid, void *o)
 {
-	const PKernel *k = w->k;
-	const PAccess *a = &k->acc[i];
-	const PTile *t = &k->tile[in->res];
-	int64_t *valid = w->valid[in->res], off[4];
-	int64_t base = access_box(w, in, a, t->sh, valid, off);
-	const Tensor *src = &w->vals[a->node];
-	const int64_t *sh = t->sh, *s = a->tstr;
+	const int64_t *s = a->tstr;
 	size_t es = k->es;
-	void *o;
 
-	w->rd += distinct(valid, s) * (int64_t)ir_dtype_size(src->dt);
-	if ((a->dense || a->view) && box(valid) == t->n) {
-		w->p[in->res] = at(src->data, base, es);   /* read in place */
-		w->ld[in->res] = a->dense ? sh[3] : s[2];
-		return i + 1;
-	}
-	w->ld[in->res] = sh[3];
-	if (a->memo) {
-		int64_t slot = a->slot0 + w->mcnt[i]++ % a->memo;
-
-		o = w->p[in->res] = w->buf + a->memo_off +
-		    (size_t)(slot - a->slot0) * a->memo_bytes;
-		if (!memcmp(w->mkey[slot], off, sizeof off))
-			return i + 1;   /* packed by this thread for an earlier program */
-		memcpy(w->mkey[slot], off, sizeof off);
-	} else {
-		o = w->p[in->res] = w->buf + t->off * k->les;
-	}
 	for (int64_t i0 = 0; i0 < sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < sh[1]; i1++)
 			for (int64_t i2 = 0; i2 < sh[2]; i2++) {
@@ -145,6 +126,88 @@ tx_load(Worker *w, const TileInst *in, int i)
 						tset(row, i3, exec_get(src, e + i3 * s[3]), k->f32);
 				fill_other(k, in, row, v3, sh[3]);
 			}
+}
+
+void
+tx_prepack(const PKernel *k, int i, const Tensor *src)
+{
+	const TileInst *in = &k->f->insts[i];
+	PAccess *a = (PAccess *)&k->acc[i];
+	const int64_t *sh = k->tile[in->res].sh;
+	int64_t b[4], nb = a->pblk[0] * a->pblk[1] * a->pblk[2] * a->pblk[3], q = 0;
+
+	if (!a->pk) {
+		a->pk = aligned_alloc(EXEC_ALIGN, (size_t)nb * a->pk_tile);
+		if (!a->pk)
+			AICM_BUG("out of memory (%zu bytes)", (size_t)nb * a->pk_tile);
+	}
+	for (b[0] = 0; b[0] < a->pblk[0]; b[0]++)
+		for (b[1] = 0; b[1] < a->pblk[1]; b[1]++)
+			for (b[2] = 0; b[2] < a->pblk[2]; b[2]++)
+				for (b[3] = 0; b[3] < a->pblk[3]; b[3]++, q++) {
+					int64_t valid[4], base = a->base0;
+
+					for (int d = 0; d < 4; d++) {
+						int64_t off = b[d] * sh[d], left = a->tdim[d] - off;
+
+						valid[d] = left < sh[d] ? left : sh[d];
+						base += off * a->tstr[d];
+					}
+					pack_tile(k, in, a, sh, src, base, valid, a->pk + (size_t)q * a->pk_tile);
+				}
+	a->pk_src = src->data;
+}
+
+/* The packed block of a prepacked load at tile offsets off, or NULL when
+ * off is not on a block's corner (the plan proved it is, so this is a
+ * check, not a path). */
+static void *
+prepacked(const PAccess *a, const int64_t *sh, const int64_t *off)
+{
+	int64_t q = 0;
+
+	for (int d = 0; d < 4; d++) {
+		if (off[d] % sh[d] != 0 || off[d] / sh[d] >= a->pblk[d])
+			return NULL;
+		q = q * a->pblk[d] + off[d] / sh[d];
+	}
+	return a->pk + (size_t)q * a->pk_tile;
+}
+
+int
+tx_load(Worker *w, const TileInst *in, int i)
+{
+	const PKernel *k = w->k;
+	const PAccess *a = &k->acc[i];
+	const PTile *t = &k->tile[in->res];
+	int64_t *valid = w->valid[in->res], off[4];
+	int64_t base = access_box(w, in, a, t->sh, valid, off);
+	const Tensor *src = &w->vals[a->node];
+	void *o;
+
+	w->rd += distinct(valid, a->tstr) * (int64_t)ir_dtype_size(src->dt);
+	if ((a->dense || a->view) && box(valid) == t->n) {
+		w->p[in->res] = at(src->data, base, k->es);   /* read in place */
+		w->ld[in->res] = a->dense ? t->sh[3] : a->tstr[2];
+		return i + 1;
+	}
+	w->ld[in->res] = t->sh[3];
+	if (a->pk && (o = prepacked(a, t->sh, off))) {
+		w->p[in->res] = o;   /* packed before the run (exec_tile_run) */
+		return i + 1;
+	}
+	if (a->memo) {
+		int64_t slot = a->slot0 + w->mcnt[i]++ % a->memo;
+
+		o = w->p[in->res] = w->buf + a->memo_off +
+		    (size_t)(slot - a->slot0) * a->memo_bytes;
+		if (!memcmp(w->mkey[slot], off, sizeof off))
+			return i + 1;   /* packed by this thread for an earlier program */
+		memcpy(w->mkey[slot], off, sizeof off);
+	} else {
+		o = w->p[in->res] = w->buf + t->off * k->les;
+	}
+	pack_tile(k, in, a, t->sh, src, base, valid, o);
 	return i + 1;
 }
 

@@ -33,6 +33,8 @@
 #define STREAM_MIN_ROW 256
 /* The most memory a kernel's reused packed tiles may take per thread. */
 #define MEMO_MAX ((int64_t)4 << 20)
+/* The most memory a plan's prepacked consts may take, all together. */
+#define PREPACK_MAX ((int64_t)1 << 30)
 
 /* What the planning steps ask about a body, found in one pass over it.
  * Each step used to scan the body again per loop or per load, which made
@@ -259,6 +261,85 @@ mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t, cons
 	    bytes >= STREAM_MIN_TENSOR && sh[3] * (int64_t)k->es >= STREAM_MIN_ROW;
 }
 
+/* Whether index x takes only multiples of e: its constant and each
+ * term's coefficient are, or the term's value is a loop's counter whose
+ * start and step times the coefficient are (loopof: per value, the for
+ * that counts it, or -1). */
+static bool
+idx_aligned(const TileFn *f, const TileIdx *x, int64_t e, const int *loopof)
+{
+	if (e <= 1)
+		return true;
+	if (x->k % e != 0)
+		return false;
+	for (int t = 0; t < x->nterm; t++) {
+		int64_t c = x->coef[t];
+		int fo = loopof[x->val[t]];
+
+		if (c % e == 0)
+			continue;
+		if (fo < 0 || (f->insts[fo].lo * c) % e != 0 || (f->insts[fo].step * c) % e != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Prepacked consts.  A load of a graph const that is copied (not read in
+ * place: a matmul's weight panel, whose rows are a power-of-two stride
+ * apart) gets the whole tensor packed once, block by block in its tile's
+ * shape, before the kernel first runs; every program then reads its block
+ * where it lies.  The matmul's K loop packed those panels again in every
+ * run (memo_plan keeps them only across the programs of one run): 5 MB of
+ * copies per run of the transformer layer, a tenth of its time.  Only
+ * when every index of the load is a multiple of the tile's extent along
+ * its dim (so that each tile is one block), a tile of at most four dims,
+ * a kernel of one compute type, and within PREPACK_MAX for the plan
+ * (*total); the blocks past a ragged edge hold other= as a load would.
+ * Consts only: a graph's inputs change from run to run, and a const that
+ * a caller rewrites in place must be named by exec_tile_source_changed. */
+static void
+plan_prepack(const Graph *g, PKernel *k, const int64_t *trips, int64_t *total)
+{
+	const TileFn *f = k->f;
+	int *loopof = xmalloc(sizeof *loopof * ((size_t)f->nvals + 1));
+	int64_t progs = f->grid[0] * f->grid[1] * f->grid[2];
+
+	for (int v = 0; v < f->nvals; v++)
+		loopof[v] = -1;
+	for (int i = 0; i < f->ninsts; i++)
+		if (f->insts[i].op == TO_FOR)
+			loopof[f->insts[i].var] = i;
+	for (int i = 0; i < f->ninsts && !k->mx; i++) {
+		const TileInst *in = &f->insts[i];
+		PAccess *a = &k->acc[i];
+		const PTile *t;
+		int64_t nb = 1, bytes, tb;
+		bool ok = true;
+
+		if (in->op != TO_LOAD || in->arg == TILE_RESULT || a->dense || a->view ||
+		    a->pad < 0 || g->nodes[a->node].op != OP_CONST || (trips[i] <= 1 && progs <= 1))
+			continue;
+		t = &k->tile[in->res];
+		for (int d = 0; d < 4; d++) {
+			a->pblk[d] = (a->tdim[d] + t->sh[d] - 1) / t->sh[d];
+			nb *= a->pblk[d];
+		}
+		for (int q = 0; q < a->rank && ok; q++)
+			ok = idx_aligned(f, &in->idx[q], t->sh[a->pad + q], loopof);
+		tb = (int64_t)(((size_t)t->n * k->es + 63) & ~(size_t)63);
+		/* a tile much larger than its tensor would pad it out: not
+		 * worth the memory */
+		if (!ok || nb == 0 || __builtin_mul_overflow(nb, tb, &bytes) ||
+		    bytes > 2 * ir_type_numel(&g->nodes[a->node].type) * (int64_t)k->es + 65536 ||
+		    *total + bytes > PREPACK_MAX)
+			continue;
+		*total += bytes;
+		a->prepack = true;
+		a->pk_tile = (size_t)tb;
+	}
+	free(loopof);
+}
+
 /* Packed tiles that neighbouring programs repeat.  A dot's b tile in a K
  * loop does not depend on the row block: when the programs of one column
  * of blocks run one after another (axis 0 fastest), each thread keeps the
@@ -295,7 +376,7 @@ plan_memo(PKernel *k, const int64_t *trips)
 		const PAccess *a = &k->acc[i];
 
 		if (in->op == TO_LOAD && trips[i] > 1 && in->arg != TILE_RESULT && !a->dense &&
-		    !a->view && !(a->dep & 1u) && (a->dep & 6u) && f->grid[0] > 1)
+		    !a->view && !a->prepack && !(a->dep & 1u) && (a->dep & 6u) && f->grid[0] > 1)
 			k->axis0_fast = true;
 	}
 	if (k->axis0_fast)
@@ -309,7 +390,8 @@ plan_memo(PKernel *k, const int64_t *trips)
 
 		/* (a memo's key is the four tile dims' offsets: none past rank 4) */
 		if (in->op != TO_LOAD || trips[i] <= 1 || trips[i] == INT64_MAX ||
-		    in->arg == TILE_RESULT || a->dense || a->view || (a->dep & (1u << fast)) ||
+		    in->arg == TILE_RESULT || a->dense || a->view || a->prepack ||
+		    (a->dep & (1u << fast)) ||
 		    trips[i] > MEMO_MAX || a->rank > 4)
 			continue;
 		bytes = ((size_t)k->tile[in->res].n * k->es + 63) & ~(size_t)63;
@@ -369,7 +451,7 @@ compute_dt(const TileFn *f, bool *ik, bool *mx)
 }
 
 static int
-compile_kernel(const Graph *g, int node, PKernel *k)
+compile_kernel(const Graph *g, int node, PKernel *k, int64_t *prepacked)
 {
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
@@ -507,6 +589,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			mark_dense(k, in, a, t, &u);
 	}
 	k->bytes = ((k->bufsize * k->es) + 63) & ~(size_t)63;
+	plan_prepack(g, k, trips, prepacked);
 	plan_memo(k, trips);
 	uses_free(&u);
 	if (k->mx)
@@ -518,6 +601,7 @@ TilePlan *
 exec_tile_compile(const Graph *g, Diag *d)
 {
 	TilePlan *p = xcalloc(1, sizeof *p);
+	int64_t prepacked = 0;
 
 	p->g = g;
 	for (int i = 0; i < g->nnodes; i++)
@@ -531,7 +615,7 @@ exec_tile_compile(const Graph *g, Diag *d)
 
 		if (n->op == OP_TILED) {
 			PKernel *k = &p->k[p->nk++];
-			int rc = compile_kernel(g, i, k);
+			int rc = compile_kernel(g, i, k, &prepacked);
 
 			if (rc == -1) {
 				diag_error(d, n->loc, "tiled '%%%s' needs more tile memory than a "
@@ -579,6 +663,8 @@ exec_tile_free(TilePlan *p)
 		return;
 	tx_crew_stop(p->crew);
 	for (int i = 0; i < p->nk; i++) {
+		for (int j = 0; p->k[i].acc && j < p->k[i].f->ninsts; j++)
+			free(p->k[i].acc[j].pk);
 		free(p->k[i].tile);
 		free(p->k[i].acc);
 		free(p->k[i].memoed);

@@ -73,6 +73,17 @@ typedef struct PAccess {
 	int slot0;                   /* its first memo slot */
 	size_t memo_off;             /* bytes into the worker's buffer */
 	size_t memo_bytes;           /* per slot */
+	/* Loads of a const (tile_plan.c plan_prepack): every tile of the
+	 * tensor packed once, block by block (pblk[d] blocks along padded
+	 * tile dim d, pk_tile bytes each), kept across runs until the
+	 * tensor's data moves or the caller says it changed
+	 * (exec_tile_source_changed); a load at block-aligned offsets then
+	 * points at its block instead of copying. */
+	bool prepack;
+	int64_t pblk[4];
+	size_t pk_tile;
+	char *pk;                    /* NULL: not packed yet (or stale) */
+	const void *pk_src;          /* the tensor data it was packed from */
 } PAccess;
 
 typedef struct PKernel {
@@ -169,6 +180,9 @@ int tx_run_strips(Worker *w, int i);
 
 /* tile_access.c */
 int tx_load(Worker *w, const TileInst *in, int i);
+/* Packs every block of prepacked load i of kernel k from src (a->pk,
+ * allocated here when NULL). */
+void tx_prepack(const PKernel *k, int i, const Tensor *src);
 int tx_store(Worker *w, const TileInst *in, int i);   /* stores and atomics */
 /* Where store i puts its whole tile as one contiguous run of its tensor,
  * or NULL (a strip run's store then goes the ordinary way). */

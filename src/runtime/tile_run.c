@@ -457,6 +457,14 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 				return -1;
 			}
 		}
+		/* prepacked consts: packed at the first run, again when the
+		 * tensor's data moved or was said to change */
+		for (int j = 0; j < k->f->ninsts; j++) {
+			const PAccess *a = &k->acc[j];
+
+			if (a->prepack && (!a->pk || a->pk_src != vals[a->node].data))
+				tx_prepack(k, j, &vals[a->node]);
+		}
 		memset(st, 0, sizeof *st);
 		st->name = k->f->name;
 		st->kind = ir_kernel_kinds[k->f->kind];
@@ -489,4 +497,13 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		}
 	}
 	return 0;
+}
+
+void
+exec_tile_source_changed(TilePlan *p, int node)
+{
+	for (int q = 0; p && q < p->nk; q++)
+		for (int j = 0; j < p->k[q].f->ninsts; j++)
+			if (p->k[q].acc[j].prepack && p->k[q].acc[j].node == node)
+				p->k[q].acc[j].pk_src = NULL;
 }
