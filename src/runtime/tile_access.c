@@ -118,6 +118,15 @@ pack_tile(const PKernel *k, const TileInst *in, const PAccess *a, const int64_t 
 				 * copied as bytes too, exact for every element type */
 				if ((s[3] == 1 || v3 <= 1) && src->dt == k->dt)
 					memcpy(row, at(src->data, e, es), es * (size_t)v3);
+				else if (src->dt == k->dt && k->f32)
+					/* strided lanes of the tile's own type (a
+					 * transposed view: attention's K) without
+					 * exec_get's per-lane type switch */
+					for (int64_t i3 = 0; i3 < v3; i3++)
+						((float *)row)[i3] = ((const float *)src->data)[e + i3 * s[3]];
+				else if (src->dt == k->dt && k->dt == DT_F64)
+					for (int64_t i3 = 0; i3 < v3; i3++)
+						((double *)row)[i3] = ((const double *)src->data)[e + i3 * s[3]];
 				else if (k->ik)
 					for (int64_t i3 = 0; i3 < v3; i3++)
 						tseti(row, i3, exec_geti(src, e + i3 * s[3]), k->dt);
@@ -308,5 +317,25 @@ tx_store_target(Worker *w, int i)
 	for (int d = 0; d < 4; d++)
 		if (valid[d] < t->sh[d] || w->valid[in->in[0]][d] < t->sh[d])
 			return NULL;
+	return at(dst->data, base, k->es);
+}
+
+char *
+tx_store_rows(Worker *w, int i, int64_t *rs)
+{
+	const PKernel *k = w->k;
+	const TileInst *in = &k->f->insts[i];
+	const PAccess *a = &k->acc[i];
+	const PTile *t = &k->tile[in->in[0]];
+	int64_t valid[4], off[4], base = access_box(w, in, a, t->sh, valid, off);
+	Tensor *dst = &w->vals[a->node];
+
+	if (in->op != TO_STORE || (a->tstr[3] != 1 && t->sh[3] > 1) || dst->dt != k->dt)
+		return NULL;
+	for (int d = 0; d < 4; d++)
+		if (valid[d] < t->sh[d] || w->valid[in->in[0]][d] < t->sh[d])
+			return NULL;
+	for (int d = 0; d < 3; d++)
+		rs[d] = a->tstr[d];
 	return at(dst->data, base, k->es);
 }

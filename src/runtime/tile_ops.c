@@ -846,6 +846,84 @@ strip_op(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 	round_f32(w, in->res, lo, n);
 }
 
+/* Tile v's strides (elements) along the padded dims of a tile of shape
+ * sh it stretches to: 0 along its dims of 1. */
+static void
+stretch_strides(const PKernel *k, int v, const int64_t *sh, int64_t *s)
+{
+	int64_t m = 1;
+
+	for (int d = 3; d >= 0; d--) {
+		s[d] = k->tile[v].sh[d] == 1 && sh[d] != 1 ? 0 : m;
+		m *= k->tile[v].sh[d];
+	}
+}
+
+/* A row run (tile_plan.c row_run): row by row, each op on the row, then
+ * the row stored when the store can take rows (else it runs after). */
+static int
+run_rows(Worker *w, int i, int end)
+{
+	const PKernel *k = w->k;
+	const TileFn *f = k->f;
+	int last = f->insts[end - 1].res;
+	const int64_t *sh = k->tile[last].sh;
+	int64_t n = k->tile[last].n, rs[3], (*sa)[4], (*sb)[4];
+	size_t es = k->es;
+	char *dst = NULL;
+
+	/* the operands' strides, once: in the worker's row-run scratch */
+	sa = w->rowstr;
+	sb = w->rowstr + (end - i);
+	for (int q = i; q < end; q++)
+		if (f->insts[q].op == TO_BINARY) {
+			stretch_strides(k, f->insts[q].in[0], sh, sa[q - i]);
+			stretch_strides(k, f->insts[q].in[1], sh, sb[q - i]);
+		}
+	if (end < f->ninsts && f->insts[end].op == TO_STORE && f->insts[end].in[0] == last)
+		dst = tx_store_rows(w, end, rs);
+	for (int64_t i0 = 0, lo = 0; i0 < sh[0]; i0++)
+		for (int64_t i1 = 0; i1 < sh[1]; i1++)
+			for (int64_t i2 = 0; i2 < sh[2]; i2++, lo += sh[3]) {
+				for (int q = i; q < end; q++) {
+					const TileInst *in = &f->insts[q];
+					const void *a, *b;
+					void *o;
+
+					if (in->op == TO_UNARY) {
+						unary_range(w, in, lo, sh[3]);
+						continue;
+					}
+					const int64_t *xa = sa[q - i], *xb = sb[q - i];
+
+					a = at(w->p[in->in[0]], i0 * xa[0] + i1 * xa[1] + i2 * xa[2], es);
+					b = at(w->p[in->in[1]], i0 * xb[0] + i1 * xb[1] + i2 * xb[2], es);
+					o = at(w->p[in->res], lo, es);
+					if (!has_simd(in->gop))
+						binary_formula(in->gop, k->f32, sh[3], a, xa[3], b, xb[3], o);
+					else if (k->f32)
+						simd_binary_f32(simd_op_of(in->gop), sh[3], a, (int)xa[3], b,
+						    (int)xb[3], o);
+					else
+						simd_binary(simd_op_of(in->gop), sh[3], a, (int)xa[3], b,
+						    (int)xb[3], o);
+					round_f32(w, in->res, lo, sh[3]);
+				}
+				if (!dst)
+					continue;
+				if (k->acc[end].stream)
+					simd_copy_stream(dst + (i0 * rs[0] + i1 * rs[1] + i2 * rs[2]) *
+					    (int64_t)es, at(w->p[last], lo, es), es * (size_t)sh[3]);
+				else
+					memcpy(dst + (i0 * rs[0] + i1 * rs[1] + i2 * rs[2]) * (int64_t)es,
+					    at(w->p[last], lo, es), es * (size_t)sh[3]);
+			}
+	if (!dst)
+		return end;
+	w->wr += n * (int64_t)es;
+	return end + 1;
+}
+
 /* Runs the strip run that starts at instruction i (and the store that
  * follows it, when it can go strip by strip); returns the next one. */
 int
@@ -864,6 +942,8 @@ tx_run_strips(Worker *w, int i)
 		else
 			(void)binary_prep(w, &f->insts[q], sa, sb);
 	}
+	if (k->run_rows[i])
+		return run_rows(w, i, end);
 	if (end < f->ninsts && f->insts[end].op == TO_STORE && f->insts[end].in[0] == last)
 		dst = tx_store_target(w, end);
 	for (int64_t lo = 0; lo < n; lo += STRIP) {

@@ -209,10 +209,54 @@ flat_operand(const PKernel *k, int v, const PTile *t)
 	return o->n == 1 || memcmp(o->sh, t->sh, sizeof t->sh) == 0;
 }
 
+/* Row runs: rows of at least this many elements. */
+#define ROW_RUN_MIN 32
+
+/* Whether operand v broadcasts to tile t along its dims of 1. */
+static bool
+row_operand(const PKernel *k, int v, const PTile *t)
+{
+	const PTile *o = &k->tile[v];
+
+	for (int d = 0; d < 4; d++)
+		if (o->sh[d] != t->sh[d] && o->sh[d] != 1)
+			return false;
+	return true;
+}
+
+/* The end of the row run that could start at instruction i (i if none):
+ * elementwise ops on tiles of one shape of rows of ROW_RUN_MIN or more,
+ * their operands that shape or stretched along some dims (a bias row, a
+ * row's mean).  Done a row at a time (tx_run_strips), every op on the
+ * row before the next row, and the store of the result row by row: the
+ * epilogue of a matmul (bias, relu, a residual) or a LayerNorm's tail
+ * took one pass over the whole tile per op, each tile larger than L1. */
+static int
+row_run(const TileFn *f, const PKernel *k, int i)
+{
+	const PTile *t = f->insts[i].res >= 0 ? &k->tile[f->insts[i].res] : NULL;
+	int j = i;
+
+	if (!t || t->sh[3] < ROW_RUN_MIN)
+		return i;
+	for (; j < f->ninsts; j++) {
+		const TileInst *q = &f->insts[j];
+
+		if ((q->op != TO_UNARY && q->op != TO_BINARY) ||
+		    memcmp(k->tile[q->res].sh, t->sh, sizeof t->sh) != 0)
+			break;
+		if (q->op == TO_UNARY ? !flat_operand(k, q->in[0], t) || k->tile[q->in[0]].n == 1 :
+		    !row_operand(k, q->in[0], t) || !row_operand(k, q->in[1], t))
+			break;
+	}
+	return j;
+}
+
 static void
 plan_strips(const TileFn *f, PKernel *k)
 {
 	k->run_end = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_end);
+	k->run_rows = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_rows);
 	for (int i = 0; i < f->ninsts;) {
 		const TileInst *in = &f->insts[i];
 		int j = i;
@@ -234,7 +278,18 @@ plan_strips(const TileFn *f, PKernel *k)
 			    (q->op == TO_BINARY && !flat_operand(k, q->in[1], t)))
 				break;
 		}
-		/* two ops at least, or one whose result is stored next */
+		/* two ops at least, or one whose result is stored next; else
+		 * perhaps a row run */
+		if (!(j - i >= 2 || (j - i == 1 && j < f->ninsts && f->insts[j].op == TO_STORE &&
+		    f->insts[j].in[0] == f->insts[i].res))) {
+			int r = row_run(f, k, i);
+
+			if (r - i >= 2 || (r - i == 1 && r < f->ninsts && f->insts[r].op == TO_STORE &&
+			    f->insts[r].in[0] == f->insts[i].res)) {
+				j = r;
+				k->run_rows[i] = true;
+			}
+		}
 		if (j - i >= 2 || (j - i == 1 && j < f->ninsts && f->insts[j].op == TO_STORE &&
 		    f->insts[j].in[0] == f->insts[i].res))
 			k->run_end[i] = j;
@@ -669,6 +724,7 @@ exec_tile_free(TilePlan *p)
 		free(p->k[i].acc);
 		free(p->k[i].memoed);
 		free(p->k[i].run_end);
+		free(p->k[i].run_rows);
 		free(p->k[i].vdt);
 		free(p->k[i].idt);
 		free(p->k[i].views);

@@ -106,6 +106,7 @@ typedef struct PKernel {
 	bool axis0_fast;             /* programs in order with axis 0 fastest */
 	int *run_end;                /* per instruction: the end of the strip run
 	                              * that starts there (plan_strips), or 0 */
+	bool *run_rows;              /* per instruction: that run goes row by row */
 	bool atomics;
 	KernelStats st;
 	/* A mixed kernel (tile_mixed.c): integers with floats, or i32 with
@@ -157,6 +158,7 @@ typedef struct Worker {
 	int64_t *mcnt;
 	int64_t *sc;                 /* scalar slots */
 	int64_t (*valid)[4];         /* per value */
+	int64_t (*rowstr)[4];        /* a row run's operand strides: 2 per instruction */
 	int64_t rd, wr, fl;
 	int64_t pid[3];
 	AtomLog *logs;               /* per program, or NULL: apply at once */
@@ -187,6 +189,10 @@ int tx_store(Worker *w, const TileInst *in, int i);   /* stores and atomics */
 /* Where store i puts its whole tile as one contiguous run of its tensor,
  * or NULL (a strip run's store then goes the ordinary way). */
 char *tx_store_target(Worker *w, int i);
+/* Where store i puts row (0, 0, 0) of its tile when every row of it goes
+ * whole to a contiguous run of its tensor (rs: the tensor's strides, in
+ * elements, for the tile's first three dims), or NULL. */
+char *tx_store_rows(Worker *w, int i, int64_t *rs);
 
 /* tile_window.c: im2col and window_count */
 int tx_im2col(Worker *w, const TileInst *in, int i);
