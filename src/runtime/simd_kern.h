@@ -186,20 +186,26 @@ KN(dot, avx512)(int64_t M, int64_t N, int64_t K, const T *a, int64_t lda, const 
 	int64_t w = N - j < 4 * L512 ? N - j : 4 * L512; \
 	int nv = (int)((w + L512 - 1) / L512); \
 	M512 lm = (M512)(w % L512 ? (1u << (w % L512)) - 1 : ALL512);
-#define DOT512_ROWS int mr = M - i < 6 ? (int)(M - i) : 6;
+/* Row blocks of 6; the last 7 or 8 rows as two blocks of 4 and 3 or 4,
+ * not 6 and a block of 1 or 2, whose few accumulators leave the FMA
+ * units waiting (M = 128: 21 blocks of 6 and one of 2 before).  Each
+ * element's sum runs over k in the same order whatever its block. */
+#define DOT512_ROWS mr = M - i < 6 ? (int)(M - i) : M - i == 7 || M - i == 8 ? 4 : 6;
 #define DOT512_CALL \
 	KN(blk512, tab)[w % L512 == 0][mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb, \
 	    c + i * ldc + j, o + i * ldc + j, ldc);
+	int mr;
+
 #if K_F32
 	for (int64_t j = 0; j < N; j += 4 * L512) {
 		DOT512_COLS
-		for (int64_t i = 0; i < M; i += 6) {
+		for (int64_t i = 0; i < M; i += mr) {
 			DOT512_ROWS
 			DOT512_CALL
 		}
 	}
 #else
-	for (int64_t i = 0; i < M; i += 6) {
+	for (int64_t i = 0; i < M; i += mr) {
 		DOT512_ROWS
 		for (int64_t j = 0; j < N; j += 4 * L512) {
 			DOT512_COLS
