@@ -107,6 +107,30 @@ pack_tile(const PKernel *k, const TileInst *in, const PAccess *a, const int64_t 
 	const int64_t *s = a->tstr;
 	size_t es = k->es;
 
+	/* A transposed view (the tile's rows run along the tensor's rows,
+	 * its columns across them: attention's K) in blocks of 16 columns,
+	 * so that the 16 tensor rows being read and the tile rows being
+	 * written stay in L1; lane by lane it missed on every read. */
+	if (s[2] == 1 && s[3] > 1 && sh[2] > 1 && src->dt == k->dt && k->f32) {
+		for (int64_t i0 = 0; i0 < sh[0]; i0++)
+			for (int64_t i1 = 0; i1 < sh[1]; i1++) {
+				bool in_box = i0 < valid[0] && i1 < valid[1];
+				int64_t v2 = in_box ? valid[2] : 0, v3 = in_box ? valid[3] : 0;
+				float *t0 = (float *)o + (i0 * sh[1] + i1) * sh[2] * sh[3];
+				const float *e0 = (const float *)src->data + base + i0 * s[0] + i1 * s[1];
+
+				for (int64_t j0 = 0; j0 < v3; j0 += 16) {
+					int64_t j1 = v3 - j0 < 16 ? v3 : j0 + 16;
+
+					for (int64_t i2 = 0; i2 < v2; i2++)
+						for (int64_t j = j0; j < j1; j++)
+							t0[i2 * sh[3] + j] = e0[i2 + j * s[3]];
+				}
+				for (int64_t i2 = 0; i2 < sh[2]; i2++)
+					fill_other(k, in, t0 + i2 * sh[3], i2 < v2 ? v3 : 0, sh[3]);
+			}
+		return;
+	}
 	for (int64_t i0 = 0; i0 < sh[0]; i0++)
 		for (int64_t i1 = 0; i1 < sh[1]; i1++)
 			for (int64_t i2 = 0; i2 < sh[2]; i2++) {
