@@ -713,6 +713,47 @@ START_TEST(test_simd_exp_f32_every_path)
 }
 END_TEST
 
+/* sqrt: bitwise the scalar formula's root (IEEE's, correctly rounded) on
+ * every path, f64 and f32, with NaN, infinities, zeros of both signs,
+ * negatives, subnormals and every tail length. */
+START_TEST(test_simd_sqrt_every_path)
+{
+	SimdIsa best = simd_isa_best();
+	enum { N = 1001 };
+	static double x[N], o[N];
+	static float xf[N], of[N];
+	static const double sp[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, -1.0, 4.9e-324, 1e-310,
+	    1e-45, 2.0, 0.25, 1e300, 3.4e38};
+
+	for (int i = 0; i < N; i++) {
+		x[i] = i < (int)(sizeof sp / sizeof *sp) ? sp[i] : (double)rndf() * (i % 5 ? 10 : 1e-30);
+		xf[i] = (float)x[i];
+	}
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (int n = 0; n <= 40; n++) {
+			o[n] = 555.0;
+			of[n] = 555.0f;
+			simd_sqrt(n, x, o);
+			simd_sqrt_f32(n, xf, of);
+			ck_assert(o[n] == 555.0 && of[n] == 555.0f);
+		}
+		simd_sqrt(N, x, o);
+		simd_sqrt_f32(N, xf, of);
+		for (int i = 0; i < N; i++) {
+			double r = ir_scalar_unary(OP_SQRT, x[i]);
+			float rf = ir_scalar_unary_f32(OP_SQRT, xf[i]);
+
+			ck_assert_msg(memcmp(&o[i], &r, sizeof r) == 0 || (isnan(o[i]) && isnan(r)),
+			    "%s: sqrt(%g) = %g, reference %g", simd_isa_name((SimdIsa)isa), x[i], o[i], r);
+			ck_assert_msg(same_f32(of[i], rf), "%s: sqrt_f32(%g) = %g, reference %g",
+			    simd_isa_name((SimdIsa)isa), (double)xf[i], (double)of[i], (double)rf);
+		}
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
 /* The streaming copy at every alignment of dst and src and ragged lengths:
  * the bytes copied, the bytes around them untouched. */
 START_TEST(test_simd_copy_stream_every_path)
@@ -904,6 +945,7 @@ make_simd_suite(void)
 	tcase_add_test(t, test_simd_reductions_f32_every_path);
 	tcase_add_test(t, test_simd_sum_f32_same_bits_every_path);
 	tcase_add_test(t, test_simd_exp_f32_every_path);
+	tcase_add_test(t, test_simd_sqrt_every_path);
 	tcase_add_test(t, test_simd_pool_row_every_path);
 	tcase_add_test(t, test_simd_copy_stream_every_path);
 	tcase_add_test(t, test_simd_int_every_path);

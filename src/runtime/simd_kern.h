@@ -326,6 +326,25 @@ KN(relu, avx512)(int64_t n, const T *x, T *o)
 	}
 }
 
+/* IEEE's square root, correctly rounded in T: the scalar formula's
+ * bits (a float's root through double rounds to the same float). */
+A512 static void
+KN(sqrt, avx512)(int64_t n, const T *x, T *o)
+{
+	int64_t i = 0;
+
+	for (; i + L512 <= n; i += L512)
+		P512(storeu)(o + i, P512(sqrt)(P512(loadu)(x + i)));
+	if (!K_F32)
+		for (; i < n; i++)
+			o[i] = KS(unary)(OP_SQRT, x[i]);
+	else if (i < n) {
+		M512 m = KN(tail, avx512)(n, i);
+
+		P512(mask_storeu)(o + i, m, P512(sqrt)(P512(maskz_loadu)(m, x + i)));
+	}
+}
+
 /* sum_tree's order: lanes 0-7 and 8-15 of each 16, in f64 lanes. */
 A512 static double
 KN(sum, avx512)(int64_t n, const T *x)
@@ -546,6 +565,17 @@ KN(relu, avx2)(int64_t n, const T *x, T *o)
 		o[i] = KS(unary)(OP_RELU, x[i]);
 }
 
+A256 static void
+KN(sqrt, avx2)(int64_t n, const T *x, T *o)
+{
+	int64_t i = 0;
+
+	for (; i + L256 <= n; i += L256)
+		P256(storeu)(o + i, P256(sqrt)(P256(loadu)(x + i)));
+	for (; i < n; i++)
+		o[i] = KS(unary)(OP_SQRT, x[i]);
+}
+
 /* sum_tree's order: four f64 vectors of 4 lanes. */
 A256 static double
 KN(sum, avx2)(int64_t n, const T *x)
@@ -674,6 +704,14 @@ KP(relu)(int64_t n, const T *x, T *o)
 	KPICK(relu, n, x, o)
 	for (int64_t i = 0; i < n; i++)
 		o[i] = KS(unary)(OP_RELU, x[i]);
+}
+
+void
+KP(sqrt)(int64_t n, const T *x, T *o)
+{
+	KPICK(sqrt, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = KS(unary)(OP_SQRT, x[i]);
 }
 
 double

@@ -96,6 +96,12 @@ unary_vector(OpId op, bool f32, int64_t n, const void *x, void *o)
 		else
 			simd_exp(n, x, o);
 		return true;
+	case OP_SQRT:
+		if (f32)
+			simd_sqrt_f32(n, x, o);
+		else
+			simd_sqrt(n, x, o);
+		return true;
 	default:
 		return false;
 	}
