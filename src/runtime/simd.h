@@ -41,7 +41,8 @@ SimdIsa simd_isa_best(void);
 void simd_set_isa(SimdIsa isa);
 
 /* o[M×N] = c[M×N] + a[M×K] · b[K×N]; row-major with leading dimensions
- * lda, ldb, ldc (c and o share ldc); o may be c.  The micro-kernels keep
+ * lda, ldb, ldc (c and o share ldc); o may be c, and c NULL is zeros
+ * (nothing read: 0 + x is x, so the bits are those of a zero c).  The micro-kernels keep
  * a register block of C while streaming a row panel of b and broadcasting
  * a. */
 void simd_dot(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,

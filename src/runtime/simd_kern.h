@@ -45,7 +45,9 @@ KN(dot, portable)(int64_t M, int64_t N, int64_t K, const T *a, int64_t lda, cons
 	for (int64_t i = 0; i < M; i++) {
 		T *row = o + i * ldc;
 
-		if (row != c + i * ldc)
+		if (!c)
+			memset(row, 0, sizeof(T) * (size_t)N);
+		else if (row != c + i * ldc)
 			memcpy(row, c + i * ldc, sizeof(T) * (size_t)N);
 		for (int64_t k = 0; k < K; k++) {
 			T av = a[i * lda + k];
@@ -124,8 +126,8 @@ KN(blk, avx512)(int mr, int nv, bool tail, M512 lm, int64_t K, const T *a, int64
 	for (int r = 0; r < mr; r++)
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			acc[r][v] = P512(maskz_loadu)(tail && v == nv - 1 ? lm : ALL512,
-			    c + r * ldc + L512 * v);
+			acc[r][v] = c ? P512(maskz_loadu)(tail && v == nv - 1 ? lm : ALL512,
+			    c + r * ldc + L512 * v) : P512(setzero)();
 	for (int64_t k = 0; k < K; k++) {
 		V512 bv[4];
 
@@ -193,7 +195,7 @@ KN(dot, avx512)(int64_t M, int64_t N, int64_t K, const T *a, int64_t lda, const 
 #define DOT512_ROWS mr = M - i < 6 ? (int)(M - i) : M - i == 7 || M - i == 8 ? 4 : 6;
 #define DOT512_CALL \
 	KN(blk512, tab)[w % L512 == 0][mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb, \
-	    c + i * ldc + j, o + i * ldc + j, ldc);
+	    c ? c + i * ldc + j : NULL, o + i * ldc + j, ldc);
 	int mr;
 
 #if K_F32
@@ -458,7 +460,8 @@ KN(blk, avx2)(int mr, int nv, __m256i lm, int64_t K, const T *a, int64_t lda,
 	for (int r = 0; r < mr; r++)
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			acc[r][v] = P256(maskload)(c + r * ldc + L256 * v, v == nv - 1 ? lm : ALL256);
+			acc[r][v] = c ? P256(maskload)(c + r * ldc + L256 * v, v == nv - 1 ? lm : ALL256) :
+			    P256(setzero)();
 	for (int64_t k = 0; k < K; k++) {
 		V256 bv[2];
 
@@ -513,7 +516,7 @@ KN(dot, avx2)(int64_t M, int64_t N, int64_t K, const T *a, int64_t lda, const T 
 			__m256i lm = TAIL256(w, nv);
 
 			KN(blk256, tab)[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
-			    c + i * ldc + j, o + i * ldc + j, ldc);
+			    c ? c + i * ldc + j : NULL, o + i * ldc + j, ldc);
 		}
 	}
 }

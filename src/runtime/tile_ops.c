@@ -53,7 +53,9 @@ op_fill(Worker *w, const TileInst *in, int i)
 	const PTile *t = &w->k->tile[in->res];
 	void *p = w->p[in->res];
 
-	if (in->op == TO_ZEROS)
+	if (in->op == TO_ZEROS && w->k->zskip[i])
+		;   /* only dots read it, from zero (plan_zero_dots) */
+	else if (in->op == TO_ZEROS)
 		memset(p, 0, w->k->es * (size_t)t->n);
 	else if (w->k->ik)
 		for (int64_t q = 0; q < t->n; q++)
@@ -706,6 +708,11 @@ op_dot(Worker *w, const TileInst *in, int i)
 	const int64_t *va = w->valid[in->in[0]], *vb = w->valid[in->in[1]],
 	    *vc = w->valid[in->in[2]];
 	int64_t *ov = w->valid[in->res], vk = va[3] < vb[2] ? va[3] : vb[2];
+	int z = w->k->zdot[i];
+
+	/* an accumulator of zeros that was never filled (plan_zero_dots) */
+	if (z == -2 || (z >= 0 && w->sc[w->k->f->insts[z].var] == w->k->f->insts[z].lo))
+		c = NULL;
 
 	/* Masked lanes hold the loads' other (0), so the whole tile is summed
 	 * by the register-blocked micro-kernel; the loads packed a and b. */

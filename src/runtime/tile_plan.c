@@ -188,6 +188,64 @@ alias_loop_carried(const TileFn *f, PKernel *k, const Uses *u)
 	}
 }
 
+/* Zero accumulators.  A zeros() tile that only dots read, as their
+ * accumulator, is never filled: each such dot starts its sums at 0
+ * instead of loading them (simd_dot with c NULL, the same bits).  A K
+ * loop's carried accumulator that starts as such a zeros() (aliased by
+ * alias_loop_carried, read in the loop by its dot alone) is not filled
+ * either: the dot starts at 0 on the loop's first trip.  The fill and the
+ * first trip's loads of C were a pass over the accumulator tile per
+ * program. */
+static void
+plan_zero_dots(const TileFn *f, PKernel *k, const Uses *u)
+{
+	int *dots = xcalloc((size_t)f->nvals + 1, sizeof *dots);
+
+	k->zskip = xcalloc((size_t)f->ninsts + 1, sizeof *k->zskip);
+	k->zdot = xmalloc(sizeof *k->zdot * ((size_t)f->ninsts + 1));
+	for (int i = 0; i < f->ninsts; i++)
+		k->zdot[i] = -1;
+	if (k->ik || k->mx) {
+		free(dots);
+		return;
+	}
+	/* per value: the dots that read it as their accumulator only */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+
+		if (in->op == TO_DOT && in->in[0] != in->in[2] && in->in[1] != in->in[2])
+			dots[in->in[2]]++;
+	}
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+
+		if (in->op != TO_ZEROS || u->nread[in->res] == 0 || dots[in->res] != u->nread[in->res])
+			continue;
+		k->zskip[i] = true;
+		for (int j = i + 1; j < f->ninsts; j++)
+			if (f->insts[j].op == TO_DOT && f->insts[j].in[2] == in->res)
+				k->zdot[j] = -2;
+	}
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *fo = &f->insts[i];
+		int it = fo->iter, init, p, d;
+
+		if (fo->op != TO_FOR || tile_trips(fo) < 1)
+			continue;
+		init = fo->in[0];
+		p = u->def[init];
+		d = u->def[f->insts[fo->end].in[0]];
+		if (p < 0 || f->insts[p].op != TO_ZEROS || u->nread[init] != 1 ||
+		    k->tile[init].off != k->tile[it].off || d <= i || d >= fo->end ||
+		    u->parent[d] != i || f->insts[d].op != TO_DOT || f->insts[d].in[2] != it ||
+		    f->insts[d].in[0] == it || f->insts[d].in[1] == it || u->nread[it] != 1)
+			continue;
+		k->zskip[p] = true;
+		k->zdot[d] = i;
+	}
+	free(dots);
+}
+
 /* Strip runs.  A run of elementwise ops outside any loop, on tiles of one
  * size whose operands are that size too or a single element, is done
  * strip by strip: every op on STRIP elements (tile_priv.h) before the
@@ -556,6 +614,7 @@ compile_kernel(const Graph *g, int node, PKernel *k, int64_t *prepacked)
 	alias_dot_accumulators(f, k, &u);
 	alias_yielded_joins(f, k, &u);
 	alias_loop_carried(f, k, &u);
+	plan_zero_dots(f, k, &u);
 	if (!k->ik && !k->mx)    /* integer ops run tile by tile (tile_ops.c) */
 		plan_strips(f, k);
 	else
@@ -725,6 +784,8 @@ exec_tile_free(TilePlan *p)
 		free(p->k[i].memoed);
 		free(p->k[i].run_end);
 		free(p->k[i].run_rows);
+		free(p->k[i].zskip);
+		free(p->k[i].zdot);
 		free(p->k[i].vdt);
 		free(p->k[i].idt);
 		free(p->k[i].views);

@@ -107,6 +107,12 @@ typedef struct PKernel {
 	int *run_end;                /* per instruction: the end of the strip run
 	                              * that starts there (plan_strips), or 0 */
 	bool *run_rows;              /* per instruction: that run goes row by row */
+	bool *zskip;                 /* per instruction: a zeros() that only dots
+	                              * read as their accumulator (plan_zero_dots):
+	                              * not filled */
+	int *zdot;                   /* per instruction: a dot whose accumulator is
+	                              * that zeros(): -2 always, a loop's index on
+	                              * its first trip, -1 never */
 	bool atomics;
 	KernelStats st;
 	/* A mixed kernel (tile_mixed.c): integers with floats, or i32 with
