@@ -252,28 +252,36 @@ KN(vbin, avx512)(SimdOp op, V512 x, V512 y)
 }
 
 /* Floats: one loop per stride pattern, then a masked last vector;
- * doubles: one loop, then the scalar tail. */
-A512 static void
-KN(binary, avx512)(SimdOp op, int64_t n, const T *a, int as, const T *b, int bs, T *o)
+ * doubles: one loop, then the scalar tail.  Inlined into binary_avx512
+ * once per op, so that op is a constant in each copy of the loops (a
+ * jump through vbin's switch per vector was most of a short row's
+ * time); the prefetches ahead only on a run long enough to stream. */
+T512 void
+KN(binary_op, avx512)(SimdOp op, int64_t n, const T *a, int as, const T *b, int bs, T *o)
 {
 	V512 sa = P512(set1)(a[0]), sb = P512(set1)(b[0]);
 	int64_t i = 0;
+	bool pf = n * (int64_t)sizeof(T) > AHEAD_BYTES;
 
 #if K_F32
 	if (as && bs)
 		for (; i + L512 <= n; i += L512) {
-			AHEAD(a + i);
-			AHEAD(b + i);
+			if (pf) {
+				AHEAD(a + i);
+				AHEAD(b + i);
+			}
 			P512(storeu)(o + i, KN(vbin, avx512)(op, P512(loadu)(a + i), P512(loadu)(b + i)));
 		}
 	else if (as)
 		for (; i + L512 <= n; i += L512) {
-			AHEAD(a + i);
+			if (pf)
+				AHEAD(a + i);
 			P512(storeu)(o + i, KN(vbin, avx512)(op, P512(loadu)(a + i), sb));
 		}
 	else if (bs)
 		for (; i + L512 <= n; i += L512) {
-			AHEAD(b + i);
+			if (pf)
+				AHEAD(b + i);
 			P512(storeu)(o + i, KN(vbin, avx512)(op, sa, P512(loadu)(b + i)));
 		}
 	else
@@ -289,15 +297,29 @@ KN(binary, avx512)(SimdOp op, int64_t n, const T *a, int as, const T *b, int bs,
 	for (; i + L512 <= n; i += L512) {
 		V512 x = as ? P512(loadu)(a + i) : sa, y = bs ? P512(loadu)(b + i) : sb;
 
-		if (as)
+		if (as && pf)
 			AHEAD(a + i);
-		if (bs)
+		if (bs && pf)
 			AHEAD(b + i);
 		P512(storeu)(o + i, KN(vbin, avx512)(op, x, y));
 	}
 	if (i < n)
 		KN(binary, portable)(op, n - i, a + i * as, as, b + i * bs, bs, o + i);
 #endif
+}
+
+A512 static void
+KN(binary, avx512)(SimdOp op, int64_t n, const T *a, int as, const T *b, int bs, T *o)
+{
+	switch (op) {
+	case SIMD_ADD: KN(binary_op, avx512)(SIMD_ADD, n, a, as, b, bs, o); break;
+	case SIMD_SUB: KN(binary_op, avx512)(SIMD_SUB, n, a, as, b, bs, o); break;
+	case SIMD_MUL: KN(binary_op, avx512)(SIMD_MUL, n, a, as, b, bs, o); break;
+	case SIMD_DIV: KN(binary_op, avx512)(SIMD_DIV, n, a, as, b, bs, o); break;
+	case SIMD_MAXIMUM: KN(binary_op, avx512)(SIMD_MAXIMUM, n, a, as, b, bs, o); break;
+	case SIMD_MINIMUM: KN(binary_op, avx512)(SIMD_MINIMUM, n, a, as, b, bs, o); break;
+	default: KN(binary_op, avx512)(op, n, a, as, b, bs, o); break;
+	}
 }
 
 A512 static inline V512
