@@ -776,6 +776,27 @@ op_transpose(Worker *w, const TileInst *in, int i)
 /* extract: columns start .. start + n of each row of in[0] (packed: a
  * computed tile), n the result's row; the valid box keeps in[0]'s rows and
  * the part of its valid columns that falls inside. */
+/* rows rows of wd elements of es bytes, from x (a row every xs elements)
+ * to o (every os); short rows element by element as words, since a memcpy
+ * call per row of one or two elements was most of the time of attention's
+ * joins and extracts (its running max and sum are one column each). */
+static void
+copy_rows(char *o, int64_t os, const char *x, int64_t xs, int64_t wd, int64_t rows, size_t es)
+{
+	if (wd <= 8 && es == 4) {
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t j = 0; j < wd; j++)
+				((uint32_t *)o)[r * os + j] = ((const uint32_t *)x)[r * xs + j];
+	} else if (wd <= 8 && es == 8) {
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t j = 0; j < wd; j++)
+				((uint64_t *)o)[r * os + j] = ((const uint64_t *)x)[r * xs + j];
+	} else {
+		for (int64_t r = 0; r < rows; r++)
+			memcpy(o + (size_t)(r * os) * es, x + (size_t)(r * xs) * es, (size_t)wd * es);
+	}
+}
+
 static int
 op_extract(Worker *w, const TileInst *in, int i)
 {
@@ -786,8 +807,7 @@ op_extract(Worker *w, const TileInst *in, int i)
 	int64_t rows = to->n / to->sh[3], n = to->sh[3], m = ti->sh[3];
 	int64_t *ov = w->valid[in->res], vc;
 
-	for (int64_t r = 0; r < rows; r++)
-		memcpy(o + (size_t)(r * n) * es, x + (size_t)(r * m + in->start) * es, (size_t)n * es);
+	copy_rows(o, n, x + (size_t)in->start * es, m, n, rows, es);
 	memcpy(ov, w->valid[in->in[0]], sizeof w->valid[0]);
 	vc = ov[3] - in->start;
 	ov[3] = vc < 0 ? 0 : vc > n ? n : vc;
@@ -814,8 +834,7 @@ op_join(Worker *w, const TileInst *in, int i)
 		const char *x = w->p[in->in[j]];
 		int64_t m = tj->sh[3];
 
-		for (int64_t r = 0; r < rows; r++)
-			memcpy(o + (size_t)(r * n + col) * es, x + (size_t)(r * m) * es, (size_t)m * es);
+		copy_rows(o + (size_t)col * es, n, x, m, m, rows, es);
 		for (int d = 0; d < 3; d++)
 			if (vj[d] < ov[d])
 				ov[d] = vj[d];
