@@ -85,14 +85,24 @@ fill_other(const PKernel *k, const TileInst *in, void *row, int64_t from, int64_
 			tseti(row, i3, in->other.i, k->dt);
 	} else if (k->f32) {
 		float v = (float)in->other.d, *r = row;
+		uint32_t bits;
 
-		for (int64_t i3 = from; i3 < to; i3++)
-			r[i3] = v;
+		memcpy(&bits, &v, sizeof bits);
+		if (bits == 0 && to > from)   /* +0.0, the usual other: a memset */
+			memset(r + from, 0, sizeof *r * (size_t)(to - from));
+		else
+			for (int64_t i3 = from; i3 < to; i3++)
+				r[i3] = v;
 	} else {
 		double v = in->other.d, *r = row;
+		uint64_t bits;
 
-		for (int64_t i3 = from; i3 < to; i3++)
-			r[i3] = v;
+		memcpy(&bits, &v, sizeof bits);
+		if (bits == 0 && to > from)
+			memset(r + from, 0, sizeof *r * (size_t)(to - from));
+		else
+			for (int64_t i3 = from; i3 < to; i3++)
+				r[i3] = v;
 	}
 }
 
