@@ -9,10 +9,12 @@
  * over it, so that a fused chain of any length plans in linear time.  The
  * plan also decides what running does faster than by the letter: which
  * tiles share a buffer (a dot's accumulator, a loop's carried value),
- * which runs of elementwise ops go strip by strip, which loads read their
- * tensor in place instead of copying (the tile points into the tensor;
- * tiles are never written in place), which stores stream past the caches,
- * and which packed tiles a thread keeps for the next program.  A body too
+ * which runs of elementwise ops go strip by strip or row by row, which
+ * loads read their tensor in place instead of copying (the tile points into
+ * the tensor; tiles are never written in place), which loads of consts are
+ * packed once for every run (the blocks kept by the plan), which zeros()
+ * accumulators need no filling, which stores stream past the caches, and
+ * which packed tiles a thread keeps for the next program.  A body too
  * large to run (tile memory, or work beyond any sensible run) is refused
  * here with a diagnostic.
  */
