@@ -6,8 +6,10 @@
  * the tensor's bounds, its valid box.  A load copies its tile into the
  * worker's buffer, converting the element type if the tensor's differs,
  * and fills masked-off lanes with its `other`; a load that the plan marked
- * dense or a view reads the tensor in place instead, and one it memoised
- * reuses the tile this thread packed for an earlier program.  A store
+ * dense or a view reads the tensor in place instead, one of a prepacked
+ * const points at its block of the plan's packs (tx_prepack, before the
+ * kernel runs), and one it memoised reuses the tile this thread packed for
+ * an earlier program.  A store
  * writes its tile's valid box; one of long rows into a tensor larger than
  * the caches streams past them.  An atomic reads and writes each element
  * (an add or a max, scalar.h's combining step); on several threads it is
