@@ -92,9 +92,8 @@ check_opt(const PassOpt *o, const PassVal *v, StrBuf *why, StrBuf *note)
 	if (strcmp(o->key, "target") != 0 || cost_target_lookup(v->s))
 		return 0;
 	strbuf_printf(why, "names no target, found '%s'", v->s);
-	strbuf_puts(note, "the targets are");
-	for (int i = 0; cost_targets[i].name; i++)
-		strbuf_printf(note, "%s %s", i ? "," : "", cost_targets[i].name);
+	strbuf_puts(note, "the targets are ");
+	cost_target_names(note);
 	return -1;
 }
 

@@ -1515,6 +1515,13 @@ cost_target_lookup(const char *name)
 	return NULL;
 }
 
+void
+cost_target_names(StrBuf *b)
+{
+	for (int i = 0; cost_targets[i].name; i++)
+		strbuf_printf(b, "%s%s", i ? ", " : "", cost_targets[i].name);
+}
+
 double *
 cost_target_param(Target *t, int i)
 {

@@ -123,6 +123,8 @@ enum { COST_NPARAMS = 16, COST_NPARAMS_V1 = 11 };   /* V1: the first cache forma
 extern const Target cost_targets[];            /* {0}-terminated */
 extern const char *const cost_param_keys[COST_NPARAMS];
 const Target *cost_target_lookup(const char *name);
+/* Appends the targets' names, "h100, h200, ...", for messages. */
+void cost_target_names(StrBuf *b);
 double *cost_target_param(Target *t, int i);
 double cost_target_param_get(const Target *t, int i);
 

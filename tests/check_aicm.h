@@ -13,6 +13,9 @@
 #include "suites.def"
 #undef SUITE
 
+/* The seed's mlp, scenario 1 of DESIGN section 10.1, untyped but for its
+ * sources; line 1 a comment, so %x is on line 3.  check_util.c. */
+extern const char ck_seed_text[];
 /* Parses src (a whole graph) with diagnostics going to a memory stream;
  * returns the graph or NULL, and the messages in *msgs (malloc'd, may be
  * NULL when not wanted).  check_util.c. */

@@ -20,17 +20,6 @@
 #include "aicm.h"
 #include "check_aicm.h"
 
-static const char mlp_text[] =
-    "// the seed's scenario 1\n"
-    "graph {\n"
-    "  %x = input() : (64, 48)\n"
-    "  %W = const() : (48, 32)\n"
-    "  %bias = const() : (32,)\n"
-    "  %mm = matmul(%x, %W)\n"
-    "  %bias_add = add(%mm, %bias)\n"
-    "  %relu = relu(%bias_add)\n"
-    "  %rowsum = sum(%relu) axis=1 keepdims=True\n"
-    "}\n";
 
 enum { M = 64, K = 48, N = 32 };
 
@@ -78,14 +67,14 @@ tensor(const char *name, aicm_dtype dt, int rank, const int64_t *shape, void *da
 	return t;
 }
 
-/* Parses mlp_text, runs pipeline (NULL: none) and compiles it for engine;
- * every step must succeed. */
+/* Parses the seed (ck_seed_text), runs pipeline (NULL: none) and
+ * compiles it for engine; every step must succeed. */
 static aicm_program *
 mlp_program(aicm_context *ctx, aicm_module **m, const char *pipeline, aicm_engine engine)
 {
 	aicm_program *p = NULL;
 
-	ck_assert_int_eq(aicm_parse(ctx, mlp_text, strlen(mlp_text), "mlp.aicm", m), AICM_OK);
+	ck_assert_int_eq(aicm_parse(ctx, ck_seed_text, strlen(ck_seed_text), "mlp.aicm", m), AICM_OK);
 	if (pipeline)
 		ck_assert_msg(aicm_module_run_passes(*m, pipeline) == AICM_OK, "%s", aicm_error(ctx));
 	ck_assert_msg(aicm_compile(*m, engine, &p) == AICM_OK, "%s", aicm_error(ctx));
@@ -215,7 +204,7 @@ START_TEST(test_api_print_and_alloc)
 	size_t n;
 	char *s;
 
-	ck_assert_int_eq(aicm_parse(ctx, mlp_text, strlen(mlp_text), NULL, &m), AICM_OK);
+	ck_assert_int_eq(aicm_parse(ctx, ck_seed_text, strlen(ck_seed_text), NULL, &m), AICM_OK);
 	s = aicm_module_print(m, &n);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_uint_eq(strlen(s), n);
@@ -276,7 +265,7 @@ START_TEST(test_api_parse_error)
 		    "(4, 3): inner dimensions 3 and 4 differ\n") == e, "%s", e);
 	}
 	/* a pipeline that does not parse is a usage error naming the pass */
-	ck_assert_int_eq(aicm_parse(ctx, mlp_text, strlen(mlp_text), NULL, &m), AICM_OK);
+	ck_assert_int_eq(aicm_parse(ctx, ck_seed_text, strlen(ck_seed_text), NULL, &m), AICM_OK);
 	ck_assert_int_eq(aicm_module_run_passes(m, "shape-infer,fusee"), AICM_ERR_USAGE);
 	ck_assert_msg(strstr(aicm_error(ctx), "'fusee'") != NULL, "%s", aicm_error(ctx));
 	ck_assert_int_eq(aicm_module_run_passes(m, "shape-infer"), AICM_OK);
@@ -415,7 +404,7 @@ job_main(void *arg)
 
 	aicm_context_set_threads(ctx, 2);
 	aicm_context_set_seed(ctx, 7);
-	if (aicm_parse(ctx, mlp_text, strlen(mlp_text), "mlp.aicm", &m) != AICM_OK ||
+	if (aicm_parse(ctx, ck_seed_text, strlen(ck_seed_text), "mlp.aicm", &m) != AICM_OK ||
 	    aicm_module_run_passes(m, "shape-infer,fuse,autotune,lower-tiled") != AICM_OK ||
 	    aicm_compile(m, AICM_ENGINE_TILE, &p) != AICM_OK) {
 		j->failed = 1;

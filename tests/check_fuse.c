@@ -88,16 +88,6 @@ nremarks(const Run *r)
 	return n;
 }
 
-static const char *seed =
-    "graph {\n"
-    "  %x = input() : (64, 48)\n"
-    "  %W = const() : (48, 32)\n"
-    "  %bias = const() : (32,)\n"
-    "  %mm = matmul(%x, %W)\n"
-    "  %bias_add = add(%mm, %bias)\n"
-    "  %relu = relu(%bias_add)\n"
-    "  %rowsum = sum(%relu) axis=1 keepdims=True\n"
-    "}\n";
 
 static const char *softmax =
     "graph {\n"
@@ -115,7 +105,7 @@ START_TEST(test_fuse_seed)
 {
 	Run r;
 
-	run_pipeline(&r, seed, "shape-infer,fuse", false);
+	run_pipeline(&r, ck_seed_text, "shape-infer,fuse", false);
 	ck_assert_int_eq(r.rc, 0);
 	ck_assert_int_eq(r.g->nkernels, 1);
 	ck_kernel(r.g, "relu", "matmul_epilogue:mm,bias_add,relu,rowsum");
@@ -442,7 +432,7 @@ START_TEST(test_fuse_report_json)
 {
 	Run r;
 
-	run_pipeline(&r, seed, "shape-infer,fuse", true);
+	run_pipeline(&r, ck_seed_text, "shape-infer,fuse", true);
 	/* the one JSON style of every report (ir_json_str): compact, one line */
 	ck_assert_str_eq(r.report, "{\"pass\":\"fuse\",\"compute_nodes\":4,\"kernels\":"
 	    "[{\"kernel\":\"kernel0\",\"kind\":\"matmul_epilogue\",\"from_input\":false,"
@@ -456,7 +446,7 @@ START_TEST(test_fuse_needs_shapes)
 {
 	Run r;
 
-	run_pipeline(&r, seed, "fuse", false);
+	run_pipeline(&r, ck_seed_text, "fuse", false);
 	ck_assert_int_eq(r.rc, -1);
 	ck_assert_int_eq(r.d.nerr, 1);
 	ck_assert_str_eq(r.d.recs[0].msg,

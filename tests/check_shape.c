@@ -745,15 +745,7 @@ infer_pass(const char *src, char **msgs, char **out)
 START_TEST(test_shape_pass_fills_seed)
 {
 	char *msgs, *out;
-	int rc = infer_pass("graph {\n"
-	    "  %x = input() : (64, 48)\n"
-	    "  %W = const() : (48, 32)\n"
-	    "  %bias = const() : (32,)\n"
-	    "  %mm = matmul(%x, %W)\n"
-	    "  %bias_add = add(%mm, %bias)\n"
-	    "  %relu = relu(%bias_add)\n"
-	    "  %rowsum = sum(%relu) axis=1 keepdims=True\n"
-	    "}\n", &msgs, &out);
+	int rc = infer_pass(ck_seed_text, &msgs, &out);
 
 	ck_assert_int_eq(rc, 0);
 	ck_assert_str_eq(msgs, "");

@@ -12,6 +12,18 @@
 #include "pass.h"
 #include "../passes/passes.h"
 
+const char ck_seed_text[] =
+    "// the seed's scenario 1 (DESIGN section 10.1)\n"
+    "graph {\n"
+    "  %x = input() : (64, 48)\n"
+    "  %W = const() : (48, 32)\n"
+    "  %bias = const() : (32,)\n"
+    "  %mm = matmul(%x, %W)\n"
+    "  %bias_add = add(%mm, %bias)\n"
+    "  %relu = relu(%bias_add)\n"
+    "  %rowsum = sum(%relu) axis=1 keepdims=True\n"
+    "}\n";
+
 Graph *
 ck_parse(const char *src, char **msgs)
 {

@@ -14,7 +14,7 @@ the graph's text compiled as any other; later calls reuse that program, so
 they must have the same shapes and dtypes (there are no guards: a different
 shape is an aicm.Error, not a retrace).
 """
-from ._lib import Error
+from ._lib import Error, ENGINE_TILE as _TILE, ENGINE_REFERENCE as _REFERENCE
 from .trace import trace, Graph, Value  # noqa: E402,F401 (trace.py, ops.py: aicm.trace and one function per op)
 from .ops import *  # noqa: E402,F401,F403
 
@@ -23,7 +23,7 @@ __all__ = ["Error", "compile", "run", "Compiled", "version"]
 DEFAULT_PASSES = "shape-infer,fuse,autotune,lower-tiled"
 # the reference interpreter runs graphs, not tiled kernels
 REFERENCE_PASSES = "shape-infer"
-_ENGINES = {"tile": 0, "reference": 1}
+_ENGINES = {"tile": _TILE, "reference": _REFERENCE}  # aicm.h's aicm_engine
 
 
 def version():

@@ -18,6 +18,8 @@ import os
 
 import numpy as np
 
+from .optable import DTYPES as _TYPE_OF_NUMPY
+
 MAX_RANK = 8
 
 F64, F32, I32, I64, BOOL = range(5)
@@ -27,7 +29,8 @@ ENGINE_TILE, ENGINE_REFERENCE = 0, 1
 DTYPES = {F64: np.dtype(np.float64), F32: np.dtype(np.float32), I32: np.dtype(np.int32),
           I64: np.dtype(np.int64), BOOL: np.dtype(np.bool_)}
 CODES = {v: k for k, v in DTYPES.items()}
-NAMES = {F64: "f64", F32: "f32", I32: "i32", I64: "i64", BOOL: "bool"}
+# aicm_dtype -> the text's name, through optable's one table of the names
+NAMES = {code: _TYPE_OF_NUMPY[dt.name] for code, dt in DTYPES.items()}
 
 
 class Error(Exception):

@@ -4,13 +4,16 @@ Each builds a node of a trace when an operand is a traced Value (numpy arrays
 and Python numbers beside it become consts); the names are numpy's where
 numpy has the function (maximum, concatenate, logical_not, argmax, ...) and
 the op's own otherwise (relu, sigmoid, conv2d).  The op table's rows are in
-optable.py; tests/python_trace.py checks that every op there has its function
-here, so adding an op to src/ir/ops.def without one fails `make check`.
+optable.py: the unary, binary and reduction ops' functions are made from its
+rows, the others are written here; tests/python_trace.py checks that every op
+there has its function, so adding an op to src/ir/ops.def without one fails
+`make check`.
 """
 
 import sys as _sys
 
 from . import trace as _trace_module  # noqa: F401 (loads it)
+from .optable import OPS as _OPS, PYFUNC as _PYFUNC
 
 # the module, not the function aicm/__init__.py rebinds the name 'trace' to
 _t = _sys.modules[__package__ + ".trace"]
@@ -42,56 +45,21 @@ def _reduction(op):
     return f
 
 
-relu = _unary("relu")
-neg = _unary("neg")
-negative = neg
-exp = _unary("exp")
-log = _unary("log")
-sqrt = _unary("sqrt")
-tanh = _unary("tanh")
-sigmoid = _unary("sigmoid")
-abs = _unary("abs")
-erf = _unary("erf")
-reciprocal = _unary("reciprocal")
-sin = _unary("sin")
-cos = _unary("cos")
-floor = _unary("floor")
-ceil = _unary("ceil")
-round = _unary("round")
-sign = _unary("sign")
-isnan = _unary("isnan")
-logical_not = _unary("not")
-logical_not.__name__ = "logical_not"
+# one function per elementwise and reduction op of the table, named as
+# optable.PYFUNC says; cast takes its element type and is written below
+_MAKE = {"OC_UNARY": _unary, "OC_BINARY": _binary, "OC_REDUCTION": _reduction}
+for _op, _row in _OPS.items():
+    if _row[0] in _MAKE and _op != "cast":
+        _fn = _MAKE[_row[0]](_op)
+        _fn.__name__ = _PYFUNC.get(_op, _op)
+        globals()[_fn.__name__] = _fn
+del _op, _row, _fn
 
-add = _binary("add")
-sub = _binary("sub")
-subtract = sub
-mul = _binary("mul")
-multiply = mul
-div = _binary("div")
-maximum = _binary("maximum")
-minimum = _binary("minimum")
-pow = _binary("pow")
+# numpy's spellings of some of them
+negative = neg  # noqa: F821 (made above)
+subtract = sub  # noqa: F821
+multiply = mul  # noqa: F821
 power = pow
-mod = _binary("mod")
-fmod = _binary("fmod")
-equal = _binary("equal")
-less = _binary("less")
-less_equal = _binary("less_equal")
-greater = _binary("greater")
-greater_equal = _binary("greater_equal")
-logical_and = _binary("and")
-logical_and.__name__ = "logical_and"
-logical_or = _binary("or")
-logical_or.__name__ = "logical_or"
-logical_xor = _binary("xor")
-logical_xor.__name__ = "logical_xor"
-
-sum = _reduction("sum")
-max = _reduction("max")
-min = _reduction("min")
-mean = _reduction("mean")
-prod = _reduction("prod")
 
 
 def argmax(x, axis=None, keepdims=False):

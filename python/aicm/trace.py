@@ -46,8 +46,8 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _SKIP_DIRS = (os.path.dirname(os.path.abspath(np.__file__)) + os.sep,
               os.path.dirname(os.path.abspath(os.__file__)) + os.sep)
 _INLINE_MAX = 64      # DESIGN 12: values=(...) holds at most 64 elements
-_NP = {"f64": np.float64, "f32": np.float32, "i32": np.int32, "i64": np.int64,
-       "bool": np.bool_}
+# element type -> numpy dtype, from optable's one table of the names
+_NP = {t: np.dtype(name) for name, t in DTYPES.items()}
 
 
 class _FallbackError(Exception):

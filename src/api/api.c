@@ -467,28 +467,28 @@ describe(const Node *n, aicm_tensor *t)
 		t->shape[k] = n->type.dim[k];
 }
 
+/* aicm_program_input and _output: the i-th of the n nodes at idx. */
+static aicm_status
+describe_nth(const aicm_program *p, const char *what, const int *idx, int n, int i,
+    aicm_tensor *desc)
+{
+	if (i < 0 || i >= n || !desc)
+		return set_error(p->m->ctx, AICM_ERR_USAGE, "%s %d does not exist; the graph has %d",
+		    what, i, n);
+	describe(&p->m->g->nodes[idx[i]], desc);
+	return cap_end(p->m->ctx, AICM_OK, NULL);
+}
+
 aicm_status
 aicm_program_input(const aicm_program *p, int i, aicm_tensor *desc)
 {
-	if (!p)
-		return AICM_ERR_USAGE;
-	if (i < 0 || i >= p->nin || !desc)
-		return set_error(p->m->ctx, AICM_ERR_USAGE, "input %d does not exist; the graph has "
-		    "%d", i, p->nin);
-	describe(&p->m->g->nodes[p->ins[i]], desc);
-	return cap_end(p->m->ctx, AICM_OK, NULL);
+	return p ? describe_nth(p, "input", p->ins, p->nin, i, desc) : AICM_ERR_USAGE;
 }
 
 aicm_status
 aicm_program_output(const aicm_program *p, int i, aicm_tensor *desc)
 {
-	if (!p)
-		return AICM_ERR_USAGE;
-	if (i < 0 || i >= p->nout || !desc)
-		return set_error(p->m->ctx, AICM_ERR_USAGE, "output %d does not exist; the graph has "
-		    "%d", i, p->nout);
-	describe(&p->m->g->nodes[p->outs[i]], desc);
-	return cap_end(p->m->ctx, AICM_OK, NULL);
+	return p ? describe_nth(p, "output", p->outs, p->nout, i, desc) : AICM_ERR_USAGE;
 }
 
 /* Whether buffer t has node n's type; otherwise a diagnostic at n's

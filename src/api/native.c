@@ -24,7 +24,9 @@
  * (atomics).  Each kernel's programs are split into contiguous ranges, one
  * per thread (threads of this driver's own, started per kernel); a serial
  * kernel runs on one thread, in program order, so that its atomics
- * combine in the tile engine's order.
+ * combine in the tile engine's order, unless its NAME_aicm_rows is set:
+ * its atomics' targets depend on the grid row alone, so its ranges are
+ * whole rows, and each element still sees its adds in program order.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -52,6 +54,8 @@ struct NativeModel {
 	int nk;
 	const long *programs;
 	const int *serial;
+	const long *rows;            /* a serial kernel's programs per row that threads
+	                              * may own whole, or 0 */
 	int *bad;                    /* NAME_aicm_bad: a gather index out of range */
 	int *knode;                  /* per kernel: its tiled node */
 	void **ptr;                  /* per field, filled per run */
@@ -360,8 +364,10 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		m->field_node = sym(dl, name, "field_node");
 		m->programs = sym(dl, name, "programs");
 		m->serial = sym(dl, name, "serial");
+		m->rows = sym(dl, name, "rows");
 		m->bad = sym(dl, name, "bad");
-		if (!m->kernel || !nf || !nk || !m->field_node || !m->programs || !m->serial || !m->bad)
+		if (!m->kernel || !nf || !nk || !m->field_node || !m->programs || !m->serial || !m->rows ||
+		    !m->bad)
 			AICM_BUG("'%s' lacks the descriptor of its module", so);
 		m->nfields = *nf;
 		m->nk = *nk;
@@ -427,12 +433,15 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 	*m->bad = 0;
 	for (int k = 0; k < m->nk; k++) {
 		long n = m->programs[k];
-		int t = m->serial[k] ? 1 : threads;
+		/* a serial kernel whose threads may own whole rows: split in
+		 * units of a row's programs (emit_c.c's row_split) */
+		long unit = m->serial[k] && m->rows[k] > 0 ? m->rows[k] : 1;
+		int t = m->serial[k] && unit == 1 ? 1 : threads;
 
 		if (m->serial[k])
 			m->kernel(k, m->ptr, -1, -1);   /* the result's init= */
-		if (t > n)
-			t = (int)n;
+		if (t > n / unit)
+			t = (int)(n / unit);
 		if (t <= 1) {
 			m->kernel(k, m->ptr, 0, n);
 			continue;
@@ -443,7 +452,7 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 			bool *started = xcalloc((size_t)t, sizeof *started);
 
 			for (int q = 0; q < t; q++)
-				part[q] = (Part){m, k, n * q / t, n * (q + 1) / t};
+				part[q] = (Part){m, k, n / unit * q / t * unit, n / unit * (q + 1) / t * unit};
 			for (int q = 1; q < t; q++)
 				started[q] = pthread_create(&th[q], NULL, part_run, &part[q]) == 0;
 			part_run(&part[0]);

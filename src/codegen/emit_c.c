@@ -22,7 +22,10 @@
  * field's graph node), and runs each kernel's program ranges on its own
  * threads; a kernel with atomics is serial (NAME_aicm_serial): its
  * programs run in order on one thread, as the tile engine's results are
- * one thread's.
+ * one thread's; unless its atomics' targets depend on the grid's row
+ * (program_id axis 0) alone, when threads own whole rows
+ * (NAME_aicm_rows, row_split): each element's adds still come in program
+ * order, so the result is one thread's bit for bit.
  *
  * Tiles: each a local array of its value's type, except that tiles of
  * more than CG_STACK_BYTES live in one heap block per kernel call (a row
@@ -595,6 +598,8 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.reg = xcalloc((size_t)f->nvals + 1, sizeof *k.reg);
 	k.inplace = xcalloc((size_t)f->nvals + 1, sizeof *k.inplace);
 	k.vstr = xcalloc((size_t)f->nvals + 1, sizeof *k.vstr);
+	k.alias = xcalloc((size_t)f->nvals + 1, sizeof *k.alias);
+	k.fold = xcalloc((size_t)f->nvals + 1, sizeof *k.fold);
 	for (int i = 0; i < f->ninsts; i++)
 		for (int j = 0; j < f->insts[i].nin; j++)
 			k.nuse[f->insts[i].in[j]]++;
@@ -613,12 +618,15 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				free(k.reg);
 				free(k.inplace);
 				free(k.vstr);
+				free(k.alias);
+				free(k.fold);
 				return -1;
 			}
 		for (int q = 0; q < 4; q++)
 			k.sh[v][q] = q < 4 - tv->rank ? 1 : tv->shape[q - (4 - tv->rank)];
 	}
 	cg_plan_runs(&k);
+	cg_plan_dots(&k);
 	type_comment(c, sizeof c, nd);
 	strbuf_printf(o, "\n/* @%s [%s] -> %s, grid=(%" PRId64 ", %" PRId64 ", %" PRId64 ")",
 	    f->name, ir_kernel_kinds[f->kind], c, f->grid[0], f->grid[1], f->grid[2]);
@@ -646,6 +654,17 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 			cg_line(&k, "const %s *t%d;   /* %%%s: read in place */", cg_ctype(tv->dt), v,
 			    tv->name);
 			cg_line(&k, "long b%d[4];", v);
+			continue;
+		}
+		if (k.alias[v]) {
+			cg_line(&k, "%s *t%d;   /* %%%s: the loop's carried tile t%d */", cg_ctype(tv->dt),
+			    v, tv->name, k.alias[v] - 1);
+			cg_line(&k, "long b%d[4];", v);
+			continue;
+		}
+		if (k.fold[v]) {
+			cg_line(&k, "long b%d[4];   /* %%%s: read by its dot through its operand */",
+			    v, tv->name);
 			continue;
 		}
 		if (k.reg[v]) {
@@ -681,6 +700,9 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				off += (size_t)n * ir_dtype_size(tv->dt);
 			}
 	}
+	for (int v = 0; v < f->nvals; v++)
+		if (k.alias[v])
+			cg_line(&k, "t%d = t%d;   /* one buffer */\n\t(void)t%d;", v, k.alias[v] - 1, v);
 	cg_line(&k, "for (long prog = lo; prog < hi; prog++) {");
 	k.depth++;
 	cg_line(&k, "const long pid0 = prog / %" PRId64 ", pid1 = prog / %" PRId64 " %% %" PRId64
@@ -716,6 +738,8 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	free(k.reg);
 	free(k.inplace);
 	free(k.vstr);
+	free(k.alias);
+	free(k.fold);
 	return rc;
 }
 
@@ -774,6 +798,53 @@ static const char grid_runner[] =
     "\t(void)threads;\n"
     "\tfn(a, 0, n);\n"
     "}\n";
+
+/* Whether f's programs may be split between threads by rows of its grid
+ * (axis 0) although it has atomics: every atomic's index reads no scalar
+ * but program_id axis 0, and along some dim it steps by at least the
+ * tile's extent per program id, so programs of two rows never add into
+ * one element, and one thread, taking whole rows, adds in program order
+ * within each.  Views (strides of their own) are refused: a broadcast
+ * view maps two indices to one element. */
+static bool
+row_split(const Graph *g, int node)
+{
+	const TileFn *f = g->nodes[node].tile;
+	bool any = false;
+
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		const TileVal *tv;
+		Type buf;
+		const Type *t;
+		bool apart = false;
+
+		if (in->op != TO_ATOMIC_ADD && in->op != TO_ATOMIC_MAX)
+			continue;
+		any = true;
+		if (in->vstr)
+			return false;
+		t = tile_target_type(g, &g->nodes[node], in, &buf);
+		tv = &f->vals[in->in[0]];
+		for (int q = 0; q < in->nidx; q++) {
+			const TileIdx *x = &in->idx[q];
+			int d = q - (t->rank - tv->rank);
+			int64_t ext = d >= 0 && tv->rank > 0 ? tv->shape[d] : 1;
+
+			for (int j = 0; j < x->nterm; j++) {
+				int def = f->vals[x->val[j]].def;
+
+				if (def < 0 || f->insts[def].op != TO_PROGRAM_ID || f->insts[def].axis != 0)
+					return false;
+			}
+			if (x->nterm == 1 && (x->coef[0] >= ext || x->coef[0] <= -ext))
+				apart = true;
+		}
+		if (!apart)
+			return false;
+	}
+	return any;
+}
 
 /* text with every "N_" replaced by name_ */
 static void
@@ -851,6 +922,16 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		emit_formulas(c);
 		strbuf_puts(c, body.s);
 		put_named(c, grid_runner, name);
+		for (int q = 0; q < nk; q++) {
+			const TileFn *f = g->nodes[knode[q]].tile;
+
+			if (f->has_init && row_split(g, knode[q]))
+				strbuf_printf(c, "\n/* @%s by rows of its grid: its atomics add into each row's "
+				    "own elements,\n * so threads may own whole rows (rows lo..hi-1) */\n"
+				    "static void\n%s_rows%d(const %s_args *a, long lo, long hi)\n{\n"
+				    "\t%s_kernel%d(a, lo * %" PRId64 ", hi * %" PRId64 ");\n}\n", f->name,
+				    name, q, name, name, q, f->grid[1] * f->grid[2], f->grid[1] * f->grid[2]);
+		}
 		/* NAME_run */
 		strbuf_printf(c, "\nint\n%s_run(const %s_args *args, int threads)\n{\n\t%s_args a = "
 		    "*args;\n\tvoid *own[%d] = {0};\n\tint rc = 0;\n\n\t%s_aicm_bad = 0;\n", name,
@@ -877,8 +958,12 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 			strbuf_printf(c, "\t/* @%s */\n", f->name);
 			if (f->has_init)
 				strbuf_printf(c, "\t%s_init%d(&a);\n", name, q);
-			strbuf_printf(c, "\t%s_grid(%s_kernel%d, &a, %" PRId64 ", %s);\n", name, name, q,
-			    np, serial ? "1   /* atomics: programs in order */" : "threads");
+			if (serial && row_split(g, knode[q]))
+				strbuf_printf(c, "\t%s_grid(%s_rows%d, &a, %" PRId64 ", threads);\n", name,
+				    name, q, f->grid[0]);
+			else
+				strbuf_printf(c, "\t%s_grid(%s_kernel%d, &a, %" PRId64 ", %s);\n", name, name,
+				    q, np, serial ? "1   /* atomics: programs in order */" : "threads");
 		}
 		for (int i = 0; i < m.nfields; i++)
 			if (m.fnode[i] < 0) {
@@ -894,8 +979,10 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		/* the descriptor */
 		strbuf_printf(c, "\n/* For aicm-run --engine=native: the fields in order (each field's "
 		    "graph\n * node; -1 - node: a source copied to an output), the kernels' program\n"
-		    " * counts, which are serial (atomics), and a kernel's programs lo..hi-1\n"
-		    " * on fields given as pointers. */\nconst int %s_aicm_nfields = %d;\n"
+		    " * counts, which have atomics (an init; programs in order on one thread,\n"
+		    " * unless rows gives the programs per grid row that threads may own\n"
+		    " * whole), and a kernel's programs lo..hi-1 on fields given as\n"
+		    " * pointers. */\nconst int %s_aicm_nfields = %d;\n"
 		    "const int %s_aicm_field_node[] = {", name, m.nfields, name);
 		for (int i = 0; i < m.nfields; i++)
 			strbuf_printf(c, "%s%d", i ? ", " : "", m.fnode[i]);
@@ -910,6 +997,13 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "%s};\nconst int %s_aicm_serial[] = {", nk ? "" : "0", name);
 		for (int q = 0; q < nk; q++)
 			strbuf_printf(c, "%s%d", q ? ", " : "", g->nodes[knode[q]].tile->has_init);
+		strbuf_printf(c, "%s};\nconst long %s_aicm_rows[] = {", nk ? "" : "0", name);
+		for (int q = 0; q < nk; q++) {
+			const TileFn *f = g->nodes[knode[q]].tile;
+
+			strbuf_printf(c, "%s%" PRId64, q ? ", " : "", f->has_init && row_split(g, knode[q])
+			    ? f->grid[1] * f->grid[2] : 0);
+		}
 		strbuf_printf(c, "%s};\n\nvoid %s_aicm_kernel(int k, void *const *f, long lo, long hi);"
 		    "\n\nvoid\n%s_aicm_kernel(int k, void *const *f, long lo, long hi)\n{\n"
 		    "\t%s_args a;\n\n", nk ? "" : "0", name, name, name);

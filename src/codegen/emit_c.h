@@ -51,6 +51,10 @@ typedef struct CgKernel {
 	int64_t (*vstr)[4];          /* per value: an in-place load's strides */
 	bool *reg;                   /* per value: lives in registers only (a fused run's
 	                              * value that nothing after the run reads) */
+	int *alias;                  /* per value: 1 + the value whose buffer it shares
+	                              * (a loop's carried tile: cg_plan_dots), or 0 */
+	bool *fold;                  /* per value: a transpose that its dot reads through
+	                              * (cg_plan_dots): only its box is written */
 	StrBuf *o;
 	int depth;                   /* indentation, in tabs */
 	Diag *d;
@@ -64,6 +68,11 @@ void cg_use_formula(int kind, OpId op, DType cdt);
 /* Marks the loads read in place (inplace) and the values that live in
  * registers only (reg). */
 void cg_plan_runs(CgKernel *k);
+/* Marks the tiles that share a loop's carried tile (alias): the dot
+ * that accumulates it, the fill that starts it, the loop's result; the
+ * transposes that only a dot reads (fold), and the unmasked loads that
+ * only a dot (or such a transpose) reads, read in place (inplace). */
+void cg_plan_dots(CgKernel *k);
 /* The body of one program (the instructions first..end-1) of k. */
 int cg_emit_insts(CgKernel *k, int first, int end);
 /* The C type of element type dt. */

@@ -26,6 +26,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,8 +78,9 @@ typedef struct Em {
 	bool *libdevice, *prod;      /* module-wide: helpers used */
 	char **names;                /* names taken in the kernel */
 	int nnames, capnames;
-	char *err;
-	size_t errlen;
+	char *const *argptr;         /* per kernel argument: its pointer's name */
+	const char *resptr;          /* the result's pointer's name */
+	Diag *d;                     /* where a body with no Triton form is said */
 	bool failed;
 	/* the named lane vectors (base_iJ = idx + step * tl.arange(0, P)) and
 	 * the loop each is defined in; the loops open where code is written */
@@ -243,6 +245,21 @@ stmt(Em *e, const char *s)
 	fputc('\n', e->o);
 }
 
+/* A statement written as printf would. */
+static void stmtf(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+stmtf(Em *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	indent(e);
+	va_start(ap, fmt);
+	vfprintf(e->o, fmt, ap);
+	va_end(ap);
+	fputc('\n', e->o);
+}
+
 /* The name of a tile extent: a block size's when the dim is one (its
  * position chooses between equal ones: rows BM, columns BN), else the
  * literal, rounded up to a power of two for tl.arange. */
@@ -386,7 +403,7 @@ box_add(Em *e, DimBox *d, const Cond *c)
 		if (cond_eq(&d->c[i], c))
 			return;
 	if (d->n == MAXC) {
-		snprintf(e->err, e->errlen, "kernel '@%s': more than %d bounds on one tile dim",
+		diag_error(e->d, e->n->loc, "kernel '@%s': more than %d bounds on one tile dim",
 		    e->f->name, MAXC);
 		e->failed = true;
 		return;
@@ -412,6 +429,16 @@ access_conds(Em *e, DimBox *d, const TileIdx *x, int64_t step, int64_t ext, int6
 		c.lim = 0;
 		box_add(e, d, &c);
 	}
+}
+
+/* The bound x + lane < lim, added whatever the ranges say (a window's
+ * rows and columns past its own extents). */
+static void
+box_below(Em *e, DimBox *d, const TileIdx *x, int64_t lim)
+{
+	Cond c = {CK_LT, 1, lim, *x};
+
+	box_add(e, d, &c);
 }
 
 static void
@@ -542,13 +569,13 @@ typedef struct Target {
 } Target;
 
 static void
-target(Em *e, const TileInst *in, Target *t, char *const *argptr, const char *resptr)
+target(Em *e, const TileInst *in, Target *t)
 {
 	Type buf;
 	const Type *ty = tile_target_type(e->g, e->n, in, &buf);
 
 	t->node = in->arg == TILE_RESULT ? e->n : &e->g->nodes[e->f->args[in->arg]];
-	t->ptr = in->arg == TILE_RESULT ? resptr : argptr[in->arg];
+	t->ptr = in->arg == TILE_RESULT ? e->resptr : e->argptr[in->arg];
 	t->rank = ty->rank;
 	memcpy(t->dim, ty->dim, sizeof(int64_t) * (size_t)ty->rank);
 	t->off = 0;
@@ -638,7 +665,7 @@ put_ptr(Em *e, StrBuf *b, const Target *t, const TileInst *in, const int64_t *sh
 
 /* load, load_pad, load_step. */
 static void
-emit_load(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
+emit_load(Em *e, const TileInst *in)
 {
 	const TileVal *r = val(e, in->res);
 	DimBox *box = def(e, in), mb[IR_MAX_RANK];
@@ -647,7 +674,7 @@ emit_load(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 	const int64_t *steps = in->op == TO_LOAD_STEP ? in->steps : NULL;
 	bool pad = in->op == TO_LOAD_PAD;
 
-	target(e, in, &t, argptr, resptr);
+	target(e, in, &t);
 	memset(mb, 0, sizeof mb);
 	for (int j = 0; j < t.rank; j++) {
 		lane_cond(e, &mb[j], r->shape[j]);
@@ -678,7 +705,7 @@ emit_load(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 
 /* store, atomic_add, atomic_max: the value's box inside the tensor. */
 static void
-emit_store(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
+emit_store(Em *e, const TileInst *in)
 {
 	int v = in->in[0];
 	const TileVal *tv = val(e, v);
@@ -688,7 +715,7 @@ emit_store(Em *e, const TileInst *in, char *const *argptr, const char *resptr)
 	const char *fn = in->op == TO_STORE ? "tl.store" : in->op == TO_ATOMIC_ADD ?
 	    "tl.atomic_add" : "tl.atomic_max";
 
-	target(e, in, &t, argptr, resptr);
+	target(e, in, &t);
 	memset(mb, 0, sizeof mb);
 	if (tv->rank != t.rank)
 		AICM_BUG("a store of rank %d into a tensor of rank %d", tv->rank, t.rank);
@@ -891,14 +918,10 @@ emit_binary(Em *e, const TileInst *in)
 static void
 emit_where(Em *e, const TileInst *in)
 {
-	StrBuf b = {0};
-
 	def(e, in);
 	box_broadcast(e, in->res, 3, in->in);
-	strbuf_printf(&b, "%s = tl.where(%s, %s, %s)", e->py[in->res], e->py[in->in[0]],
+	stmtf(e, "%s = tl.where(%s, %s, %s)", e->py[in->res], e->py[in->in[0]],
 	    e->py[in->in[1]], e->py[in->in[2]]);
-	stmt(e, b.s);
-	free(b.s);
 }
 
 /* The neutral value of reduction gop in type dt, as Python. */
@@ -1194,7 +1217,7 @@ emit_extract(Em *e, const TileInst *in)
 		}
 		at += p->shape[p->rank - 1];
 	}
-	snprintf(e->err, e->errlen, "kernel '@%s': '%%%s' extracts columns %" PRId64 " to %" PRId64
+	diag_error(e->d, in->loc, "kernel '@%s': '%%%s' extracts columns %" PRId64 " to %" PRId64
 	    " that are not one part of a join (Triton has no column slice of a tile)", e->f->name,
 	    val(e, in->res)->name, in->start, in->start + w);
 	e->failed = true;
@@ -1205,7 +1228,7 @@ emit_extract(Em *e, const TileInst *in)
 /* im2col %x[plane, k, p] : [R, C] other=V window=(Cg, KH, KW, OH, OW, sh,
  * sw, pt, pl, dh, dw). */
 static void
-emit_im2col(Em *e, const TileInst *in, char *const *argptr)
+emit_im2col(Em *e, const TileInst *in)
 {
 	const TileVal *r;
 	const Node *x = &e->g->nodes[e->f->args[in->arg]];
@@ -1214,27 +1237,18 @@ emit_im2col(Em *e, const TileInst *in, char *const *argptr)
 	DimBox *rb = def(e, in);
 	const char *t = e->py[in->res];
 	StrBuf b = {0}, rows = {0}, cols = {0};
-	Cond c = {CK_LT, 1, 0, {0}};
 
 	r = val(e, in->res);
 	put_lanes(e, &rows, &in->idx[1], 1, r->shape[0], 0, 2);
 	put_lanes(e, &cols, &in->idx[2], 1, r->shape[1], 1, 2);
-	strbuf_printf(&b, "%s_q = %s  # rows: (channel, ky, kx)", t, rows.s);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_p = %s  # columns: output pixels (oy, ox)", t, cols.s);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_y = (%s_p // %" PRId64 ")[None, :] * %" PRId64 " - %" PRId64
+	stmtf(e, "%s_q = %s  # rows: (channel, ky, kx)", t, rows.s);
+	stmtf(e, "%s_p = %s  # columns: output pixels (oy, ox)", t, cols.s);
+	stmtf(e, "%s_y = (%s_p // %" PRId64 ")[None, :] * %" PRId64 " - %" PRId64
 	    " + ((%s_q // %" PRId64 ") %% %" PRId64 ")[:, None] * %" PRId64, t, t, g[4], g[5],
 	    g[7], t, g[2], g[1], g[9]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_x = (%s_p %% %" PRId64 ")[None, :] * %" PRId64 " - %" PRId64
+	stmtf(e, "%s_x = (%s_p %% %" PRId64 ")[None, :] * %" PRId64 " - %" PRId64
 	    " + (%s_q %% %" PRId64 ")[:, None] * %" PRId64, t, t, g[4], g[6], g[8], t, g[2], g[10]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s = tl.load(%s + (", t, argptr[in->arg]);
+	strbuf_printf(&b, "%s = tl.load(%s + (", t, e->argptr[in->arg]);
 	put_idx(e, &b, &in->idx[0]);
 	strbuf_printf(&b, " + %s_q[:, None] // %" PRId64 ") * %" PRId64 " + %s_y * %" PRId64
 	    " + %s_x, mask=(%s_q < %" PRId64 ")[:, None] & (%s_p < %" PRId64 ")[None, :] & "
@@ -1244,12 +1258,8 @@ emit_im2col(Em *e, const TileInst *in, char *const *argptr)
 	strbuf_putc(&b, ')');
 	stmt(e, b.s);
 	/* rows past Cg*KH*KW and columns past OH*OW are outside the box */
-	c.idx = in->idx[1];
-	c.lim = g[0] * g[1] * g[2];
-	box_add(e, &rb[0], &c);
-	c.idx = in->idx[2];
-	c.lim = g[3] * g[4];
-	box_add(e, &rb[1], &c);
+	box_below(e, &rb[0], &in->idx[1], g[0] * g[1] * g[2]);
+	box_below(e, &rb[1], &in->idx[2], g[3] * g[4]);
 	free(b.s);
 	free(rows.s);
 	free(cols.s);
@@ -1258,7 +1268,7 @@ emit_im2col(Em *e, const TileInst *in, char *const *argptr)
 /* window_max, window_sum %x[plane, p] : [R, C] window=(Cg, KH, KW, OH, OW,
  * sh, sw, pt, pl, dh, dw): the taps folded in one by one, unrolled. */
 static void
-emit_window(Em *e, const TileInst *in, char *const *argptr)
+emit_window(Em *e, const TileInst *in)
 {
 	const TileVal *r;
 	const Node *x = &e->g->nodes[e->f->args[in->arg]];
@@ -1268,48 +1278,31 @@ emit_window(Em *e, const TileInst *in, char *const *argptr)
 	const char *t = e->py[in->res];
 	bool mx = in->op == TO_WINDOW_MAX;
 	StrBuf b = {0}, rows = {0}, cols = {0};
-	Cond c = {CK_LT, 1, 0, {0}};
 
 	r = val(e, in->res);
 	put_lanes(e, &rows, &in->idx[0], 1, r->shape[0], 0, 2);
 	put_lanes(e, &cols, &in->idx[1], 1, r->shape[1], 1, 2);
-	strbuf_printf(&b, "%s_r = %s  # planes", t, rows.s);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_p = %s  # output pixels", t, cols.s);
-	stmt(e, b.s);
-	b.n = 0;
+	stmtf(e, "%s_r = %s  # planes", t, rows.s);
+	stmtf(e, "%s_p = %s  # output pixels", t, cols.s);
 	strbuf_printf(&b, "%s = tl.full(", t);
 	put_shape(e, &b, 2, r->shape);
 	strbuf_printf(&b, ", %s, %s)", mx ? "float(\"-inf\")" : "0", tl_dtype(r->dt));
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "for %s_ky in tl.static_range(%" PRId64 "):", t, g[1]);
-	stmt(e, b.s);
+	stmtf(e, "for %s_ky in tl.static_range(%" PRId64 "):", t, g[1]);
 	e->depth++;
-	b.n = 0;
-	strbuf_printf(&b, "for %s_kx in tl.static_range(%" PRId64 "):", t, g[2]);
-	stmt(e, b.s);
+	stmtf(e, "for %s_kx in tl.static_range(%" PRId64 "):", t, g[2]);
 	e->depth++;
-	b.n = 0;
-	strbuf_printf(&b, "%s_y = (%s_p // %" PRId64 ") * %" PRId64 " - %" PRId64 " + %s_ky * %"
+	stmtf(e, "%s_y = (%s_p // %" PRId64 ") * %" PRId64 " - %" PRId64 " + %s_ky * %"
 	    PRId64, t, t, g[4], g[5], g[7], t, g[9]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_x = (%s_p %% %" PRId64 ") * %" PRId64 " - %" PRId64 " + %s_kx * %"
+	stmtf(e, "%s_x = (%s_p %% %" PRId64 ") * %" PRId64 " - %" PRId64 " + %s_kx * %"
 	    PRId64, t, t, g[4], g[6], g[8], t, g[10]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_m = (%s_r < %" PRId64 ")[:, None] & ((%s_p < %" PRId64 ") & (%s_y >= 0)"
+	stmtf(e, "%s_m = (%s_r < %" PRId64 ")[:, None] & ((%s_p < %" PRId64 ") & (%s_y >= 0)"
 	    " & (%s_y < %" PRId64 ") & (%s_x >= 0) & (%s_x < %" PRId64 "))[None, :]", t, t, g[0], t,
 	    g[3] * g[4], t, t, H, t, t, W);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_v = tl.load(%s + %s_r[:, None] * %" PRId64 " + (%s_y * %" PRId64
-	    " + %s_x)[None, :], mask=%s_m, other=%s)", t, argptr[in->arg], t, H * W, t, W, t, t,
+	stmtf(e, "%s_v = tl.load(%s + %s_r[:, None] * %" PRId64 " + (%s_y * %" PRId64
+	    " + %s_x)[None, :], mask=%s_m, other=%s)", t, e->argptr[in->arg], t, H * W, t, W, t, t,
 	    mx ? "float(\"-inf\")" : "0");
-	stmt(e, b.s);
-	b.n = 0;
 	if (mx)
 		strbuf_printf(&b, "%s = tl.maximum(%s, %s_v, propagate_nan=tl.PropagateNan.ALL)", t, t,
 		    t);
@@ -1317,12 +1310,8 @@ emit_window(Em *e, const TileInst *in, char *const *argptr)
 		strbuf_printf(&b, "%s = %s + %s_v", t, t, t);
 	stmt(e, b.s);
 	e->depth -= 2;
-	c.idx = in->idx[0];
-	c.lim = g[0];
-	box_add(e, &rb[0], &c);
-	c.idx = in->idx[1];
-	c.lim = g[3] * g[4];
-	box_add(e, &rb[1], &c);
+	box_below(e, &rb[0], &in->idx[0], g[0]);
+	box_below(e, &rb[1], &in->idx[1], g[3] * g[4]);
 	free(b.s);
 	free(rows.s);
 	free(cols.s);
@@ -1338,46 +1327,29 @@ emit_window_count(Em *e, const TileInst *in)
 	DimBox *rb = def(e, in);
 	const char *t = e->py[in->res];
 	StrBuf b = {0}, cols = {0};
-	Cond c = {CK_LT, 1, 0, {0}};
 	int rk;
 
 	r = val(e, in->res);
 	rk = r->rank;
 	put_lanes(e, &cols, &in->idx[0], 1, r->shape[rk - 1], rk - 1, rk);
-	strbuf_printf(&b, "%s_p = %s", t, cols.s);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_ny = tl.zeros(%s_p.shape, tl.int32)", t, t);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s_nx = tl.zeros(%s_p.shape, tl.int32)", t, t);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "for %s_k in tl.static_range(%" PRId64 "):", t, g[4]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "    %s_ny += (((%s_p // %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64
+	stmtf(e, "%s_p = %s", t, cols.s);
+	stmtf(e, "%s_ny = tl.zeros(%s_p.shape, tl.int32)", t, t);
+	stmtf(e, "%s_nx = tl.zeros(%s_p.shape, tl.int32)", t, t);
+	stmtf(e, "for %s_k in tl.static_range(%" PRId64 "):", t, g[4]);
+	stmtf(e, "    %s_ny += (((%s_p // %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64
 	    " >= %" PRId64 ") & ((%s_p // %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64 " < %" PRId64
 	    ")).to(tl.int32)", t, t, g[1], g[2], t, g[6], g[8], t, g[1], g[2], t, g[6], g[9]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "for %s_k in tl.static_range(%" PRId64 "):", t, g[5]);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "    %s_nx += (((%s_p %% %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64
+	stmtf(e, "for %s_k in tl.static_range(%" PRId64 "):", t, g[5]);
+	stmtf(e, "    %s_nx += (((%s_p %% %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64
 	    " >= %" PRId64 ") & ((%s_p %% %" PRId64 ") * %" PRId64 " + %s_k * %" PRId64 " < %" PRId64
 	    ")).to(tl.int32)", t, t, g[1], g[3], t, g[7], g[10], t, g[1], g[3], t, g[7], g[11]);
-	stmt(e, b.s);
-	b.n = 0;
 	/* lanes past the pixels count 1: no 0/0 in them */
 	strbuf_printf(&b, "%s = tl.where(%s_p < %" PRId64 ", %s_ny * %s_nx, 1).to(%s)", t, t,
 	    g[0] * g[1], t, t, tl_dtype(r->dt));
 	if (rk == 2)
 		strbuf_puts(&b, "[None, :]");
 	stmt(e, b.s);
-	c.idx = in->idx[0];
-	c.lim = g[0] * g[1];
-	box_add(e, &rb[rk - 1], &c);
+	box_below(e, &rb[rk - 1], &in->idx[0], g[0] * g[1]);
 	free(b.s);
 	free(cols.s);
 }
@@ -1386,7 +1358,7 @@ emit_window_count(Em *e, const TileInst *in)
 
 /* load_gather %x[i0, .., 0, ..], %ix : [..] axis=A masked. */
 static void
-emit_gather(Em *e, const TileInst *in, char *const *argptr)
+emit_gather(Em *e, const TileInst *in)
 {
 	const TileVal *r, *ix = val(e, in->in[0]);
 	const Node *x = &e->g->nodes[e->f->args[in->arg]];
@@ -1408,11 +1380,9 @@ emit_gather(Em *e, const TileInst *in, char *const *argptr)
 	    e->py[in->in[0]], size, e->py[in->in[0]]);
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "tl.device_assert((%s_i >= 0) & (%s_i < %" PRId64 "), \"'gather' index out "
+	stmtf(e, "tl.device_assert((%s_i >= 0) & (%s_i < %" PRId64 "), \"'gather' index out "
 	    "of range for axis %d of size %" PRId64 "\")", t, t, size, A, size);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s = tl.load(%s + ", t, argptr[in->arg]);
+	strbuf_printf(&b, "%s = tl.load(%s + ", t, e->argptr[in->arg]);
 	for (int j = 0; j < rx; j++) {
 		if (j)
 			strbuf_puts(&b, " + ");
@@ -1457,7 +1427,7 @@ emit_gather(Em *e, const TileInst *in, char *const *argptr)
 /* argmax/argmin %x[..] : [..] axis=A masked last=: each lane scans its
  * line along A, carrying the best value and its index. */
 static void
-emit_argreduce(Em *e, const TileInst *in, char *const *argptr)
+emit_argreduce(Em *e, const TileInst *in)
 {
 	const TileVal *r;
 	const Node *x = &e->g->nodes[e->f->args[in->arg]];
@@ -1475,7 +1445,7 @@ emit_argreduce(Em *e, const TileInst *in, char *const *argptr)
 		s *= x->type.dim[j];
 	}
 	memset(mb, 0, sizeof mb);
-	strbuf_printf(&p, "%s + ", argptr[in->arg]);
+	strbuf_printf(&p, "%s + ", e->argptr[in->arg]);
 	for (int j = 0; j < rx; j++) {
 		if (j)
 			strbuf_puts(&p, " + ");
@@ -1491,18 +1461,14 @@ emit_argreduce(Em *e, const TileInst *in, char *const *argptr)
 	strbuf_printf(&b, "%s_ptr = %s", t, p.s);
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "%s_best = tl.load(%s_ptr%s%s)", t, t, m.n ? ", mask=" : "", m.n ? m.s : "");
-	stmt(e, b.s);
-	b.n = 0;
+	stmtf(e, "%s_best = tl.load(%s_ptr%s%s)", t, t, m.n ? ", mask=" : "", m.n ? m.s : "");
 	strbuf_printf(&b, "%s = tl.zeros(", t);
 	put_shape(e, &b, r->rank, r->shape);
 	strbuf_puts(&b, ", tl.int64)");
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "for %s_j in range(1, %" PRId64 "):", t, x->type.dim[A]);
-	stmt(e, b.s);
+	stmtf(e, "for %s_j in range(1, %" PRId64 "):", t, x->type.dim[A]);
 	e->depth++;
-	b.n = 0;
 	strbuf_printf(&b, "%s_v = tl.load(%s_ptr + %s_j", t, t, t);
 	if (str[A] != 1)
 		strbuf_printf(&b, " * %" PRId64, str[A]);
@@ -1520,11 +1486,8 @@ emit_argreduce(Em *e, const TileInst *in, char *const *argptr)
 		strbuf_printf(&b, "%s_w = %s_v %s %s_best", t, t, cmp, t);
 	stmt(e, b.s);
 	b.n = 0;
-	strbuf_printf(&b, "%s_best = tl.where(%s_w, %s_v, %s_best)", t, t, t, t);
-	stmt(e, b.s);
-	b.n = 0;
-	strbuf_printf(&b, "%s = tl.where(%s_w, %s_j, %s)", t, t, t, t);
-	stmt(e, b.s);
+	stmtf(e, "%s_best = tl.where(%s_w, %s_v, %s_best)", t, t, t, t);
+	stmtf(e, "%s = tl.where(%s_w, %s_j, %s)", t, t, t, t);
 	e->depth--;
 	for (int j = 0; j < rx; j++)
 		for (int i = 0; i < mb[j].n; i++)
@@ -1566,15 +1529,69 @@ box_after_loop(Em *e, DimBox *dst, const DimBox *src, int rank, const TileInst *
 		}
 }
 
-static int emit_insts(Em *e, int i, int end, int loop, char *const *argptr, const char *resptr);
+/* program_id: its range is the grid axis. */
+static void
+emit_program_id(Em *e, const TileInst *in)
+{
+	def(e, in);
+	e->lo[in->res] = 0;
+	e->hi[in->res] = e->f->grid[in->axis] - 1;
+	stmtf(e, "%s = tl.program_id(%" PRId64 ")", e->py[in->res], in->axis);
+}
+
+/* idiv, irem: their ranges from the operand's. */
+static void
+emit_idiv(Em *e, const TileInst *in)
+{
+	StrBuf b = {0};
+
+	def(e, in);
+	if (in->op == TO_IDIV) {
+		e->lo[in->res] = e->lo[in->in[0]] / in->by;
+		e->hi[in->res] = e->hi[in->in[0]] / in->by;
+	} else {
+		e->lo[in->res] = 0;
+		e->hi[in->res] = in->by - 1;
+	}
+	strbuf_printf(&b, "%s = %s %s %" PRId64, e->py[in->res], e->py[in->in[0]],
+	    in->op == TO_IDIV ? "//" : "%", in->by);
+	stmt(e, b.s);
+	free(b.s);
+}
+
+/* Each tile op's emitter.  for is emit_insts's own (it walks the body)
+ * and yield is emit_for's; triton_emit checks at each call that every
+ * other row of tile_ops.def has one, so a new op cannot go unnoticed. */
+static void (*const emit_op[TO_COUNT])(Em *, const TileInst *) = {
+	[TO_PROGRAM_ID] = emit_program_id,
+	[TO_IDIV] = emit_idiv, [TO_IREM] = emit_idiv,
+	[TO_ZEROS] = emit_fill, [TO_FULL] = emit_fill,
+	[TO_LOAD] = emit_load, [TO_LOAD_PAD] = emit_load, [TO_LOAD_STEP] = emit_load,
+	[TO_STORE] = emit_store, [TO_ATOMIC_ADD] = emit_store, [TO_ATOMIC_MAX] = emit_store,
+	[TO_DOT] = emit_dot,
+	[TO_UNARY] = emit_unary,
+	[TO_BINARY] = emit_binary,
+	[TO_WHERE] = emit_where,
+	[TO_REDUCE] = emit_reduce,
+	[TO_TRANSPOSE] = emit_transpose,
+	[TO_BROADCAST] = emit_broadcast,
+	[TO_IM2COL] = emit_im2col,
+	[TO_WINDOW_MAX] = emit_window, [TO_WINDOW_SUM] = emit_window,
+	[TO_WINDOW_COUNT] = emit_window_count,
+	[TO_LOAD_GATHER] = emit_gather,
+	[TO_ARGMAX] = emit_argreduce, [TO_ARGMIN] = emit_argreduce,
+	[TO_JOIN] = emit_join,
+	[TO_EXTRACT] = emit_extract,
+};
+
+static int emit_insts(Em *e, int i, int end, int loop);
 
 static void
-emit_for(Em *e, int i, char *const *argptr, const char *resptr)
+emit_for(Em *e, int i)
 {
 	const TileInst *fo = &e->f->insts[i];
 	int init = fo->in[0], it = fo->iter, y = e->f->insts[fo->end].in[0], res = fo->res;
 	int64_t trips = tile_trips(fo);
-	StrBuf b = {0};
 
 	comment(e);
 	e->py[fo->var] = em_name(e, val(e, fo->var)->name, "");
@@ -1594,9 +1611,7 @@ emit_for(Em *e, int i, char *const *argptr, const char *resptr)
 			*p = e->parts[init][k];
 			snprintf(sfx, sizeof sfx, "_%d", k);
 			p->name = em_name(e, val(e, it)->name, sfx);
-			b.n = 0;
-			strbuf_printf(&b, "%s = %s", p->name, e->parts[init][k].name);
-			stmt(e, b.s);
+			stmtf(e, "%s = %s", p->name, e->parts[init][k].name);
 		}
 	} else {
 		e->py[it] = em_name(e, val(e, it)->name, "");
@@ -1606,36 +1621,26 @@ emit_for(Em *e, int i, char *const *argptr, const char *resptr)
 			if (sb)
 				memcpy(ib, sb, sizeof(DimBox) * (size_t)val(e, it)->rank);
 		}
-		b.n = 0;
-		strbuf_printf(&b, "%s = %s", e->py[it], e->py[init]);
-		stmt(e, b.s);
+		stmtf(e, "%s = %s", e->py[it], e->py[init]);
 	}
-	b.n = 0;
-	strbuf_printf(&b, "for %s in range(%" PRId64 ", %" PRId64 ", %" PRId64 "):", e->py[fo->var],
+	stmtf(e, "for %s in range(%" PRId64 ", %" PRId64 ", %" PRId64 "):", e->py[fo->var],
 	    fo->lo, fo->hi, fo->step);
-	stmt(e, b.s);
 	e->depth++;
 	e->open[e->nopen++] = i;
-	emit_insts(e, i + 1, fo->end, i, argptr, resptr);
+	emit_insts(e, i + 1, fo->end, i);
 	e->nopen--;
-	if (e->failed) {
-		free(b.s);
+	if (e->failed)
 		return;
-	}
 	/* yield */
 	comment(e);
 	if (e->nparts[it]) {
 		if (e->nparts[y] != e->nparts[it])
 			AICM_BUG("a yield of another join than the loop carries");
 		for (int k = 0; k < e->nparts[it]; k++) {
-			b.n = 0;
-			strbuf_printf(&b, "%s = %s", e->parts[it][k].name, e->parts[y][k].name);
-			stmt(e, b.s);
+			stmtf(e, "%s = %s", e->parts[it][k].name, e->parts[y][k].name);
 		}
 	} else {
-		b.n = 0;
-		strbuf_printf(&b, "%s = %s", e->py[it], e->py[y]);
-		stmt(e, b.s);
+		stmtf(e, "%s = %s", e->py[it], e->py[y]);
 	}
 	if (!strstr(e->lines[e->line - 1], "yield "))
 		AICM_BUG("the printed body of '@%s' is out of step at its yield", e->f->name);
@@ -1654,30 +1659,26 @@ emit_for(Em *e, int i, char *const *argptr, const char *resptr)
 			box_after_loop(e, p->box, e->parts[y][k].box, p->rank, fo, i);
 		}
 	} else {
-		b.n = 0;
-		strbuf_printf(&b, "%s = %s", e->py[res], e->py[it]);
-		stmt(e, b.s);
+		stmtf(e, "%s = %s", e->py[res], e->py[it]);
 		if (val(e, res)->rank >= 0 && e->box[y])
 			box_after_loop(e, box_of(e, res), e->box[y], val(e, res)->rank, fo, i);
 	}
-	free(b.s);
 }
 
 static int
-emit_insts(Em *e, int i, int end, int loop, char *const *argptr, const char *resptr)
+emit_insts(Em *e, int i, int end, int loop)
 {
 	const TileFn *f = e->f;
 
 	while (i < end && !e->failed) {
 		const TileInst *in = &f->insts[i];
-		StrBuf b = {0};
 
 		if (in->res >= 0)
 			e->loop_of[in->res] = loop;
 		if (in->op == TO_FOR) {
 			e->loop_of[in->var] = i;
 			e->loop_of[in->iter] = i;
-			emit_for(e, i, argptr, resptr);
+			emit_for(e, i);
 			i = in->end + 1;
 			continue;
 		}
@@ -1686,99 +1687,16 @@ emit_insts(Em *e, int i, int end, int loop, char *const *argptr, const char *res
 		 * take it (what lower-tiled makes); anything else has no form */
 		for (int k = 0; k < in->nin && in->op != TO_EXTRACT; k++)
 			if (e->nparts[in->in[k]]) {
-				snprintf(e->err, e->errlen, "kernel '@%s': '%%%s', a join of tiles, is used by '%s' "
+				diag_error(e->d, in->loc, "kernel '@%s': '%%%s', a join of tiles, is used by '%s' "
 				    "(Triton has no concatenation of tiles; only a loop may carry them)",
 				    f->name, val(e, in->in[k])->name, tile_op_name(in));
 				e->failed = true;
 			}
 		if (e->failed)
 			break;
-		switch (in->op) {
-		case TO_PROGRAM_ID:
-			def(e, in);
-			e->lo[in->res] = 0;
-			e->hi[in->res] = f->grid[in->axis] - 1;
-			strbuf_printf(&b, "%s = tl.program_id(%" PRId64 ")", e->py[in->res], in->axis);
-			stmt(e, b.s);
-			break;
-		case TO_IDIV:
-		case TO_IREM:
-			def(e, in);
-			if (in->op == TO_IDIV) {
-				e->lo[in->res] = e->lo[in->in[0]] / in->by;
-				e->hi[in->res] = e->hi[in->in[0]] / in->by;
-			} else {
-				e->lo[in->res] = 0;
-				e->hi[in->res] = in->by - 1;
-			}
-			strbuf_printf(&b, "%s = %s %s %" PRId64, e->py[in->res], e->py[in->in[0]],
-			    in->op == TO_IDIV ? "//" : "%", in->by);
-			stmt(e, b.s);
-			break;
-		case TO_ZEROS:
-		case TO_FULL:
-			emit_fill(e, in);
-			break;
-		case TO_LOAD:
-		case TO_LOAD_PAD:
-		case TO_LOAD_STEP:
-			emit_load(e, in, argptr, resptr);
-			break;
-		case TO_STORE:
-		case TO_ATOMIC_ADD:
-		case TO_ATOMIC_MAX:
-			emit_store(e, in, argptr, resptr);
-			break;
-		case TO_DOT:
-			emit_dot(e, in);
-			break;
-		case TO_UNARY:
-			emit_unary(e, in);
-			break;
-		case TO_BINARY:
-			emit_binary(e, in);
-			break;
-		case TO_WHERE:
-			emit_where(e, in);
-			break;
-		case TO_REDUCE:
-			emit_reduce(e, in);
-			break;
-		case TO_TRANSPOSE:
-			emit_transpose(e, in);
-			break;
-		case TO_BROADCAST:
-			emit_broadcast(e, in);
-			break;
-		case TO_IM2COL:
-			emit_im2col(e, in, argptr);
-			break;
-		case TO_WINDOW_MAX:
-		case TO_WINDOW_SUM:
-			emit_window(e, in, argptr);
-			break;
-		case TO_WINDOW_COUNT:
-			emit_window_count(e, in);
-			break;
-		case TO_LOAD_GATHER:
-			emit_gather(e, in, argptr);
-			break;
-		case TO_ARGMAX:
-		case TO_ARGMIN:
-			emit_argreduce(e, in, argptr);
-			break;
-		case TO_JOIN:
-			emit_join(e, in);
-			break;
-		case TO_EXTRACT:
-			emit_extract(e, in);
-			break;
-		case TO_FOR:
-		case TO_YIELD:
-		case TO_COUNT:
+		if (!emit_op[in->op])
 			AICM_BUG("tile op %d out of place", (int)in->op);
-		}
-		free(b.s);
+		emit_op[in->op](e, in);
 		i++;
 	}
 	return i;
@@ -1824,7 +1742,7 @@ find_head(char **lines, int nlines, int l, const Node *n)
 
 static int
 emit_kernel(FILE *o, const Graph *g, int node, char **lines, int nlines, int line,
-    const char *kname, bool *libdevice, bool *prod, char *err, size_t errlen)
+    const char *kname, bool *libdevice, bool *prod, Diag *d)
 {
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
@@ -1849,8 +1767,7 @@ emit_kernel(FILE *o, const Graph *g, int node, char **lines, int nlines, int lin
 	e.line = find_head(lines, nlines, line, n);
 	e.libdevice = libdevice;
 	e.prod = prod;
-	e.err = err;
-	e.errlen = errlen;
+	e.d = d;
 	for (int j = 0; j < f->nargs; j++)
 		argptr[j] = em_name(&e, g->nodes[f->args[j]].name, "_ptr");
 	resptr = em_name(&e, n->name, "_ptr");
@@ -1866,7 +1783,9 @@ emit_kernel(FILE *o, const Graph *g, int node, char **lines, int nlines, int lin
 	fputs(b.s, o);
 	e.depth = 1;
 	comment(&e);                 /* the kernel's head */
-	emit_insts(&e, 0, f->ninsts, -1, argptr, resptr);
+	e.argptr = argptr;
+	e.resptr = resptr;
+	emit_insts(&e, 0, f->ninsts, -1);
 	if (!e.failed)
 		comment(&e);         /* its closing brace */
 	for (int v = 0; v < f->nvals; v++) {
@@ -1956,7 +1875,7 @@ put_tshape(StrBuf *b, const Type *t)
 }
 
 int
-triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errlen)
+triton_emit(FILE *out, const Graph *g, const char *stem, Diag *d)
 {
 	char *text, **lines, **kname, **gname, **names = NULL;
 	int nlines, line = 0, nnames = 0, capnames = 0, *outs, nout, ninputs = 0;
@@ -1968,6 +1887,9 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 	StrBuf b = {0};
 	int rc = 0;
 
+	for (int op = 0; op < TO_COUNT; op++)
+		if (!emit_op[op] && op != TO_FOR && op != TO_YIELD)
+			AICM_BUG("tile op %d has no Triton emitter", op);
 	/* the graph's name, or the file's stem, for comments and a docstring:
 	 * a byte that could end them (a newline, a quote) becomes '?' */
 	snprintf(gn, sizeof gn, "%s", g->name ? g->name : stem ? stem : "graph");
@@ -1978,7 +1900,7 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 		const Node *n = &g->nodes[i];
 
 		if (n->op != OP_INPUT && n->op != OP_CONST && n->op != OP_TILED) {
-			snprintf(err, errlen, "--emit=triton needs a lowered graph: '%%%s' ('%s') is "
+			diag_error(d, n->loc, "--emit=triton needs a lowered graph: '%%%s' ('%s') is "
 			    "not a tiled kernel (add lower-tiled to --pass)", n->name,
 			    ir_ops[n->op].name);
 			return -1;
@@ -2005,8 +1927,7 @@ triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errle
 	for (int i = 0; i < g->nnodes && rc == 0; i++) {
 		if (g->nodes[i].op != OP_TILED)
 			continue;
-		line = emit_kernel(body, g, i, lines, nlines, line, kname[i], &libdevice, &prod, err,
-		    errlen);
+		line = emit_kernel(body, g, i, lines, nlines, line, kname[i], &libdevice, &prod, d);
 		if (line < 0)
 			rc = -2;
 	}

@@ -12,14 +12,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "diag.h"
 #include "ir.h"
 
 /* Writes g's Triton module to out.  stem names the graph when it has no
  * name of its own (the input file's stem; NULL: "graph").  Returns 0 when
- * written; -1 for a graph that still holds un-lowered ops (the pipeline
- * lacks lower-tiled: a usage error), -2 for a tiled body that has no
+ * written; -1 for a graph that still holds un-lowered ops (aicm-opt
+ * refuses those itself first, as for --emit=c), -2 for a tiled body that has no
  * Triton form (an extract that is not one part of a join, written by
- * hand), each with why in err and nothing written. */
-int triton_emit(FILE *out, const Graph *g, const char *stem, char *err, size_t errlen);
+ * hand), each said in d at its place and nothing written. */
+int triton_emit(FILE *out, const Graph *g, const char *stem, Diag *d);
 
 #endif

@@ -304,29 +304,12 @@ aicm_dir_of(const char *path)
 
 /* ---- writing --------------------------------------------------------- */
 
-/* The folder part of path ("." when it has none); free() it. */
-static char *
-dir_of(const char *path)
-{
-	const char *sl = strrchr(path, '/');
-	char *d;
-
-	if (!sl)
-		return xstrdup(".");
-	if (sl == path)
-		return xstrdup("/");
-	d = xmalloc((size_t)(sl - path) + 1);
-	memcpy(d, path, (size_t)(sl - path));
-	d[sl - path] = '\0';
-	return d;
-}
-
 /* Linux's protected_symlinks rule: a link in a sticky world-writable
  * folder is followed only when we or the folder's owner own it. */
 static bool
 foreign_link_in_sticky_dir(const char *path, const struct stat *lst)
 {
-	char *dir = dir_of(path);
+	char *dir = aicm_dir_of(path);
 	struct stat ds;
 	bool bad = false;
 

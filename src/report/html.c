@@ -60,22 +60,15 @@ put_id(FILE *f, const char *prefix, const char *name)
 			fprintf(f, "_%02x", *p);
 }
 
-/* Bytes as the tools print them: 1 KB = 1000 B (DESIGN section 7). */
+/* Bytes as aicm-run's statistics print them: 1 KB = 1000 B (DESIGN
+ * section 7). */
 static void
 put_bytes(FILE *f, int64_t b)
 {
-	static const char *const unit[] = {"B", "KB", "MB", "GB", "TB"};
-	double v = (double)b;
-	int u = 0;
+	char buf[32];
 
-	while (v >= 1000 && u < 4) {
-		v /= 1000;
-		u++;
-	}
-	if (u == 0)
-		fprintf(f, "%" PRId64 " B", b);
-	else
-		fprintf(f, "%.1f %s", v, unit[u]);
+	exec_tile_fmt_bytes(buf, sizeof buf, b);
+	fputs(buf, f);
 }
 
 static const char style[] =
@@ -201,24 +194,27 @@ nkernels(const Graph *g)
 	return n;
 }
 
-/* The name of kernel k of g: the unlowered ones first, then the tiled
- * nodes in node order (a graph holds both when a pipeline lowers part). */
-static const char *
-kernel_name(const Graph *g, int k, KernelKind *kind, const TileFn **tf, const Kernel **kn)
+/* A kernel of the page: an unlowered one (kn) or a tiled node's body (tf). */
+typedef struct KRef {
+	const char *name;
+	KernelKind kind;
+	const TileFn *tf;
+	const Kernel *kn;
+} KRef;
+
+/* Kernel k of g: the unlowered ones first, then the tiled nodes in node
+ * order (a graph holds both when a pipeline lowers part). */
+static KRef
+kernel_at(const Graph *g, int k)
 {
-	*tf = NULL;
-	*kn = NULL;
-	if (k < g->nkernels) {
-		*kn = &g->kernels[k];
-		*kind = g->kernels[k].kind;
-		return g->kernels[k].name;
-	}
+	if (k < g->nkernels)
+		return (KRef){g->kernels[k].name, g->kernels[k].kind, NULL, &g->kernels[k]};
 	k -= g->nkernels;
 	for (int i = 0; i < g->nnodes; i++)
 		if (g->nodes[i].tile && k-- == 0) {
-			*tf = g->nodes[i].tile;
-			*kind = (*tf)->kind;
-			return (*tf)->name;
+			const TileFn *tf = g->nodes[i].tile;
+
+			return (KRef){tf->name, tf->kind, tf, NULL};
 		}
 	AICM_BUG("kernel %d out of range", k);
 }
@@ -233,16 +229,13 @@ toc(FILE *f, const HtmlPage *p)
 	fputs("<li><a href=\"#graph\">The graph</a></li>\n", f);
 	fprintf(f, "<li><a href=\"#kernels\">Kernels</a> (%d)<ol>\n", nk);
 	for (int k = 0; k < nk; k++) {
-		const TileFn *tf;
-		const Kernel *kn;
-		KernelKind kind;
-		const char *name = kernel_name(p->g, k, &kind, &tf, &kn);
+		KRef kr = kernel_at(p->g, k);
 
 		fputs("<li><a href=\"#", f);
-		put_id(f, "kernel-", name);
+		put_id(f, "kernel-", kr.name);
 		fputs("\">@", f);
-		esc(f, name);
-		fprintf(f, "</a> [%s]</li>\n", ir_kernel_kinds[kind]);
+		esc(f, kr.name);
+		fprintf(f, "</a> [%s]</li>\n", ir_kernel_kinds[kr.kind]);
 	}
 	fputs("</ol></li>\n", f);
 	fputs("<li><a href=\"#run\">Run data</a></li>\n", f);
@@ -537,20 +530,17 @@ kernels_section(FILE *f, const HtmlPage *p)
 		fputs("<p class=\"note\">No kernels: run <code>fuse</code> (and "
 		    "<code>lower-tiled</code>) in the pipeline to make some.</p>\n", f);
 	for (int k = 0; k < nk; k++) {
-		const TileFn *tf;
-		const Kernel *kn;
-		KernelKind kind;
-		const char *name = kernel_name(p->g, k, &kind, &tf, &kn);
+		KRef kr = kernel_at(p->g, k);
 
 		fputs("<article class=\"kernel\" id=\"", f);
-		put_id(f, "kernel-", name);
+		put_id(f, "kernel-", kr.name);
 		fputs("\" data-kernel=\"", f);
-		esc(f, name);
+		esc(f, kr.name);
 		fputs("\">\n<h3>@", f);
-		esc(f, name);
-		fprintf(f, " <span class=\"sum\">[%s]</span></h3>\n", ir_kernel_kinds[kind]);
-		kernel_facts(f, p, name, tf, kn);
-		kernel_pictures(f, p, name, tf);
+		esc(f, kr.name);
+		fprintf(f, " <span class=\"sum\">[%s]</span></h3>\n", ir_kernel_kinds[kr.kind]);
+		kernel_facts(f, p, kr.name, kr.tf, kr.kn);
+		kernel_pictures(f, p, kr.name, kr.tf);
 		fputs("</article>\n", f);
 	}
 	fputs("</section>\n", f);

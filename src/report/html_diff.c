@@ -4,10 +4,10 @@
  * The report shows the IR after each pass side by side; a reader wants
  * the lines a pass touched marked, as a code review shows them.  That is a
  * line diff, here Myers' shortest edit script ("An O(ND) difference
- * algorithm", 1986): lines are compared by a 64-bit hash first and by
- * their bytes when the hashes agree, the common first and last lines are
- * cut off before the search, and the search keeps each round's furthest
- * points so that the script can be walked back.  That costs memory
+ * algorithm", 1986): lines are compared by a 64-bit hash first (hash.h's
+ * FNV-1a) and by their bytes when the hashes agree, the common first and
+ * last lines are cut off before the search, and the search keeps each
+ * round's furthest points so that the script can be walked back.  That costs memory
  * quadratic in the number of edits, so past HTML_DIFF_MAX_EDITS the
  * middle is reported as replaced whole: a pass that rewrites a thousand
  * lines has changed everything a reader would look at anyway.
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "html.h"
 
 typedef struct Lines {
@@ -24,17 +25,6 @@ typedef struct Lines {
 	uint64_t *h;
 	int n;
 } Lines;
-
-/* FNV-1a: a hash to compare lines by before their bytes. */
-static uint64_t
-hash_line(const char *s, size_t n)
-{
-	uint64_t h = 14695981039346656037ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
 
 /* Splits t at newlines; a last line without one counts too. */
 static void
@@ -55,7 +45,7 @@ split_lines(const char *t, Lines *l)
 		}
 		l->s[l->n] = t;
 		l->len[l->n] = n;
-		l->h[l->n] = hash_line(t, n);
+		l->h[l->n] = ir_hash_bytes(IR_HASH_SEED, t, n);
 		l->n++;
 		t = nl ? nl + 1 : t + n;
 	}

@@ -90,6 +90,20 @@ expect(Rd *r, char c, const char *what)
 	return false;
 }
 
+/* After an object's member or an array's element: a ',' (*more: another
+ * follows) or the closing bracket; false after an error. */
+static bool
+sep(Rd *r, char close, const char *what, bool *more)
+{
+	ws(r);
+	*more = r->i < r->n && r->s[r->i] == ',';
+	if (*more) {
+		r->i++;
+		return true;
+	}
+	return expect(r, close, what);
+}
+
 /* A JSON string into a new buffer (escapes decoded; \u to UTF-8), or NULL
  * after an error. */
 static char *
@@ -266,8 +280,14 @@ ks_free(KernelStats *k)
 static bool
 kstats(Rd *r, KernelStats *k)
 {
-	bool seen[K_N] = {0};
+	bool seen[K_N] = {0}, more;
 	size_t open = r->i;
+	/* the members that are a string or a count, each into its field */
+	const char **strs[K_N] = {[K_KERNEL] = &k->name, [K_KIND] = &k->kind,
+	    [K_RESULT] = &k->result};
+	int64_t *counts[K_N] = {[K_PROGRAMS] = &k->programs, [K_READ] = &k->bytes_read,
+	    [K_WRITE] = &k->bytes_written, [K_FLOPS] = &k->flops, [K_IREAD] = &k->ideal_read,
+	    [K_IWRITE] = &k->ideal_written};
 
 	memset(k, 0, sizeof *k);
 	if (!expect(r, '{', "'{' starting a kernel's statistics"))
@@ -304,20 +324,16 @@ kstats(Rd *r, KernelStats *k)
 		seen[kk] = true;
 		if (!expect(r, ':', "':' after a key"))
 			return false;
-		switch (kk) {
-		case K_KERNEL:
-			if (!(k->name = str(r)))
+		if (strs[kk]) {
+			if (!(*strs[kk] = str(r)))
 				return false;
-			break;
-		case K_KIND:
-			if (!(k->kind = str(r)))
+		} else if (counts[kk]) {
+			if (!count(r, kkeys[kk], counts[kk]))
 				return false;
-			break;
-		case K_RESULT:
-			if (!(k->result = str(r)))
+		} else if (kk == K_AI) {
+			if (!skip_num(r, kkeys[kk]))
 				return false;
-			break;
-		case K_GRID:
+		} else {        /* K_GRID */
 			if (!expect(r, '[', "'[' starting 'grid'"))
 				return false;
 			for (int a = 0; a < 3; a++)
@@ -326,23 +342,11 @@ kstats(Rd *r, KernelStats *k)
 					return false;
 			if (!expect(r, ']', "']' after 'grid''s three numbers"))
 				return false;
-			break;
-		case K_PROGRAMS: if (!count(r, kkeys[kk], &k->programs)) return false; break;
-		case K_READ: if (!count(r, kkeys[kk], &k->bytes_read)) return false; break;
-		case K_WRITE: if (!count(r, kkeys[kk], &k->bytes_written)) return false; break;
-		case K_FLOPS: if (!count(r, kkeys[kk], &k->flops)) return false; break;
-		case K_AI: if (!skip_num(r, kkeys[kk])) return false; break;
-		case K_IREAD: if (!count(r, kkeys[kk], &k->ideal_read)) return false; break;
-		case K_IWRITE: if (!count(r, kkeys[kk], &k->ideal_written)) return false; break;
 		}
-		ws(r);
-		if (r->i < r->n && r->s[r->i] == ',') {
-			r->i++;
-			continue;
-		}
-		if (!expect(r, '}', "',' or '}' after a value"))
+		if (!sep(r, '}', "',' or '}' after a value", &more))
 			return false;
-		break;
+		if (!more)
+			break;
 	}
 missing:
 	for (int kk = 0; kk < K_N; kk++)
@@ -361,7 +365,7 @@ missing:
 static bool
 doc(Rd *r, ReportStats *out)
 {
-	bool seen_stats = false, seen_k = false, seen_t = false;
+	bool seen_stats = false, seen_k = false, seen_t = false, more;
 	int cap = 0;
 
 	if (!expect(r, '{', "'{' starting aicm-run's KernelStats JSON (--stats-file)"))
@@ -414,14 +418,10 @@ doc(Rd *r, ReportStats *out)
 						return false;
 					}
 					out->n++;
-					ws(r);
-					if (r->i < r->n && r->s[r->i] == ',') {
-						r->i++;
-						continue;
-					}
-					if (!expect(r, ']', "',' or ']' after a kernel's statistics"))
+					if (!sep(r, ']', "',' or ']' after a kernel's statistics", &more))
 						return false;
-					break;
+					if (!more)
+						break;
 				}
 			}
 		} else if (!strcmp(key, "total") && !seen_t) {
@@ -439,14 +439,10 @@ doc(Rd *r, ReportStats *out)
 			free(key);
 			return false;
 		}
-		ws(r);
-		if (r->i < r->n && r->s[r->i] == ',') {
-			r->i++;
-			continue;
-		}
-		if (!expect(r, '}', "',' or '}' after a value"))
+		if (!sep(r, '}', "',' or '}' after a value", &more))
 			return false;
-		break;
+		if (!more)
+			break;
 	}
 	if (!seen_stats || !seen_k || !seen_t) {
 		rd_error(r, "the KernelStats JSON lacks \"%s\"", !seen_stats ? "stats" :

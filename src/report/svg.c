@@ -14,7 +14,9 @@
 #include "diag.h"
 #include "svg.h"
 
-void
+/* Text for XML 1.0: the five entities, and '?' for the control bytes it
+ * does not allow. */
+static void
 svg_esc(FILE *f, const char *s)
 {
 	for (; *s; s++)
@@ -136,31 +138,17 @@ svg_line(FILE *f, double x1, double y1, double x2, double y2, const char *stroke
 	fputs("/>\n", f);
 }
 
-/* v scaled to three significant digits at most, with the unit's prefix. */
-static void
-si(char *buf, size_t n, double v, const char *unit)
-{
-	static const char *const pre[] = {"", " K", " M", " G", " T", " P", " E"};
-	int i = 0;
-
-	while (fabs(v) >= 1000 && i < 6) {
-		v /= 1000;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, n, "%.0f%s%s", v, *unit ? " " : "", unit);
-	else
-		snprintf(buf, n, "%.*f%s%s", fabs(v) < 10 ? 2 : fabs(v) < 100 ? 1 : 0, v, pre[i], unit);
-}
-
+/* Scaled to three significant digits at most, with the unit's prefix. */
 void
 svg_bytes(char *buf, size_t n, double bytes)
 {
-	si(buf, n, bytes, "B");
-}
+	static const char *const pre[] = {" ", " K", " M", " G", " T", " P", " E"};
+	int i = 0;
 
-void
-svg_si(char *buf, size_t n, double v)
-{
-	si(buf, n, v, "");
+	while (fabs(bytes) >= 1000 && i < 6) {
+		bytes /= 1000;
+		i++;
+	}
+	snprintf(buf, n, "%.*f%sB", i == 0 ? 0 : fabs(bytes) < 10 ? 2 : fabs(bytes) < 100 ? 1 : 0,
+	    bytes, pre[i]);
 }

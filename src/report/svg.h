@@ -25,7 +25,6 @@ void svg_close(FILE *f);
 void svg_doc_open(FILE *f, double w, double h, const char *title);
 /* A panel inside a document: a nested <svg> at x, y. */
 void svg_panel_open(FILE *f, double x, double y, double w, double h);
-void svg_esc(FILE *f, const char *s);
 void svg_num(FILE *f, double v);
 /* Prints fmt with these conversions only: %n a double (svg_num), %s a
  * string escaped, %r a string raw (markup of our own), %d an int, %l an
@@ -38,9 +37,8 @@ void svg_text(FILE *f, double x, double y, const char *anchor, const char *extra
     const char *text);
 void svg_line(FILE *f, double x1, double y1, double x2, double y2, const char *stroke,
     const char *extra);
-/* A byte count as "12.3 KB" (1 KB = 1000 B, as KernelStats print). */
+/* A byte count in three significant digits at most: "88.5 KB", "144 KB"
+ * (1 KB = 1000 B, as KernelStats count; the pictures' labels are short). */
 void svg_bytes(char *buf, size_t n, double bytes);
-/* A count with SI suffix: "3.2 G". */
-void svg_si(char *buf, size_t n, double v);
 
 #endif

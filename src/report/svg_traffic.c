@@ -44,13 +44,11 @@ report_peak_parse(const char *spec, bool f32, ReportPeak *out, char *why, size_t
 	}
 	a = strtod(spec, &end);
 	if (end == spec || *end != ',') {
-		size_t k = (size_t)snprintf(why, whylen, "takes a target (");
+		StrBuf names = {0};
 
-		for (int i = 0; cost_targets[i].name && k < whylen; i++)
-			k += (size_t)snprintf(why + k, whylen - k, "%s%s", i ? ", " : "",
-			    cost_targets[i].name);
-		if (k < whylen)
-			snprintf(why + k, whylen - k, ") or GFLOPS,GBS, not '%s'", spec);
+		cost_target_names(&names);
+		snprintf(why, whylen, "takes a target (%s) or GFLOPS,GBS, not '%s'", names.s, spec);
+		free(names.s);
 		return -1;
 	}
 	b = strtod(end + 1, &end);

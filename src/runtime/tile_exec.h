@@ -60,6 +60,8 @@ const KernelStats *exec_tile_stats(const TilePlan *p, int *n);
 void exec_tile_free(TilePlan *p);
 /* The table (1 KB = 1000 B) or, with json, one JSON object. */
 void exec_tile_print_stats(FILE *f, const KernelStats *ks, int n, bool json);
+/* b bytes as the statistics print them: "305.3 KB", 1 KB = 1000 B. */
+void exec_tile_fmt_bytes(char *buf, size_t n, int64_t b);
 /* The sum of ks[0..n) (name "total"). */
 KernelStats exec_tile_total(const KernelStats *ks, int n);
 

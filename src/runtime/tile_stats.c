@@ -36,8 +36,8 @@ exec_tile_total(const KernelStats *ks, int n)
 }
 
 /* "305.3 KB": 1 KB = 1000 B, as Nsight Compute and the seed count. */
-static void
-fmt_bytes(char *buf, size_t n, int64_t b)
+void
+exec_tile_fmt_bytes(char *buf, size_t n, int64_t b)
 {
 	static const char *const unit[] = {"B", "KB", "MB", "GB", "TB"};
 	double v = (double)b;
@@ -74,10 +74,10 @@ print_row(FILE *f, const KernelStats *k, bool total)
 	else
 		snprintf(grid, sizeof grid, "(%lld, %lld)", (long long)k->grid[0],
 		    (long long)k->grid[1]);
-	fmt_bytes(rd, sizeof rd, k->bytes_read);
-	fmt_bytes(wr, sizeof wr, k->bytes_written);
-	fmt_bytes(ird, sizeof ird, k->ideal_read);
-	fmt_bytes(iwr, sizeof iwr, k->ideal_written);
+	exec_tile_fmt_bytes(rd, sizeof rd, k->bytes_read);
+	exec_tile_fmt_bytes(wr, sizeof wr, k->bytes_written);
+	exec_tile_fmt_bytes(ird, sizeof ird, k->ideal_read);
+	exec_tile_fmt_bytes(iwr, sizeof iwr, k->ideal_written);
 	if (total)
 		snprintf(name, sizeof name, "total");
 	else

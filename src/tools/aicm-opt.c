@@ -35,8 +35,8 @@
 #include "parse.h"
 #include "pass.h"
 #include "../../passes/passes.h"
+#include "emit_triton.h"
 #include "report.h"
-#include "../codegen/emit_triton.h"
 
 const char *const cli_tool = "aicm-opt";
 
@@ -115,11 +115,11 @@ usage(FILE *f)
 	    "                           grid, and with --stats-file the run's traffic and\n"
 	    "                           roofline (docs/report.md)\n"
 	    "  --report-file=FILE       write the report to FILE instead, whole or not at all\n"
-	    "  --emit=ir|dot|c|triton   what to print (default: ir); c: C99 of the lowered\n"
-	    "                           graph (lower-tiled runs first if the pipeline did not),\n"
-	    "                           with -o model.c, model.h beside it; triton: Python\n"
-	    "                           source of @triton.jit kernels and a launcher, for a\n"
-	    "                           graph that lower-tiled has lowered\n");
+	    "  --emit=ir|dot|c|triton   what to print (default: ir); c: C99 of the tile\n"
+	    "                           programs, with -o model.c, model.h beside it; triton:\n"
+	    "                           Python source of @triton.jit kernels and a launcher;\n"
+	    "                           both for a lowered graph (put lower-tiled in --pass:\n"
+	    "                           a compute op left is a usage error, exit 2)\n");
 	/* in two pieces: C99 promises string literals of 4095 bytes only */
 	fprintf(f,
 	    "  --emit=svg-grid          the tile grid of every lowered kernel, as SVG\n"
@@ -211,13 +211,9 @@ parse_args(int argc, char **argv, Opts *o)
 			else if (strcmp(v, "ir"))
 				cli_usage_error("--emit takes ir, dot, c, triton, svg-grid, svg-autotune or "
 				    "svg-traffic, not '%s'", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
-			if (!*v)
-				cli_usage_error("--stats-file needs a file name");
+		} else if ((v = cli_optfile(argc, argv, &i, "--stats-file"))) {
 			o->stats_file = v;
-		} else if ((v = cli_optval(argc, argv, &i, "--eager-stats-file"))) {
-			if (!*v)
-				cli_usage_error("--eager-stats-file needs a file name");
+		} else if ((v = cli_optfile(argc, argv, &i, "--eager-stats-file"))) {
 			o->eager_stats_file = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--peak"))) {
 			o->peak = v;
@@ -231,9 +227,7 @@ parse_args(int argc, char **argv, Opts *o)
 			o->datadir = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--max-work"))) {
 			o->max_work = cli_parse_flops("--max-work", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--reproducer"))) {
-			if (!*v)
-				cli_usage_error("--reproducer needs a file name");
+		} else if ((v = cli_optfile(argc, argv, &i, "--reproducer"))) {
 			o->reproducer = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--test-crash-in"))) {
 			o->test_crash = v;
@@ -514,31 +508,36 @@ split_chunks(const char *buf, size_t len, bool split, Chunk **out)
 	return n;
 }
 
-/* --emit=c: the C of g (lowered first by shape-infer,lower-tiled when a
- * compute op is left) to os; with -o, the header text into *header for
- * main to write beside the module.  0, or -1 after a diagnostic. */
+/* --emit=c and --emit=triton write a lowered graph's tile programs.  As
+ * mlir-opt runs the passes it is given and no others (and mlir-translate
+ * refuses IR not yet in the dialect it writes), a compute op that the
+ * pipeline left is refused at its place, saying what to add to --pass:
+ * 0, or 2 (the command line lacks lower-tiled) after the diagnostic. */
 static int
-emit_c(Graph *g, const Opts *o, FILE *os, StrBuf *header, Diag *d)
+check_lowered(const Graph *g, const char *emit, Diag *d)
+{
+	for (int i = 0; i < g->nnodes; i++) {
+		const Node *n = &g->nodes[i];
+
+		if (n->op == OP_TILED || ir_ops[n->op].cls == OC_SOURCE)
+			continue;
+		diag_error(d, n->loc, "--emit=%s needs a lowered graph: '%%%s' ('%s') is not a "
+		    "tiled kernel (add lower-tiled to --pass)", emit, n->name, ir_ops[n->op].name);
+		return 2;
+	}
+	return 0;
+}
+
+/* --emit=c: the C of the lowered g to os; with -o, the header text into
+ * *header for main to write beside the module.  0, or -1 after a
+ * diagnostic. */
+static int
+emit_c(const Graph *g, const Opts *o, FILE *os, StrBuf *header, Diag *d)
 {
 	StrBuf c = {0};
 	char *name, *hname = NULL;
-	bool lowered = true;
 	int rc;
 
-	for (int i = 0; i < g->nnodes; i++)
-		lowered &= g->nodes[i].op == OP_TILED || ir_ops[g->nodes[i].op].cls == OC_SOURCE;
-	if (!lowered) {
-		Pipeline pl;
-		PassRun run = {.verify_each = o->verify_each};
-
-		if (pass_parse_pipeline(aicm_passes, "shape-infer,lower-tiled", &pl, stderr,
-		    cli_tool) != 0)
-			AICM_BUG("cannot parse the built-in pipeline 'shape-infer,lower-tiled'");
-		rc = pass_run_pipeline(g, &pl, &run, d);
-		pass_free_pipeline(&pl);
-		if (rc != 0)
-			return -1;
-	}
 	name = codegen_c_name(g, strcmp(o->input, "-") ? o->input : NULL);
 	if (o->ci.output) {
 		/* model.c includes "model.h", written beside it */
@@ -596,12 +595,12 @@ draw_setup(const Opts *o, const Pipeline *pl, ReportStats *stats, ReportStats *e
 /* --emit=triton: g's Triton module, named after the graph or the input
  * file's stem.  Returns the exit status: 0; 2 for a graph that is not
  * lowered (the pipeline lacks lower-tiled: usage); 1 for a tiled body
- * written by hand that has no Triton form (the input). */
+ * written by hand that has no Triton form (the input); each said in d. */
 static int
-emit_triton_chunk(FILE *os, const Graph *g, const char *input)
+emit_triton_chunk(FILE *os, const Graph *g, const char *input, Diag *d)
 {
 	int rc;
-	char err[512], stem[256] = "graph";
+	char stem[256] = "graph";
 
 	if (input && strcmp(input, "-")) {
 		const char *b = strrchr(input, '/'), *dot;
@@ -610,11 +609,8 @@ emit_triton_chunk(FILE *os, const Graph *g, const char *input)
 		dot = strrchr(b, '.');
 		snprintf(stem, sizeof stem, "%.*s", (int)(dot && dot > b ? dot - b : (long)strlen(b)), b);
 	}
-	rc = triton_emit(os, g, stem, err, sizeof err);
-	if (rc == 0)
-		return 0;
-	fprintf(stderr, "%s: error: %s\n", cli_tool, err);
-	return rc == -1 ? 2 : 1;
+	rc = triton_emit(os, g, stem, d);
+	return rc == 0 ? 0 : rc == -1 ? 2 : 1;
 }
 
 int
@@ -652,8 +648,8 @@ main(int argc, char **argv)
 		cli_inspect_free(&o.ci);
 		return status;
 	}
-	/* autotune{measure=true} times candidates on the tile executor, all
-	 * cores, as aicm-run runs by default */
+	/* autotune{measure=true} times candidates on the engine its target
+	 * models (measure.c), all cores, as aicm-run runs by default */
 	measure_init(&mc, &pm, cli_tool, (int)sysconf(_SC_NPROCESSORS_ONLN));
 	mc.max_work = o.max_work;
 	/* to stderr, as mlir-opt: stdout is the IR, for the next tool */
@@ -735,13 +731,18 @@ main(int argc, char **argv)
 				report_traffic_doc(os, &stats, o.eager_stats_file ? &eager : NULL, &peak);
 			} else if (o.emit_dot) {
 				ir_print_dot(os, g);
+			} else if ((o.emit_c || o.emit_triton) &&
+			    check_lowered(g, o.emit_c ? "c" : "triton", &d) != 0) {
+				status = 2;
+				ir_graph_free(g);
+				g = NULL;
 			} else if (o.emit_c) {
 				if (emit_c(g, &o, os, &header, &d) != 0) {
 					ir_graph_free(g);
 					g = NULL;
 				}
 			} else if (o.emit_triton) {
-				int erc = emit_triton_chunk(os, g, o.input);
+				int erc = emit_triton_chunk(os, g, o.input, &d);
 
 				if (erc > status)
 					status = erc;

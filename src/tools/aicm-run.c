@@ -466,9 +466,7 @@ parse_args(int argc, char **argv, Opts *o)
 			o->quiet = true;
 		} else if (!strcmp(a, "--random-rest")) {
 			o->random_rest = true;
-		} else if ((v = cli_optval(argc, argv, &i, "--stats-file"))) {
-			if (!*v)
-				cli_usage_error("--stats-file needs a file name");
+		} else if ((v = cli_optfile(argc, argv, &i, "--stats-file"))) {
 			o->stats_file = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--engine"))) {
 			if (!strcmp(v, "reference"))

@@ -55,6 +55,16 @@ cli_optval(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
+const char *
+cli_optfile(int argc, char **argv, int *i, const char *name)
+{
+	const char *v = cli_optval(argc, argv, i, name);
+
+	if (v && !*v)
+		cli_usage_error("%s needs a file name", name);
+	return v;
+}
+
 long long
 cli_parse_int(const char *opt, const char *s, long long lo, long long hi)
 {
@@ -216,9 +226,7 @@ cli_inspect_arg(int argc, char **argv, int *i, CliInspect *ci)
 		ci->dump_pipeline = true;
 	} else if (!strcmp(a, "--timing") || !strcmp(a, "--mlir-timing")) {
 		ci->timing = true;
-	} else if ((v = cli_optval(argc, argv, i, "--report-file"))) {
-		if (!*v)
-			cli_usage_error("--report-file needs a file name");
+	} else if ((v = cli_optfile(argc, argv, i, "--report-file"))) {
 		ci->report_file = v;
 	} else {
 		return set_report(ci, a);
@@ -295,9 +303,10 @@ cli_report_close(CliReport *r, bool write)
 	return status;
 }
 
-/* The roofline's machine: the cpu target of the cost model (passes/cost.c,
- * fitted to this machine's tile executor), for the element type most of
- * g's lowered kernels have. */
+/* The roofline's machine: the cpu target of the cost model (passes/cost.c:
+ * this machine, as the native engine sees it; until that engine is
+ * calibrated it holds cpu-tile's fit of the tile executor), for the
+ * element type most of g's lowered kernels have. */
 static void
 page_peak(const Graph *g, ReportPeak *pk)
 {

@@ -30,6 +30,8 @@ _Noreturn void cli_usage_error(const char *fmt, ...)
  * to the value); returns the value, or NULL when argv[*i] is another
  * option.  "--name" as the last argument is a usage error. */
 const char *cli_optval(int argc, char **argv, int *i, const char *name);
+/* cli_optval for an option naming a file: an empty value is a usage error. */
+const char *cli_optfile(int argc, char **argv, int *i, const char *name);
 
 /* An integer option's value in lo..hi; anything else is a usage error
  * naming opt. */

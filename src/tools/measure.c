@@ -1,5 +1,6 @@
 /*
- * measure.c: time a kernel's tile configurations on the tile executor, for
+ * measure.c: time a kernel's tile configurations on the engine the target
+ * models (the tile executor, or the native engine for cpu), for
  * autotune{measure=true} (measure.h).
  *
  * Triton's @autotune times every candidate on the device with the real

@@ -5,8 +5,9 @@
  * configuration is the tools' job: aicm-opt and aicm-run both fill a
  * PassMeasure (pass.h) with measure_kernel and a MeasureCtx, and hand it to
  * the pipeline.  This layer sits beside the two main()s: it links the pass
- * registry (lower-tiled) with the runtime (interpreter, tile executor),
- * which neither src/ir, passes/ nor src/runtime may do.
+ * registry (lower-tiled) with the runtime (interpreter, tile executor) and
+ * the native engine (src/api), which neither src/ir, passes/ nor
+ * src/runtime may do.
  */
 #ifndef AICM_MEASURE_H
 #define AICM_MEASURE_H
@@ -17,7 +18,7 @@
 #include "pass.h"
 
 typedef struct MeasureCtx {
-	int threads;                 /* the tile executor's threads */
+	int threads;                 /* the engine's threads (tile or native) */
 	int reps;                    /* timed runs after the checked one; the min counts */
 	uint64_t seed;               /* of the scratch inputs (exec_fill_random) */
 	ExecLimits lim;              /* the scratch tensors must fit these */
