@@ -54,6 +54,15 @@ cg_use_formula(int kind, OpId op, DType cdt)
 	used[kind][op][cdt == DT_F64 ? 0 : cdt == DT_F32 ? 1 : 2] = 1;
 }
 
+/* [type]: the dot's micro-kernel aicm_dot_f64 / _f32 is called */
+static unsigned char dot_used[2];
+
+void
+cg_use_dot(DType dt)
+{
+	dot_used[dt == DT_F32] = 1;
+}
+
 /* scalar.h's rows as text, [kind][class][op]: kind as in used; class 0
  * floats, 1 integers (int64); NULL where the table has no row. */
 static const char *const formula_text[3][2][OP_COUNT] = {
@@ -211,6 +220,90 @@ static const char vexp_text[] =
     "\treturn x != x ? x : x > 88.7228394f ? (float)INFINITY : x < -104.0f ? 0.0f : y;\n"
     "}\n";
 
+/* The dot's micro-kernel (op_dot; docs/codegen.md), the shape of the tile
+ * engine's blk512_6_4 (src/runtime/simd_kern.h).  Written with GCC vector
+ * types of the target's width (AICM_DOT_VB), not plain loops: gcc kept a
+ * plain 8 x 32 f32 block in registers but spilled wider ones (6 x 64 f32
+ * with vectors: W1 f32 5% faster).  Without AVX-512 (16 registers) it
+ * holds 6 x 2 vectors a pass over the columns, the tile engine's blk256;
+ * without -march at all, SSE's 16-byte vectors. */
+static const char dot_vec_text[] =
+    "\n/* The dot's vectors: the target's widest (docs/codegen.md). */\n"
+    "#if defined(__AVX512F__)\n#define AICM_DOT_VB 64\n#elif defined(__AVX__)\n#define AICM_DOT_VB 32\n"
+    "#else\n#define AICM_DOT_VB 16\n#endif\n";
+static const char dot_text[] =
+    "\n/* The dot's micro-kernel: mr <= 6 rows by ncol (a multiple of 64 bytes,\n"
+    " * at most 256) columns of o = c + a b, or of a b when zero; a's rows lda\n"
+    " * apart, b's ldb.  mr and ncol are constants where it is called, so every\n"
+    " * loop over the accumulator vectors unrolls and they stay in registers:\n"
+    " * 6 x 4 with AVX-512 (24 of the 32 zmm), else 6 x 2 a pass over the\n"
+    " * columns (12 of the 16 ymm or xmm).  Each step of p is one broadcast of\n"
+    " * a's element times the vectors of b's row: FMA vectors.  When pf is\n"
+    " * given, each step of p prefetches pf[p * pfs] (a line of the strip packed\n"
+    " * next, which comes from L3: its rows 4 KiB apart defeat the hardware\n"
+    " * prefetcher).  The pragmas unroll at -O2 too. */\n"
+    "typedef @T aicm_dot_v@S __attribute__((vector_size(AICM_DOT_VB)));\n"
+    "static inline __attribute__((always_inline)) void\n"
+    "aicm_dot_@S(int mr, int ncol, int zero, long K, const @T *a, long lda, const @T *b, long ldb,\n"
+    "    const @T *c, @T *o, long ldc, const @T *pf, long pfs)\n"
+    "{\n"
+    "\tenum { VL = AICM_DOT_VB / (int)sizeof(@T), NV = AICM_DOT_VB == 64 ? 4 : 2 };\n"
+    "\tconst int nv = ncol / VL;\n"
+    "\n"
+    "\tfor (int v0 = 0; v0 < nv; v0 += NV) {\n"
+    "\t\tconst int w = nv - v0 < NV ? nv - v0 : NV;\n"
+    "\t\taicm_dot_v@S acc[6][NV];\n"
+    "\n"
+    "\t\t#pragma GCC unroll 8\n"
+    "\t\tfor (int q = 0; q < mr; q++)\n"
+    "\t\t\t#pragma GCC unroll 8\n"
+    "\t\t\tfor (int v = 0; v < w; v++) {\n"
+    "\t\t\t\tif (zero)\n"
+    "\t\t\t\t\tacc[q][v] = (aicm_dot_v@S){0};\n"
+    "\t\t\t\telse\n"
+    "\t\t\t\t\tmemcpy(&acc[q][v], &c[q * ldc + (v0 + v) * VL], sizeof acc[q][v]);\n"
+    "\t\t\t}\n"
+    "\t\tfor (long p = 0; p < K; p++) {\n"
+    "\t\t\taicm_dot_v@S bv[NV];\n"
+    "\n"
+    "\t\t\tif (pf && v0 == 0)\n"
+    "\t\t\t\t__builtin_prefetch(&pf[p * pfs], 0, 1);\n"
+    "\t\t\t#pragma GCC unroll 8\n"
+    "\t\t\tfor (int v = 0; v < w; v++)\n"
+    "\t\t\t\tmemcpy(&bv[v], &b[p * ldb + (v0 + v) * VL], sizeof bv[v]);\n"
+    "\t\t\t#pragma GCC unroll 8\n"
+    "\t\t\tfor (int q = 0; q < mr; q++) {\n"
+    "\t\t\t\tconst @T aq = a[q * lda + p];\n"
+    "\n"
+    "\t\t\t\t#pragma GCC unroll 8\n"
+    "\t\t\t\tfor (int v = 0; v < w; v++)\n"
+    "\t\t\t\t\tacc[q][v] += aq * bv[v];\n"
+    "\t\t\t}\n"
+    "\t\t}\n"
+    "\t\t#pragma GCC unroll 8\n"
+    "\t\tfor (int q = 0; q < mr; q++)\n"
+    "\t\t\t#pragma GCC unroll 8\n"
+    "\t\t\tfor (int v = 0; v < w; v++)\n"
+    "\t\t\t\tmemcpy(&o[q * ldc + (v0 + v) * VL], &acc[q][v], sizeof acc[q][v]);\n"
+    "\t}\n"
+    "}\n";
+
+/* dot_text for type t (0 f64, 1 f32): @T its C type, @S its suffix */
+static void
+emit_dot(StrBuf *o, int t)
+{
+	for (const char *s = dot_text; *s; s++)
+		if (*s == '@' && s[1] == 'T') {
+			strbuf_puts(o, t ? "float" : "double");
+			s++;
+		} else if (*s == '@' && s[1] == 'S') {
+			strbuf_puts(o, t ? "f32" : "f64");
+			s++;
+		} else {
+			strbuf_putc(o, *s);
+		}
+}
+
 /* aicm_vcOP_T(part, blk): part[j] = aicm_cOP_T(part[j], blk[j]) for the
  * 64 bytes of part (a row reduction's partials, emit_c_ops.c), with GCC
  * vector extensions: gcc does not vectorise max's and min's NaN-keeping
@@ -247,6 +340,11 @@ emit_formulas(StrBuf *o)
 	static const char *const ct[3] = {"double", "float", "int64_t"};
 	bool vexp = false, vtypes = false;
 
+	if (dot_used[0] || dot_used[1])
+		strbuf_puts(o, dot_vec_text);
+	for (int t = 0; t < 2; t++)
+		if (dot_used[t])
+			emit_dot(o, t);
 	strbuf_puts(o, "\n/* The formulas of the ops used (scalar.h's rows). */\n");
 	for (int kind = 0; kind < 3; kind++)
 		for (int op = 0; op < OP_COUNT; op++)
@@ -847,6 +945,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 	int *knode = xcalloc((size_t)g->nnodes + 1, sizeof *knode);
 
 	memset(used, 0, sizeof used);
+	memset(dot_used, 0, sizeof dot_used);
 	m.g = g;
 	m.name = name;
 	for (int i = 0; i < g->nnodes; i++) {

@@ -69,6 +69,8 @@ typedef struct CgKernel {
 /* emit_c.c: marks formula (kind 0 unary, 1 binary, 2 a reduction's
  * combining step; op; computing type) used, so that the module writes it */
 void cg_use_formula(int kind, OpId op, DType cdt);
+/* emit_c.c: marks the dot's micro-kernel of float type dt used */
+void cg_use_dot(DType dt);
 
 /* emit_c_ops.c */
 /* Marks the loads read in place (inplace) and the values that live in

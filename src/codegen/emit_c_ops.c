@@ -881,12 +881,12 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	return reduce_tail(k, in, comb, kt);
 }
 
-/* The micro-kernel's width: 32 lanes, or the largest power of two that
- * divides N. */
+/* The micro-kernel's width: 256 bytes (64 f32 lanes, 32 f64: four
+ * 512-bit vectors), or the largest power of two that divides N. */
 static int64_t
-dot_nr(int64_t N)
+dot_nr(int64_t N, DType rt)
 {
-	int64_t NR = 32;
+	int64_t NR = rt == DT_F32 ? 64 : 32;
 
 	while (NR > 1 && N % NR)
 		NR /= 2;
@@ -898,7 +898,15 @@ dot_nr(int64_t N)
 static bool
 dot_packs(int64_t K, int64_t N, DType rt)
 {
-	return K * dot_nr(N) * (rt == DT_F32 ? 4 : 8) <= 65536;
+	return K * dot_nr(N, rt) * (rt == DT_F32 ? 4 : 8) <= 65536;
+}
+
+/* Whether a float dot of N columns calls the vector micro-kernel: its
+ * strips are whole 64-byte vectors (op_dot). */
+static bool
+dot_vec(int64_t N, DType rt)
+{
+	return dot_nr(N, rt) * (rt == DT_F32 ? 4 : 8) % 64 == 0;
 }
 
 /* The loop whose carried tile is it, when that tile starts as zeros
@@ -928,6 +936,40 @@ zero_loop(const CgKernel *k, int it)
 	return -1;
 }
 
+/* How far (in elements) the tensor view that b is loaded from (in place)
+ * moves from one step of the loop that carries the dot's result r to the
+ * next, and that loop (its instruction); 0 when r is not a loop's
+ * carried tile or b does not move along it. */
+static int64_t
+dot_b_step(CgKernel *k, int r, int bs, int *loop)
+{
+	const TileFn *f = k->f;
+	int d = f->vals[bs].def, l = -1;
+	int64_t delta = 0;
+
+	if (!k->alias[r] || !k->inplace[bs] || d < 0 || f->insts[d].op != TO_LOAD)
+		return 0;
+	for (int i = 0; i < f->ninsts && l < 0; i++)
+		if (f->insts[i].op == TO_FOR && f->insts[i].iter == k->alias[r] - 1)
+			l = i;
+	if (l < 0 || f->insts[l].step <= 0)
+		return 0;
+	/* index q of the load is padded tile dim 4 - nidx + q, whose
+	 * tensor stride vstr holds (a dim before the tile's four: none) */
+	for (int q = 0; q < f->insts[d].nidx; q++)
+		for (int t = 0; t < f->insts[d].idx[q].nterm; t++) {
+			int pd = 4 - f->insts[d].nidx + q;
+
+			if (f->insts[d].idx[q].val[t] != f->insts[l].var)
+				continue;
+			if (pd < 0)
+				return 0;
+			delta += f->insts[d].idx[q].coef[t] * f->insts[l].step * k->vstr[bs][pd];
+		}
+	*loop = l;
+	return delta;
+}
+
 /* dot(a, b, c): o = c + a b on the last two dims.  The accumulator row
  * is built in a local array of constant length and the k loop's inner
  * strip is contiguous in b and o, which gcc turns into FMA vectors. */
@@ -954,7 +996,10 @@ op_dot(CgKernel *k, const TileInst *in)
 		}
 		cg_line(k, "\t}");
 	} else {
-		/* The micro-kernel: MR rows by NR columns of the result held in
+		/* A strip of whole 64-byte vectors calls the vector
+		 * micro-kernel aicm_dot (6 rows by up to four vectors,
+		 * emit_c.c's dot_text); a narrower one keeps this plain block.
+		 * The plain block: MR rows by NR columns of the result held in
 		 * one local array of constant bounds, every loop over it of
 		 * constant trip count: gcc unrolls them all and keeps the
 		 * MR x NR/lanes accumulator vectors in registers (16 of the 32
@@ -969,7 +1014,7 @@ op_dot(CgKernel *k, const TileInst *in)
 		 * vectorised over n with the accumulators on the stack.)  a is
 		 * read from its copied tile: read in place, its rows 4 KiB
 		 * apart, the same kernel ran 3x slower (L1 set aliasing). */
-		int64_t NR = dot_nr(N), MR = rt == DT_F32 ? 8 : 4;
+		int64_t NR = dot_nr(N, rt), MR = rt == DT_F32 ? 8 : 4;
 		/* where b(p, n) is: SRC[p * sp + n * sn], b's tile, or, when
 		 * cg_plan_dots says so, the tensor b is loaded from (read in
 		 * place), or the tile (or tensor) that b transposes (fold) */
@@ -999,6 +1044,9 @@ op_dot(CgKernel *k, const TileInst *in)
 		bool zc = k->f->vals[c].def >= 0 && k->f->insts[k->f->vals[c].def].op == TO_ZEROS &&
 		    !k->alias[c];
 		int zl = k->alias[r] ? zero_loop(k, k->alias[r] - 1) : -1;
+		/* a strip of whole vectors (64 bytes; when N allows): the
+		 * micro-kernel of vectors, else the plain block below */
+		bool vec = dot_vec(N, rt);
 
 		cg_line(k, "for (long n0 = 0; n0 < %" PRId64 "; n0 += %" PRId64 ") {", N, NR);
 		k->depth++;
@@ -1016,51 +1064,119 @@ op_dot(CgKernel *k, const TileInst *in)
 			cg_line(k, "\t\tpk[p * %" PRId64 " + n] = t%d[p * %" PRId64 " + (n0 + n) * %"
 			    PRId64 "];", NR, bs, sp, sn);
 		}
-		cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ") {", M, MR);
-		k->depth++;
-		cg_line(k, "%s acc[%" PRId64 "][%" PRId64 "];", T, MR, NR);
-		if (zl >= 0) {
-			cg_line(k, "if (s%d == %" PRId64 ") {   /* the loop's first step */",
-			    k->f->insts[zl].var, k->f->insts[zl].lo);
-			k->depth++;
-		}
-		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
-		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
-		if (zc) {
-			cg_line(k, "\t\tacc[q][n] = 0;");
-		} else if (zl >= 0) {
-			cg_line(k, "\t\tacc[q][n] = 0;");
-			k->depth--;
-			cg_line(k, "} else {");
-			k->depth++;
-			cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
-			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
-			cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+		if (vec) {
+			/* the micro-kernel aicm_dot (emit_c.c's dot_text): 6
+			 * rows at a time, then the last M % 6 */
+			const char *sfx = rt == DT_F32 ? "f32" : "f64";
+			char zero[64], bq[64], ldb[32], pf[256];
+			int sz = rt == DT_F32 ? 4 : 8;
+			int cs = zc ? r : c;   /* a zeros c is not read */
+
+			if (zc)
+				snprintf(zero, sizeof zero, "1");
+			else if (zl >= 0)
+				snprintf(zero, sizeof zero, "s%d == %" PRId64, k->f->insts[zl].var,
+				    k->f->insts[zl].lo);
+			else
+				snprintf(zero, sizeof zero, "0");
+			if (pack) {
+				snprintf(bq, sizeof bq, "pk");
+				snprintf(ldb, sizeof ldb, "%" PRId64, NR);
+			} else {
+				snprintf(bq, sizeof bq, "&t%d[n0]", b);
+				snprintf(ldb, sizeof ldb, "%" PRId64, sp);
+			}
+			/* while the first row blocks of a strip compute, they
+			 * prefetch the next strip of b's rows (a line of each row
+			 * a block), when its rows are b's (sn 1) and it is packed:
+			 * W1 f32 6-10% faster */
+			int lp = -1;
+			int64_t bstep = pack && sn == 1 ? dot_b_step(k, r, bs, &lp) : 0;
+			char nxt[96];
+
+			/* the last strip's blocks prefetch the first strip of
+			 * the loop's next step, when b moves along the loop
+			 * (W1's k loop): 5% faster again */
+			if (bstep)
+				snprintf(nxt, sizeof nxt, "s%d + %" PRId64 " < %" PRId64 " ? &t%d[%" PRId64
+				    " + m / 6 * %d] : 0", k->f->insts[lp].var, k->f->insts[lp].step,
+				    k->f->insts[lp].hi, bs, bstep, 64 / sz);
+			else
+				snprintf(nxt, sizeof nxt, "0");
+			if (pack && sn == 1 && (NR < N || bstep))
+				snprintf(pf, sizeof pf, "m < %" PRId64 " ? (n0 + %" PRId64 " < %" PRId64
+				    " ? &t%d[n0 + %" PRId64 " + m / 6 * %d] : %s) : 0, %" PRId64,
+				    NR * (int64_t)sz / 64 * 6, NR, N, bs, NR, 64 / sz, nxt, sp);
+			else
+				snprintf(pf, sizeof pf, "0, 0");
+			/* a's rows lda apart: its tile's, or its tensor's when
+			 * read in place (cg_plan_dots) */
+			int64_t lda = k->inplace[a] ? k->vstr[a][2] : K;
+
+			cg_use_dot(rt);
+			if (M >= 6)
+				cg_line(k, "for (long m = 0; m < %" PRId64 "; m += 6)", M / 6 * 6);
+			if (M >= 6)
+				cg_line(k, "\taicm_dot_%s(6, %" PRId64 ", %s, %" PRId64 ", &t%d[m * %" PRId64
+				    "], %" PRId64 ", %s, %s, &t%d[m * %" PRId64 " + n0], &t%d[m * %" PRId64
+				    " + n0], %" PRId64 ",", sfx, NR, zero, K, a, lda, lda, bq, ldb, cs, N, r, N,
+				    N);
+			if (M >= 6)
+				cg_line(k, "\t    %s);", pf);
+			if (M % 6)
+				cg_line(k, "aicm_dot_%s(%" PRId64 ", %" PRId64 ", %s, %" PRId64 ", &t%d[%"
+				    PRId64 "], %" PRId64 ", %s, %s, &t%d[%" PRId64 " + n0], &t%d[%" PRId64
+				    " + n0], %" PRId64 ", 0, 0);", sfx, M % 6, NR, zero, K, a, M / 6 * 6 * lda,
+				    lda, bq, ldb, cs, M / 6 * 6 * N, r, M / 6 * 6 * N, N);
 			k->depth--;
 			cg_line(k, "}");
 		} else {
-			cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+			cg_line(k, "for (long m = 0; m < %" PRId64 "; m += %" PRId64 ") {", M, MR);
+			k->depth++;
+			cg_line(k, "%s acc[%" PRId64 "][%" PRId64 "];", T, MR, NR);
+			if (zl >= 0) {
+				cg_line(k, "if (s%d == %" PRId64 ") {   /* the loop's first step */",
+				    k->f->insts[zl].var, k->f->insts[zl].lo);
+				k->depth++;
+			}
+			cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
+			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
+			if (zc) {
+				cg_line(k, "\t\tacc[q][n] = 0;");
+			} else if (zl >= 0) {
+				cg_line(k, "\t\tacc[q][n] = 0;");
+				k->depth--;
+				cg_line(k, "} else {");
+				k->depth++;
+				cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
+				cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
+				cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+				k->depth--;
+				cg_line(k, "}");
+			} else {
+				cg_line(k, "\t\tacc[q][n] = t%d[(m + q) * %" PRId64 " + n0 + n];", c, N);
+			}
+			cg_line(k, "for (long p = 0; p < %" PRId64 "; p++) {", K);
+			k->depth++;
+			if (pack)
+				cg_line(k, "const %s *restrict bp = &pk[p * %" PRId64 "];", T, NR);
+			else
+				cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 " + n0];", T, b, sp);
+			cg_line(k, "for (int q = 0; q < %" PRId64 "; q++) {", MR);
+			cg_line(k, "\tconst %s aq = t%d[(m + q) * %" PRId64 " + p];", T, a, K);
+			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
+			cg_line(k, "\t\tacc[q][n] += aq * bp[n];");
+			cg_line(k, "}");
+			k->depth--;
+			cg_line(k, "}");
+			cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
+			cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
+			cg_line(k, "\t\tt%d[(m + q) * %" PRId64 " + n0 + n] = acc[q][n];", r, N);
+			k->depth--;
+			cg_line(k, "}");
+			k->depth--;
+			cg_line(k, "}");
 		}
-		cg_line(k, "for (long p = 0; p < %" PRId64 "; p++) {", K);
-		k->depth++;
-		if (pack)
-			cg_line(k, "const %s *restrict bp = &pk[p * %" PRId64 "];", T, NR);
-		else
-			cg_line(k, "const %s *restrict bp = &t%d[p * %" PRId64 " + n0];", T, b, sp);
-		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++) {", MR);
-		cg_line(k, "\tconst %s aq = t%d[(m + q) * %" PRId64 " + p];", T, a, K);
-		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
-		cg_line(k, "\t\tacc[q][n] += aq * bp[n];");
-		cg_line(k, "}");
-		k->depth--;
-		cg_line(k, "}");
-		cg_line(k, "for (int q = 0; q < %" PRId64 "; q++)", MR);
-		cg_line(k, "\tfor (int n = 0; n < %" PRId64 "; n++)", NR);
-		cg_line(k, "\t\tt%d[(m + q) * %" PRId64 " + n0 + n] = acc[q][n];", r, N);
-		k->depth--;
-		cg_line(k, "}");
-		k->depth--;
-		cg_line(k, "}");
 	}
 	cg_line(k, "b%d[0] = 1; b%d[1] = 1;", r, r);
 	cg_line(k, "b%d[2] = aicm_min(b%d[2], b%d[2]);", r, a, c);
@@ -2060,6 +2176,27 @@ cg_plan_dots(CgKernel *k)
 			for (int q = 0; q < 4; q++)
 				k->vstr[b][q] = tstr(&a, q);
 		}
+	}
+	/* a of a float dot that calls the vector micro-kernel (op_dot): an
+	 * unmasked load of its type that only the dot reads, its rows
+	 * contiguous, is read in place (W1 f32 7% faster than copying it;
+	 * the plain block lost its registers that way) */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int a = in->in[0], d = f->vals[a].def;
+		DType rt = vdt(k, in->res);
+		Acc ac;
+
+		if (in->op != TO_DOT || !is_float(rt) || vdt(k, a) != rt || k->nuse[a] != 1 ||
+		    !dot_vec(k->sh[in->in[1]][3], rt) || d < 0 || f->insts[d].op != TO_LOAD ||
+		    f->insts[d].masked || k->inplace[a])
+			continue;
+		acc_of(k, &f->insts[d], &ac);
+		if (ac.dt != rt || tstr(&ac, 3) != 1)
+			continue;
+		k->inplace[a] = true;
+		for (int q = 0; q < 4; q++)
+			k->vstr[a][q] = tstr(&ac, q);
 	}
 }
 
