@@ -151,6 +151,46 @@ START_TEST(test_api_mlp_runs)
 }
 END_TEST
 
+/* A const replaced by a run keeps its new value for later runs, and the
+ * tile engine's packed copy of it follows: the mlp through
+ * lower-tiled{bm=16,bn=16,bk=16}, where W's 16x16 tiles are packed once
+ * and kept across runs (tile_exec.h), run with W, then with another W by
+ * name (the same program: without the library saying so, the first W's
+ * packs would be read), then with x alone (the second W stays), each
+ * against plain C. */
+START_TEST(test_api_const_replaced_between_runs)
+{
+	static double x[M * K], w[K * N], w2[K * N], b[N], y[M], want[M];
+	static const int64_t xs[] = {M, K}, ys[] = {M, 1};
+	aicm_context *ctx = aicm_context_new();
+	aicm_module *m;
+	aicm_program *p = mlp_program(ctx, &m, "shape-infer,fuse,lower-tiled{bm=16,bn=16,bk=16}",
+	    AICM_ENGINE_TILE);
+	aicm_tensor in = tensor(NULL, AICM_F64, 2, xs, x), out = tensor(NULL, AICM_F64, 2, ys, y);
+
+	mlp_data(x, w, b, 1);
+	for (int i = 0; i < K * N; i++)
+		w2[i] = 0.5 - w[i] * 0.75;
+	for (int run = 0; run < 3; run++) {
+		const double *wr = run == 0 ? w : w2;
+
+		if (run < 2)
+			ck_assert_msg(mlp_run(p, x, (double *)wr, b, y) == AICM_OK, "%s",
+			    aicm_error(ctx));
+		else
+			ck_assert_msg(aicm_program_run(p, &in, 1, &out, 1) == AICM_OK, "%s",
+			    aicm_error(ctx));
+		mlp_ref(x, wr, b, want);
+		for (int i = 0; i < M; i++)
+			ck_assert_msg(fabs(y[i] - want[i]) <= 1e-12 * fmax(fabs(want[i]), 1),
+			    "run %d, row %d: %.17g, want %.17g", run, i, y[i], want[i]);
+	}
+	aicm_program_free(p);
+	aicm_module_free(m);
+	aicm_context_free(ctx);
+}
+END_TEST
+
 /* A module prints as .aicm text: after compiling for the tile engine,
  * the lowered program; and an output the library allocates. */
 START_TEST(test_api_print_and_alloc)
@@ -420,6 +460,7 @@ make_api_suite(void)
 
 	tcase_add_test(tc, test_api_version);
 	tcase_add_test(tc, test_api_mlp_runs);
+	tcase_add_test(tc, test_api_const_replaced_between_runs);
 	tcase_add_test(tc, test_api_print_and_alloc);
 	tcase_add_test(tc, test_api_parse_error);
 	tcase_add_test(tc, test_api_wrong_buffers);

@@ -402,6 +402,40 @@ START_TEST(test_simd_dot_f32_every_shape)
 }
 END_TEST
 
+/* c NULL is an accumulator of zeros: the same bits as a zero c, on every
+ * path, in both types, at every row remainder (M 1 to 14: blocks of 6 and
+ * the split last 7 or 8 rows) and ragged columns. */
+START_TEST(test_simd_dot_zero_accumulator)
+{
+	SimdIsa best = simd_isa_best();
+	enum { MM = 14, NN = 70, KK = 19 };
+	static double a[MM * KK], b[KK * NN], z[MM * NN], o1[MM * NN], o2[MM * NN];
+	static float af[MM * KK], bf[KK * NN], zf[MM * NN], p1[MM * NN], p2[MM * NN];
+
+	for (int i = 0; i < MM * KK; i++)
+		af[i] = (float)(a[i] = (double)rndf() - 0.5);
+	for (int i = 0; i < KK * NN; i++)
+		bf[i] = (float)(b[i] = (double)rndf() - 0.5);
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (int64_t M = 1; M <= MM; M++)
+			for (int64_t N = 1; N <= NN; N += 23) {
+				memset(o2, 0x55, sizeof o2);
+				memset(p2, 0x55, sizeof p2);
+				simd_dot(M, N, KK, a, KK, b, NN, z, o1, NN);
+				simd_dot(M, N, KK, a, KK, b, NN, NULL, o2, NN);
+				simd_dot_f32(M, N, KK, af, KK, bf, NN, zf, p1, NN);
+				simd_dot_f32(M, N, KK, af, KK, bf, NN, NULL, p2, NN);
+				for (int64_t i = 0; i < M; i++) {
+					ck_assert(memcmp(o1 + i * NN, o2 + i * NN, sizeof(double) * (size_t)N) == 0);
+					ck_assert(memcmp(p1 + i * NN, p2 + i * NN, sizeof(float) * (size_t)N) == 0);
+				}
+			}
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
 /* a read in place in a wide tensor, as the executor does with views: lda
  * far beyond K (the blocks prefetch rows past the last one). */
 START_TEST(test_simd_dot_wide_lda)
@@ -713,6 +747,47 @@ START_TEST(test_simd_exp_f32_every_path)
 }
 END_TEST
 
+/* sqrt: bitwise the scalar formula's root (IEEE's, correctly rounded) on
+ * every path, f64 and f32, with NaN, infinities, zeros of both signs,
+ * negatives, subnormals and every tail length. */
+START_TEST(test_simd_sqrt_every_path)
+{
+	SimdIsa best = simd_isa_best();
+	enum { N = 1001 };
+	static double x[N], o[N];
+	static float xf[N], of[N];
+	static const double sp[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, -1.0, 4.9e-324, 1e-310,
+	    1e-45, 2.0, 0.25, 1e300, 3.4e38};
+
+	for (int i = 0; i < N; i++) {
+		x[i] = i < (int)(sizeof sp / sizeof *sp) ? sp[i] : (double)rndf() * (i % 5 ? 10 : 1e-30);
+		xf[i] = (float)x[i];
+	}
+	for (int isa = 0; isa <= (int)best; isa++) {
+		simd_set_isa((SimdIsa)isa);
+		for (int n = 0; n <= 40; n++) {
+			o[n] = 555.0;
+			of[n] = 555.0f;
+			simd_sqrt(n, x, o);
+			simd_sqrt_f32(n, xf, of);
+			ck_assert(o[n] == 555.0 && of[n] == 555.0f);
+		}
+		simd_sqrt(N, x, o);
+		simd_sqrt_f32(N, xf, of);
+		for (int i = 0; i < N; i++) {
+			double r = ir_scalar_unary(OP_SQRT, x[i]);
+			float rf = ir_scalar_unary_f32(OP_SQRT, xf[i]);
+
+			ck_assert_msg(memcmp(&o[i], &r, sizeof r) == 0 || (isnan(o[i]) && isnan(r)),
+			    "%s: sqrt(%g) = %g, reference %g", simd_isa_name((SimdIsa)isa), x[i], o[i], r);
+			ck_assert_msg(same_f32(of[i], rf), "%s: sqrt_f32(%g) = %g, reference %g",
+			    simd_isa_name((SimdIsa)isa), (double)xf[i], (double)of[i], (double)rf);
+		}
+	}
+	simd_set_isa(best);
+}
+END_TEST
+
 /* The streaming copy at every alignment of dst and src and ragged lengths:
  * the bytes copied, the bytes around them untouched. */
 START_TEST(test_simd_copy_stream_every_path)
@@ -904,6 +979,8 @@ make_simd_suite(void)
 	tcase_add_test(t, test_simd_reductions_f32_every_path);
 	tcase_add_test(t, test_simd_sum_f32_same_bits_every_path);
 	tcase_add_test(t, test_simd_exp_f32_every_path);
+	tcase_add_test(t, test_simd_sqrt_every_path);
+	tcase_add_test(t, test_simd_dot_zero_accumulator);
 	tcase_add_test(t, test_simd_pool_row_every_path);
 	tcase_add_test(t, test_simd_copy_stream_every_path);
 	tcase_add_test(t, test_simd_int_every_path);

@@ -601,6 +601,10 @@ run_program(aicm_program *p, const aicm_tensor *in, int nin, aicm_tensor *out, i
 
 		if (p->vals[i].numel > 0)
 			memcpy(p->vals[i].data, in[k].data, exec_tensor_bytes(&p->vals[i]));
+		/* a const replaced in place: the plan's packed copies of it
+		 * are stale (tile_exec.h) */
+		if (p->plan && g->nodes[i].op == OP_CONST)
+			exec_tile_source_changed(p->plan, i);
 	}
 	if (p->engine == AICM_ENGINE_TILE) {
 		if (exec_tile_run(p->plan, p->vals, p->threads, d) != 0)

@@ -41,7 +41,8 @@ SimdIsa simd_isa_best(void);
 void simd_set_isa(SimdIsa isa);
 
 /* o[M×N] = c[M×N] + a[M×K] · b[K×N]; row-major with leading dimensions
- * lda, ldb, ldc (c and o share ldc); o may be c.  The micro-kernels keep
+ * lda, ldb, ldc (c and o share ldc); o may be c, and c NULL is zeros
+ * (nothing read: 0 + x is x, so the bits are those of a zero c).  The micro-kernels keep
  * a register block of C while streaming a row panel of b and broadcasting
  * a. */
 void simd_dot(int64_t M, int64_t N, int64_t K, const double *a, int64_t lda, const double *b,
@@ -53,6 +54,8 @@ void simd_binary(SimdOp op, int64_t n, const double *a, int as, const double *b,
     double *o);
 /* o[i] = relu(x[i]) (NaN stays NaN, -0 becomes 0, as the reference). */
 void simd_relu(int64_t n, const double *x, double *o);
+/* o[i] = sqrt(x[i]), correctly rounded (the scalar formula's bits). */
+void simd_sqrt(int64_t n, const double *x, double *o);
 /* o[i] = e^x[i]: within 2 ulp of libm's exp (which the portable path
  * calls); AVX-512 and AVX2 agree bitwise.  o may be x. */
 void simd_exp(int64_t n, const double *x, double *o);
@@ -76,6 +79,7 @@ void simd_dot_f32(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, 
 void simd_binary_f32(SimdOp op, int64_t n, const float *a, int as, const float *b, int bs,
     float *o);
 void simd_relu_f32(int64_t n, const float *x, float *o);
+void simd_sqrt_f32(int64_t n, const float *x, float *o);
 void simd_exp_f32(int64_t n, const float *x, float *o);
 /* The sum in f64 lanes (the caller rounds it), and the max (NaN wins; -inf
  * for n == 0). */

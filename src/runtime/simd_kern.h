@@ -45,7 +45,9 @@ KN(dot, portable)(int64_t M, int64_t N, int64_t K, const T *a, int64_t lda, cons
 	for (int64_t i = 0; i < M; i++) {
 		T *row = o + i * ldc;
 
-		if (row != c + i * ldc)
+		if (!c)
+			memset(row, 0, sizeof(T) * (size_t)N);
+		else if (row != c + i * ldc)
 			memcpy(row, c + i * ldc, sizeof(T) * (size_t)N);
 		for (int64_t k = 0; k < K; k++) {
 			T av = a[i * lda + k];
@@ -124,8 +126,8 @@ KN(blk, avx512)(int mr, int nv, bool tail, M512 lm, int64_t K, const T *a, int64
 	for (int r = 0; r < mr; r++)
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			acc[r][v] = P512(maskz_loadu)(tail && v == nv - 1 ? lm : ALL512,
-			    c + r * ldc + L512 * v);
+			acc[r][v] = c ? P512(maskz_loadu)(tail && v == nv - 1 ? lm : ALL512,
+			    c + r * ldc + L512 * v) : P512(setzero)();
 	for (int64_t k = 0; k < K; k++) {
 		V512 bv[4];
 
@@ -186,20 +188,26 @@ KN(dot, avx512)(int64_t M, int64_t N, int64_t K, const T *a, int64_t lda, const 
 	int64_t w = N - j < 4 * L512 ? N - j : 4 * L512; \
 	int nv = (int)((w + L512 - 1) / L512); \
 	M512 lm = (M512)(w % L512 ? (1u << (w % L512)) - 1 : ALL512);
-#define DOT512_ROWS int mr = M - i < 6 ? (int)(M - i) : 6;
+/* Row blocks of 6; the last 7 or 8 rows as two blocks of 4 and 3 or 4,
+ * not 6 and a block of 1 or 2, whose few accumulators leave the FMA
+ * units waiting (M = 128: 21 blocks of 6 and one of 2 before).  Each
+ * element's sum runs over k in the same order whatever its block. */
+#define DOT512_ROWS mr = M - i < 6 ? (int)(M - i) : M - i == 7 || M - i == 8 ? 4 : 6;
 #define DOT512_CALL \
 	KN(blk512, tab)[w % L512 == 0][mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb, \
-	    c + i * ldc + j, o + i * ldc + j, ldc);
+	    c ? c + i * ldc + j : NULL, o + i * ldc + j, ldc);
+	int mr;
+
 #if K_F32
 	for (int64_t j = 0; j < N; j += 4 * L512) {
 		DOT512_COLS
-		for (int64_t i = 0; i < M; i += 6) {
+		for (int64_t i = 0; i < M; i += mr) {
 			DOT512_ROWS
 			DOT512_CALL
 		}
 	}
 #else
-	for (int64_t i = 0; i < M; i += 6) {
+	for (int64_t i = 0; i < M; i += mr) {
 		DOT512_ROWS
 		for (int64_t j = 0; j < N; j += 4 * L512) {
 			DOT512_COLS
@@ -244,28 +252,36 @@ KN(vbin, avx512)(SimdOp op, V512 x, V512 y)
 }
 
 /* Floats: one loop per stride pattern, then a masked last vector;
- * doubles: one loop, then the scalar tail. */
-A512 static void
-KN(binary, avx512)(SimdOp op, int64_t n, const T *a, int as, const T *b, int bs, T *o)
+ * doubles: one loop, then the scalar tail.  Inlined into binary_avx512
+ * once per op, so that op is a constant in each copy of the loops (a
+ * jump through vbin's switch per vector was most of a short row's
+ * time); the prefetches ahead only on a run long enough to stream. */
+T512 void
+KN(binary_op, avx512)(SimdOp op, int64_t n, const T *a, int as, const T *b, int bs, T *o)
 {
 	V512 sa = P512(set1)(a[0]), sb = P512(set1)(b[0]);
 	int64_t i = 0;
+	bool pf = n * (int64_t)sizeof(T) > AHEAD_BYTES;
 
 #if K_F32
 	if (as && bs)
 		for (; i + L512 <= n; i += L512) {
-			AHEAD(a + i);
-			AHEAD(b + i);
+			if (pf) {
+				AHEAD(a + i);
+				AHEAD(b + i);
+			}
 			P512(storeu)(o + i, KN(vbin, avx512)(op, P512(loadu)(a + i), P512(loadu)(b + i)));
 		}
 	else if (as)
 		for (; i + L512 <= n; i += L512) {
-			AHEAD(a + i);
+			if (pf)
+				AHEAD(a + i);
 			P512(storeu)(o + i, KN(vbin, avx512)(op, P512(loadu)(a + i), sb));
 		}
 	else if (bs)
 		for (; i + L512 <= n; i += L512) {
-			AHEAD(b + i);
+			if (pf)
+				AHEAD(b + i);
 			P512(storeu)(o + i, KN(vbin, avx512)(op, sa, P512(loadu)(b + i)));
 		}
 	else
@@ -281,15 +297,29 @@ KN(binary, avx512)(SimdOp op, int64_t n, const T *a, int as, const T *b, int bs,
 	for (; i + L512 <= n; i += L512) {
 		V512 x = as ? P512(loadu)(a + i) : sa, y = bs ? P512(loadu)(b + i) : sb;
 
-		if (as)
+		if (as && pf)
 			AHEAD(a + i);
-		if (bs)
+		if (bs && pf)
 			AHEAD(b + i);
 		P512(storeu)(o + i, KN(vbin, avx512)(op, x, y));
 	}
 	if (i < n)
 		KN(binary, portable)(op, n - i, a + i * as, as, b + i * bs, bs, o + i);
 #endif
+}
+
+A512 static void
+KN(binary, avx512)(SimdOp op, int64_t n, const T *a, int as, const T *b, int bs, T *o)
+{
+	switch (op) {
+	case SIMD_ADD: KN(binary_op, avx512)(SIMD_ADD, n, a, as, b, bs, o); break;
+	case SIMD_SUB: KN(binary_op, avx512)(SIMD_SUB, n, a, as, b, bs, o); break;
+	case SIMD_MUL: KN(binary_op, avx512)(SIMD_MUL, n, a, as, b, bs, o); break;
+	case SIMD_DIV: KN(binary_op, avx512)(SIMD_DIV, n, a, as, b, bs, o); break;
+	case SIMD_MAXIMUM: KN(binary_op, avx512)(SIMD_MAXIMUM, n, a, as, b, bs, o); break;
+	case SIMD_MINIMUM: KN(binary_op, avx512)(SIMD_MINIMUM, n, a, as, b, bs, o); break;
+	default: KN(binary_op, avx512)(op, n, a, as, b, bs, o); break;
+	}
 }
 
 A512 static inline V512
@@ -317,6 +347,25 @@ KN(relu, avx512)(int64_t n, const T *x, T *o)
 		M512 m = KN(tail, avx512)(n, i);
 
 		P512(mask_storeu)(o + i, m, KN(vrelu, avx512)(P512(maskz_loadu)(m, x + i)));
+	}
+}
+
+/* IEEE's square root, correctly rounded in T: the scalar formula's
+ * bits (a float's root through double rounds to the same float). */
+A512 static void
+KN(sqrt, avx512)(int64_t n, const T *x, T *o)
+{
+	int64_t i = 0;
+
+	for (; i + L512 <= n; i += L512)
+		P512(storeu)(o + i, P512(sqrt)(P512(loadu)(x + i)));
+	if (!K_F32)
+		for (; i < n; i++)
+			o[i] = KS(unary)(OP_SQRT, x[i]);
+	else if (i < n) {
+		M512 m = KN(tail, avx512)(n, i);
+
+		P512(mask_storeu)(o + i, m, P512(sqrt)(P512(maskz_loadu)(m, x + i)));
 	}
 }
 
@@ -433,7 +482,8 @@ KN(blk, avx2)(int mr, int nv, __m256i lm, int64_t K, const T *a, int64_t lda,
 	for (int r = 0; r < mr; r++)
 		_Pragma("GCC unroll 8")
 		for (int v = 0; v < nv; v++)
-			acc[r][v] = P256(maskload)(c + r * ldc + L256 * v, v == nv - 1 ? lm : ALL256);
+			acc[r][v] = c ? P256(maskload)(c + r * ldc + L256 * v, v == nv - 1 ? lm : ALL256) :
+			    P256(setzero)();
 	for (int64_t k = 0; k < K; k++) {
 		V256 bv[2];
 
@@ -488,7 +538,7 @@ KN(dot, avx2)(int64_t M, int64_t N, int64_t K, const T *a, int64_t lda, const T 
 			__m256i lm = TAIL256(w, nv);
 
 			KN(blk256, tab)[mr - 1][nv - 1](lm, K, a + i * lda, lda, b + j, ldb,
-			    c + i * ldc + j, o + i * ldc + j, ldc);
+			    c ? c + i * ldc + j : NULL, o + i * ldc + j, ldc);
 		}
 	}
 }
@@ -538,6 +588,17 @@ KN(relu, avx2)(int64_t n, const T *x, T *o)
 	}
 	for (; i < n; i++)
 		o[i] = KS(unary)(OP_RELU, x[i]);
+}
+
+A256 static void
+KN(sqrt, avx2)(int64_t n, const T *x, T *o)
+{
+	int64_t i = 0;
+
+	for (; i + L256 <= n; i += L256)
+		P256(storeu)(o + i, P256(sqrt)(P256(loadu)(x + i)));
+	for (; i < n; i++)
+		o[i] = KS(unary)(OP_SQRT, x[i]);
 }
 
 /* sum_tree's order: four f64 vectors of 4 lanes. */
@@ -668,6 +729,14 @@ KP(relu)(int64_t n, const T *x, T *o)
 	KPICK(relu, n, x, o)
 	for (int64_t i = 0; i < n; i++)
 		o[i] = KS(unary)(OP_RELU, x[i]);
+}
+
+void
+KP(sqrt)(int64_t n, const T *x, T *o)
+{
+	KPICK(sqrt, n, x, o)
+	for (int64_t i = 0; i < n; i++)
+		o[i] = KS(unary)(OP_SQRT, x[i]);
 }
 
 double

@@ -49,6 +49,12 @@ TilePlan *exec_tile_compile(const Graph *g, Diag *d);
  * Returns 0 or -1 after a diagnostic (a source of the wrong type, an
  * integer division by zero: reported at the kernel, naming the op). */
 int exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d);
+/* The plan keeps, across runs, copies of graph consts that its loads read
+ * in tiles (every tile of the tensor packed once: tile_plan.c's
+ * plan_prepack); they are packed again when the const's data pointer in
+ * vals moves.  A caller that rewrites const node's data in place between
+ * runs says so here, and the next run packs it again. */
+void exec_tile_source_changed(TilePlan *p, int node);
 /* The statistics of the last run, one per tiled node in node order. */
 const KernelStats *exec_tile_stats(const TilePlan *p, int *n);
 void exec_tile_free(TilePlan *p);

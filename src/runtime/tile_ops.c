@@ -53,7 +53,9 @@ op_fill(Worker *w, const TileInst *in, int i)
 	const PTile *t = &w->k->tile[in->res];
 	void *p = w->p[in->res];
 
-	if (in->op == TO_ZEROS)
+	if (in->op == TO_ZEROS && w->k->zskip[i])
+		;   /* only dots read it, from zero (plan_zero_dots) */
+	else if (in->op == TO_ZEROS)
 		memset(p, 0, w->k->es * (size_t)t->n);
 	else if (w->k->ik)
 		for (int64_t q = 0; q < t->n; q++)
@@ -95,6 +97,12 @@ unary_vector(OpId op, bool f32, int64_t n, const void *x, void *o)
 			simd_exp_f32(n, x, o);
 		else
 			simd_exp(n, x, o);
+		return true;
+	case OP_SQRT:
+		if (f32)
+			simd_sqrt_f32(n, x, o);
+		else
+			simd_sqrt(n, x, o);
 		return true;
 	default:
 		return false;
@@ -700,6 +708,11 @@ op_dot(Worker *w, const TileInst *in, int i)
 	const int64_t *va = w->valid[in->in[0]], *vb = w->valid[in->in[1]],
 	    *vc = w->valid[in->in[2]];
 	int64_t *ov = w->valid[in->res], vk = va[3] < vb[2] ? va[3] : vb[2];
+	int z = w->k->zdot[i];
+
+	/* an accumulator of zeros that was never filled (plan_zero_dots) */
+	if (z == -2 || (z >= 0 && w->sc[w->k->f->insts[z].var] == w->k->f->insts[z].lo))
+		c = NULL;
 
 	/* Masked lanes hold the loads' other (0), so the whole tile is summed
 	 * by the register-blocked micro-kernel; the loads packed a and b. */
@@ -763,6 +776,27 @@ op_transpose(Worker *w, const TileInst *in, int i)
 /* extract: columns start .. start + n of each row of in[0] (packed: a
  * computed tile), n the result's row; the valid box keeps in[0]'s rows and
  * the part of its valid columns that falls inside. */
+/* rows rows of wd elements of es bytes, from x (a row every xs elements)
+ * to o (every os); short rows element by element as words, since a memcpy
+ * call per row of one or two elements was most of the time of attention's
+ * joins and extracts (its running max and sum are one column each). */
+static void
+copy_rows(char *o, int64_t os, const char *x, int64_t xs, int64_t wd, int64_t rows, size_t es)
+{
+	if (wd <= 8 && es == 4) {
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t j = 0; j < wd; j++)
+				((uint32_t *)o)[r * os + j] = ((const uint32_t *)x)[r * xs + j];
+	} else if (wd <= 8 && es == 8) {
+		for (int64_t r = 0; r < rows; r++)
+			for (int64_t j = 0; j < wd; j++)
+				((uint64_t *)o)[r * os + j] = ((const uint64_t *)x)[r * xs + j];
+	} else {
+		for (int64_t r = 0; r < rows; r++)
+			memcpy(o + (size_t)(r * os) * es, x + (size_t)(r * xs) * es, (size_t)wd * es);
+	}
+}
+
 static int
 op_extract(Worker *w, const TileInst *in, int i)
 {
@@ -773,8 +807,7 @@ op_extract(Worker *w, const TileInst *in, int i)
 	int64_t rows = to->n / to->sh[3], n = to->sh[3], m = ti->sh[3];
 	int64_t *ov = w->valid[in->res], vc;
 
-	for (int64_t r = 0; r < rows; r++)
-		memcpy(o + (size_t)(r * n) * es, x + (size_t)(r * m + in->start) * es, (size_t)n * es);
+	copy_rows(o, n, x + (size_t)in->start * es, m, n, rows, es);
 	memcpy(ov, w->valid[in->in[0]], sizeof w->valid[0]);
 	vc = ov[3] - in->start;
 	ov[3] = vc < 0 ? 0 : vc > n ? n : vc;
@@ -801,8 +834,7 @@ op_join(Worker *w, const TileInst *in, int i)
 		const char *x = w->p[in->in[j]];
 		int64_t m = tj->sh[3];
 
-		for (int64_t r = 0; r < rows; r++)
-			memcpy(o + (size_t)(r * n + col) * es, x + (size_t)(r * m) * es, (size_t)m * es);
+		copy_rows(o + (size_t)col * es, n, x, m, m, rows, es);
 		for (int d = 0; d < 3; d++)
 			if (vj[d] < ov[d])
 				ov[d] = vj[d];
@@ -846,6 +878,84 @@ strip_op(Worker *w, const TileInst *in, int64_t lo, int64_t n)
 	round_f32(w, in->res, lo, n);
 }
 
+/* Tile v's strides (elements) along the padded dims of a tile of shape
+ * sh it stretches to: 0 along its dims of 1. */
+static void
+stretch_strides(const PKernel *k, int v, const int64_t *sh, int64_t *s)
+{
+	int64_t m = 1;
+
+	for (int d = 3; d >= 0; d--) {
+		s[d] = k->tile[v].sh[d] == 1 && sh[d] != 1 ? 0 : m;
+		m *= k->tile[v].sh[d];
+	}
+}
+
+/* A row run (tile_plan.c row_run): row by row, each op on the row, then
+ * the row stored when the store can take rows (else it runs after). */
+static int
+run_rows(Worker *w, int i, int end)
+{
+	const PKernel *k = w->k;
+	const TileFn *f = k->f;
+	int last = f->insts[end - 1].res;
+	const int64_t *sh = k->tile[last].sh;
+	int64_t n = k->tile[last].n, rs[3], (*sa)[4], (*sb)[4];
+	size_t es = k->es;
+	char *dst = NULL;
+
+	/* the operands' strides, once: in the worker's row-run scratch */
+	sa = w->rowstr;
+	sb = w->rowstr + (end - i);
+	for (int q = i; q < end; q++)
+		if (f->insts[q].op == TO_BINARY) {
+			stretch_strides(k, f->insts[q].in[0], sh, sa[q - i]);
+			stretch_strides(k, f->insts[q].in[1], sh, sb[q - i]);
+		}
+	if (end < f->ninsts && f->insts[end].op == TO_STORE && f->insts[end].in[0] == last)
+		dst = tx_store_rows(w, end, rs);
+	for (int64_t i0 = 0, lo = 0; i0 < sh[0]; i0++)
+		for (int64_t i1 = 0; i1 < sh[1]; i1++)
+			for (int64_t i2 = 0; i2 < sh[2]; i2++, lo += sh[3]) {
+				for (int q = i; q < end; q++) {
+					const TileInst *in = &f->insts[q];
+					const void *a, *b;
+					void *o;
+
+					if (in->op == TO_UNARY) {
+						unary_range(w, in, lo, sh[3]);
+						continue;
+					}
+					const int64_t *xa = sa[q - i], *xb = sb[q - i];
+
+					a = at(w->p[in->in[0]], i0 * xa[0] + i1 * xa[1] + i2 * xa[2], es);
+					b = at(w->p[in->in[1]], i0 * xb[0] + i1 * xb[1] + i2 * xb[2], es);
+					o = at(w->p[in->res], lo, es);
+					if (!has_simd(in->gop))
+						binary_formula(in->gop, k->f32, sh[3], a, xa[3], b, xb[3], o);
+					else if (k->f32)
+						simd_binary_f32(simd_op_of(in->gop), sh[3], a, (int)xa[3], b,
+						    (int)xb[3], o);
+					else
+						simd_binary(simd_op_of(in->gop), sh[3], a, (int)xa[3], b,
+						    (int)xb[3], o);
+					round_f32(w, in->res, lo, sh[3]);
+				}
+				if (!dst)
+					continue;
+				if (k->acc[end].stream)
+					simd_copy_stream(dst + (i0 * rs[0] + i1 * rs[1] + i2 * rs[2]) *
+					    (int64_t)es, at(w->p[last], lo, es), es * (size_t)sh[3]);
+				else
+					memcpy(dst + (i0 * rs[0] + i1 * rs[1] + i2 * rs[2]) * (int64_t)es,
+					    at(w->p[last], lo, es), es * (size_t)sh[3]);
+			}
+	if (!dst)
+		return end;
+	w->wr += n * (int64_t)es;
+	return end + 1;
+}
+
 /* Runs the strip run that starts at instruction i (and the store that
  * follows it, when it can go strip by strip); returns the next one. */
 int
@@ -864,6 +974,8 @@ tx_run_strips(Worker *w, int i)
 		else
 			(void)binary_prep(w, &f->insts[q], sa, sb);
 	}
+	if (k->run_rows[i])
+		return run_rows(w, i, end);
 	if (end < f->ninsts && f->insts[end].op == TO_STORE && f->insts[end].in[0] == last)
 		dst = tx_store_target(w, end);
 	for (int64_t lo = 0; lo < n; lo += STRIP) {

@@ -9,10 +9,12 @@
  * over it, so that a fused chain of any length plans in linear time.  The
  * plan also decides what running does faster than by the letter: which
  * tiles share a buffer (a dot's accumulator, a loop's carried value),
- * which runs of elementwise ops go strip by strip, which loads read their
- * tensor in place instead of copying (the tile points into the tensor;
- * tiles are never written in place), which stores stream past the caches,
- * and which packed tiles a thread keeps for the next program.  A body too
+ * which runs of elementwise ops go strip by strip or row by row, which
+ * loads read their tensor in place instead of copying (the tile points into
+ * the tensor; tiles are never written in place), which loads of consts are
+ * packed once for every run (the blocks kept by the plan), which zeros()
+ * accumulators need no filling, which stores stream past the caches, and
+ * which packed tiles a thread keeps for the next program.  A body too
  * large to run (tile memory, or work beyond any sensible run) is refused
  * here with a diagnostic.
  */
@@ -33,6 +35,8 @@
 #define STREAM_MIN_ROW 256
 /* The most memory a kernel's reused packed tiles may take per thread. */
 #define MEMO_MAX ((int64_t)4 << 20)
+/* The most memory a plan's prepacked consts may take, all together. */
+#define PREPACK_MAX ((int64_t)1 << 30)
 
 /* What the planning steps ask about a body, found in one pass over it.
  * Each step used to scan the body again per loop or per load, which made
@@ -186,6 +190,64 @@ alias_loop_carried(const TileFn *f, PKernel *k, const Uses *u)
 	}
 }
 
+/* Zero accumulators.  A zeros() tile that only dots read, as their
+ * accumulator, is never filled: each such dot starts its sums at 0
+ * instead of loading them (simd_dot with c NULL, the same bits).  A K
+ * loop's carried accumulator that starts as such a zeros() (aliased by
+ * alias_loop_carried, read in the loop by its dot alone) is not filled
+ * either: the dot starts at 0 on the loop's first trip.  The fill and the
+ * first trip's loads of C were a pass over the accumulator tile per
+ * program. */
+static void
+plan_zero_dots(const TileFn *f, PKernel *k, const Uses *u)
+{
+	int *dots = xcalloc((size_t)f->nvals + 1, sizeof *dots);
+
+	k->zskip = xcalloc((size_t)f->ninsts + 1, sizeof *k->zskip);
+	k->zdot = xmalloc(sizeof *k->zdot * ((size_t)f->ninsts + 1));
+	for (int i = 0; i < f->ninsts; i++)
+		k->zdot[i] = -1;
+	if (k->ik || k->mx) {
+		free(dots);
+		return;
+	}
+	/* per value: the dots that read it as their accumulator only */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+
+		if (in->op == TO_DOT && in->in[0] != in->in[2] && in->in[1] != in->in[2])
+			dots[in->in[2]]++;
+	}
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+
+		if (in->op != TO_ZEROS || u->nread[in->res] == 0 || dots[in->res] != u->nread[in->res])
+			continue;
+		k->zskip[i] = true;
+		for (int j = i + 1; j < f->ninsts; j++)
+			if (f->insts[j].op == TO_DOT && f->insts[j].in[2] == in->res)
+				k->zdot[j] = -2;
+	}
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *fo = &f->insts[i];
+		int it = fo->iter, init, p, d;
+
+		if (fo->op != TO_FOR || tile_trips(fo) < 1)
+			continue;
+		init = fo->in[0];
+		p = u->def[init];
+		d = u->def[f->insts[fo->end].in[0]];
+		if (p < 0 || f->insts[p].op != TO_ZEROS || u->nread[init] != 1 ||
+		    k->tile[init].off != k->tile[it].off || d <= i || d >= fo->end ||
+		    u->parent[d] != i || f->insts[d].op != TO_DOT || f->insts[d].in[2] != it ||
+		    f->insts[d].in[0] == it || f->insts[d].in[1] == it || u->nread[it] != 1)
+			continue;
+		k->zskip[p] = true;
+		k->zdot[d] = i;
+	}
+	free(dots);
+}
+
 /* Strip runs.  A run of elementwise ops outside any loop, on tiles of one
  * size whose operands are that size too or a single element, is done
  * strip by strip: every op on STRIP elements (tile_priv.h) before the
@@ -207,10 +269,54 @@ flat_operand(const PKernel *k, int v, const PTile *t)
 	return o->n == 1 || memcmp(o->sh, t->sh, sizeof t->sh) == 0;
 }
 
+/* Row runs: rows of at least this many elements. */
+#define ROW_RUN_MIN 32
+
+/* Whether operand v broadcasts to tile t along its dims of 1. */
+static bool
+row_operand(const PKernel *k, int v, const PTile *t)
+{
+	const PTile *o = &k->tile[v];
+
+	for (int d = 0; d < 4; d++)
+		if (o->sh[d] != t->sh[d] && o->sh[d] != 1)
+			return false;
+	return true;
+}
+
+/* The end of the row run that could start at instruction i (i if none):
+ * elementwise ops on tiles of one shape of rows of ROW_RUN_MIN or more,
+ * their operands that shape or stretched along some dims (a bias row, a
+ * row's mean).  Done a row at a time (tx_run_strips), every op on the
+ * row before the next row, and the store of the result row by row: the
+ * epilogue of a matmul (bias, relu, a residual) or a LayerNorm's tail
+ * took one pass over the whole tile per op, each tile larger than L1. */
+static int
+row_run(const TileFn *f, const PKernel *k, int i)
+{
+	const PTile *t = f->insts[i].res >= 0 ? &k->tile[f->insts[i].res] : NULL;
+	int j = i;
+
+	if (!t || t->sh[3] < ROW_RUN_MIN)
+		return i;
+	for (; j < f->ninsts; j++) {
+		const TileInst *q = &f->insts[j];
+
+		if ((q->op != TO_UNARY && q->op != TO_BINARY) ||
+		    memcmp(k->tile[q->res].sh, t->sh, sizeof t->sh) != 0)
+			break;
+		if (q->op == TO_UNARY ? !flat_operand(k, q->in[0], t) || k->tile[q->in[0]].n == 1 :
+		    !row_operand(k, q->in[0], t) || !row_operand(k, q->in[1], t))
+			break;
+	}
+	return j;
+}
+
 static void
 plan_strips(const TileFn *f, PKernel *k)
 {
 	k->run_end = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_end);
+	k->run_rows = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_rows);
 	for (int i = 0; i < f->ninsts;) {
 		const TileInst *in = &f->insts[i];
 		int j = i;
@@ -232,7 +338,18 @@ plan_strips(const TileFn *f, PKernel *k)
 			    (q->op == TO_BINARY && !flat_operand(k, q->in[1], t)))
 				break;
 		}
-		/* two ops at least, or one whose result is stored next */
+		/* two ops at least, or one whose result is stored next; else
+		 * perhaps a row run */
+		if (!(j - i >= 2 || (j - i == 1 && j < f->ninsts && f->insts[j].op == TO_STORE &&
+		    f->insts[j].in[0] == f->insts[i].res))) {
+			int r = row_run(f, k, i);
+
+			if (r - i >= 2 || (r - i == 1 && r < f->ninsts && f->insts[r].op == TO_STORE &&
+			    f->insts[r].in[0] == f->insts[i].res)) {
+				j = r;
+				k->run_rows[i] = true;
+			}
+		}
 		if (j - i >= 2 || (j - i == 1 && j < f->ninsts && f->insts[j].op == TO_STORE &&
 		    f->insts[j].in[0] == f->insts[i].res))
 			k->run_end[i] = j;
@@ -257,6 +374,85 @@ mark_dense(const PKernel *k, const TileInst *in, PAccess *a, const Type *t, cons
 	    sh[0] == 1 && sh[1] == 1 && !u->notlhs[in->res];
 	a->stream = in->op == TO_STORE && t->dt == k->dt && a->tstr[3] == 1 &&
 	    bytes >= STREAM_MIN_TENSOR && sh[3] * (int64_t)k->es >= STREAM_MIN_ROW;
+}
+
+/* Whether index x takes only multiples of e: its constant and each
+ * term's coefficient are, or the term's value is a loop's counter whose
+ * start and step times the coefficient are (loopof: per value, the for
+ * that counts it, or -1). */
+static bool
+idx_aligned(const TileFn *f, const TileIdx *x, int64_t e, const int *loopof)
+{
+	if (e <= 1)
+		return true;
+	if (x->k % e != 0)
+		return false;
+	for (int t = 0; t < x->nterm; t++) {
+		int64_t c = x->coef[t];
+		int fo = loopof[x->val[t]];
+
+		if (c % e == 0)
+			continue;
+		if (fo < 0 || (f->insts[fo].lo * c) % e != 0 || (f->insts[fo].step * c) % e != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Prepacked consts.  A load of a graph const that is copied (not read in
+ * place: a matmul's weight panel, whose rows are a power-of-two stride
+ * apart) gets the whole tensor packed once, block by block in its tile's
+ * shape, before the kernel first runs; every program then reads its block
+ * where it lies.  The matmul's K loop packed those panels again in every
+ * run (memo_plan keeps them only across the programs of one run): 5 MB of
+ * copies per run of the transformer layer, a tenth of its time.  Only
+ * when every index of the load is a multiple of the tile's extent along
+ * its dim (so that each tile is one block), a tile of at most four dims,
+ * a kernel of one compute type, and within PREPACK_MAX for the plan
+ * (*total); the blocks past a ragged edge hold other= as a load would.
+ * Consts only: a graph's inputs change from run to run, and a const that
+ * a caller rewrites in place must be named by exec_tile_source_changed. */
+static void
+plan_prepack(const Graph *g, PKernel *k, const int64_t *trips, int64_t *total)
+{
+	const TileFn *f = k->f;
+	int *loopof = xmalloc(sizeof *loopof * ((size_t)f->nvals + 1));
+	int64_t progs = f->grid[0] * f->grid[1] * f->grid[2];
+
+	for (int v = 0; v < f->nvals; v++)
+		loopof[v] = -1;
+	for (int i = 0; i < f->ninsts; i++)
+		if (f->insts[i].op == TO_FOR)
+			loopof[f->insts[i].var] = i;
+	for (int i = 0; i < f->ninsts && !k->mx; i++) {
+		const TileInst *in = &f->insts[i];
+		PAccess *a = &k->acc[i];
+		const PTile *t;
+		int64_t nb = 1, bytes, tb;
+		bool ok = true;
+
+		if (in->op != TO_LOAD || in->arg == TILE_RESULT || a->dense || a->view ||
+		    a->pad < 0 || g->nodes[a->node].op != OP_CONST || (trips[i] <= 1 && progs <= 1))
+			continue;
+		t = &k->tile[in->res];
+		for (int d = 0; d < 4; d++) {
+			a->pblk[d] = (a->tdim[d] + t->sh[d] - 1) / t->sh[d];
+			nb *= a->pblk[d];
+		}
+		for (int q = 0; q < a->rank && ok; q++)
+			ok = idx_aligned(f, &in->idx[q], t->sh[a->pad + q], loopof);
+		tb = (int64_t)(((size_t)t->n * k->es + 63) & ~(size_t)63);
+		/* a tile much larger than its tensor would pad it out: not
+		 * worth the memory */
+		if (!ok || nb == 0 || __builtin_mul_overflow(nb, tb, &bytes) ||
+		    bytes > 2 * ir_type_numel(&g->nodes[a->node].type) * (int64_t)k->es + 65536 ||
+		    *total + bytes > PREPACK_MAX)
+			continue;
+		*total += bytes;
+		a->prepack = true;
+		a->pk_tile = (size_t)tb;
+	}
+	free(loopof);
 }
 
 /* Packed tiles that neighbouring programs repeat.  A dot's b tile in a K
@@ -295,7 +491,7 @@ plan_memo(PKernel *k, const int64_t *trips)
 		const PAccess *a = &k->acc[i];
 
 		if (in->op == TO_LOAD && trips[i] > 1 && in->arg != TILE_RESULT && !a->dense &&
-		    !a->view && !(a->dep & 1u) && (a->dep & 6u) && f->grid[0] > 1)
+		    !a->view && !a->prepack && !(a->dep & 1u) && (a->dep & 6u) && f->grid[0] > 1)
 			k->axis0_fast = true;
 	}
 	if (k->axis0_fast)
@@ -309,7 +505,8 @@ plan_memo(PKernel *k, const int64_t *trips)
 
 		/* (a memo's key is the four tile dims' offsets: none past rank 4) */
 		if (in->op != TO_LOAD || trips[i] <= 1 || trips[i] == INT64_MAX ||
-		    in->arg == TILE_RESULT || a->dense || a->view || (a->dep & (1u << fast)) ||
+		    in->arg == TILE_RESULT || a->dense || a->view || a->prepack ||
+		    (a->dep & (1u << fast)) ||
 		    trips[i] > MEMO_MAX || a->rank > 4)
 			continue;
 		bytes = ((size_t)k->tile[in->res].n * k->es + 63) & ~(size_t)63;
@@ -369,7 +566,7 @@ compute_dt(const TileFn *f, bool *ik, bool *mx)
 }
 
 static int
-compile_kernel(const Graph *g, int node, PKernel *k)
+compile_kernel(const Graph *g, int node, PKernel *k, int64_t *prepacked)
 {
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
@@ -419,6 +616,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 	alias_dot_accumulators(f, k, &u);
 	alias_yielded_joins(f, k, &u);
 	alias_loop_carried(f, k, &u);
+	plan_zero_dots(f, k, &u);
 	if (!k->ik && !k->mx)    /* integer ops run tile by tile (tile_ops.c) */
 		plan_strips(f, k);
 	else
@@ -507,6 +705,7 @@ compile_kernel(const Graph *g, int node, PKernel *k)
 			mark_dense(k, in, a, t, &u);
 	}
 	k->bytes = ((k->bufsize * k->es) + 63) & ~(size_t)63;
+	plan_prepack(g, k, trips, prepacked);
 	plan_memo(k, trips);
 	uses_free(&u);
 	if (k->mx)
@@ -518,6 +717,7 @@ TilePlan *
 exec_tile_compile(const Graph *g, Diag *d)
 {
 	TilePlan *p = xcalloc(1, sizeof *p);
+	int64_t prepacked = 0;
 
 	p->g = g;
 	for (int i = 0; i < g->nnodes; i++)
@@ -531,7 +731,7 @@ exec_tile_compile(const Graph *g, Diag *d)
 
 		if (n->op == OP_TILED) {
 			PKernel *k = &p->k[p->nk++];
-			int rc = compile_kernel(g, i, k);
+			int rc = compile_kernel(g, i, k, &prepacked);
 
 			if (rc == -1) {
 				diag_error(d, n->loc, "tiled '%%%s' needs more tile memory than a "
@@ -579,10 +779,15 @@ exec_tile_free(TilePlan *p)
 		return;
 	tx_crew_stop(p->crew);
 	for (int i = 0; i < p->nk; i++) {
+		for (int j = 0; p->k[i].acc && j < p->k[i].f->ninsts; j++)
+			free(p->k[i].acc[j].pk);
 		free(p->k[i].tile);
 		free(p->k[i].acc);
 		free(p->k[i].memoed);
 		free(p->k[i].run_end);
+		free(p->k[i].run_rows);
+		free(p->k[i].zskip);
+		free(p->k[i].zdot);
 		free(p->k[i].vdt);
 		free(p->k[i].idt);
 		free(p->k[i].views);

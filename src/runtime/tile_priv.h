@@ -73,6 +73,17 @@ typedef struct PAccess {
 	int slot0;                   /* its first memo slot */
 	size_t memo_off;             /* bytes into the worker's buffer */
 	size_t memo_bytes;           /* per slot */
+	/* Loads of a const (tile_plan.c plan_prepack): every tile of the
+	 * tensor packed once, block by block (pblk[d] blocks along padded
+	 * tile dim d, pk_tile bytes each), kept across runs until the
+	 * tensor's data moves or the caller says it changed
+	 * (exec_tile_source_changed); a load at block-aligned offsets then
+	 * points at its block instead of copying. */
+	bool prepack;
+	int64_t pblk[4];
+	size_t pk_tile;
+	char *pk;                    /* NULL: not packed yet (or stale) */
+	const void *pk_src;          /* the tensor data it was packed from */
 } PAccess;
 
 typedef struct PKernel {
@@ -95,6 +106,13 @@ typedef struct PKernel {
 	bool axis0_fast;             /* programs in order with axis 0 fastest */
 	int *run_end;                /* per instruction: the end of the strip run
 	                              * that starts there (plan_strips), or 0 */
+	bool *run_rows;              /* per instruction: that run goes row by row */
+	bool *zskip;                 /* per instruction: a zeros() that only dots
+	                              * read as their accumulator (plan_zero_dots):
+	                              * not filled */
+	int *zdot;                   /* per instruction: a dot whose accumulator is
+	                              * that zeros(): -2 always, a loop's index on
+	                              * its first trip, -1 never */
 	bool atomics;
 	KernelStats st;
 	/* A mixed kernel (tile_mixed.c): integers with floats, or i32 with
@@ -146,6 +164,7 @@ typedef struct Worker {
 	int64_t *mcnt;
 	int64_t *sc;                 /* scalar slots */
 	int64_t (*valid)[4];         /* per value */
+	int64_t (*rowstr)[4];        /* a row run's operand strides: 2 per instruction */
 	int64_t rd, wr, fl;
 	int64_t pid[3];
 	AtomLog *logs;               /* per program, or NULL: apply at once */
@@ -169,10 +188,17 @@ int tx_run_strips(Worker *w, int i);
 
 /* tile_access.c */
 int tx_load(Worker *w, const TileInst *in, int i);
+/* Packs every block of prepacked load i of kernel k from src (a->pk,
+ * allocated here when NULL). */
+void tx_prepack(const PKernel *k, int i, const Tensor *src);
 int tx_store(Worker *w, const TileInst *in, int i);   /* stores and atomics */
 /* Where store i puts its whole tile as one contiguous run of its tensor,
  * or NULL (a strip run's store then goes the ordinary way). */
 char *tx_store_target(Worker *w, int i);
+/* Where store i puts row (0, 0, 0) of its tile when every row of it goes
+ * whole to a contiguous run of its tensor (rs: the tensor's strides, in
+ * elements, for the tile's first three dims), or NULL. */
+char *tx_store_rows(Worker *w, int i, int64_t *rs);
 
 /* tile_window.c: im2col and window_count */
 int tx_im2col(Worker *w, const TileInst *in, int i);

@@ -27,6 +27,7 @@ typedef struct Scratch {
 	int64_t *mcnt;               /* per instruction: executions this program */
 	int64_t *sc;
 	int64_t (*valid)[4];
+	int64_t (*rowstr)[4];
 } Scratch;
 
 /* ---- running one program --------------------------------------------- */
@@ -97,6 +98,7 @@ scratch_init(Scratch *s, const TilePlan *p)
 	s->mcnt = xcalloc((size_t)p->maxinsts + 1, sizeof *s->mcnt);
 	s->sc = xcalloc((size_t)p->maxvals + 1, sizeof *s->sc);
 	s->valid = xcalloc((size_t)p->maxvals + 1, sizeof *s->valid);
+	s->rowstr = xcalloc(2 * (size_t)p->maxinsts + 2, sizeof *s->rowstr);
 }
 
 static void
@@ -109,6 +111,7 @@ scratch_free(Scratch *s)
 	free(s->mcnt);
 	free(s->sc);
 	free(s->valid);
+	free(s->rowstr);
 }
 
 static void
@@ -124,6 +127,7 @@ worker_init(Worker *w, const Scratch *s, const PKernel *k, Tensor *vals, AtomLog
 	w->mcnt = s->mcnt;
 	w->sc = s->sc;
 	w->valid = s->valid;
+	w->rowstr = s->rowstr;
 	w->logs = logs;
 	w->bad_prog = -1;
 	for (int v = 0; v < k->nvals; v++) {
@@ -457,6 +461,14 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 				return -1;
 			}
 		}
+		/* prepacked consts: packed at the first run, again when the
+		 * tensor's data moved or was said to change */
+		for (int j = 0; j < k->f->ninsts; j++) {
+			const PAccess *a = &k->acc[j];
+
+			if (a->prepack && (!a->pk || a->pk_src != vals[a->node].data))
+				tx_prepack(k, j, &vals[a->node]);
+		}
 		memset(st, 0, sizeof *st);
 		st->name = k->f->name;
 		st->kind = ir_kernel_kinds[k->f->kind];
@@ -489,4 +501,13 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		}
 	}
 	return 0;
+}
+
+void
+exec_tile_source_changed(TilePlan *p, int node)
+{
+	for (int q = 0; p && q < p->nk; q++)
+		for (int j = 0; j < p->k[q].f->ninsts; j++)
+			if (p->k[q].acc[j].prepack && p->k[q].acc[j].node == node)
+				p->k[q].acc[j].pk_src = NULL;
 }
