@@ -20,7 +20,8 @@
 # and max), integer chains, and a softmax's row segment; each run also
 # greps its C for the path, so that a change that stops taking it fails
 # here rather than passing on the old path.  Integer division by zero in a
-# valid lane fails the run as in the other engines.  A few seconds.
+# valid lane fails the run as in the other engines.  The generated exp
+# against libm over a sweep (tests/native/vexp.c).  A few seconds.
 set -u
 B=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -246,5 +247,23 @@ for op in div mod fmod; do
 done
 stream divok "$small" 'integer division by zero' 2
 stream divok 'shape-infer,lower-tiled{bm=8,bn=16}' 'integer division by zero' 2
-[ $fail -eq 0 ] && echo "native: cache, compiler and streaming and division checks passed"
+# The generated exp against libm (tests/native/vexp.c), as aicm-opt --emit=c
+# writes it, built with and without -march=native (the AOT build has none).
+printf 'graph @vexp {\n  %%x = input() : (4, 4) f32\n  %%y = exp(%%x)\n}\n' >"$T/vexp.aicm"
+"$B/aicm-opt" --pass=shape-infer,lower-tiled --emit=c "$T/vexp.aicm" |
+    sed -n '/^static inline double aicm_vexp_f64/,/^}/p;/^static inline float aicm_vexp_f32/,/^}/p' >"$T/vexp.h"
+if ! grep -q aicm_vexp_f64 "$T/vexp.h" || ! grep -q aicm_vexp_f32 "$T/vexp.h"; then
+	echo "native: no aicm_vexp_f64/_f32 in the C of an exp graph"
+	fail=1
+fi
+for f in "-O2" "-O3 -march=native"; do
+	# shellcheck disable=SC2086
+	if ! ${CC:-cc} -std=c99 $f -Wall -Werror -DVEXP_H="\"$T/vexp.h\"" -o "$T/vexp" "$top/tests/native/vexp.c" -lm ||
+	    ! "$T/vexp" >"$T/vexp.out"; then
+		echo "native: the generated exp under $f is off from libm:"
+		sed 's/^/    /' "$T/vexp.out"
+		fail=1
+	fi
+done
+[ $fail -eq 0 ] && echo "native: cache, compiler, streaming, division and exp checks passed"
 exit $fail
