@@ -211,5 +211,5 @@ END {
 	}
 }' "$data/native.txt" | sort
 awk '{ printf "  small %s %s: native %.2fx faster than the tile engine, target >= 2: %s%s\n", $1, $2, $3, ($3 >= 2) ? "met" : "NOT met",
-    $4 > 100 ? sprintf(" (2x would need %.0f%% of the FMA peak: beyond this machine)", $4) : "" }' "$data/native-small.txt"
+    ($4 > 100) ? sprintf(" (2x would need %.0f%% of the FMA peak: beyond this machine)", $4) : "" }' "$data/native-small.txt"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
