@@ -335,11 +335,12 @@ tx_store(Worker *w, const TileInst *in, int i)
 	return i + 1;
 }
 
-/* Where store i puts its whole tile as one contiguous run of the
- * tensor's elements, or NULL if it does not (a ragged edge, strides, a
- * conversion): then it is done the ordinary way. */
-char *
-tx_store_target(Worker *w, int i)
+/* Where store i's tile starts in its tensor when the tile, and the valid
+ * box of the value it stores, lie wholly inside the tensor in the
+ * kernel's element type; else NULL.  tx_store_target and tx_store_rows
+ * add what they need of the tensor's strides. */
+static char *
+store_inside(Worker *w, int i)
 {
 	const PKernel *k = w->k;
 	const TileInst *in = &k->f->insts[i];
@@ -348,7 +349,7 @@ tx_store_target(Worker *w, int i)
 	int64_t valid[4], off[4], base = access_box(w, in, a, t->sh, valid, off);
 	Tensor *dst = &w->vals[a->node];
 
-	if (a->tstr[3] != 1 || dst->dt != k->dt || !whole(a->tstr, t->sh))
+	if (dst->dt != k->dt)
 		return NULL;
 	for (int d = 0; d < 4; d++)
 		if (valid[d] < t->sh[d] || w->valid[in->in[0]][d] < t->sh[d])
@@ -356,22 +357,34 @@ tx_store_target(Worker *w, int i)
 	return at(dst->data, base, k->es);
 }
 
+/* Where store i puts its whole tile as one contiguous run of the
+ * tensor's elements, or NULL if it does not (a ragged edge, strides, a
+ * conversion): then it is done the ordinary way. */
+char *
+tx_store_target(Worker *w, int i)
+{
+	const PKernel *k = w->k;
+	const PAccess *a = &k->acc[i];
+	char *dst = store_inside(w, i);
+
+	if (!dst || a->tstr[3] != 1 || !whole(a->tstr, k->tile[k->f->insts[i].in[0]].sh))
+		return NULL;
+	return dst;
+}
+
+/* Where store i puts its tile a row at a time (each row contiguous in the
+ * tensor, rs[] the tensor's strides of the outer three dims), or NULL. */
 char *
 tx_store_rows(Worker *w, int i, int64_t *rs)
 {
 	const PKernel *k = w->k;
 	const TileInst *in = &k->f->insts[i];
 	const PAccess *a = &k->acc[i];
-	const PTile *t = &k->tile[in->in[0]];
-	int64_t valid[4], off[4], base = access_box(w, in, a, t->sh, valid, off);
-	Tensor *dst = &w->vals[a->node];
+	char *dst = store_inside(w, i);
 
-	if (in->op != TO_STORE || (a->tstr[3] != 1 && t->sh[3] > 1) || dst->dt != k->dt)
+	if (!dst || in->op != TO_STORE || (a->tstr[3] != 1 && k->tile[in->in[0]].sh[3] > 1))
 		return NULL;
-	for (int d = 0; d < 4; d++)
-		if (valid[d] < t->sh[d] || w->valid[in->in[0]][d] < t->sh[d])
-			return NULL;
 	for (int d = 0; d < 3; d++)
 		rs[d] = a->tstr[d];
-	return at(dst->data, base, k->es);
+	return dst;
 }
