@@ -63,6 +63,15 @@ cg_use_dot(DType dt)
 	dot_used[dt == DT_F32] = 1;
 }
 
+/* AICM_PREFETCH is called (a row segment's prefetches, emit_c_ops.c) */
+static unsigned char prefetch_used;
+
+void
+cg_use_prefetch(void)
+{
+	prefetch_used = 1;
+}
+
 /* scalar.h's rows as text, [kind][class][op]: kind as in used; class 0
  * floats, 1 integers (int64); NULL where the table has no row. */
 static const char *const formula_text[3][2][OP_COUNT] = {
@@ -364,6 +373,12 @@ emit_formulas(StrBuf *o)
 	for (int t = 0; t < 2; t++)
 		if (dot_used[t])
 			emit_dot(o, t);
+	if (prefetch_used)
+		strbuf_puts(o, "\n/* A prefetch of the cache line of p[i] for a read (rw 0) or a write (1):\n"
+		    " * only its address is formed, as an integer, for i may lie past the\n"
+		    " * tensor's edge (the row after a tile's last), where a prefetch never faults. */\n"
+		    "#define AICM_PREFETCH(p, i, rw) \\\n"
+		    "\t__builtin_prefetch((const void *)((uintptr_t)(p) + (uintptr_t)(i) * sizeof *(p)), rw)\n");
 	strbuf_puts(o, "\n/* The formulas of the ops used (scalar.h's rows). */\n");
 	for (int kind = 0; kind < 3; kind++)
 		for (int op = 0; op < OP_COUNT; op++)
@@ -965,6 +980,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 
 	memset(used, 0, sizeof used);
 	memset(dot_used, 0, sizeof dot_used);
+	prefetch_used = 0;
 	m.g = g;
 	m.name = name;
 	for (int i = 0; i < g->nnodes; i++) {
