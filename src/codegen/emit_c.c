@@ -63,6 +63,47 @@ cg_use_dot(DType dt)
 	dot_used[dt == DT_F32] = 1;
 }
 
+/* aicm_rdiv_f64 is called (a row's division by a value that the row
+ * shares, emit_c_ops.c) */
+static unsigned char rdiv_used;
+
+void
+cg_use_rdiv(void)
+{
+	rdiv_used = 1;
+}
+
+/* aicm_rdiv_f64(a, b): a / b where b is the same along a row's loop, so
+ * that gcc computes everything of b's once, before the loop (an f64
+ * division is 16 cycles a vector here, the rest a few FMAs; an f32 one is
+ * cheap enough to keep).  b = m * 2^k with m in [1, 2): a's quotient by m
+ * from m's reciprocal and one FMA correction (Markstein's: the correctly
+ * rounded a / m where a * (1 / m) is an ulp off), then scaled by 2^-k,
+ * exact unless the quotient is subnormal (then at most one ulp of the
+ * subnormals off).  A dividend below 2^-960 is scaled up by 2^128 first,
+ * so that the correction's residual stays exact; an infinite dividend
+ * (residual NaN) and exact quotients (residual 0, -0 kept) take the first
+ * product.  b zero, subnormal, at or above 2^1022, infinite or NaN: a / b
+ * itself (gcc moves the test out of the loop and keeps both loops).
+ * tests/native/vdiv.c checks it against a / b. */
+static const char rdiv_text[] =
+    "static inline double aicm_rdiv_f64(double a, double b)\n"
+    "{\n"
+    "\tuint64_t bb, mb, sb;\n"
+    "\tmemcpy(&bb, &b, sizeof bb);\n"
+    "\tconst uint64_t e = bb >> 52 & 0x7ff;   /* b's biased exponent */\n"
+    "\tmb = (bb & ~((uint64_t)0x7ff << 52)) | ((uint64_t)1023 << 52);   /* m: b's sign, mantissa */\n"
+    "\tsb = (2046 - e) << 52;   /* 2^-k */\n"
+    "\tdouble m, s;\n"
+    "\tmemcpy(&m, &mb, sizeof m);\n"
+    "\tmemcpy(&s, &sb, sizeof s);\n"
+    "\tconst int tiny = fabs(a) < 0x1p-960;\n"
+    "\tconst double x = tiny ? a * 0x1p128 : a, sx = tiny ? s * 0x1p-128 : s;\n"
+    "\tconst double r = 1 / m, q = x * r, c = fma(-q, m, x);\n"
+    "\tconst double v = c != 0 && fabs(c) <= 0x1.fffffffffffffp1023 ? fma(c, r, q) : q;\n"
+    "\treturn e - 1 < 2045 ? v * sx : a / b;\n"
+    "}\n";
+
 /* AICM_PREFETCH is called (a row segment's prefetches, emit_c_ops.c) */
 static unsigned char prefetch_used;
 
@@ -373,6 +414,8 @@ emit_formulas(StrBuf *o)
 	for (int t = 0; t < 2; t++)
 		if (dot_used[t])
 			emit_dot(o, t);
+	if (rdiv_used)
+		strbuf_puts(o, rdiv_text);
 	if (prefetch_used)
 		strbuf_puts(o, "\n/* A prefetch of the cache line of p[i] for a read (rw 0) or a write (1):\n"
 		    " * only its address is formed, as an integer, for i may lie past the\n"
@@ -981,6 +1024,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 	memset(used, 0, sizeof used);
 	memset(dot_used, 0, sizeof dot_used);
 	prefetch_used = 0;
+	rdiv_used = 0;
 	m.g = g;
 	m.name = name;
 	for (int i = 0; i < g->nnodes; i++) {

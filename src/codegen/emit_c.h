@@ -77,6 +77,8 @@ typedef struct CgKernel {
 void cg_use_formula(int kind, OpId op, DType cdt);
 /* emit_c.c: marks the dot's micro-kernel of float type dt used */
 void cg_use_dot(DType dt);
+/* emit_c.c: marks aicm_rdiv_f64 used */
+void cg_use_rdiv(void);
 /* emit_c.c: marks AICM_PREFETCH used */
 void cg_use_prefetch(void);
 

@@ -496,8 +496,15 @@ ew_expr(const CgKernel *k, const TileInst *in, char ex[3][600], char *buf, size_
 		cg_use_formula(1, in->gop, ct);
 		conv(ca, sizeof ca, ex[0], vdt(k, a), kt);
 		conv(cb, sizeof cb, ex[1], vdt(k, b), kt);
-		snprintf(val, sizeof val, "aicm_%s_%s(%s, %s)", ir_ops[in->gop].name, fsuffix(ct), ca,
-		    cb);
+		/* an f64 row's division by a value the row shares (a softmax's
+		 * sum): aicm_rdiv, its divisor's work done once a row */
+		bool rdiv = in->gop == OP_DIV && ct == DT_F64 && k->row && k->sh[b][3] == 1 &&
+		    k->sh[r][3] > 1;
+
+		if (rdiv)
+			cg_use_rdiv();
+		snprintf(val, sizeof val, "aicm_%s%s_%s(%s, %s)", rdiv ? "r" : "",
+		    ir_ops[in->gop].name, fsuffix(ct), ca, cb);
 		conv(buf, n, val, kt, rt);
 	} else {
 		char ca[800], cb[800];
