@@ -890,7 +890,7 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	cg_line(k, "\tpart[j] = %s;", z);
 	cg_line(k, "for (long c = 0; c < n3 / %d; c++) {", W);
 	k->depth++;
-	if (k->row && &k->f->insts[k->pf_inst] == in)
+	if (k->row && k->pf_inst == (int)(in - k->f->insts))
 		row_prefetches(k, W);
 	if (vsel)
 		cg_line(k, "%s blk[%d];", KT, W);
@@ -2375,8 +2375,8 @@ row_segment(const CgKernel *k, int64_t *rows)
  * load read in place, and this row of each store's destination, one
  * cache line per 64-byte chunk of a loop over the row, so that memory
  * streams while the row computes (the lines a row's loops wait for
- * otherwise: W3 f64, a softmax of 4096 x 1024, from 13 to 7.7 ms on this
- * machine).  The loop is the row's first elementwise loop of its own (a
+ * otherwise: W3 f64, a softmax of 4096 x 1024, 12.3 to 9.8 ms on this
+ * machine, docs/perf.md).  The loop is the row's first elementwise loop of its own (a
  * softmax's exp: the longest), else its first reduction; rows stored
  * with a stride are not prefetched.  A store's offset in its tensor is
  * computed here, before the loop over the rows. */
