@@ -85,10 +85,14 @@ cg_use_rdiv(void)
  * (residual NaN) and exact quotients (residual 0, -0 kept) take the first
  * product.  b zero, subnormal, at or above 2^1022, infinite or NaN: a / b
  * itself (gcc moves the test out of the loop and keeps both loops).
- * tests/native/vdiv.c checks it against a / b. */
+ * Without FMA in the target (FP_FAST_FMA unset: the AOT build without
+ * -march) it is a / b.  tests/native/vdiv.c checks it against a / b. */
 static const char rdiv_text[] =
     "static inline double aicm_rdiv_f64(double a, double b)\n"
     "{\n"
+    "#ifndef FP_FAST_FMA\n"
+    "\treturn a / b;   /* fma would be a library call: the division is cheaper */\n"
+    "#else\n"
     "\tuint64_t bb, mb, sb;\n"
     "\tmemcpy(&bb, &b, sizeof bb);\n"
     "\tconst uint64_t e = bb >> 52 & 0x7ff;   /* b's biased exponent */\n"
@@ -102,6 +106,7 @@ static const char rdiv_text[] =
     "\tconst double r = 1 / m, q = x * r, c = fma(-q, m, x);\n"
     "\tconst double v = c != 0 && fabs(c) <= 0x1.fffffffffffffp1023 ? fma(c, r, q) : q;\n"
     "\treturn e - 1 < 2045 ? v * sx : a / b;\n"
+    "#endif\n"
     "}\n";
 
 /* AICM_PREFETCH is called (a row segment's prefetches, emit_c_ops.c) */
