@@ -1050,8 +1050,29 @@ op_dot(CgKernel *k, const TileInst *in)
 
 		cg_line(k, "for (long n0 = 0; n0 < %" PRId64 "; n0 += %" PRId64 ") {", N, NR);
 		k->depth++;
-		if (pack) {
+		if (pack && k->keep[r]) {
+			/* kept (cg_plan_dots): strip (step, n0) of the loop l,
+			 * packed again only when it comes from elsewhere */
+			int lv = -1;
+			int64_t lo = 0, st = 1;
+
+			for (int i = 0; i < k->f->ninsts; i++)
+				if (k->f->insts[i].op == TO_FOR && k->f->insts[i].iter == k->alias[r] - 1) {
+					lv = k->f->insts[i].var;
+					lo = k->f->insts[i].lo;
+					st = k->f->insts[i].step;
+				}
+			cg_line(k, "const long slot = (s%d - %" PRId64 ") / %" PRId64 " * %" PRId64
+			    " + n0 / %" PRId64 ";", lv, lo, st, N / NR, NR);
+			cg_line(k, "%s *restrict pk = &pc%d[slot * %" PRId64 "];   /* b's strip, packed */",
+			    T, r, K * NR);
+			cg_line(k, "if (pt%d[slot] != &t%d[n0 * %" PRId64 "]) {", r, bs, sn);
+			k->depth++;
+			cg_line(k, "pt%d[slot] = &t%d[n0 * %" PRId64 "];", r, bs, sn);
+		} else if (pack) {
 			cg_line(k, "%s pk[%" PRId64 "];   /* b's strip, packed */", T, K * NR);
+		}
+		if (pack) {
 			/* the loop along b's contiguous dim inside (a transpose
 			 * read through: p; W4 ran 4% faster than with n inside) */
 			if (sp == 1 && sn != 1) {
@@ -1063,6 +1084,10 @@ op_dot(CgKernel *k, const TileInst *in)
 			}
 			cg_line(k, "\t\tpk[p * %" PRId64 " + n] = t%d[p * %" PRId64 " + (n0 + n) * %"
 			    PRId64 "];", NR, bs, sp, sn);
+		}
+		if (pack && k->keep[r]) {
+			k->depth--;
+			cg_line(k, "}");
 		}
 		if (vec) {
 			/* the micro-kernel aicm_dot (emit_c.c's dot_text): 6
@@ -1091,19 +1116,21 @@ op_dot(CgKernel *k, const TileInst *in)
 			 * a block), when its rows are b's (sn 1) and it is packed:
 			 * W1 f32 6-10% faster */
 			int lp = -1;
-			int64_t bstep = pack && sn == 1 ? dot_b_step(k, r, bs, &lp) : 0;
+			int64_t bstep = pack && sn == 1 && !k->keep[r] ? dot_b_step(k, r, bs, &lp) : 0;
 			char nxt[96];
 
 			/* the last strip's blocks prefetch the first strip of
 			 * the loop's next step, when b moves along the loop
-			 * (W1's k loop): 5% faster again */
+			 * (W1's k loop): 5% faster again.  Kept strips
+			 * (cg_plan_dots) prefetch nothing: most programs find
+			 * them packed. */
 			if (bstep)
 				snprintf(nxt, sizeof nxt, "s%d + %" PRId64 " < %" PRId64 " ? &t%d[%" PRId64
 				    " + m / 6 * %d] : 0", k->f->insts[lp].var, k->f->insts[lp].step,
 				    k->f->insts[lp].hi, bs, bstep, 64 / sz);
 			else
 				snprintf(nxt, sizeof nxt, "0");
-			if (pack && sn == 1 && (NR < N || bstep))
+			if (pack && sn == 1 && (NR < N || bstep) && !k->keep[r])
 				snprintf(pf, sizeof pf, "m < %" PRId64 " ? (n0 + %" PRId64 " < %" PRId64
 				    " ? &t%d[n0 + %" PRId64 " + m / 6 * %d] : %s) : 0, %" PRId64,
 				    NR * (int64_t)sz / 64 * 6, NR, N, bs, NR, 64 / sz, nxt, sp);
@@ -2197,6 +2224,72 @@ cg_plan_dots(CgKernel *k)
 		k->inplace[a] = true;
 		for (int q = 0; q < 4; q++)
 			k->vstr[a][q] = tstr(&ac, q);
+	}
+	/* b's strips kept from program to program (keep): a packed float
+	 * dot that accumulates a loop's carried tile, with b read in place
+	 * from an operand (never written by the kernel) at an index of the
+	 * loop's counter and program ids of axes 1 and 2 alone: the programs
+	 * of one grid column pack the same strips, so each strip, packed
+	 * once, is kept in a buffer of the loop's steps x the strips of a
+	 * step, tagged with where it was packed from, and the programs run
+	 * column by column (emit_kernel).  W1 packed all of w once per
+	 * program: 16 MB of 4 KiB-strided reads from L3 per run, now 1 MB;
+	 * f32 14% faster (docs/perf.md, session 11).  At most 1 MiB, so
+	 * that it stays in the core's L2 beside a's rows. */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int r = in->res, b = in->in[1], bs = b, l = -1, d;
+		DType rt = vdt(k, r);
+		int64_t K = k->sh[b][2], N = k->sh[b][3], NR = dot_nr(N, rt), trips;
+		bool ok;
+
+		if (in->op != TO_DOT || !is_float(rt) || !k->alias[r] || !dot_vec(N, rt) ||
+		    !dot_packs(K, N, rt))
+			continue;
+		if (k->fold[b])
+			bs = f->insts[f->vals[b].def].in[0];
+		if (!(NR < N || bs != b || k->inplace[b]) || !k->inplace[bs] ||
+		    !dot_b_step(k, r, bs, &l))
+			continue;
+		d = f->vals[bs].def;
+		ok = f->insts[d].arg != TILE_RESULT;
+		for (int q = 0; q < f->insts[d].nidx && ok; q++)
+			for (int t = 0; t < f->insts[d].idx[q].nterm; t++) {
+				int v = f->insts[d].idx[q].val[t], vd = f->vals[v].def;
+
+				if (v != f->insts[l].var && (vd < 0 || f->insts[vd].op != TO_PROGRAM_ID ||
+				    f->insts[vd].axis == 0))
+					ok = false;
+			}
+		trips = (f->insts[l].hi - f->insts[l].lo + f->insts[l].step - 1) / f->insts[l].step;
+		if (ok && trips * N * K * (rt == DT_F32 ? 4 : 8) <= 1 << 20)
+			k->keep[r] = trips * (N / NR);
+	}
+}
+
+void
+cg_emit_kept(CgKernel *k, bool start)
+{
+	const TileFn *f = k->f;
+
+	for (int v = 0; v < f->nvals; v++) {
+		const char *T = cg_ctype(vdt(k, v));
+		int64_t n;
+
+		if (!k->keep[v])
+			continue;
+		if (!start) {
+			cg_line(k, "free(pc%d);", v);
+			continue;
+		}
+		n = k->keep[v] * k->sh[k->f->insts[f->vals[v].def].in[1]][2] *
+		    dot_nr(k->sh[k->f->insts[f->vals[v].def].in[1]][3], vdt(k, v));
+		cg_line(k, "%s *pc%d = malloc(%" PRId64 " * sizeof(%s));   /* %%%s's b strips, packed "
+		    "once, kept */", T, v, n, T, f->vals[v].name);
+		cg_line(k, "const %s *pt%d[%" PRId64 "] = {0};   /* where each was packed from */", T,
+		    v, k->keep[v]);
+		cg_line(k, "if (!pc%d)", v);
+		cg_line(k, "\tabort();");
 	}
 }
 
