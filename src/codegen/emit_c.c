@@ -732,8 +732,8 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	for (int v = 0; v < f->nvals; v++)
 		if (k.keep[v] && f->has_init && !row_split(g, node))
 			k.keep[v] = 0;
-		else if (k.keep[v] && f->grid[0] > 1)
-			k.bycol = true;
+		else if (k.keep[v] && f->grid[0] > 1 && g12 > 1)
+			k.bycol = true;   /* (one column: that is the programs' order) */
 	type_comment(c, sizeof c, nd);
 	strbuf_printf(o, "\n/* @%s [%s] -> %s, grid=(%" PRId64 ", %" PRId64 ", %" PRId64 ")",
 	    f->name, ir_kernel_kinds[f->kind], c, f->grid[0], f->grid[1], f->grid[2]);

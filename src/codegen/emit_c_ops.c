@@ -901,6 +901,22 @@ dot_packs(int64_t K, int64_t N, DType rt)
 	return K * dot_nr(N, rt) * (rt == DT_F32 ? 4 : 8) <= 65536;
 }
 
+/* Whether a packed float dot (dot_packs) packs b, read from bs (b, or the
+ * tile that b transposes: cg_plan_dots' fold): when a strip is narrower
+ * than b, b is read from elsewhere, or from its tensor in place, unless
+ * there its strips are already contiguous, rows of one strip's width
+ * (W4's v: packing copied it as it was). */
+static bool
+dot_packs_strips(const CgKernel *k, int b, int bs)
+{
+	int64_t N = k->sh[b][3];
+
+	if (bs == b && k->inplace[b] && k->vstr[b][3] == 1 && k->vstr[b][2] == N &&
+	    dot_nr(N, vdt(k, b)) == N)
+		return false;
+	return dot_nr(N, vdt(k, b)) < N || bs != b || k->inplace[b];
+}
+
 /* Whether a float dot of N columns calls the vector micro-kernel: its
  * strips are whole 64-byte vectors (op_dot). */
 static bool
@@ -936,23 +952,18 @@ zero_loop(const CgKernel *k, int it)
 	return -1;
 }
 
-/* How far (in elements) the tensor view that b is loaded from (in place)
- * moves from one step of the loop that carries the dot's result r to the
- * next, and that loop (its instruction); 0 when r is not a loop's
- * carried tile or b does not move along it. */
+/* How far (in elements) the tensor view that b (bs) is loaded from (in
+ * place) moves from one step of loop l (its instruction) to the next; 0
+ * when it does not move along it. */
 static int64_t
-dot_b_step(CgKernel *k, int r, int bs, int *loop)
+b_step_along(CgKernel *k, int bs, int l)
 {
 	const TileFn *f = k->f;
-	int d = f->vals[bs].def, l = -1;
+	int d = f->vals[bs].def;
 	int64_t delta = 0;
 
-	if (!k->alias[r] || !k->inplace[bs] || d < 0 || f->insts[d].op != TO_LOAD)
-		return 0;
-	for (int i = 0; i < f->ninsts && l < 0; i++)
-		if (f->insts[i].op == TO_FOR && f->insts[i].iter == k->alias[r] - 1)
-			l = i;
-	if (l < 0 || f->insts[l].step <= 0)
+	if (!k->inplace[bs] || d < 0 || f->insts[d].op != TO_LOAD || l < 0 ||
+	    f->insts[l].step <= 0)
 		return 0;
 	/* index q of the load is padded tile dim 4 - nidx + q, whose
 	 * tensor stride vstr holds (a dim before the tile's four: none) */
@@ -966,8 +977,36 @@ dot_b_step(CgKernel *k, int r, int bs, int *loop)
 				return 0;
 			delta += f->insts[d].idx[q].coef[t] * f->insts[l].step * k->vstr[bs][pd];
 		}
-	*loop = l;
 	return delta;
+}
+
+/* b_step_along the loop that carries the dot's result r, and that loop;
+ * 0 when r is not a loop's carried tile. */
+static int64_t
+dot_b_step(CgKernel *k, int r, int bs, int *loop)
+{
+	const TileFn *f = k->f;
+	int l = -1;
+
+	if (!k->alias[r])
+		return 0;
+	for (int i = 0; i < f->ninsts && l < 0; i++)
+		if (f->insts[i].op == TO_FOR && f->insts[i].iter == k->alias[r] - 1)
+			l = i;
+	*loop = l;
+	return b_step_along(k, bs, l);
+}
+
+/* The innermost loop (its instruction) around instruction i, or -1. */
+static int
+loop_around(const TileFn *f, int i)
+{
+	int l = -1;
+
+	for (int q = 0; q < i; q++)
+		if (f->insts[q].op == TO_FOR && f->insts[q].end > i)
+			l = q;
+	return l;
 }
 
 /* dot(a, b, c): o = c + a b on the last two dims.  The accumulator row
@@ -1037,7 +1076,7 @@ op_dot(CgKernel *k, const TileInst *in)
 		/* The strip is packed (copied contiguous, rows NR apart) when
 		 * it fits 64 KiB: b's rows N apart map onto a few L1 sets
 		 * (1 KiB apart, 16 of the 64) and evict each other. */
-		bool pack = dot_packs(K, N, rt) && (NR < N || bs != b || k->inplace[b]);
+		bool pack = dot_packs(K, N, rt) && dot_packs_strips(k, b, bs);
 		/* c a zeros: the accumulators start at 0, c is not read; or
 		 * c is a loop's carried tile that starts as zeros (zero_loop):
 		 * they start at 0 in the loop's first step */
@@ -1053,17 +1092,10 @@ op_dot(CgKernel *k, const TileInst *in)
 		if (pack && k->keep[r]) {
 			/* kept (cg_plan_dots): strip (step, n0) of the loop l,
 			 * packed again only when it comes from elsewhere */
-			int lv = -1;
-			int64_t lo = 0, st = 1;
+			const TileInst *l = &k->f->insts[loop_around(k->f, (int)(in - k->f->insts))];
 
-			for (int i = 0; i < k->f->ninsts; i++)
-				if (k->f->insts[i].op == TO_FOR && k->f->insts[i].iter == k->alias[r] - 1) {
-					lv = k->f->insts[i].var;
-					lo = k->f->insts[i].lo;
-					st = k->f->insts[i].step;
-				}
 			cg_line(k, "const long slot = (s%d - %" PRId64 ") / %" PRId64 " * %" PRId64
-			    " + n0 / %" PRId64 ";", lv, lo, st, N / NR, NR);
+			    " + n0 / %" PRId64 ";", l->var, l->lo, l->step, N / NR, NR);
 			cg_line(k, "%s *restrict pk = &pc%d[slot * %" PRId64 "];   /* b's strip, packed */",
 			    T, r, K * NR);
 			cg_line(k, "if (pt%d[slot] != &t%d[n0 * %" PRId64 "]) {", r, bs, sn);
@@ -2226,16 +2258,19 @@ cg_plan_dots(CgKernel *k)
 			k->vstr[a][q] = tstr(&ac, q);
 	}
 	/* b's strips kept from program to program (keep): a packed float
-	 * dot that accumulates a loop's carried tile, with b read in place
-	 * from an operand (never written by the kernel) at an index of the
-	 * loop's counter and program ids of axes 1 and 2 alone: the programs
+	 * dot in a loop, with b read in place from an operand (never written
+	 * by the kernel) at an index of the loop's counter and program ids
+	 * of axes 1 and 2 alone: the programs
 	 * of one grid column pack the same strips, so each strip, packed
 	 * once, is kept in a buffer of the loop's steps x the strips of a
 	 * step, tagged with where it was packed from, and the programs run
 	 * column by column (emit_kernel).  W1 packed all of w once per
 	 * program: 16 MB of 4 KiB-strided reads from L3 per run, now 1 MB;
-	 * f32 14% faster (docs/perf.md, session 11).  At most 1 MiB, so
-	 * that it stays in the core's L2 beside a's rows. */
+	 * f32 14% faster (docs/perf.md, session 11).  Only when b's tensor
+	 * is over 1 MiB, half the core's L2: a tensor that stays in L2 packs
+	 * from there, and a fresh strip in L1 beat a kept one read back from
+	 * L2 (W4's k^T, 512 KiB: 6% slower kept).  The kept strips at most
+	 * 1 MiB, so that they stay in L2 beside a's rows. */
 	for (int i = 0; i < f->ninsts; i++) {
 		const TileInst *in = &f->insts[i];
 		int r = in->res, b = in->in[1], bs = b, l = -1, d;
@@ -2243,16 +2278,17 @@ cg_plan_dots(CgKernel *k)
 		int64_t K = k->sh[b][2], N = k->sh[b][3], NR = dot_nr(N, rt), trips;
 		bool ok;
 
-		if (in->op != TO_DOT || !is_float(rt) || !k->alias[r] || !dot_vec(N, rt) ||
-		    !dot_packs(K, N, rt))
+		if (in->op != TO_DOT || !is_float(rt) || !dot_vec(N, rt) || !dot_packs(K, N, rt))
 			continue;
 		if (k->fold[b])
 			bs = f->insts[f->vals[b].def].in[0];
-		if (!(NR < N || bs != b || k->inplace[b]) || !k->inplace[bs] ||
-		    !dot_b_step(k, r, bs, &l))
+		l = loop_around(f, i);
+		if (!dot_packs_strips(k, b, bs) || !b_step_along(k, bs, l))
 			continue;
 		d = f->vals[bs].def;
-		ok = f->insts[d].arg != TILE_RESULT;
+		ok = f->insts[d].arg != TILE_RESULT &&
+		    ir_type_numel(&k->g->nodes[f->args[f->insts[d].arg]].type) *
+		    (rt == DT_F32 ? 4 : 8) > 1 << 20;
 		for (int q = 0; q < f->insts[d].nidx && ok; q++)
 			for (int t = 0; t < f->insts[d].idx[q].nterm; t++) {
 				int v = f->insts[d].idx[q].val[t], vd = f->vals[v].def;
