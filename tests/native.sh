@@ -14,7 +14,8 @@
 # exit 2; kernels with atomics give the same bits on 2 threads as on 1,
 # split by grid rows where NAME_aicm_rows allows it; b strips kept from
 # program to program (tests/native/keep.aicm) on 1 and 2 threads; the
-# dot's in-place paths (tests/native/dots.aicm) against the reference.  The streaming
+# dot's in-place paths (tests/native/dots.aicm, attn.aicm, whose loop
+# state is joined and extracted in place) against the reference.  The streaming
 # kernels' paths (docs/codegen.md) against the reference on edges that
 # tiles do not divide: masked loads read in place, elementwise chains
 # computed inside their reduction's or store's loop (NaN rows kept by relu
@@ -143,9 +144,18 @@ if [ $? -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c PASS)" -ne 2 ] ||
 	printf '%s\n' "$out" | sed 's/^/    /'
 	fail=1
 fi
-n3=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/attn.aicm" | grep -c 'read by its dot through')
+c=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/attn.aicm")
+n3=$(printf '%s\n' "$c" | grep -c 'read by its dot through')
 if [ "$n3" -ne 2 ]; then
 	echo "native: attn.aicm: expected 2 transposes folded into their dots, got $n3"
+	fail=1
+fi
+# and their running state: the loop's join written into its carried tile,
+# the extracts (3 in the loop, 2 after it) read from it in place
+n5=$(printf '%s\n' "$c" | grep -c '%stn: the loop.s carried tile')
+n6=$(printf '%s\n' "$c" | grep -c '^[[:space:]]*t[0-9]* = &t[0-9]*\[[0-9]*\];   /\* read in place')
+if [ "$n5" -ne 2 ] || [ "$n6" -ne 10 ]; then
+	echo "native: attn.aicm: expected 2 joins in their carried tiles and 10 extracts in place, got $n5 and $n6"
 	fail=1
 fi
 c=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/dots.aicm")

@@ -791,6 +791,20 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 		}
 		cg_line(&k, "long b%d[4];", v);
 	}
+	/* kept b strips (cg_plan_dots) in the heap block too: one block,
+	 * which glibc then reuses from call to call; a second block of its
+	 * own was mapped afresh each call (W4: 128 page faults a call) */
+	for (int v = 0; v < f->nvals; v++)
+		if (k.keep[v]) {
+			const char *T = cg_ctype(f->vals[v].dt);
+
+			heap = (heap + 63) & ~(size_t)63;
+			cg_line(&k, "%s *pc%d;   /* %%%s's b strips, packed once, kept */", T, v,
+			    f->vals[v].name);
+			cg_line(&k, "const %s *pt%d[%" PRId64 "] = {0};   /* where each was packed from */",
+			    T, v, k.keep[v]);
+			heap += (size_t)cg_kept_elems(&k, v) * ir_dtype_size(f->vals[v].dt);
+		}
 	if (heap) {
 		size_t off = 0;
 
@@ -806,11 +820,17 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				cg_line(&k, "t%d = (%s *)(void *)(heap + %zu);", v, cg_ctype(tv->dt), off);
 				off += (size_t)n * ir_dtype_size(tv->dt);
 			}
+		for (int v = 0; v < f->nvals; v++)
+			if (k.keep[v]) {
+				off = (off + 63) & ~(size_t)63;
+				cg_line(&k, "pc%d = (%s *)(void *)(heap + %zu);", v, cg_ctype(f->vals[v].dt),
+				    off);
+				off += (size_t)cg_kept_elems(&k, v) * ir_dtype_size(f->vals[v].dt);
+			}
 	}
 	for (int v = 0; v < f->nvals; v++)
 		if (k.alias[v])
 			cg_line(&k, "t%d = t%d;   /* one buffer */\n\t(void)t%d;", v, k.alias[v] - 1, v);
-	cg_emit_kept(&k, true);
 	if (k.bycol) {
 		cg_line(&k, "/* column by column: the programs of a column share their kept strips */");
 		cg_line(&k, "for (long col = 0; col < %" PRId64 "; col++) {", g12);
@@ -836,7 +856,6 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	}
 	if (heap)
 		cg_line(&k, "free(heap);");
-	cg_emit_kept(&k, false);
 	strbuf_puts(o, "}\n");
 	if (f->has_init) {
 		char v[64];

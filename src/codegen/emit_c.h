@@ -86,9 +86,8 @@ void cg_plan_runs(CgKernel *k);
  * transposes that only a dot reads (fold), and the unmasked loads that
  * only a dot (or such a transpose) reads, read in place (inplace). */
 void cg_plan_dots(CgKernel *k);
-/* The buffers of the dots' kept b strips (keep): their declarations
- * before the programs (start), else their release after them. */
-void cg_emit_kept(CgKernel *k, bool start);
+/* The elements of dot result v's kept b strips (keep). */
+int64_t cg_kept_elems(const CgKernel *k, int v);
 /* The body of one program (the instructions first..end-1) of k. */
 int cg_emit_insts(CgKernel *k, int first, int end);
 /* The C type of element type dt. */

@@ -1313,6 +1313,14 @@ op_extract(CgKernel *k, const TileInst *in)
 	int r = in->res, x = in->in[0];
 	int64_t n = k->sh[r][3], m = k->sh[x][3], rows = numel(k, r) / n;
 
+	if (k->inplace[r]) {
+		/* a view (cg_plan_dots): x's rows */
+		cg_line(k, "t%d = &t%d[%" PRId64 "];   /* read in place */", r, x, in->start);
+		box_copy(k, r, x);
+		cg_line(k, "b%d[3] = aicm_min(%" PRId64 ", b%d[3] - %" PRId64 " < 0 ? 0 : b%d[3] - %"
+		    PRId64 ");", r, n, x, in->start, x, in->start);
+		return 0;
+	}
 	cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", rows);
 	cg_line(k, "\tmemcpy(&t%d[q * %" PRId64 "], &t%d[q * %" PRId64 " + %" PRId64 "], %"
 	    PRId64 " * sizeof t%d[0]);", r, n, x, m, in->start, n, r);
@@ -2163,6 +2171,8 @@ cg_plan_runs(CgKernel *k)
 	}
 }
 
+static int buf_of(const CgKernel *k, int v);
+
 void
 cg_plan_dots(CgKernel *k)
 {
@@ -2201,6 +2211,65 @@ cg_plan_dots(CgKernel *k)
 		if (is_fill(k, z) && k->nuse[z] == 1 && encl[f->vals[z].def] == encl[i] &&
 		    vdt(k, z) == vdt(k, it) && !memcmp(k->sh[z], k->sh[it], sizeof k->sh[it]))
 			k->alias[z] = it + 1;
+	}
+	/* the join that a loop yields, written into the carried tile itself
+	 * when every reader of that tile comes before the join and none of
+	 * the join's parts shares its buffer: the yield copies nothing (W4's
+	 * online softmax state, 33 KiB a step in f32) */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int it = in->iter, y, j;
+		bool ok;
+
+		if (in->op != TO_FOR || f->vals[it].rank < 0)
+			continue;
+		y = f->insts[in->end].in[0];
+		j = f->vals[y].def;
+		ok = j > i && j < in->end && encl[j] == i && f->insts[j].op == TO_JOIN &&
+		    !k->alias[y] && k->nuse[y] == 1 && vdt(k, y) == vdt(k, it) &&
+		    !memcmp(k->sh[y], k->sh[it], sizeof k->sh[it]);
+		for (int q = j + 1; q < f->ninsts && ok; q++)
+			for (int u = 0; u < f->insts[q].nin; u++)
+				ok = ok && f->insts[q].in[u] != it;
+		for (int u = 0; ok && u < f->insts[j].nin; u++)
+			ok = f->insts[j].in[u] != it && k->alias[f->insts[j].in[u]] != it + 1;
+		if (ok)
+			k->alias[y] = it + 1;
+	}
+	/* an extract read in place, a view into its tile (as a load's into
+	 * its tensor): read only as a load read in place may be, by readers
+	 * in its own block, before anything writes its tile's buffer again
+	 * (W4's running accumulator: 33 KiB copied a step in f32) */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int v = in->res, x = in->in[0], last = -1;
+		bool ok = in->op == TO_EXTRACT && f->vals[x].rank >= 0 && !k->inplace[x] &&
+		    !k->reg[x] && !k->chain[x] && !k->fold[x] && vdt(k, x) == vdt(k, v);
+
+		for (int q = i + 1; q < f->ninsts && ok; q++)
+			for (int j = 0; j < f->insts[q].nin; j++)
+				if (f->insts[q].in[j] == v) {
+					const TileInst *u = &f->insts[q];
+
+					ok = ok && encl[q] == encl[i] && (is_elementwise(u) ||
+					    u->op == TO_REDUCE || u->op == TO_STORE);
+					last = q;
+				}
+		for (int q = i + 1; q <= last && ok; q++) {
+			const TileInst *u = &f->insts[q];
+
+			if (u->res >= 0 && f->vals[u->res].rank >= 0 && buf_of(k, u->res) == buf_of(k, x))
+				ok = false;
+			if (u->op == TO_FOR && (buf_of(k, u->iter) == buf_of(k, x) || u->end <= last))
+				ok = false;
+		}
+		if (!ok || last < 0)
+			continue;
+		k->inplace[v] = true;
+		k->vstr[v][3] = 1;
+		k->vstr[v][2] = k->sh[x][3];
+		k->vstr[v][1] = k->sh[x][2] * k->sh[x][3];
+		k->vstr[v][0] = k->sh[x][1] * k->vstr[v][1];
 	}
 	free(encl);
 	/* b of a float dot whose strips are packed (op_dot): read where it
@@ -2303,30 +2372,12 @@ cg_plan_dots(CgKernel *k)
 	}
 }
 
-void
-cg_emit_kept(CgKernel *k, bool start)
+int64_t
+cg_kept_elems(const CgKernel *k, int v)
 {
-	const TileFn *f = k->f;
+	int b = k->f->insts[k->f->vals[v].def].in[1];
 
-	for (int v = 0; v < f->nvals; v++) {
-		const char *T = cg_ctype(vdt(k, v));
-		int64_t n;
-
-		if (!k->keep[v])
-			continue;
-		if (!start) {
-			cg_line(k, "free(pc%d);", v);
-			continue;
-		}
-		n = k->keep[v] * k->sh[k->f->insts[f->vals[v].def].in[1]][2] *
-		    dot_nr(k->sh[k->f->insts[f->vals[v].def].in[1]][3], vdt(k, v));
-		cg_line(k, "%s *pc%d = malloc(%" PRId64 " * sizeof(%s));   /* %%%s's b strips, packed "
-		    "once, kept */", T, v, n, T, f->vals[v].name);
-		cg_line(k, "const %s *pt%d[%" PRId64 "] = {0};   /* where each was packed from */", T,
-		    v, k->keep[v]);
-		cg_line(k, "if (!pc%d)", v);
-		cg_line(k, "\tabort();");
-	}
+	return k->keep[v] * k->sh[b][2] * dot_nr(k->sh[b][3], vdt(k, v));
 }
 
 /* ---- control ---------------------------------------------------------- */
