@@ -2334,7 +2334,7 @@ cg_plan_dots(CgKernel *k)
 	 * once, is kept in a buffer of the loop's steps x the strips of a
 	 * step, tagged with where it was packed from, and the programs run
 	 * column by column (emit_kernel).  W1 packed all of w once per
-	 * program: 16 MB of 4 KiB-strided reads from L3 per run, now 1 MB;
+	 * program: 64 MB of 4 KiB-strided reads from L3 per run, now 4 MB;
 	 * f32 14% faster (docs/perf.md, session 11).  Only when b's tensor
 	 * is over 1 MiB, half the core's L2: a tensor that stays in L2 packs
 	 * from there, and a fresh strip in L1 beat a kept one read back from
