@@ -2329,17 +2329,17 @@ cg_plan_dots(CgKernel *k)
 	/* b's strips kept from program to program (keep): a packed float
 	 * dot in a loop, with b read in place from an operand (never written
 	 * by the kernel) at an index of the loop's counter and program ids
-	 * of axes 1 and 2 alone: the programs
-	 * of one grid column pack the same strips, so each strip, packed
-	 * once, is kept in a buffer of the loop's steps x the strips of a
-	 * step, tagged with where it was packed from, and the programs run
-	 * column by column (emit_kernel).  W1 packed all of w once per
-	 * program: 64 MB of 4 KiB-strided reads from L3 per run, now 4 MB;
-	 * f32 14% faster (docs/perf.md, session 11).  Only when b's tensor
-	 * is over 1 MiB, half the core's L2: a tensor that stays in L2 packs
-	 * from there, and a fresh strip in L1 beat a kept one read back from
-	 * L2 (W4's k^T, 512 KiB: 6% slower kept).  The kept strips at most
-	 * 1 MiB, so that they stay in L2 beside a's rows. */
+	 * of axes 1 and 2 alone: the programs of one grid column pack the
+	 * same strips, so each strip, packed once, is kept in a buffer of
+	 * the loop's steps x the strips of a step, tagged with where it was
+	 * packed from, and the programs run column by column (emit_kernel).
+	 * W1 packed all of w once per program: 64 MB of 4 KiB-strided reads
+	 * from L3 per run in f32, now 4 MB; f32 about 15% faster (docs/perf.md,
+	 * session 11).  Only when b's tensor is over 1 MiB, half the core's
+	 * L2: a tensor that stays in L2 packs from there into a fresh strip
+	 * in L1, as fast as reading a kept one back from L2 (W4's k^T, 512
+	 * KiB).  The kept strips at most 1 MiB, so that they stay in L2
+	 * beside a's rows. */
 	for (int i = 0; i < f->ninsts; i++) {
 		const TileInst *in = &f->insts[i];
 		int r = in->res, b = in->in[1], bs = b, l = -1, d;
