@@ -303,6 +303,72 @@ START_TEST(test_tile_prepacked_const_refreshed)
 }
 END_TEST
 
+/* A matmul epilogue (bias, relu, a residual) done as a row run whose
+ * last op writes its rows straight into the result (tile_ops.c run_rows,
+ * run_direct): M = 40 in row tiles of 16 leaves a ragged last tile, which
+ * takes the copying path, so both paths are in one run.  f32 and f64,
+ * against the reference, and the same bits on 1 and 3 threads.  The
+ * second graph (f64) returns the epilogue's result and reads it again in
+ * the next kernel, from the tensor the direct rows were written to. */
+START_TEST(test_tile_row_run_direct_store)
+{
+	static const char *srcs[] = {
+	    "graph {\n"
+	    "  %x = input() : (40, 48) f32\n"
+	    "  %w = const() : (48, 64) f32\n"
+	    "  %b = const() : (64,) f32\n"
+	    "  %res = input() : (40, 64) f32\n"
+	    "  %mm = matmul(%x, %w)\n"
+	    "  %a = add(%mm, %b)\n"
+	    "  %r = relu(%a)\n"
+	    "  %y = add(%r, %res)\n"
+	    "}\n",
+	    "graph {\n"
+	    "  %x = input() : (40, 48)\n"
+	    "  %w = const() : (48, 64)\n"
+	    "  %b = const() : (64,)\n"
+	    "  %mm = matmul(%x, %w)\n"
+	    "  %a = add(%mm, %b)\n"
+	    "  %r = relu(%a)\n"
+	    "  %y = mul(%r, %r)\n"
+	    "  %z = add(%y, %r)\n"
+	    "  return %r, %z\n"
+	    "}\n",
+	};
+
+	for (size_t s = 0; s < sizeof srcs / sizeof srcs[0]; s++) {
+		Graph *g = ck_pipeline(srcs[s], "shape-infer,fuse,lower-tiled{bm=16,bn=32,bk=16}");
+		Graph *r = ck_pipeline(srcs[s], "shape-infer");
+		Tensor *ref, *v1, *v3;
+		int *outs = NULL, no;
+
+		ck_assert_ptr_nonnull(g);
+		ck_assert_ptr_nonnull(r);
+		ref = run_ref(r);
+		v1 = run_tiled(g, 1, NULL);
+		v3 = run_tiled(g, 3, NULL);
+		no = ir_outputs(g, &outs);
+		ck_assert_int_gt(no, 0);
+		for (int k = 0; k < no; k++) {
+			int o = outs[k], ro = ir_lookup(r, g->nodes[o].name);
+
+			ck_assert_int_ge(ro, 0);
+			ck_assert(exec_compare(&v1[o], &ref[ro]).rel < (s == 0 ? 1e-5 : 1e-12));
+			ck_assert(memcmp(v1[o].data, v3[o].data, exec_tensor_bytes(&v1[o])) == 0);
+		}
+		free(outs);
+		exec_tensors_free(ref, r->nnodes);
+		exec_tensors_free(v1, g->nnodes);
+		exec_tensors_free(v3, g->nnodes);
+		free(ref);
+		free(v1);
+		free(v3);
+		ir_graph_free(g);
+		ir_graph_free(r);
+	}
+}
+END_TEST
+
 /* conv_epilogue: a ragged filter block (F = 37, BN = 8 or 32) that passes
  * its image's end, a bias (F, 1, 1) and a residual, against the
  * reference, and the same bits on 1, 2 and 5 threads (each program stores
@@ -1412,6 +1478,7 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_smaller_blocks_repeat_traffic);
 	tcase_add_test(tc, test_tile_kinds_match_reference_any_threads);
 	tcase_add_test(tc, test_tile_prepacked_const_refreshed);
+	tcase_add_test(tc, test_tile_row_run_direct_store);
 	tcase_add_test(tc, test_tile_conv_epilogue_any_threads);
 	tcase_add_test(tc, test_tile_traffic_rules);
 	tcase_add_test(tc, test_tile_verify_unmasked_load);
