@@ -220,7 +220,10 @@ END_TEST
  * (the cache is real) until exec_tile_source_changed names the const,
  * and then the result is the reference's on the new weight; a weight at
  * a new address is packed again without being named.  The input is never
- * cached: a new x changes the result at once.  The same on 3 threads. */
+ * cached: a new x changes the result at once.  The same on 3 threads.
+ * exec_tile_packs counts the packing: some at the first run, none at a
+ * run on the same consts (nor on a new input), the weight's own again
+ * when it is named or moves. */
 START_TEST(test_tile_prepacked_const_refreshed)
 {
 	static const char *src =
@@ -245,18 +248,23 @@ START_TEST(test_tile_prepacked_const_refreshed)
 		Diag d;
 		TilePlan *p;
 		void *moved;
+		int64_t packs, named;
 
 		diag_init(&d, "t.aicm", "", 0, stderr);
 		ck_fill_sources(g, v, 7);
 		ck_fill_sources(r, rv, 7);
 		p = exec_tile_compile(g, &d);
 		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(exec_tile_packs(p), 0);
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		packs = exec_tile_packs(p);
+		ck_assert_int_gt(packs, 0);
 		ck_assert_int_eq(exec_interp(r, rv, &d), 0);
 		ck_assert(exec_compare(&v[y], &rv[ry]).rel < 1e-5);
 		ck_assert_int_eq(exec_tensor_alloc(&first, &g->nodes[y].type, 0), 0);
 		memcpy(first.data, v[y].data, exec_tensor_bytes(&first));
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		ck_assert_int_eq(exec_tile_packs(p), packs);
 		ck_assert(memcmp(first.data, v[y].data, exec_tensor_bytes(&first)) == 0);
 		/* the weight rewritten in place, not named: the packs stand */
 		for (int64_t e = 0; e < v[w].numel; e++) {
@@ -268,6 +276,8 @@ START_TEST(test_tile_prepacked_const_refreshed)
 		/* named: packed again, the new weight's result */
 		exec_tile_source_changed(p, w);
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		named = exec_tile_packs(p) - packs;
+		ck_assert_int_gt(named, 0);
 		ck_assert_int_eq(exec_interp(r, rv, &d), 0);
 		ck_assert(memcmp(first.data, v[y].data, exec_tensor_bytes(&first)) != 0);
 		ck_assert(exec_compare(&v[y], &rv[ry]).rel < 1e-5);
@@ -280,6 +290,7 @@ START_TEST(test_tile_prepacked_const_refreshed)
 		for (int64_t e = 0; e < v[w].numel; e++)
 			exec_set(&rv[rw], e, exec_get(&v[w], e));
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		ck_assert_int_eq(exec_tile_packs(p), packs + 2 * named);
 		ck_assert_int_eq(exec_interp(r, rv, &d), 0);
 		ck_assert(exec_compare(&v[y], &rv[ry]).rel < 1e-5);
 		/* the input: never cached */
@@ -288,6 +299,7 @@ START_TEST(test_tile_prepacked_const_refreshed)
 			exec_set(&rv[rx], e, exec_get(&v[x], e));
 		}
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		ck_assert_int_eq(exec_tile_packs(p), packs + 2 * named);
 		ck_assert_int_eq(exec_interp(r, rv, &d), 0);
 		ck_assert(exec_compare(&v[y], &rv[ry]).rel < 1e-5);
 		exec_tensor_free(&first);

@@ -147,6 +147,7 @@ struct TilePlan {
 	int maxslots;
 	int maxinsts;
 	Crew *crew;                  /* started at the first run with threads */
+	int64_t packs;               /* prepacked loads packed, all runs (exec_tile_packs) */
 };
 
 typedef struct AtomLog {
