@@ -56,7 +56,11 @@ struct NativeModel {
 	const int *serial;
 	const long *rows;            /* a serial kernel's programs per row that threads
 	                              * may own whole, or 0 */
-	int *bad;                    /* NAME_aicm_bad: a gather index out of range */
+	int *bad;                    /* NAME_aicm_bad: a gather index out of range (1) or
+	                              * a division by zero (2 + its instruction) */
+	int64_t *gather;             /* NAME_aicm_gather: the bad gather index's program,
+	                              * instruction, value and place (emit_c.c), or NULL
+	                              * in a module with no gather */
 	int *knode;                  /* per kernel: its tiled node */
 	void **ptr;                  /* per field, filled per run */
 };
@@ -366,6 +370,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		m->serial = sym(dl, name, "serial");
 		m->rows = sym(dl, name, "rows");
 		m->bad = sym(dl, name, "bad");
+		m->gather = sym(dl, name, "gather");
 		if (!m->kernel || !nf || !nk || !m->field_node || !m->programs || !m->serial || !m->rows ||
 		    !m->bad)
 			AICM_BUG("'%s' lacks the descriptor of its module", so);
@@ -401,6 +406,36 @@ part_run(void *p)
 	return NULL;
 }
 
+/* Kernel k's gather met an index out of range: the error names it, its
+ * place in its indices and the axis it missed, in the tile engine's words
+ * (tile_copy.c's gather_fail). */
+static void
+gather_error(const NativeModel *m, int k, const Tensor *vals, Diag *d)
+{
+	const Graph *g = m->g;
+	const Node *nd = &g->nodes[m->knode[k]];
+	const TileFn *f = nd->tile;
+	const int64_t *r = m->gather;
+	const TileInst *in, *ld;
+	char where[IR_TYPE_STR];
+	Type buf;
+	const Type *t;
+
+	if (!r || r[0] < 0 || !f || r[1] < 0 || r[1] >= f->ninsts ||
+	    f->insts[r[1]].op != TO_LOAD_GATHER)
+		AICM_BUG("native: '%%%s' flagged a gather with no record of it", nd->name);
+	in = &f->insts[r[1]];
+	t = tile_target_type(g, nd, in, &buf);
+	ld = &f->insts[f->vals[in->in[0]].def];
+	if (r[3] >= 0)
+		exec_index_str(&vals[f->args[ld->arg]], r[3], where);
+	else
+		snprintf(where, sizeof where, "a lane");
+	diag_error(d, nd->oploc.line ? nd->oploc : nd->loc, "'%%%s': 'gather' index %lld at %s of "
+	    "its indices is out of range for axis %lld of size %lld", nd->name, (long long)r[2],
+	    where, (long long)in->axis, (long long)t->dim[in->axis]);
+}
+
 int
 native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 {
@@ -431,6 +466,8 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 		m->ptr[i] = nd >= 0 ? vals[nd].data : NULL;
 	}
 	*m->bad = 0;
+	if (m->gather)
+		m->gather[0] = -1;
 	for (int k = 0; k < m->nk; k++) {
 		long n = m->programs[k];
 		/* a serial kernel whose threads may own whole rows: split in
@@ -483,10 +520,7 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 			return -1;
 		}
 		if (*m->bad) {
-			const Node *nd = &g->nodes[m->knode[k]];
-
-			diag_error(d, nd->oploc.line ? nd->oploc : nd->loc, "'%%%s': a 'gather' index is "
-			    "out of range", nd->name);
+			gather_error(m, k, vals, d);
 			return -1;
 		}
 	}
