@@ -216,25 +216,6 @@ try_cached(const char *so_path, const char *sum_path)
 	return dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
 }
 
-/* sh-quotes s into buf. */
-static void
-quote(char *buf, size_t n, const char *s)
-{
-	size_t j = 0;
-
-	buf[j++] = '\'';
-	for (; *s && j + 5 < n; s++) {
-		if (*s == '\'') {
-			memcpy(buf + j, "'\\''", 4);
-			j += 4;
-		} else {
-			buf[j++] = *s;
-		}
-	}
-	buf[j++] = '\'';
-	buf[j] = '\0';
-}
-
 static void *
 sym(void *dl, const char *name, const char *what)
 {
@@ -250,8 +231,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 	const char *cc = getenv("CC"), *flags = getenv("AICM_CFLAGS");
 	char *name, *ver, dir[2048], so[4096], sum[4096], tmp[4096], ctmp[4096], cfile[4096];
 	char cmd[20000];
-	char qc[8300], qo[8300];
-	StrBuf c = {0};
+	StrBuf c = {0}, cc_cmd = {0};   /* the C, the command that compiles it */
 	NativeModel *m = NULL;
 	double t0 = now_ms();
 	void *dl = NULL;
@@ -312,11 +292,13 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 			info->status = 2;
 			goto out;
 		}
-		quote(qc, sizeof qc, ctmp);
-		quote(qo, sizeof qo, tmp);
-		snprintf(cmd, sizeof cmd, "%s %s -o %s %s -lm 2>&1", cc, flags, qo, qc);
+		strbuf_printf(&cc_cmd, "%s %s -o ", cc, flags);
+		strbuf_shell_word(&cc_cmd, tmp, false);
+		strbuf_putc(&cc_cmd, ' ');
+		strbuf_shell_word(&cc_cmd, ctmp, false);
+		strbuf_puts(&cc_cmd, " -lm 2>&1");
 		t0 = now_ms();
-		ver = run_capture(cmd, &st);
+		ver = run_capture(cc_cmd.s, &st);
 		info->compile_ms = now_ms() - t0;
 		if (st != 0) {
 			/* kept under the key's name, for the bug report */
@@ -324,7 +306,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 				snprintf(cfile, sizeof cfile, "%s", ctmp);
 			fprintf(stderr, "%s: error: the C compiler refused the generated C (a bug in aicm's "
 			    "C emitter; the C is kept in '%s'):\n%s$ %s\n%s", tool, cfile,
-			    "", cmd, ver);
+			    "", cc_cmd.s, ver);
 			free(ver);
 			unlink(tmp);
 			info->status = 3;
@@ -387,6 +369,7 @@ out:
 	if (dl)
 		dlclose(dl);
 	free(c.s);
+	free(cc_cmd.s);
 	free(name);
 	return m;
 }
