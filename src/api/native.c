@@ -229,6 +229,7 @@ NativeModel *
 native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeInfo *info)
 {
 	const char *cc = getenv("CC"), *flags = getenv("AICM_CFLAGS");
+	FILE *err = d->out ? d->out : stderr;   /* libaicm's capture, else stderr */
 	char *name, *ver, dir[2048], so[4096], sum[4096], tmp[4096], ctmp[4096], cfile[4096];
 	char cmd[20000];
 	StrBuf c = {0}, cc_cmd = {0};   /* the C, the command that compiles it */
@@ -252,7 +253,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 	snprintf(cmd, sizeof cmd, "%s --version 2>&1", cc);
 	ver = run_capture(cmd, &st);
 	if (st != 0) {
-		fprintf(stderr, "%s: error: --engine=native needs a C compiler, and '%s' does not run "
+		fprintf(err, "%s: error: the native engine needs a C compiler, and '%s' does not run "
 		    "(set $CC to one)\n", tool, cc);
 		free(ver);
 		info->status = 2;
@@ -265,7 +266,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 	cpu_id(&h);
 	free(ver);
 	if (cache_dir(dir, sizeof dir) != 0) {
-		fprintf(stderr, "%s: error: cannot make the cache folder '%s': %s\n", tool, dir,
+		fprintf(err, "%s: error: cannot make the cache folder '%s': %s\n", tool, dir,
 		    strerror(errno));
 		info->status = 2;
 		goto out;
@@ -287,7 +288,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		 * the file the other's compiler is about to read */
 		snprintf(ctmp, sizeof ctmp, "%s/.tmp-%ld-%s.c", dir, (long)getpid(), name);
 		if (aicm_write_file(ctmp, c.s, c.n) != 0) {
-			fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, ctmp,
+			fprintf(err, "%s: error: cannot write '%s': %s\n", tool, ctmp,
 			    strerror(errno));
 			info->status = 2;
 			goto out;
@@ -304,7 +305,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 			/* kept under the key's name, for the bug report */
 			if (rename(ctmp, cfile) != 0)
 				snprintf(cfile, sizeof cfile, "%s", ctmp);
-			fprintf(stderr, "%s: error: the C compiler refused the generated C (a bug in aicm's "
+			fprintf(err, "%s: error: the C compiler refused the generated C (a bug in aicm's "
 			    "C emitter; the C is kept in '%s'):\n%s$ %s\n%s", tool, cfile,
 			    "", cc_cmd.s, ver);
 			free(ver);
@@ -315,7 +316,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		free(ver);
 		unlink(ctmp);
 		if (file_hash(tmp, &sh) != 0 || rename(tmp, so) != 0) {
-			fprintf(stderr, "%s: error: cannot put '%s' into the cache: %s\n", tool, so,
+			fprintf(err, "%s: error: cannot put '%s' into the cache: %s\n", tool, so,
 			    strerror(errno));
 			unlink(tmp);
 			info->status = 2;
@@ -323,13 +324,13 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		}
 		snprintf(sums, sizeof sums, "%016" PRIx64 "%016" PRIx64 "\n", sh.a, sh.b);
 		if (aicm_write_file(sum, sums, strlen(sums)) != 0) {
-			fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, sum, strerror(errno));
+			fprintf(err, "%s: error: cannot write '%s': %s\n", tool, sum, strerror(errno));
 			info->status = 2;
 			goto out;
 		}
 		dl = try_cached(so, sum);
 		if (!dl) {
-			fprintf(stderr, "%s: error: cannot load '%s': %s\n", tool, so, dlerror());
+			fprintf(err, "%s: error: cannot load '%s': %s\n", tool, so, dlerror());
 			info->status = 2;
 			goto out;
 		}
