@@ -290,30 +290,30 @@ check_sh_roundtrip(const char *s)
 
 START_TEST(test_ir_shell_word)
 {
-	char *w;
+	static const struct {
+		const char *in;
+		bool bare_ok;
+		const char *want;
+	} forms[] = {
+		/* bare only when asked and every byte is literal to sh */
+		{"build/x-1.aicm", true, "build/x-1.aicm"},
+		{"build/x-1.aicm", false, "'build/x-1.aicm'"},
+		/* the empty word keeps its quotes, else it vanishes */
+		{"", true, "''"},
+		{"a b", true, "'a b'"},
+		{"it's", true, "'it'\\''s'"},
+		/* non-ASCII bytes are quoted and pass unchanged */
+		{"caf\xc3\xa9", true, "'caf\xc3\xa9'"},
+	};
 
-	/* bare only when asked and every byte is literal to sh */
-	w = shell_word("build/x-1.aicm", true);
-	ck_assert_str_eq(w, "build/x-1.aicm");
-	free(w);
-	w = shell_word("build/x-1.aicm", false);
-	ck_assert_str_eq(w, "'build/x-1.aicm'");
-	free(w);
-	/* the empty word keeps its quotes, else it vanishes */
-	w = shell_word("", true);
-	ck_assert_str_eq(w, "''");
-	free(w);
-	w = shell_word("a b", true);
-	ck_assert_str_eq(w, "'a b'");
-	free(w);
-	w = shell_word("it's", true);
-	ck_assert_str_eq(w, "'it'\\''s'");
-	free(w);
-	/* non-ASCII bytes are quoted and pass unchanged */
-	w = shell_word("caf\xc3\xa9", true);
-	ck_assert_str_eq(w, "'caf\xc3\xa9'");
-	free(w);
-	const char *tricky[] = {"", "a b", "'", "''", "it's", "a\"b", "$HOME", "`id`", "a\\b",
+	for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+		char *w = shell_word(forms[i].in, forms[i].bare_ok);
+
+		ck_assert_str_eq(w, forms[i].want);
+		free(w);
+	}
+	/* sh reads each back as the one word it came from */
+	static const char *const tricky[] = {"", "a b", "'", "''", "it's", "a\"b", "$HOME", "`id`", "a\\b",
 	    "x;y", "*", "~", "a\nb", "caf\xc3\xa9 \xe2\x86\x92 'q'", "-n", "%s"};
 
 	for (size_t i = 0; i < sizeof tricky / sizeof *tricky; i++)
