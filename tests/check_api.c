@@ -579,8 +579,10 @@ START_TEST(test_api_native_no_compiler)
 	ck_assert_str_eq(aicm_error(ctx), "libaicm: error: the native engine needs a C compiler, "
 	    "and '/nonexistent/no-such-cc' does not run (set $CC to one)\n");
 	ck_assert_int_eq(aicm_compile(m, AICM_ENGINE_TILE, &p), AICM_OK);
-	ck_assert_int_eq(aicm_compile(m, (aicm_engine)7, &p), AICM_ERR_USAGE);
 	aicm_program_free(p);
+	ck_assert_int_eq(aicm_compile(m, (aicm_engine)7, &p), AICM_ERR_USAGE);
+	ck_assert_msg(strstr(aicm_error(ctx), "engine 7 is not AICM_ENGINE_TILE (0), "
+	    "AICM_ENGINE_REFERENCE (1) or AICM_ENGINE_NATIVE (2)") != NULL, "%s", aicm_error(ctx));
 	aicm_module_free(m);
 	aicm_context_free(ctx);
 	native_env_end(&env);
