@@ -991,6 +991,32 @@ row_split(const Graph *g, int node)
 	return any;
 }
 
+/* A gather's index out of range (emit_c_ops.c's load_gather): the lowest
+ * program's first, as the tile engine reports it; threads take a lock,
+ * on this error path only (C11's atomic_flag: no -pthread needed, as
+ * aicm-run's own threads run the kernels). */
+static const char gather_fail[] =
+    "\n/* The first gather index out of range of the lowest program that met one:\n"
+    " * [0] its program (-1: none), [1] its tile instruction, [2] the index,\n"
+    " * [3] its flat place in its indices tensor (-1: not read from one). */\n"
+    "int64_t N_aicm_gather[4] = {-1};\n"
+    "static atomic_flag N_aicm_gather_lock = ATOMIC_FLAG_INIT;\n"
+    "\n"
+    "static void\n"
+    "N_aicm_gather_fail(long prog, int inst, int64_t v, int64_t at)\n"
+    "{\n"
+    "\twhile (atomic_flag_test_and_set(&N_aicm_gather_lock))\n"
+    "\t\t;\n"
+    "\tif (N_aicm_gather[0] < 0 || prog < N_aicm_gather[0]) {\n"
+    "\t\tN_aicm_gather[0] = prog;\n"
+    "\t\tN_aicm_gather[1] = inst;\n"
+    "\t\tN_aicm_gather[2] = v;\n"
+    "\t\tN_aicm_gather[3] = at;\n"
+    "\t}\n"
+    "\tN_aicm_bad = 1;\n"
+    "\tatomic_flag_clear(&N_aicm_gather_lock);\n"
+    "}\n";
+
 /* text with every "N_" replaced by name_ */
 static void
 put_named(StrBuf *o, const char *text, const char *name)
@@ -1037,6 +1063,15 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		return -1;
 	}
 	plan_fields(&m);
+	/* only a module with a gather carries the record of its bad index */
+	bool gathers = false;
+
+	for (int q = 0; q < nk; q++) {
+		const TileFn *f = g->nodes[knode[q]].tile;
+
+		for (int i = 0; i < f->ninsts; i++)
+			gathers |= f->insts[i].op == TO_LOAD_GATHER;
+	}
 	for (int q = 0; q < nk && rc == 0; q++) {
 		char **line = tile_lines(text, &g->nodes[knode[q]]);
 
@@ -1053,8 +1088,10 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		    "tile-IR\n * line it comes from.  Generated: do not edit.\n */\n", name, name, name);
 		strbuf_puts(c, "#if defined(_REENTRANT) && !defined(AICM_NO_THREADS)\n"
 		    "#define AICM_THREADS 1\n#include <pthread.h>\n#endif\n");
-		strbuf_puts(c, "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
-		    "#include <string.h>\n\n");
+		strbuf_puts(c, "#include <math.h>\n");
+		if (gathers)
+			strbuf_puts(c, "#include <stdatomic.h>\n");
+		strbuf_puts(c, "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
 		if (hname) {
 			strbuf_printf(c, "#include \"%s\"\n\n", hname);
 			strbuf_puts(h, hdr.s);
@@ -1066,6 +1103,8 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "\n/* Set when a gather's index is out of range (1) or an integer is "
 		    "divided\n * by zero (2 + the tile instruction): %s_run fails. */\n"
 		    "int %s_aicm_bad;\n", name, name);
+		if (gathers)
+			put_named(c, gather_fail, name);
 		emit_formulas(c);
 		if (body.s)   /* NULL when the graph has no kernel */
 			strbuf_puts(c, body.s);
@@ -1084,6 +1123,8 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "\nint\n%s_run(const %s_args *args, int threads)\n{\n\t%s_args a = "
 		    "*args;\n\tvoid *own[%d] = {0};\n\tint rc = 0;\n\n\t%s_aicm_bad = 0;\n", name,
 		    name, name, m.nfields + 1, name);
+		if (gathers)
+			strbuf_printf(c, "\t%s_aicm_gather[0] = -1;\n", name);
 		bool owns = false;   /* out: only when a goto reaches it (-Wall) */
 
 		for (int i = 0; i < m.nfields; i++) {

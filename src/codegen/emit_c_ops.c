@@ -1757,10 +1757,41 @@ open_all(CgKernel *k, const int64_t *sh)
 	}
 }
 
+/* The flat place in its indices tensor of the index at lane (i_p+ax+j) of
+ * load_gather's index tile, as a C expression, when a plain load made
+ * that tile (as lower-tiled's do; the tile engine's gather_index too);
+ * else "-1" (the message then says "a lane"). */
+static void
+gather_place(const CgKernel *k, const TileInst *in, int p, char *buf, size_t n)
+{
+	int iv = in->in[0], di = k->f->vals[iv].def, q = k->f->vals[iv].rank;
+	const TileInst *ld = di >= 0 ? &k->f->insts[di] : NULL;
+	Acc a;
+	size_t len = 0;
+
+	snprintf(buf, n, "-1");
+	if (!ld || ld->op != TO_LOAD || ld->res != iv || ld->has_view || ld->arg < 0)
+		return;
+	acc_of(k, ld, &a);
+	if (a.rank != q)
+		return;
+	len = (size_t)snprintf(buf, n, "0");
+	for (int j = 0; j < q; j++) {
+		char e[300], l[40] = "";
+
+		idx_expr(e, sizeof e, &ld->idx[j]);
+		/* (a dim before either tile's last four has the one lane 0) */
+		if (4 - q + j >= 0 && p + (int)in->axis + j >= 0)
+			snprintf(l, sizeof l, " + i%d", p + (int)in->axis + j);
+		len += (size_t)snprintf(buf + len, n - len, " + (%s%s) * %" PRId64, e, l, a.str[j]);
+	}
+}
+
 /* load_gather: lane (p, j, q) reads the tensor at idx[0..axis) + p,
  * the index tile's value at j, idx[axis+1..) + q; lanes outside the valid
- * box read 0; an index out of range reads 0 and sets NAME_aicm_bad (the
- * run then fails, as the tile engine's does). */
+ * box read 0; an index out of range reads 0 and goes to
+ * NAME_aicm_gather_fail with its program, instruction, value and place
+ * (the run then fails and names it, as the tile engine's does). */
 static int
 op_load_gather(CgKernel *k, const TileInst *in)
 {
@@ -1768,7 +1799,7 @@ op_load_gather(CgKernel *k, const TileInst *in)
 	const int64_t *sh = k->sh[res], *ish = k->sh[iv];
 	Acc a;
 	int r, q = k->f->vals[iv].rank, rr, p, pi, ax = (int)in->axis, rd[IR_MAX_RANK];
-	char li[400], xe[800], cv[900], s2[860], out[256];
+	char li[400], xe[800], cv[900], s2[860], out[256], at[1600];
 	size_t ll = 0, xl = 0;
 	DType rt = vdt(k, res);
 
@@ -1838,13 +1869,16 @@ op_load_gather(CgKernel *k, const TileInst *in)
 		lin(ix, sizeof ix, sh, full);
 		snprintf(out, sizeof out, "t%d[%s]", res, ix);
 	}
+	gather_place(k, in, p, at, sizeof at);
 	open_all(k, sh);
 	cg_line(k, "%s = 0;", out);
 	cg_line(k, "if (i0 < b%d[0] && i1 < b%d[1] && i2 < b%d[2] && i3 < b%d[3]) {", res, res, res,
 	    res);
 	cg_line(k, "\tint64_t v = (int64_t)t%d[%s];", iv, li);
-	cg_line(k, "\tif (v < -%" PRId64 " || v >= %" PRId64 ")", a.dim[ax], a.dim[ax]);
-	cg_line(k, "\t\t%s_aicm_bad = 1;", k->name);
+	cg_line(k, "\tif (v < -%" PRId64 " || v >= %" PRId64 ")   /* the run fails, naming it */",
+	    a.dim[ax], a.dim[ax]);
+	cg_line(k, "\t\t%s_aicm_gather_fail(prog, %d, v, %s);", k->name, (int)(in - k->f->insts),
+	    at);
 	cg_line(k, "\telse {");
 	cg_line(k, "\t\tif (v < 0)");
 	cg_line(k, "\t\t\tv += %" PRId64 ";", a.dim[ax]);
