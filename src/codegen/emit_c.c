@@ -662,6 +662,8 @@ emit_header(const Mod *m, StrBuf *h)
 	    "int %s_run(const %s_args *a, int threads);\n\n#endif\n", N, N);
 }
 
+static bool row_split(const Graph *g, int node);
+
 /* One kernel: its tiles, then its programs lo..hi-1. */
 static int
 emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
@@ -692,6 +694,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.chain = xcalloc((size_t)f->nvals + 1, sizeof *k.chain);
 	k.alias = xcalloc((size_t)f->nvals + 1, sizeof *k.alias);
 	k.fold = xcalloc((size_t)f->nvals + 1, sizeof *k.fold);
+	k.keep = xcalloc((size_t)f->nvals + 1, sizeof *k.keep);
 	for (int i = 0; i < f->ninsts; i++)
 		for (int j = 0; j < f->insts[i].nin; j++)
 			k.nuse[f->insts[i].in[j]]++;
@@ -713,6 +716,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				free(k.chain);
 				free(k.alias);
 				free(k.fold);
+				free(k.keep);
 				return -1;
 			}
 		for (int q = 0; q < 4; q++)
@@ -720,6 +724,16 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	}
 	cg_plan_runs(&k);
 	cg_plan_dots(&k);
+	/* kept b strips (cg_plan_dots) are reused by the programs of one grid
+	 * column, so the programs run column by column: allowed when they
+	 * are independent (no atomics), or when each row adds into its own
+	 * elements (row_split), each element still seeing its adds in
+	 * program order; else nothing is kept */
+	for (int v = 0; v < f->nvals; v++)
+		if (k.keep[v] && f->has_init && !row_split(g, node))
+			k.keep[v] = 0;
+		else if (k.keep[v] && f->grid[0] > 1 && g12 > 1)
+			k.bycol = true;   /* (one column: that is the programs' order) */
 	type_comment(c, sizeof c, nd);
 	strbuf_printf(o, "\n/* @%s [%s] -> %s, grid=(%" PRId64 ", %" PRId64 ", %" PRId64 ")",
 	    f->name, ir_kernel_kinds[f->kind], c, f->grid[0], f->grid[1], f->grid[2]);
@@ -777,6 +791,20 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 		}
 		cg_line(&k, "long b%d[4];", v);
 	}
+	/* kept b strips (cg_plan_dots) in the heap block too: one block,
+	 * which glibc then reuses from call to call; a second block of its
+	 * own was mapped afresh each call (W4: 128 page faults a call) */
+	for (int v = 0; v < f->nvals; v++)
+		if (k.keep[v]) {
+			const char *T = cg_ctype(f->vals[v].dt);
+
+			heap = (heap + 63) & ~(size_t)63;
+			cg_line(&k, "%s *pc%d;   /* %%%s's b strips, packed once, kept */", T, v,
+			    f->vals[v].name);
+			cg_line(&k, "const %s *pt%d[%" PRId64 "] = {0};   /* where each was packed from */",
+			    T, v, k.keep[v]);
+			heap += (size_t)cg_kept_elems(&k, v) * ir_dtype_size(f->vals[v].dt);
+		}
 	if (heap) {
 		size_t off = 0;
 
@@ -792,18 +820,40 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				cg_line(&k, "t%d = (%s *)(void *)(heap + %zu);", v, cg_ctype(tv->dt), off);
 				off += (size_t)n * ir_dtype_size(tv->dt);
 			}
+		for (int v = 0; v < f->nvals; v++)
+			if (k.keep[v]) {
+				off = (off + 63) & ~(size_t)63;
+				cg_line(&k, "pc%d = (%s *)(void *)(heap + %zu);", v, cg_ctype(f->vals[v].dt),
+				    off);
+				off += (size_t)cg_kept_elems(&k, v) * ir_dtype_size(f->vals[v].dt);
+			}
 	}
 	for (int v = 0; v < f->nvals; v++)
 		if (k.alias[v])
 			cg_line(&k, "t%d = t%d;   /* one buffer */\n\t(void)t%d;", v, k.alias[v] - 1, v);
-	cg_line(&k, "for (long prog = lo; prog < hi; prog++) {");
-	k.depth++;
+	if (k.bycol) {
+		cg_line(&k, "/* column by column: the programs of a column share their kept strips */");
+		cg_line(&k, "for (long col = 0; col < %" PRId64 "; col++) {", g12);
+		k.depth++;
+		cg_line(&k, "for (long prog = lo / %" PRId64 " * %" PRId64 " + col; prog < hi; prog += %"
+		    PRId64 ") {", g12, g12, g12);
+		k.depth++;
+		cg_line(&k, "if (prog < lo)");
+		cg_line(&k, "\tcontinue;");
+	} else {
+		cg_line(&k, "for (long prog = lo; prog < hi; prog++) {");
+		k.depth++;
+	}
 	cg_line(&k, "const long pid0 = prog / %" PRId64 ", pid1 = prog / %" PRId64 " %% %" PRId64
 	    ", pid2 = prog %% %" PRId64 ";", g12, f->grid[2], f->grid[1], f->grid[2]);
 	cg_line(&k, "(void)pid0, (void)pid1, (void)pid2;");
 	rc = cg_emit_insts(&k, 0, f->ninsts);
 	k.depth--;
 	cg_line(&k, "}");
+	if (k.bycol) {
+		k.depth--;
+		cg_line(&k, "}");
+	}
 	if (heap)
 		cg_line(&k, "free(heap);");
 	strbuf_puts(o, "}\n");
@@ -834,6 +884,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	free(k.chain);
 	free(k.alias);
 	free(k.fold);
+	free(k.keep);
 	return rc;
 }
 
