@@ -23,7 +23,8 @@
 # greps its C for the path, so that a change that stops taking it fails
 # here rather than passing on the old path.  Integer division by zero in a
 # valid lane fails the run as in the other engines.  The generated exp
-# against libm over a sweep (tests/native/vexp.c).  A few seconds.
+# against libm over a sweep (tests/native/vexp.c), and an f64 row's
+# division by its sum against a / b (tests/native/vdiv.c).  A few seconds.
 set -u
 B=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -244,6 +245,11 @@ stream ew "$small" 'computed in the next' 1
 stream ew "$small" "$inplace" 2
 stream soft 'shape-infer,fuse{row-fusion=true},lower-tiled{bm=8,bn=16}' 'row segment' 1
 stream soft 'shape-infer,fuse{row-fusion=true},autotune{target=cpu},lower-tiled' 'row segment' 1
+# f64: the division by the row's sum through aicm_rdiv_f64 (tests/native/vdiv.c),
+# and the row's store prefetched a 64-byte chunk at a time in its exp loop
+sed 's/f32/f64/g; s/@soft/@soft64/' "$T/soft.aicm" >"$T/soft64.aicm"
+stream soft64 'shape-infer,fuse{row-fusion=true},lower-tiled{bm=8,bn=16}' 'aicm_rdiv_f64(t' 1
+stream soft64 'shape-infer,fuse{row-fusion=true},autotune{target=cpu},lower-tiled' 'AICM_PREFETCH(a->y, pf' 1
 # An integer division by zero in a lane of the valid box is the error the
 # other engines report (exit 1, the op named), on 1 thread and on 2, fused
 # or not; zeros that only fill lanes past the edge are none (the divisor
@@ -298,6 +304,23 @@ for f in "-O2" "-O3 -march=native"; do
 	    ! "$T/vexp" >"$T/vexp.out"; then
 		echo "native: the generated exp under $f is off from libm:"
 		sed 's/^/    /' "$T/vexp.out"
+		fail=1
+	fi
+done
+# The generated row division against a / b (tests/native/vdiv.c), the same way
+# (under -O2 alone, no FMA in the target, it is a / b itself).
+"$B/aicm-opt" --pass='shape-infer,fuse{row-fusion=true},lower-tiled' --emit=c "$T/soft64.aicm" |
+    sed -n '/^static inline double aicm_rdiv_f64/,/^}/p' >"$T/vdiv.h"
+if ! grep -q aicm_rdiv_f64 "$T/vdiv.h"; then
+	echo "native: no aicm_rdiv_f64 in the C of an f64 softmax"
+	fail=1
+fi
+for f in "-O2" "-O3 -march=native"; do
+	# shellcheck disable=SC2086
+	if ! ${CC:-cc} -std=c99 $f -Wall -Werror -DVDIV_H="\"$T/vdiv.h\"" -o "$T/vdiv" "$top/tests/native/vdiv.c" -lm ||
+	    ! "$T/vdiv" >"$T/vdiv.out" 2>&1; then
+		echo "native: the generated row division under $f is off from a / b:"
+		sed 's/^/    /' "$T/vdiv.out"
 		fail=1
 	fi
 done

@@ -66,6 +66,12 @@ typedef struct CgKernel {
 	                              * (cg_plan_dots): how many strips, else 0 */
 	bool bycol;                  /* programs run column by column of the grid
 	                              * (emit_kernel), so that kept strips are reused */
+	int pf_inst;                 /* in a row segment: the instruction whose loop
+	                              * over the row prefetches (row_prefetch), or -1 */
+	int npf;                     /* its prefetches: pf[q] an array and pf_off[q]
+	                              * the row's first element in it (C text), */
+	char pf[8][48], pf_off[8][96];
+	int pf_size[8], pf_rw[8];    /* the element's size, 1 for a store's */
 	StrBuf *o;
 	int depth;                   /* indentation, in tabs */
 	Diag *d;
@@ -76,6 +82,10 @@ typedef struct CgKernel {
 void cg_use_formula(int kind, OpId op, DType cdt);
 /* emit_c.c: marks the dot's micro-kernel of float type dt used */
 void cg_use_dot(DType dt);
+/* emit_c.c: marks aicm_rdiv_f64 used */
+void cg_use_rdiv(void);
+/* emit_c.c: marks AICM_PREFETCH used */
+void cg_use_prefetch(void);
 
 /* emit_c_ops.c */
 /* Marks the loads read in place (inplace) and the values that live in

@@ -22,7 +22,7 @@
 
 #include VEXP_H
 
-#define MAX_ULP 1   /* both types: what the Taylor polynomials give */
+#define MAX_ULP 1   /* both types: what the polynomials give */
 
 static long long worst32, worst64, n32, n64, off32, off64;
 static float worst32_x;
