@@ -247,7 +247,12 @@ check-numpy: $(B)/aicm-run
 
 # aicm.trace (python/aicm/trace.py): every op traced and compiled against
 # numpy, the seed's text, names, errors (tests/python_trace.py, a few seconds).
-check: check-python-trace
+check: check-python-trace check-calibrate
+# bench/calibrate.py's fit and --write on the model's own scores (make
+# calibrate's machinery, without a clock; a few seconds)
+check-calibrate: $(TOOLS)
+	sh tests/calibrate.sh $(B)
+.PHONY: check-calibrate
 .PHONY: check-python-trace
 check-python-trace: $(TOOLS) $(B)/libaicm.so
 	@if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
