@@ -12,6 +12,7 @@
  * bitwise what one thread gives, since no mutable state is shared.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -452,6 +453,142 @@ START_TEST(test_api_two_threads)
 }
 END_TEST
 
+/* The native engine's environment for one test: its cache in a folder
+ * of the test's own, portable flags (quick to compile, and no AVX-512,
+ * which valgrind cannot run), and CC when cc is given; native_env_end
+ * puts the process's back (CK_FORK=no runs every test in one process). */
+typedef struct NativeEnv {
+	char dir[256];
+	char *old[3];
+} NativeEnv;
+
+static const char *const native_vars[3] = {"XDG_CACHE_HOME", "AICM_CFLAGS", "CC"};
+
+static void
+native_env_begin(NativeEnv *e, const char *cc)
+{
+	for (int i = 0; i < 3; i++) {
+		const char *v = getenv(native_vars[i]);
+
+		e->old[i] = v ? strdup(v) : NULL;
+	}
+	ck_tmpdir(e->dir, sizeof e->dir, "api-native");
+	setenv("XDG_CACHE_HOME", e->dir, 1);
+	setenv("AICM_CFLAGS", "-O1 -fPIC -shared", 1);
+	if (cc)
+		setenv("CC", cc, 1);
+}
+
+static void
+native_env_end(NativeEnv *e)
+{
+	for (int i = 0; i < 3; i++) {
+		if (e->old[i])
+			setenv(native_vars[i], e->old[i], 1);
+		else
+			unsetenv(native_vars[i]);
+		free(e->old[i]);
+	}
+	ck_tmpdir_remove(e->dir);
+}
+
+/* The native engine through the library: the mlp compiled to C, built,
+ * loaded and run, against the reference engine on the same data, twice
+ * (the second time with another W given by name: the generated code
+ * reads the const's buffer on every run); and a gather index out of
+ * range is AICM_ERR_INPUT with the message the other engines give. */
+START_TEST(test_api_native)
+{
+	static double x[M * K], w[K * N], w2[K * N], b[N], y[M], yr[M];
+	static const char gather[] = "graph {\n  %x = input() : (5, 7)\n"
+	    "  %i = const() : (2, 3) i64 values=(0, 4, -5, 2, 7, -6)\n"
+	    "  %g = gather(%x, %i) axis=0\n}\n";
+	static const int64_t gs[] = {5, 7};
+	static double gx[35];
+	NativeEnv env;
+	aicm_context *ctx = aicm_context_new();
+	aicm_module *m, *mr, *mg;
+	aicm_program *p, *pr, *pg;
+	aicm_tensor in;
+
+	native_env_begin(&env, NULL);
+	ck_assert_int_eq(aicm_context_set_threads(ctx, 2), AICM_OK);
+	p = mlp_program(ctx, &m, "shape-infer,fuse,lower-tiled", AICM_ENGINE_NATIVE);
+	pr = mlp_program(ctx, &mr, NULL, AICM_ENGINE_REFERENCE);
+	mlp_data(x, w, b, 2);
+	for (int i = 0; i < K * N; i++)
+		w2[i] = 0.25 + w[i] * 0.5;
+	for (int run = 0; run < 2; run++) {
+		double *wr = run ? w2 : w;
+
+		ck_assert_msg(mlp_run(p, x, wr, b, y) == AICM_OK, "%s", aicm_error(ctx));
+		ck_assert_msg(mlp_run(pr, x, wr, b, yr) == AICM_OK, "%s", aicm_error(ctx));
+		for (int i = 0; i < M; i++)
+			ck_assert_msg(fabs(y[i] - yr[i]) <= 1e-12 * fmax(fabs(yr[i]), 1),
+			    "run %d, row %d: native %.17g, reference %.17g", run, i, y[i], yr[i]);
+	}
+	/* (the tile engine's counting is not the native engine's) */
+	ck_assert_int_eq(aicm_program_num_kernels(p), 0);
+	/* the engine that ran is the compiled C: its cache holds it */
+	{
+		char so[512];
+		DIR *dir;
+		struct dirent *de;
+		int nso = 0;
+
+		snprintf(so, sizeof so, "%s/aicm", env.dir);
+		ck_assert_ptr_nonnull(dir = opendir(so));
+		while ((de = readdir(dir)))
+			nso += strlen(de->d_name) > 3 && !strcmp(de->d_name + strlen(de->d_name) - 3,
+			    ".so");
+		closedir(dir);
+		ck_assert_int_eq(nso, 1);
+	}
+	ck_assert_int_eq(aicm_parse(ctx, gather, strlen(gather), "g.aicm", &mg), AICM_OK);
+	ck_assert_msg(aicm_compile(mg, AICM_ENGINE_NATIVE, &pg) == AICM_OK, "%s", aicm_error(ctx));
+	in = tensor(NULL, AICM_F64, 2, gs, gx);
+	ck_assert_int_eq(aicm_program_run(pg, &in, 1, NULL, 0), AICM_ERR_INPUT);
+	ck_assert_msg(strstr(aicm_error(ctx), "g.aicm:4:3: error: '%g': 'gather' index 7 at [1, 1] "
+	    "of its indices is out of range for axis 0 of size 5\n") == aicm_error(ctx), "%s",
+	    aicm_error(ctx));
+	aicm_program_free(pg);
+	aicm_module_free(mg);
+	aicm_program_free(p);
+	aicm_program_free(pr);
+	aicm_module_free(m);
+	aicm_module_free(mr);
+	aicm_context_free(ctx);
+	native_env_end(&env);
+}
+END_TEST
+
+/* No C compiler: aicm_compile is AICM_ERR_USAGE (aicm-run's exit 2) with
+ * aicm-run's message, and the module still compiles for another engine. */
+START_TEST(test_api_native_no_compiler)
+{
+	NativeEnv env;
+	aicm_context *ctx = aicm_context_new();
+	aicm_module *m;
+	aicm_program *p = (aicm_program *)&p;
+
+	native_env_begin(&env, "/nonexistent/no-such-cc");
+	ck_assert_int_eq(aicm_parse(ctx, ck_seed_text, strlen(ck_seed_text), "mlp.aicm", &m),
+	    AICM_OK);
+	ck_assert_int_eq(aicm_compile(m, AICM_ENGINE_NATIVE, &p), AICM_ERR_USAGE);
+	ck_assert_ptr_null(p);
+	ck_assert_str_eq(aicm_error(ctx), "libaicm: error: the native engine needs a C compiler, "
+	    "and '/nonexistent/no-such-cc' does not run (set $CC to one)\n");
+	ck_assert_int_eq(aicm_compile(m, AICM_ENGINE_TILE, &p), AICM_OK);
+	aicm_program_free(p);
+	ck_assert_int_eq(aicm_compile(m, (aicm_engine)7, &p), AICM_ERR_USAGE);
+	ck_assert_msg(strstr(aicm_error(ctx), "engine 7 is not AICM_ENGINE_TILE (0), "
+	    "AICM_ENGINE_REFERENCE (1) or AICM_ENGINE_NATIVE (2)") != NULL, "%s", aicm_error(ctx));
+	aicm_module_free(m);
+	aicm_context_free(ctx);
+	native_env_end(&env);
+}
+END_TEST
+
 Suite *
 make_api_suite(void)
 {
@@ -466,6 +603,8 @@ make_api_suite(void)
 	tcase_add_test(tc, test_api_wrong_buffers);
 	tcase_add_test(tc, test_api_stats);
 	tcase_add_test(tc, test_api_two_threads);
+	tcase_add_test(tc, test_api_native);
+	tcase_add_test(tc, test_api_native_no_compiler);
 	suite_add_tcase(s, tc);
 	return s;
 }

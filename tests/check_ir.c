@@ -249,6 +249,78 @@ START_TEST(test_ir_json)
 }
 END_TEST
 
+/* One sh quoting for the tools (native.c's compile command, aicm-opt's
+ * reproducer, the HTML report): each result is fed back through sh, which
+ * must read it as exactly the one word it came from. */
+static char *
+shell_word(const char *s, bool bare_ok)
+{
+	StrBuf b = {0};
+
+	strbuf_shell_word(&b, s, bare_ok);
+	return b.s;
+}
+
+static void
+check_sh_roundtrip(const char *s)
+{
+	StrBuf cmd = {0};
+	char *w = shell_word(s, true), *q = shell_word(s, false), got[256] = "";
+	FILE *p;
+	size_t n;
+
+	/* printf's %s joins words with '|': one word in, one word out */
+	strbuf_printf(&cmd, "printf '%%s|' %s %s", w, q);
+	p = popen(cmd.s, "r");
+	ck_assert_ptr_nonnull(p);
+	n = fread(got, 1, sizeof got - 1, p);
+	got[n] = '\0';
+	ck_assert_int_eq(pclose(p), 0);
+	{
+		StrBuf want = {0};
+
+		strbuf_printf(&want, "%s|%s|", s, s);
+		ck_assert_str_eq(got, want.s);
+		free(want.s);
+	}
+	free(cmd.s);
+	free(w);
+	free(q);
+}
+
+START_TEST(test_ir_shell_word)
+{
+	static const struct {
+		const char *in;
+		bool bare_ok;
+		const char *want;
+	} forms[] = {
+		/* bare only when asked and every byte is literal to sh */
+		{"build/x-1.aicm", true, "build/x-1.aicm"},
+		{"build/x-1.aicm", false, "'build/x-1.aicm'"},
+		/* the empty word keeps its quotes, else it vanishes */
+		{"", true, "''"},
+		{"a b", true, "'a b'"},
+		{"it's", true, "'it'\\''s'"},
+		/* non-ASCII bytes are quoted and pass unchanged */
+		{"caf\xc3\xa9", true, "'caf\xc3\xa9'"},
+	};
+
+	for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+		char *w = shell_word(forms[i].in, forms[i].bare_ok);
+
+		ck_assert_str_eq(w, forms[i].want);
+		free(w);
+	}
+	/* sh reads each back as the one word it came from */
+	static const char *const tricky[] = {"", "a b", "'", "''", "it's", "a\"b", "$HOME", "`id`", "a\\b",
+	    "x;y", "*", "~", "a\nb", "caf\xc3\xa9 \xe2\x86\x92 'q'", "-n", "%s"};
+
+	for (size_t i = 0; i < sizeof tricky / sizeof *tricky; i++)
+		check_sh_roundtrip(tricky[i]);
+}
+END_TEST
+
 Suite *
 make_ir_suite(void)
 {
@@ -268,6 +340,7 @@ make_ir_suite(void)
 	tcase_add_test(tc, test_ir_fmt_double);
 	tcase_add_test(tc, test_ir_suggest);
 	tcase_add_test(tc, test_ir_json);
+	tcase_add_test(tc, test_ir_shell_word);
 	suite_add_tcase(s, tc);
 	return s;
 }

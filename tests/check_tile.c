@@ -220,7 +220,10 @@ END_TEST
  * (the cache is real) until exec_tile_source_changed names the const,
  * and then the result is the reference's on the new weight; a weight at
  * a new address is packed again without being named.  The input is never
- * cached: a new x changes the result at once.  The same on 3 threads. */
+ * cached: a new x changes the result at once.  The same on 3 threads.
+ * exec_tile_packs counts the packing: some at the first run, none at a
+ * run on the same consts (nor on a new input), the weight's own again
+ * when it is named or moves. */
 START_TEST(test_tile_prepacked_const_refreshed)
 {
 	static const char *src =
@@ -245,18 +248,23 @@ START_TEST(test_tile_prepacked_const_refreshed)
 		Diag d;
 		TilePlan *p;
 		void *moved;
+		int64_t packs, named;
 
 		diag_init(&d, "t.aicm", "", 0, stderr);
 		ck_fill_sources(g, v, 7);
 		ck_fill_sources(r, rv, 7);
 		p = exec_tile_compile(g, &d);
 		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(exec_tile_packs(p), 0);
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		packs = exec_tile_packs(p);
+		ck_assert_int_gt(packs, 0);
 		ck_assert_int_eq(exec_interp(r, rv, &d), 0);
 		ck_assert(exec_compare(&v[y], &rv[ry]).rel < 1e-5);
 		ck_assert_int_eq(exec_tensor_alloc(&first, &g->nodes[y].type, 0), 0);
 		memcpy(first.data, v[y].data, exec_tensor_bytes(&first));
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		ck_assert_int_eq(exec_tile_packs(p), packs);
 		ck_assert(memcmp(first.data, v[y].data, exec_tensor_bytes(&first)) == 0);
 		/* the weight rewritten in place, not named: the packs stand */
 		for (int64_t e = 0; e < v[w].numel; e++) {
@@ -268,6 +276,8 @@ START_TEST(test_tile_prepacked_const_refreshed)
 		/* named: packed again, the new weight's result */
 		exec_tile_source_changed(p, w);
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		named = exec_tile_packs(p) - packs;
+		ck_assert_int_gt(named, 0);
 		ck_assert_int_eq(exec_interp(r, rv, &d), 0);
 		ck_assert(memcmp(first.data, v[y].data, exec_tensor_bytes(&first)) != 0);
 		ck_assert(exec_compare(&v[y], &rv[ry]).rel < 1e-5);
@@ -280,6 +290,7 @@ START_TEST(test_tile_prepacked_const_refreshed)
 		for (int64_t e = 0; e < v[w].numel; e++)
 			exec_set(&rv[rw], e, exec_get(&v[w], e));
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		ck_assert_int_eq(exec_tile_packs(p), packs + 2 * named);
 		ck_assert_int_eq(exec_interp(r, rv, &d), 0);
 		ck_assert(exec_compare(&v[y], &rv[ry]).rel < 1e-5);
 		/* the input: never cached */
@@ -288,6 +299,7 @@ START_TEST(test_tile_prepacked_const_refreshed)
 			exec_set(&rv[rx], e, exec_get(&v[x], e));
 		}
 		ck_assert_int_eq(exec_tile_run(p, v, th, &d), 0);
+		ck_assert_int_eq(exec_tile_packs(p), packs + 2 * named);
 		ck_assert_int_eq(exec_interp(r, rv, &d), 0);
 		ck_assert(exec_compare(&v[y], &rv[ry]).rel < 1e-5);
 		exec_tensor_free(&first);
@@ -300,6 +312,72 @@ START_TEST(test_tile_prepacked_const_refreshed)
 	}
 	ir_graph_free(g);
 	ir_graph_free(r);
+}
+END_TEST
+
+/* A matmul epilogue (bias, relu, a residual) done as a row run whose
+ * last op writes its rows straight into the result (tile_ops.c run_rows,
+ * run_direct): M = 40 in row tiles of 16 leaves a ragged last tile, which
+ * takes the copying path, so both paths are in one run.  f32 and f64,
+ * against the reference, and the same bits on 1 and 3 threads.  The
+ * second graph (f64) returns the epilogue's result and reads it again in
+ * the next kernel, from the tensor the direct rows were written to. */
+START_TEST(test_tile_row_run_direct_store)
+{
+	static const char *srcs[] = {
+	    "graph {\n"
+	    "  %x = input() : (40, 48) f32\n"
+	    "  %w = const() : (48, 64) f32\n"
+	    "  %b = const() : (64,) f32\n"
+	    "  %res = input() : (40, 64) f32\n"
+	    "  %mm = matmul(%x, %w)\n"
+	    "  %a = add(%mm, %b)\n"
+	    "  %r = relu(%a)\n"
+	    "  %y = add(%r, %res)\n"
+	    "}\n",
+	    "graph {\n"
+	    "  %x = input() : (40, 48)\n"
+	    "  %w = const() : (48, 64)\n"
+	    "  %b = const() : (64,)\n"
+	    "  %mm = matmul(%x, %w)\n"
+	    "  %a = add(%mm, %b)\n"
+	    "  %r = relu(%a)\n"
+	    "  %y = mul(%r, %r)\n"
+	    "  %z = add(%y, %r)\n"
+	    "  return %r, %z\n"
+	    "}\n",
+	};
+
+	for (size_t s = 0; s < sizeof srcs / sizeof srcs[0]; s++) {
+		Graph *g = ck_pipeline(srcs[s], "shape-infer,fuse,lower-tiled{bm=16,bn=32,bk=16}");
+		Graph *r = ck_pipeline(srcs[s], "shape-infer");
+		Tensor *ref, *v1, *v3;
+		int *outs = NULL, no;
+
+		ck_assert_ptr_nonnull(g);
+		ck_assert_ptr_nonnull(r);
+		ref = run_ref(r);
+		v1 = run_tiled(g, 1, NULL);
+		v3 = run_tiled(g, 3, NULL);
+		no = ir_outputs(g, &outs);
+		ck_assert_int_gt(no, 0);
+		for (int k = 0; k < no; k++) {
+			int o = outs[k], ro = ir_lookup(r, g->nodes[o].name);
+
+			ck_assert_int_ge(ro, 0);
+			ck_assert(exec_compare(&v1[o], &ref[ro]).rel < (s == 0 ? 1e-5 : 1e-12));
+			ck_assert(memcmp(v1[o].data, v3[o].data, exec_tensor_bytes(&v1[o])) == 0);
+		}
+		free(outs);
+		exec_tensors_free(ref, r->nnodes);
+		exec_tensors_free(v1, g->nnodes);
+		exec_tensors_free(v3, g->nnodes);
+		free(ref);
+		free(v1);
+		free(v3);
+		ir_graph_free(g);
+		ir_graph_free(r);
+	}
 }
 END_TEST
 
@@ -1412,6 +1490,7 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_smaller_blocks_repeat_traffic);
 	tcase_add_test(tc, test_tile_kinds_match_reference_any_threads);
 	tcase_add_test(tc, test_tile_prepacked_const_refreshed);
+	tcase_add_test(tc, test_tile_row_run_direct_store);
 	tcase_add_test(tc, test_tile_conv_epilogue_any_threads);
 	tcase_add_test(tc, test_tile_traffic_rules);
 	tcase_add_test(tc, test_tile_verify_unmasked_load);

@@ -12,8 +12,10 @@
 # a compiler that waits a second first, so that the second starts while
 # the first compiles); CC naming no compiler gives one clear error and
 # exit 2; kernels with atomics give the same bits on 2 threads as on 1,
-# split by grid rows where NAME_aicm_rows allows it; the dot's in-place
-# paths (tests/native/dots.aicm) against the reference.  The streaming
+# split by grid rows where NAME_aicm_rows allows it; b strips kept from
+# program to program (tests/native/keep.aicm) on 1 and 2 threads; the
+# dot's in-place paths (tests/native/dots.aicm, attn.aicm, whose loop
+# state is joined and extracted in place) against the reference.  The streaming
 # kernels' paths (docs/codegen.md) against the reference on edges that
 # tiles do not divide: masked loads read in place, elementwise chains
 # computed inside their reduction's or store's loop (NaN rows kept by relu
@@ -97,6 +99,31 @@ for w in rows-f32 rows-f64 cols-f32; do
 		fail=1
 	fi
 done
+# Kept b strips (cg_plan_dots' keep): keep.aicm's three dots keep them
+# and run their programs column by column; on 1 and 2 threads (the
+# second kernel's 9 programs split mid-row) they pass --check and give
+# the same bits.
+for t in 1 2; do
+	mkdir -p "$T/keep-$t"
+	if ! "$B/aicm-run" --engine=native --pass="$P" --threads=$t --check -q --seed=3 \
+	    --output-dir="$T/keep-$t" "$top/tests/native/keep.aicm" >"$T/out" 2>&1 ||
+	    [ "$(grep -c PASS "$T/out")" -ne 3 ]; then
+		echo "native: keep.aicm on $t threads:"
+		sed 's/^/    /' "$T/out"
+		fail=1
+	fi
+done
+for f in y p d; do
+	if ! cmp -s "$T/keep-1/$f.npy" "$T/keep-2/$f.npy"; then
+		echo "native: keep.aicm: %$f on 2 threads did not give 1 thread's bits"
+		fail=1
+	fi
+done
+n4=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/keep.aicm" | grep -c 'packed once, kept')
+if [ "$n4" -ne 3 ]; then
+	echo "native: keep.aicm: expected 3 dots keeping their b strips, got $n4"
+	fail=1
+fi
 # The dot's in-place paths (cg_plan_dots): dots.aicm's b strips packed
 # from the tensor (one through a transposed view; attn.aicm's through a
 # transpose folded into the packing), the dot adding into
@@ -117,9 +144,18 @@ if [ $? -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c PASS)" -ne 2 ] ||
 	printf '%s\n' "$out" | sed 's/^/    /'
 	fail=1
 fi
-n3=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/attn.aicm" | grep -c 'read by its dot through')
+c=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/attn.aicm")
+n3=$(printf '%s\n' "$c" | grep -c 'read by its dot through')
 if [ "$n3" -ne 2 ]; then
 	echo "native: attn.aicm: expected 2 transposes folded into their dots, got $n3"
+	fail=1
+fi
+# and their running state: the loop's join written into its carried tile,
+# the extracts (3 in the loop, 2 after it) read from it in place
+n5=$(printf '%s\n' "$c" | grep -c '%stn: the loop.s carried tile')
+n6=$(printf '%s\n' "$c" | grep -c '^[[:space:]]*t[0-9]* = &t[0-9]*\[[0-9]*\];   /\* read in place')
+if [ "$n5" -ne 2 ] || [ "$n6" -ne 10 ]; then
+	echo "native: attn.aicm: expected 2 joins in their carried tiles and 10 extracts in place, got $n5 and $n6"
 	fail=1
 fi
 c=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/dots.aicm")

@@ -8,7 +8,9 @@ outputs written as .npy, its KernelStats as JSON, with the constants from
 the same seed); every dtype of the table through a graph that uses it;
 errors raised as aicm.Error with their located message; and no leak:
 10,000 compile-and-run calls leave the resident set where 1,000 left it
-(/proc/self/statm), skipped under valgrind (AICM_VALGRIND) or sanitizers.
+(/proc/self/statm), skipped under valgrind (AICM_VALGRIND) or sanitizers;
+engine="native" against the reference engine, and its error without a C
+compiler.
 Prints one line per test and exits 1 on a failure.
 """
 import json
@@ -194,6 +196,47 @@ def test_errors():
         except aicm.Error as e:
             assert want in str(e), (want, str(e))
     assert aicm.Error.__module__ == "aicm"
+
+
+@test
+def test_native():
+    """engine="native" against the reference engine on a small graph (a matmul, a
+    softmax's exp and a reduction through the generated C), in a cache of the test's
+    own with portable flags; and no C compiler is an aicm.Error of status 2."""
+    text = ("graph {\n  %x = input() : (6, 20)\n  %W = const() : (20, 12)\n"
+            "  %h = matmul(%x, %W)\n  %e = exp(%h)\n  %s = sum(%e) axis=1 keepdims=True\n"
+            "  %y = div(%e, %s)\n}\n")
+    rng = np.random.default_rng(3)
+    x, W = rng.uniform(-1, 1, (6, 20)), rng.uniform(-1, 1, (20, 12))
+    keep = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "AICM_CFLAGS", "CC")}
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            os.environ["XDG_CACHE_HOME"] = d
+            os.environ["AICM_CFLAGS"] = "-O1 -fPIC -shared"
+            want = aicm.run(text, x=x, W=W, engine="reference")["y"]
+            f = aicm.compile(text, engine="native", threads=2)
+            for _ in range(2):
+                got = f(x, W=W)
+                assert close(got, want), np.abs(got - want).max()
+                W = W * 0.5
+                want = aicm.run(text, x=x, W=W, engine="reference")["y"]
+            f.close()
+            assert any(n.endswith(".so") for n in os.listdir(os.path.join(d, "aicm")))
+            os.environ["CC"] = "/nonexistent/no-such-cc"
+            try:
+                aicm.compile(text, engine="native")
+                raise AssertionError("no error without a C compiler")
+            except aicm.Error as e:
+                assert e.status == 2, e.status
+                assert str(e) == ("libaicm: error: the native engine needs a C compiler, and "
+                                  "'/nonexistent/no-such-cc' does not run (set $CC to one)"
+                                  ), str(e)
+        finally:
+            for k, v in keep.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
 
 @test

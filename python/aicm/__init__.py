@@ -14,7 +14,8 @@ the graph's text compiled as any other; later calls reuse that program, so
 they must have the same shapes and dtypes (there are no guards: a different
 shape is an aicm.Error, not a retrace).
 """
-from ._lib import Error, ENGINE_TILE as _TILE, ENGINE_REFERENCE as _REFERENCE
+from ._lib import Error, ENGINE_TILE as _TILE, ENGINE_REFERENCE as _REFERENCE, \
+    ENGINE_NATIVE as _NATIVE
 from .trace import trace, Graph, Value  # noqa: E402,F401 (trace.py, ops.py: aicm.trace and one function per op)
 from .ops import *  # noqa: E402,F401,F403
 
@@ -23,7 +24,7 @@ __all__ = ["Error", "compile", "run", "Compiled", "version"]
 DEFAULT_PASSES = "shape-infer,fuse,autotune,lower-tiled"
 # the reference interpreter runs graphs, not tiled kernels
 REFERENCE_PASSES = "shape-infer"
-_ENGINES = {"tile": _TILE, "reference": _REFERENCE}  # aicm.h's aicm_engine
+_ENGINES = {"tile": _TILE, "reference": _REFERENCE, "native": _NATIVE}  # aicm.h's aicm_engine
 
 
 def version():
@@ -34,7 +35,8 @@ def version():
 
 def _engine(engine):
     if engine not in _ENGINES:
-        raise Error("aicm: error: engine '%s' is not 'tile' or 'reference'\n" % (engine,), 2)
+        raise Error("aicm: error: engine '%s' is not 'tile', 'reference' or 'native'\n"
+                    % (engine,), 2)
     return _ENGINES[engine]
 
 
@@ -141,10 +143,13 @@ def compile(fn_or_text, passes=None, engine="tile", threads=None, seed=0,
             name=None):
     """A callable on numpy arrays.  fn_or_text is .aicm text or a Python function (traced
     by aicm.trace at the first call); passes is the pipeline run before the engine
-    (None: "shape-infer,fuse,autotune,lower-tiled" for the tile engine, "shape-infer"
-    for the reference one; "" for none; the tile engine lowers what is left); engine is "tile" or
-    "reference"; seed fills the consts that have no data, as aicm-run --seed does;
-    name is the file name that diagnostics give ("<string>", or "<FUNCTION>")."""
+    (None: "shape-infer,fuse,autotune,lower-tiled" for the tile and native engines,
+    "shape-infer" for the reference one; "" for none; the tile and native engines lower
+    what is left); engine is "tile", "reference" or "native" (the kernels as C, compiled
+    by $CC, else cc, and cached as aicm-run --engine=native does; no C compiler is an
+    aicm.Error of status 2; .stats is the tile engine's only); seed fills the consts that
+    have no data, as aicm-run --seed does; name is the file name that diagnostics give
+    ("<string>", or "<FUNCTION>")."""
     if not isinstance(fn_or_text, (str, bytes)) and not callable(fn_or_text):
         raise Error("aicm: error: compile takes .aicm text or a function, not %s\n"
                     % type(fn_or_text).__name__, 2)

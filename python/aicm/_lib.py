@@ -23,7 +23,7 @@ from .optable import DTYPES as _TYPE_OF_NUMPY
 MAX_RANK = 8
 
 F64, F32, I32, I64, BOOL = range(5)
-ENGINE_TILE, ENGINE_REFERENCE = 0, 1
+ENGINE_TILE, ENGINE_REFERENCE, ENGINE_NATIVE = 0, 1, 2
 
 # aicm_dtype <-> numpy, as aicm's element types (DESIGN section 12)
 DTYPES = {F64: np.dtype(np.float64), F32: np.dtype(np.float32), I32: np.dtype(np.int32),

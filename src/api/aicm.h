@@ -10,8 +10,8 @@
  *   aicm_parse                .aicm text -> a module (the graph)
  *   aicm_module_run_passes    a pipeline given as text, "shape-infer,fuse"
  *   aicm_module_print         the module as .aicm text
- *   aicm_compile              a module -> a program for an engine (tile or
- *                             reference), its constants filled in
+ *   aicm_compile              a module -> a program for an engine (tile,
+ *                             reference or native), its constants filled in
  *   aicm_program_run          the program on caller-owned buffers
  *   aicm_program_kernel_stats what each kernel of the last run did
  *
@@ -78,7 +78,10 @@ typedef enum aicm_dtype {
 
 typedef enum aicm_engine {
 	AICM_ENGINE_TILE = 0,        /* the tile executor: lowers what is not lowered */
-	AICM_ENGINE_REFERENCE = 1    /* the reference interpreter: graphs, not tiled kernels */
+	AICM_ENGINE_REFERENCE = 1,   /* the reference interpreter: graphs, not tiled kernels */
+	AICM_ENGINE_NATIVE = 2       /* the tiled kernels as C, compiled by the system's C
+	                              * compiler ($CC, else cc) and cached (aicm-run
+	                              * --engine=native; docs/codegen.md) */
 } aicm_engine;
 
 /* A dense row-major tensor the caller owns (or the library allocated,
@@ -125,7 +128,7 @@ AICM_API void aicm_context_free(aicm_context *ctx);
  * that succeeded): the diagnostics, one or more lines, each ending in a
  * newline.  Valid until the next call on ctx. */
 AICM_API const char *aicm_error(const aicm_context *ctx);
-/* Threads of the tile executor, for programs compiled afterwards (>= 1;
+/* Threads of the tile and native engines, for programs compiled afterwards (>= 1;
  * the default is the machine's online cores, as aicm-run's). */
 AICM_API aicm_status aicm_context_set_threads(aicm_context *ctx, int threads);
 /* The seed of the constants that have no data (no value=, values= or
@@ -153,11 +156,15 @@ AICM_API char *aicm_module_print(const aicm_module *m, size_t *len);
 /* ---- programs ---------------------------------------------------------- */
 
 /* Prepares m to run on engine: an untyped graph gets shape-infer, and for
- * the tile engine whatever is not lowered gets lower-tiled (as aicm-run
- * does; m is changed so, and prints so after).  The constants are filled
- * in once, from their data or the context's seed; sizes and the planned
- * work are checked against aicm-run's default limits.  m must outlive the
- * program. */
+ * the tile and native engines whatever is not lowered gets lower-tiled (as
+ * aicm-run does; m is changed so, and prints so after).  The constants are
+ * filled in once, from their data or the context's seed; sizes and the
+ * planned work are checked against aicm-run's default limits.  The native
+ * engine then generates the kernels' C, compiles it into a shared object
+ * (cached in $XDG_CACHE_HOME/aicm, else ~/.cache/aicm) and loads it: no C
+ * compiler is AICM_ERR_USAGE ("the native engine needs a C compiler, and
+ * 'cc' does not run (set $CC to one)"), a compiler that refuses the C
+ * AICM_ERR_INTERNAL.  m must outlive the program. */
 AICM_API aicm_status aicm_compile(aicm_module *m, aicm_engine engine, aicm_program **out);
 AICM_API void aicm_program_free(aicm_program *p);
 
@@ -184,7 +191,7 @@ AICM_API aicm_status aicm_program_run(aicm_program *p, const aicm_tensor *in, in
     aicm_tensor *out, int nout);
 
 /* The kernels of the last run (tile engine; 0 for the reference
- * interpreter or before a run), their statistics in node order, k = -1
+ * interpreter and the native engine, or before a run), their statistics in node order, k = -1
  * the totals.  k out of range is AICM_ERR_USAGE. */
 AICM_API int aicm_program_num_kernels(const aicm_program *p);
 AICM_API aicm_status aicm_program_kernel_stats(const aicm_program *p, int k,

@@ -3,7 +3,8 @@
  *
  * Nothing here is a second copy of the tools: parsing is parse_graph and
  * ir_verify_input, a pipeline is pass_run_text over the pass registry, the
- * engines are exec_interp and the tile executor, and the run-time checks
+ * engines are exec_interp, the tile executor and the native engine's
+ * driver (native.c, as aicm-run --engine=native), and the run-time checks
  * are exec_check_limits and exec_check_work, exactly as aicm-run calls
  * them; what a graph still needs before an engine (ir_has_untyped,
  * ir_has_unlowered, ir_has_tiled) and where a const's file= is read from
@@ -35,6 +36,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "ir.h"
+#include "native.h"
 #include "parse.h"
 #include "pass.h"
 #include "../../passes/passes.h"
@@ -79,6 +81,7 @@ struct aicm_program {
 	int threads;
 	Tensor *vals;                /* one per node of m->g */
 	TilePlan *plan;              /* the tile engine's, else NULL */
+	NativeModel *native;         /* the native engine's loaded module, else NULL */
 	int *ins, nin;               /* the input nodes, in order */
 	int *outs, nout;             /* the output nodes, in order */
 	bool ran;
@@ -378,10 +381,11 @@ aicm_compile(aicm_module *m, aicm_engine engine, aicm_program **out)
 		return set_error(ctx, AICM_ERR_USAGE, "aicm_compile takes a place for the program, "
 		    "not NULL");
 	*out = NULL;
-	if (engine != AICM_ENGINE_TILE && engine != AICM_ENGINE_REFERENCE)
-		return set_error(ctx, AICM_ERR_USAGE, "engine %d is not AICM_ENGINE_TILE (0) or "
-		    "AICM_ENGINE_REFERENCE (1)", (int)engine);
-	if (m->nprograms > 0 && ((engine == AICM_ENGINE_TILE && ir_has_unlowered(m->g)) ||
+	if (engine != AICM_ENGINE_TILE && engine != AICM_ENGINE_REFERENCE &&
+	    engine != AICM_ENGINE_NATIVE)
+		return set_error(ctx, AICM_ERR_USAGE, "engine %d is not AICM_ENGINE_TILE (0), "
+		    "AICM_ENGINE_REFERENCE (1) or AICM_ENGINE_NATIVE (2)", (int)engine);
+	if (m->nprograms > 0 && ((engine != AICM_ENGINE_REFERENCE && ir_has_unlowered(m->g)) ||
 	    ir_has_untyped(m->g)))
 		return set_error(ctx, AICM_ERR_USAGE, "'%s' would be changed under the programs "
 		    "compiled from it; free them first", m->file);
@@ -392,11 +396,11 @@ aicm_compile(aicm_module *m, aicm_engine engine, aicm_program **out)
 		return cap_end(ctx, AICM_ERR_INTERNAL, oom_text);
 	diag_to(&m->d, f);
 	/* as aicm-run: shape-infer for an untyped graph, lower-tiled for the
-	 * tile engine; built-in pipelines, so err NULL */
+	 * tile and native engines; built-in pipelines, so err NULL */
 	if (ir_has_untyped(m->g) && pass_run_text(aicm_passes, m->g, "shape-infer", &m->d, NULL,
 	    api_tool) != 0)
 		goto fail;
-	if (engine == AICM_ENGINE_TILE && ir_has_unlowered(m->g) &&
+	if (engine != AICM_ENGINE_REFERENCE && ir_has_unlowered(m->g) &&
 	    pass_run_text(aicm_passes, m->g, "lower-tiled", &m->d, NULL, api_tool) != 0)
 		goto fail;
 	gs[0] = m->g;
@@ -422,6 +426,18 @@ aicm_compile(aicm_module *m, aicm_engine engine, aicm_program **out)
 			st = AICM_ERR_INPUT;
 		goto fail;
 	}
+	if (engine == AICM_ENGINE_NATIVE) {
+		NativeInfo ni;
+
+		/* native_load's status is the tools' exit code: 1 what the
+		 * emitter cannot write, 2 no C compiler or an I/O error, 3 the
+		 * compiler refused the C (its messages in the capture) */
+		if (!(p->native = native_load(m->g, m->file, api_tool, &m->d, &ni))) {
+			aicm_program_free(p);
+			st = (aicm_status)ni.status;
+			goto fail;
+		}
+	}
 	m->d.out = NULL;
 	*out = p;
 	return cap_end(ctx, AICM_OK, NULL);
@@ -436,6 +452,7 @@ aicm_program_free(aicm_program *p)
 	if (!p)
 		return;
 	exec_tile_free(p->plan);
+	native_free(p->native);
 	exec_tensors_free(p->vals, p->m->g->nnodes);
 	free(p->vals);
 	free(p->ins);
@@ -608,6 +625,9 @@ run_program(aicm_program *p, const aicm_tensor *in, int nin, aicm_tensor *out, i
 	}
 	if (p->engine == AICM_ENGINE_TILE) {
 		if (exec_tile_run(p->plan, p->vals, p->threads, d) != 0)
+			return AICM_ERR_INPUT;
+	} else if (p->engine == AICM_ENGINE_NATIVE) {
+		if (native_run(p->native, p->vals, p->threads, d) != 0)
 			return AICM_ERR_INPUT;
 	} else if (exec_interp(g, p->vals, d) != 0) {
 		return AICM_ERR_INPUT;

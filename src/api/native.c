@@ -56,7 +56,11 @@ struct NativeModel {
 	const int *serial;
 	const long *rows;            /* a serial kernel's programs per row that threads
 	                              * may own whole, or 0 */
-	int *bad;                    /* NAME_aicm_bad: a gather index out of range */
+	int *bad;                    /* NAME_aicm_bad: a gather index out of range (1) or
+	                              * a division by zero (2 + its instruction) */
+	int64_t *gather;             /* NAME_aicm_gather: the bad gather index's program,
+	                              * instruction, value and place (emit_c.c), or NULL
+	                              * in a module with no gather */
 	int *knode;                  /* per kernel: its tiled node */
 	void **ptr;                  /* per field, filled per run */
 };
@@ -212,25 +216,6 @@ try_cached(const char *so_path, const char *sum_path)
 	return dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
 }
 
-/* sh-quotes s into buf. */
-static void
-quote(char *buf, size_t n, const char *s)
-{
-	size_t j = 0;
-
-	buf[j++] = '\'';
-	for (; *s && j + 5 < n; s++) {
-		if (*s == '\'') {
-			memcpy(buf + j, "'\\''", 4);
-			j += 4;
-		} else {
-			buf[j++] = *s;
-		}
-	}
-	buf[j++] = '\'';
-	buf[j] = '\0';
-}
-
 static void *
 sym(void *dl, const char *name, const char *what)
 {
@@ -244,10 +229,10 @@ NativeModel *
 native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeInfo *info)
 {
 	const char *cc = getenv("CC"), *flags = getenv("AICM_CFLAGS");
+	FILE *err = d->out ? d->out : stderr;   /* libaicm's capture, else stderr */
 	char *name, *ver, dir[2048], so[4096], sum[4096], tmp[4096], ctmp[4096], cfile[4096];
 	char cmd[20000];
-	char qc[8300], qo[8300];
-	StrBuf c = {0};
+	StrBuf c = {0}, cc_cmd = {0};   /* the C, the command that compiles it */
 	NativeModel *m = NULL;
 	double t0 = now_ms();
 	void *dl = NULL;
@@ -268,7 +253,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 	snprintf(cmd, sizeof cmd, "%s --version 2>&1", cc);
 	ver = run_capture(cmd, &st);
 	if (st != 0) {
-		fprintf(stderr, "%s: error: --engine=native needs a C compiler, and '%s' does not run "
+		fprintf(err, "%s: error: the native engine needs a C compiler, and '%s' does not run "
 		    "(set $CC to one)\n", tool, cc);
 		free(ver);
 		info->status = 2;
@@ -281,7 +266,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 	cpu_id(&h);
 	free(ver);
 	if (cache_dir(dir, sizeof dir) != 0) {
-		fprintf(stderr, "%s: error: cannot make the cache folder '%s': %s\n", tool, dir,
+		fprintf(err, "%s: error: cannot make the cache folder '%s': %s\n", tool, dir,
 		    strerror(errno));
 		info->status = 2;
 		goto out;
@@ -303,24 +288,26 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		 * the file the other's compiler is about to read */
 		snprintf(ctmp, sizeof ctmp, "%s/.tmp-%ld-%s.c", dir, (long)getpid(), name);
 		if (aicm_write_file(ctmp, c.s, c.n) != 0) {
-			fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, ctmp,
+			fprintf(err, "%s: error: cannot write '%s': %s\n", tool, ctmp,
 			    strerror(errno));
 			info->status = 2;
 			goto out;
 		}
-		quote(qc, sizeof qc, ctmp);
-		quote(qo, sizeof qo, tmp);
-		snprintf(cmd, sizeof cmd, "%s %s -o %s %s -lm 2>&1", cc, flags, qo, qc);
+		strbuf_printf(&cc_cmd, "%s %s -o ", cc, flags);
+		strbuf_shell_word(&cc_cmd, tmp, false);
+		strbuf_putc(&cc_cmd, ' ');
+		strbuf_shell_word(&cc_cmd, ctmp, false);
+		strbuf_puts(&cc_cmd, " -lm 2>&1");
 		t0 = now_ms();
-		ver = run_capture(cmd, &st);
+		ver = run_capture(cc_cmd.s, &st);
 		info->compile_ms = now_ms() - t0;
 		if (st != 0) {
 			/* kept under the key's name, for the bug report */
 			if (rename(ctmp, cfile) != 0)
 				snprintf(cfile, sizeof cfile, "%s", ctmp);
-			fprintf(stderr, "%s: error: the C compiler refused the generated C (a bug in aicm's "
+			fprintf(err, "%s: error: the C compiler refused the generated C (a bug in aicm's "
 			    "C emitter; the C is kept in '%s'):\n%s$ %s\n%s", tool, cfile,
-			    "", cmd, ver);
+			    "", cc_cmd.s, ver);
 			free(ver);
 			unlink(tmp);
 			info->status = 3;
@@ -329,7 +316,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		free(ver);
 		unlink(ctmp);
 		if (file_hash(tmp, &sh) != 0 || rename(tmp, so) != 0) {
-			fprintf(stderr, "%s: error: cannot put '%s' into the cache: %s\n", tool, so,
+			fprintf(err, "%s: error: cannot put '%s' into the cache: %s\n", tool, so,
 			    strerror(errno));
 			unlink(tmp);
 			info->status = 2;
@@ -337,13 +324,13 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		}
 		snprintf(sums, sizeof sums, "%016" PRIx64 "%016" PRIx64 "\n", sh.a, sh.b);
 		if (aicm_write_file(sum, sums, strlen(sums)) != 0) {
-			fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, sum, strerror(errno));
+			fprintf(err, "%s: error: cannot write '%s': %s\n", tool, sum, strerror(errno));
 			info->status = 2;
 			goto out;
 		}
 		dl = try_cached(so, sum);
 		if (!dl) {
-			fprintf(stderr, "%s: error: cannot load '%s': %s\n", tool, so, dlerror());
+			fprintf(err, "%s: error: cannot load '%s': %s\n", tool, so, dlerror());
 			info->status = 2;
 			goto out;
 		}
@@ -366,6 +353,7 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		m->serial = sym(dl, name, "serial");
 		m->rows = sym(dl, name, "rows");
 		m->bad = sym(dl, name, "bad");
+		m->gather = sym(dl, name, "gather");
 		if (!m->kernel || !nf || !nk || !m->field_node || !m->programs || !m->serial || !m->rows ||
 		    !m->bad)
 			AICM_BUG("'%s' lacks the descriptor of its module", so);
@@ -382,6 +370,7 @@ out:
 	if (dl)
 		dlclose(dl);
 	free(c.s);
+	free(cc_cmd.s);
 	free(name);
 	return m;
 }
@@ -399,6 +388,36 @@ part_run(void *p)
 
 	q->m->kernel(q->k, q->m->ptr, q->lo, q->hi);
 	return NULL;
+}
+
+/* Kernel k's gather met an index out of range: the error names it, its
+ * place in its indices and the axis it missed, in the tile engine's words
+ * (tile_copy.c's gather_fail). */
+static void
+gather_error(const NativeModel *m, int k, const Tensor *vals, Diag *d)
+{
+	const Graph *g = m->g;
+	const Node *nd = &g->nodes[m->knode[k]];
+	const TileFn *f = nd->tile;
+	const int64_t *r = m->gather;
+	const TileInst *in, *ld;
+	char where[IR_TYPE_STR];
+	Type buf;
+	const Type *t;
+
+	if (!r || r[0] < 0 || !f || r[1] < 0 || r[1] >= f->ninsts ||
+	    f->insts[r[1]].op != TO_LOAD_GATHER)
+		AICM_BUG("native: '%%%s' flagged a gather with no record of it", nd->name);
+	in = &f->insts[r[1]];
+	t = tile_target_type(g, nd, in, &buf);
+	ld = &f->insts[f->vals[in->in[0]].def];
+	if (r[3] >= 0)
+		exec_index_str(&vals[f->args[ld->arg]], r[3], where);
+	else
+		snprintf(where, sizeof where, "a lane");
+	diag_error(d, nd->oploc.line ? nd->oploc : nd->loc, "'%%%s': 'gather' index %lld at %s of "
+	    "its indices is out of range for axis %lld of size %lld", nd->name, (long long)r[2],
+	    where, (long long)in->axis, (long long)t->dim[in->axis]);
 }
 
 int
@@ -431,6 +450,8 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 		m->ptr[i] = nd >= 0 ? vals[nd].data : NULL;
 	}
 	*m->bad = 0;
+	if (m->gather)
+		m->gather[0] = -1;
 	for (int k = 0; k < m->nk; k++) {
 		long n = m->programs[k];
 		/* a serial kernel whose threads may own whole rows: split in
@@ -483,10 +504,7 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 			return -1;
 		}
 		if (*m->bad) {
-			const Node *nd = &g->nodes[m->knode[k]];
-
-			diag_error(d, nd->oploc.line ? nd->oploc : nd->loc, "'%%%s': a 'gather' index is "
-			    "out of range", nd->name);
+			gather_error(m, k, vals, d);
 			return -1;
 		}
 	}

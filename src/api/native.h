@@ -29,7 +29,8 @@ typedef struct NativeInfo {
 } NativeInfo;
 
 /* stem: the input file (for NAME), or NULL.  Messages other than the
- * emitter's diagnostics go to stderr prefixed with tool. */
+ * emitter's diagnostics go to d's stream (d->out: stderr in the tools,
+ * libaicm's capture) prefixed with tool. */
 NativeModel *native_load(const Graph *g, const char *stem, const char *tool, Diag *d,
     NativeInfo *info);
 /* Runs every kernel on vals (one tensor per node, the sources filled);

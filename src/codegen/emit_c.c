@@ -662,6 +662,8 @@ emit_header(const Mod *m, StrBuf *h)
 	    "int %s_run(const %s_args *a, int threads);\n\n#endif\n", N, N);
 }
 
+static bool row_split(const Graph *g, int node);
+
 /* One kernel: its tiles, then its programs lo..hi-1. */
 static int
 emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
@@ -692,6 +694,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.chain = xcalloc((size_t)f->nvals + 1, sizeof *k.chain);
 	k.alias = xcalloc((size_t)f->nvals + 1, sizeof *k.alias);
 	k.fold = xcalloc((size_t)f->nvals + 1, sizeof *k.fold);
+	k.keep = xcalloc((size_t)f->nvals + 1, sizeof *k.keep);
 	for (int i = 0; i < f->ninsts; i++)
 		for (int j = 0; j < f->insts[i].nin; j++)
 			k.nuse[f->insts[i].in[j]]++;
@@ -713,6 +716,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				free(k.chain);
 				free(k.alias);
 				free(k.fold);
+				free(k.keep);
 				return -1;
 			}
 		for (int q = 0; q < 4; q++)
@@ -720,6 +724,16 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	}
 	cg_plan_runs(&k);
 	cg_plan_dots(&k);
+	/* kept b strips (cg_plan_dots) are reused by the programs of one grid
+	 * column, so the programs run column by column: allowed when they
+	 * are independent (no atomics), or when each row adds into its own
+	 * elements (row_split), each element still seeing its adds in
+	 * program order; else nothing is kept */
+	for (int v = 0; v < f->nvals; v++)
+		if (k.keep[v] && f->has_init && !row_split(g, node))
+			k.keep[v] = 0;
+		else if (k.keep[v] && f->grid[0] > 1 && g12 > 1)
+			k.bycol = true;   /* (one column: that is the programs' order) */
 	type_comment(c, sizeof c, nd);
 	strbuf_printf(o, "\n/* @%s [%s] -> %s, grid=(%" PRId64 ", %" PRId64 ", %" PRId64 ")",
 	    f->name, ir_kernel_kinds[f->kind], c, f->grid[0], f->grid[1], f->grid[2]);
@@ -777,6 +791,20 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 		}
 		cg_line(&k, "long b%d[4];", v);
 	}
+	/* kept b strips (cg_plan_dots) in the heap block too: one block,
+	 * which glibc then reuses from call to call; a second block of its
+	 * own was mapped afresh each call (W4: 128 page faults a call) */
+	for (int v = 0; v < f->nvals; v++)
+		if (k.keep[v]) {
+			const char *T = cg_ctype(f->vals[v].dt);
+
+			heap = (heap + 63) & ~(size_t)63;
+			cg_line(&k, "%s *pc%d;   /* %%%s's b strips, packed once, kept */", T, v,
+			    f->vals[v].name);
+			cg_line(&k, "const %s *pt%d[%" PRId64 "] = {0};   /* where each was packed from */",
+			    T, v, k.keep[v]);
+			heap += (size_t)cg_kept_elems(&k, v) * ir_dtype_size(f->vals[v].dt);
+		}
 	if (heap) {
 		size_t off = 0;
 
@@ -792,18 +820,40 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 				cg_line(&k, "t%d = (%s *)(void *)(heap + %zu);", v, cg_ctype(tv->dt), off);
 				off += (size_t)n * ir_dtype_size(tv->dt);
 			}
+		for (int v = 0; v < f->nvals; v++)
+			if (k.keep[v]) {
+				off = (off + 63) & ~(size_t)63;
+				cg_line(&k, "pc%d = (%s *)(void *)(heap + %zu);", v, cg_ctype(f->vals[v].dt),
+				    off);
+				off += (size_t)cg_kept_elems(&k, v) * ir_dtype_size(f->vals[v].dt);
+			}
 	}
 	for (int v = 0; v < f->nvals; v++)
 		if (k.alias[v])
 			cg_line(&k, "t%d = t%d;   /* one buffer */\n\t(void)t%d;", v, k.alias[v] - 1, v);
-	cg_line(&k, "for (long prog = lo; prog < hi; prog++) {");
-	k.depth++;
+	if (k.bycol) {
+		cg_line(&k, "/* column by column: the programs of a column share their kept strips */");
+		cg_line(&k, "for (long col = 0; col < %" PRId64 "; col++) {", g12);
+		k.depth++;
+		cg_line(&k, "for (long prog = lo / %" PRId64 " * %" PRId64 " + col; prog < hi; prog += %"
+		    PRId64 ") {", g12, g12, g12);
+		k.depth++;
+		cg_line(&k, "if (prog < lo)");
+		cg_line(&k, "\tcontinue;");
+	} else {
+		cg_line(&k, "for (long prog = lo; prog < hi; prog++) {");
+		k.depth++;
+	}
 	cg_line(&k, "const long pid0 = prog / %" PRId64 ", pid1 = prog / %" PRId64 " %% %" PRId64
 	    ", pid2 = prog %% %" PRId64 ";", g12, f->grid[2], f->grid[1], f->grid[2]);
 	cg_line(&k, "(void)pid0, (void)pid1, (void)pid2;");
 	rc = cg_emit_insts(&k, 0, f->ninsts);
 	k.depth--;
 	cg_line(&k, "}");
+	if (k.bycol) {
+		k.depth--;
+		cg_line(&k, "}");
+	}
 	if (heap)
 		cg_line(&k, "free(heap);");
 	strbuf_puts(o, "}\n");
@@ -834,6 +884,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	free(k.chain);
 	free(k.alias);
 	free(k.fold);
+	free(k.keep);
 	return rc;
 }
 
@@ -940,6 +991,32 @@ row_split(const Graph *g, int node)
 	return any;
 }
 
+/* A gather's index out of range (emit_c_ops.c's load_gather): the lowest
+ * program's first, as the tile engine reports it; threads take a lock,
+ * on this error path only (C11's atomic_flag: no -pthread needed, as
+ * aicm-run's own threads run the kernels). */
+static const char gather_fail[] =
+    "\n/* The first gather index out of range of the lowest program that met one:\n"
+    " * [0] its program (-1: none), [1] its tile instruction, [2] the index,\n"
+    " * [3] its flat place in its indices tensor (-1: not read from one). */\n"
+    "int64_t N_aicm_gather[4] = {-1};\n"
+    "static atomic_flag N_aicm_gather_lock = ATOMIC_FLAG_INIT;\n"
+    "\n"
+    "static void\n"
+    "N_aicm_gather_fail(long prog, int inst, int64_t v, int64_t at)\n"
+    "{\n"
+    "\twhile (atomic_flag_test_and_set(&N_aicm_gather_lock))\n"
+    "\t\t;\n"
+    "\tif (N_aicm_gather[0] < 0 || prog < N_aicm_gather[0]) {\n"
+    "\t\tN_aicm_gather[0] = prog;\n"
+    "\t\tN_aicm_gather[1] = inst;\n"
+    "\t\tN_aicm_gather[2] = v;\n"
+    "\t\tN_aicm_gather[3] = at;\n"
+    "\t}\n"
+    "\tN_aicm_bad = 1;\n"
+    "\tatomic_flag_clear(&N_aicm_gather_lock);\n"
+    "}\n";
+
 /* text with every "N_" replaced by name_ */
 static void
 put_named(StrBuf *o, const char *text, const char *name)
@@ -986,6 +1063,15 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		return -1;
 	}
 	plan_fields(&m);
+	/* only a module with a gather carries the record of its bad index */
+	bool gathers = false;
+
+	for (int q = 0; q < nk; q++) {
+		const TileFn *f = g->nodes[knode[q]].tile;
+
+		for (int i = 0; i < f->ninsts; i++)
+			gathers |= f->insts[i].op == TO_LOAD_GATHER;
+	}
 	for (int q = 0; q < nk && rc == 0; q++) {
 		char **line = tile_lines(text, &g->nodes[knode[q]]);
 
@@ -1002,8 +1088,10 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		    "tile-IR\n * line it comes from.  Generated: do not edit.\n */\n", name, name, name);
 		strbuf_puts(c, "#if defined(_REENTRANT) && !defined(AICM_NO_THREADS)\n"
 		    "#define AICM_THREADS 1\n#include <pthread.h>\n#endif\n");
-		strbuf_puts(c, "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
-		    "#include <string.h>\n\n");
+		strbuf_puts(c, "#include <math.h>\n");
+		if (gathers)
+			strbuf_puts(c, "#include <stdatomic.h>\n");
+		strbuf_puts(c, "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
 		if (hname) {
 			strbuf_printf(c, "#include \"%s\"\n\n", hname);
 			strbuf_puts(h, hdr.s);
@@ -1015,6 +1103,8 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "\n/* Set when a gather's index is out of range (1) or an integer is "
 		    "divided\n * by zero (2 + the tile instruction): %s_run fails. */\n"
 		    "int %s_aicm_bad;\n", name, name);
+		if (gathers)
+			put_named(c, gather_fail, name);
 		emit_formulas(c);
 		if (body.s)   /* NULL when the graph has no kernel */
 			strbuf_puts(c, body.s);
@@ -1033,6 +1123,8 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "\nint\n%s_run(const %s_args *args, int threads)\n{\n\t%s_args a = "
 		    "*args;\n\tvoid *own[%d] = {0};\n\tint rc = 0;\n\n\t%s_aicm_bad = 0;\n", name,
 		    name, name, m.nfields + 1, name);
+		if (gathers)
+			strbuf_printf(c, "\t%s_aicm_gather[0] = -1;\n", name);
 		bool owns = false;   /* out: only when a goto reaches it (-Wall) */
 
 		for (int i = 0; i < m.nfields; i++) {

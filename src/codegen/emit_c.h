@@ -61,6 +61,11 @@ typedef struct CgKernel {
 	                              * (a loop's carried tile: cg_plan_dots), or 0 */
 	bool *fold;                  /* per value: a transpose that its dot reads through
 	                              * (cg_plan_dots): only its box is written */
+	int64_t *keep;               /* per value: a dot's result whose b strips, packed,
+	                              * are kept from one program to the next
+	                              * (cg_plan_dots): how many strips, else 0 */
+	bool bycol;                  /* programs run column by column of the grid
+	                              * (emit_kernel), so that kept strips are reused */
 	StrBuf *o;
 	int depth;                   /* indentation, in tabs */
 	Diag *d;
@@ -81,6 +86,8 @@ void cg_plan_runs(CgKernel *k);
  * transposes that only a dot reads (fold), and the unmasked loads that
  * only a dot (or such a transpose) reads, read in place (inplace). */
 void cg_plan_dots(CgKernel *k);
+/* The elements of dot result v's kept b strips (keep). */
+int64_t cg_kept_elems(const CgKernel *k, int v);
 /* The body of one program (the instructions first..end-1) of k. */
 int cg_emit_insts(CgKernel *k, int first, int end);
 /* The C type of element type dt. */

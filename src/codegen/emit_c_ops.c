@@ -901,6 +901,22 @@ dot_packs(int64_t K, int64_t N, DType rt)
 	return K * dot_nr(N, rt) * (rt == DT_F32 ? 4 : 8) <= 65536;
 }
 
+/* Whether a packed float dot (dot_packs) packs b, read from bs (b, or the
+ * tile that b transposes: cg_plan_dots' fold): when a strip is narrower
+ * than b, b is read from elsewhere, or from its tensor in place, unless
+ * there its strips are already contiguous, rows of one strip's width
+ * (W4's v: packing copied it as it was). */
+static bool
+dot_packs_strips(const CgKernel *k, int b, int bs)
+{
+	int64_t N = k->sh[b][3];
+
+	if (bs == b && k->inplace[b] && k->vstr[b][3] == 1 && k->vstr[b][2] == N &&
+	    dot_nr(N, vdt(k, b)) == N)
+		return false;
+	return dot_nr(N, vdt(k, b)) < N || bs != b || k->inplace[b];
+}
+
 /* Whether a float dot of N columns calls the vector micro-kernel: its
  * strips are whole 64-byte vectors (op_dot). */
 static bool
@@ -936,23 +952,18 @@ zero_loop(const CgKernel *k, int it)
 	return -1;
 }
 
-/* How far (in elements) the tensor view that b is loaded from (in place)
- * moves from one step of the loop that carries the dot's result r to the
- * next, and that loop (its instruction); 0 when r is not a loop's
- * carried tile or b does not move along it. */
+/* How far (in elements) the tensor view that b (bs) is loaded from (in
+ * place) moves from one step of loop l (its instruction) to the next; 0
+ * when it does not move along it. */
 static int64_t
-dot_b_step(CgKernel *k, int r, int bs, int *loop)
+b_step_along(CgKernel *k, int bs, int l)
 {
 	const TileFn *f = k->f;
-	int d = f->vals[bs].def, l = -1;
+	int d = f->vals[bs].def;
 	int64_t delta = 0;
 
-	if (!k->alias[r] || !k->inplace[bs] || d < 0 || f->insts[d].op != TO_LOAD)
-		return 0;
-	for (int i = 0; i < f->ninsts && l < 0; i++)
-		if (f->insts[i].op == TO_FOR && f->insts[i].iter == k->alias[r] - 1)
-			l = i;
-	if (l < 0 || f->insts[l].step <= 0)
+	if (!k->inplace[bs] || d < 0 || f->insts[d].op != TO_LOAD || l < 0 ||
+	    f->insts[l].step <= 0)
 		return 0;
 	/* index q of the load is padded tile dim 4 - nidx + q, whose
 	 * tensor stride vstr holds (a dim before the tile's four: none) */
@@ -966,8 +977,36 @@ dot_b_step(CgKernel *k, int r, int bs, int *loop)
 				return 0;
 			delta += f->insts[d].idx[q].coef[t] * f->insts[l].step * k->vstr[bs][pd];
 		}
-	*loop = l;
 	return delta;
+}
+
+/* b_step_along the loop that carries the dot's result r, and that loop;
+ * 0 when r is not a loop's carried tile. */
+static int64_t
+dot_b_step(CgKernel *k, int r, int bs, int *loop)
+{
+	const TileFn *f = k->f;
+	int l = -1;
+
+	if (!k->alias[r])
+		return 0;
+	for (int i = 0; i < f->ninsts && l < 0; i++)
+		if (f->insts[i].op == TO_FOR && f->insts[i].iter == k->alias[r] - 1)
+			l = i;
+	*loop = l;
+	return b_step_along(k, bs, l);
+}
+
+/* The innermost loop (its instruction) around instruction i, or -1. */
+static int
+loop_around(const TileFn *f, int i)
+{
+	int l = -1;
+
+	for (int q = 0; q < i; q++)
+		if (f->insts[q].op == TO_FOR && f->insts[q].end > i)
+			l = q;
+	return l;
 }
 
 /* dot(a, b, c): o = c + a b on the last two dims.  The accumulator row
@@ -1037,7 +1076,7 @@ op_dot(CgKernel *k, const TileInst *in)
 		/* The strip is packed (copied contiguous, rows NR apart) when
 		 * it fits 64 KiB: b's rows N apart map onto a few L1 sets
 		 * (1 KiB apart, 16 of the 64) and evict each other. */
-		bool pack = dot_packs(K, N, rt) && (NR < N || bs != b || k->inplace[b]);
+		bool pack = dot_packs(K, N, rt) && dot_packs_strips(k, b, bs);
 		/* c a zeros: the accumulators start at 0, c is not read; or
 		 * c is a loop's carried tile that starts as zeros (zero_loop):
 		 * they start at 0 in the loop's first step */
@@ -1050,8 +1089,22 @@ op_dot(CgKernel *k, const TileInst *in)
 
 		cg_line(k, "for (long n0 = 0; n0 < %" PRId64 "; n0 += %" PRId64 ") {", N, NR);
 		k->depth++;
-		if (pack) {
+		if (pack && k->keep[r]) {
+			/* kept (cg_plan_dots): strip (step, n0) of the loop l,
+			 * packed again only when it comes from elsewhere */
+			const TileInst *l = &k->f->insts[loop_around(k->f, (int)(in - k->f->insts))];
+
+			cg_line(k, "const long slot = (s%d - %" PRId64 ") / %" PRId64 " * %" PRId64
+			    " + n0 / %" PRId64 ";", l->var, l->lo, l->step, N / NR, NR);
+			cg_line(k, "%s *restrict pk = &pc%d[slot * %" PRId64 "];   /* b's strip, packed */",
+			    T, r, K * NR);
+			cg_line(k, "if (pt%d[slot] != &t%d[n0 * %" PRId64 "]) {", r, bs, sn);
+			k->depth++;
+			cg_line(k, "pt%d[slot] = &t%d[n0 * %" PRId64 "];", r, bs, sn);
+		} else if (pack) {
 			cg_line(k, "%s pk[%" PRId64 "];   /* b's strip, packed */", T, K * NR);
+		}
+		if (pack) {
 			/* the loop along b's contiguous dim inside (a transpose
 			 * read through: p; W4 ran 4% faster than with n inside) */
 			if (sp == 1 && sn != 1) {
@@ -1063,6 +1116,10 @@ op_dot(CgKernel *k, const TileInst *in)
 			}
 			cg_line(k, "\t\tpk[p * %" PRId64 " + n] = t%d[p * %" PRId64 " + (n0 + n) * %"
 			    PRId64 "];", NR, bs, sp, sn);
+		}
+		if (pack && k->keep[r]) {
+			k->depth--;
+			cg_line(k, "}");
 		}
 		if (vec) {
 			/* the micro-kernel aicm_dot (emit_c.c's dot_text): 6
@@ -1091,19 +1148,21 @@ op_dot(CgKernel *k, const TileInst *in)
 			 * a block), when its rows are b's (sn 1) and it is packed:
 			 * W1 f32 6-10% faster */
 			int lp = -1;
-			int64_t bstep = pack && sn == 1 ? dot_b_step(k, r, bs, &lp) : 0;
+			int64_t bstep = pack && sn == 1 && !k->keep[r] ? dot_b_step(k, r, bs, &lp) : 0;
 			char nxt[96];
 
 			/* the last strip's blocks prefetch the first strip of
 			 * the loop's next step, when b moves along the loop
-			 * (W1's k loop): 5% faster again */
+			 * (W1's k loop): 5% faster again.  Kept strips
+			 * (cg_plan_dots) prefetch nothing: most programs find
+			 * them packed. */
 			if (bstep)
 				snprintf(nxt, sizeof nxt, "s%d + %" PRId64 " < %" PRId64 " ? &t%d[%" PRId64
 				    " + m / 6 * %d] : 0", k->f->insts[lp].var, k->f->insts[lp].step,
 				    k->f->insts[lp].hi, bs, bstep, 64 / sz);
 			else
 				snprintf(nxt, sizeof nxt, "0");
-			if (pack && sn == 1 && (NR < N || bstep))
+			if (pack && sn == 1 && (NR < N || bstep) && !k->keep[r])
 				snprintf(pf, sizeof pf, "m < %" PRId64 " ? (n0 + %" PRId64 " < %" PRId64
 				    " ? &t%d[n0 + %" PRId64 " + m / 6 * %d] : %s) : 0, %" PRId64,
 				    NR * (int64_t)sz / 64 * 6, NR, N, bs, NR, 64 / sz, nxt, sp);
@@ -1254,6 +1313,14 @@ op_extract(CgKernel *k, const TileInst *in)
 	int r = in->res, x = in->in[0];
 	int64_t n = k->sh[r][3], m = k->sh[x][3], rows = numel(k, r) / n;
 
+	if (k->inplace[r]) {
+		/* a view (cg_plan_dots): x's rows */
+		cg_line(k, "t%d = &t%d[%" PRId64 "];   /* read in place */", r, x, in->start);
+		box_copy(k, r, x);
+		cg_line(k, "b%d[3] = aicm_min(%" PRId64 ", b%d[3] - %" PRId64 " < 0 ? 0 : b%d[3] - %"
+		    PRId64 ");", r, n, x, in->start, x, in->start);
+		return 0;
+	}
 	cg_line(k, "for (long q = 0; q < %" PRId64 "; q++)", rows);
 	cg_line(k, "\tmemcpy(&t%d[q * %" PRId64 "], &t%d[q * %" PRId64 " + %" PRId64 "], %"
 	    PRId64 " * sizeof t%d[0]);", r, n, x, m, in->start, n, r);
@@ -1690,10 +1757,41 @@ open_all(CgKernel *k, const int64_t *sh)
 	}
 }
 
+/* The flat place in its indices tensor of the index at lane (i_p+ax+j) of
+ * load_gather's index tile, as a C expression, when a plain load made
+ * that tile (as lower-tiled's do; the tile engine's gather_index too);
+ * else "-1" (the message then says "a lane"). */
+static void
+gather_place(const CgKernel *k, const TileInst *in, int p, char *buf, size_t n)
+{
+	int iv = in->in[0], di = k->f->vals[iv].def, q = k->f->vals[iv].rank;
+	const TileInst *ld = di >= 0 ? &k->f->insts[di] : NULL;
+	Acc a;
+	size_t len = 0;
+
+	snprintf(buf, n, "-1");
+	if (!ld || ld->op != TO_LOAD || ld->res != iv || ld->has_view || ld->arg < 0)
+		return;
+	acc_of(k, ld, &a);
+	if (a.rank != q)
+		return;
+	len = (size_t)snprintf(buf, n, "0");
+	for (int j = 0; j < q; j++) {
+		char e[300], l[40] = "";
+
+		idx_expr(e, sizeof e, &ld->idx[j]);
+		/* (a dim before either tile's last four has the one lane 0) */
+		if (4 - q + j >= 0 && p + (int)in->axis + j >= 0)
+			snprintf(l, sizeof l, " + i%d", p + (int)in->axis + j);
+		len += (size_t)snprintf(buf + len, n - len, " + (%s%s) * %" PRId64, e, l, a.str[j]);
+	}
+}
+
 /* load_gather: lane (p, j, q) reads the tensor at idx[0..axis) + p,
  * the index tile's value at j, idx[axis+1..) + q; lanes outside the valid
- * box read 0; an index out of range reads 0 and sets NAME_aicm_bad (the
- * run then fails, as the tile engine's does). */
+ * box read 0; an index out of range reads 0 and goes to
+ * NAME_aicm_gather_fail with its program, instruction, value and place
+ * (the run then fails and names it, as the tile engine's does). */
 static int
 op_load_gather(CgKernel *k, const TileInst *in)
 {
@@ -1701,7 +1799,7 @@ op_load_gather(CgKernel *k, const TileInst *in)
 	const int64_t *sh = k->sh[res], *ish = k->sh[iv];
 	Acc a;
 	int r, q = k->f->vals[iv].rank, rr, p, pi, ax = (int)in->axis, rd[IR_MAX_RANK];
-	char li[400], xe[800], cv[900], s2[860], out[256];
+	char li[400], xe[800], cv[900], s2[860], out[256], at[1600];
 	size_t ll = 0, xl = 0;
 	DType rt = vdt(k, res);
 
@@ -1771,13 +1869,16 @@ op_load_gather(CgKernel *k, const TileInst *in)
 		lin(ix, sizeof ix, sh, full);
 		snprintf(out, sizeof out, "t%d[%s]", res, ix);
 	}
+	gather_place(k, in, p, at, sizeof at);
 	open_all(k, sh);
 	cg_line(k, "%s = 0;", out);
 	cg_line(k, "if (i0 < b%d[0] && i1 < b%d[1] && i2 < b%d[2] && i3 < b%d[3]) {", res, res, res,
 	    res);
 	cg_line(k, "\tint64_t v = (int64_t)t%d[%s];", iv, li);
-	cg_line(k, "\tif (v < -%" PRId64 " || v >= %" PRId64 ")", a.dim[ax], a.dim[ax]);
-	cg_line(k, "\t\t%s_aicm_bad = 1;", k->name);
+	cg_line(k, "\tif (v < -%" PRId64 " || v >= %" PRId64 ")   /* the run fails, naming it */",
+	    a.dim[ax], a.dim[ax]);
+	cg_line(k, "\t\t%s_aicm_gather_fail(prog, %d, v, %s);", k->name, (int)(in - k->f->insts),
+	    at);
 	cg_line(k, "\telse {");
 	cg_line(k, "\t\tif (v < 0)");
 	cg_line(k, "\t\t\tv += %" PRId64 ";", a.dim[ax]);
@@ -2104,6 +2205,8 @@ cg_plan_runs(CgKernel *k)
 	}
 }
 
+static int buf_of(const CgKernel *k, int v);
+
 void
 cg_plan_dots(CgKernel *k)
 {
@@ -2142,6 +2245,65 @@ cg_plan_dots(CgKernel *k)
 		if (is_fill(k, z) && k->nuse[z] == 1 && encl[f->vals[z].def] == encl[i] &&
 		    vdt(k, z) == vdt(k, it) && !memcmp(k->sh[z], k->sh[it], sizeof k->sh[it]))
 			k->alias[z] = it + 1;
+	}
+	/* the join that a loop yields, written into the carried tile itself
+	 * when every reader of that tile comes before the join and none of
+	 * the join's parts shares its buffer: the yield copies nothing (W4's
+	 * online softmax state, 33 KiB a step in f32) */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int it = in->iter, y, j;
+		bool ok;
+
+		if (in->op != TO_FOR || f->vals[it].rank < 0)
+			continue;
+		y = f->insts[in->end].in[0];
+		j = f->vals[y].def;
+		ok = j > i && j < in->end && encl[j] == i && f->insts[j].op == TO_JOIN &&
+		    !k->alias[y] && k->nuse[y] == 1 && vdt(k, y) == vdt(k, it) &&
+		    !memcmp(k->sh[y], k->sh[it], sizeof k->sh[it]);
+		for (int q = j + 1; q < f->ninsts && ok; q++)
+			for (int u = 0; u < f->insts[q].nin; u++)
+				ok = ok && f->insts[q].in[u] != it;
+		for (int u = 0; ok && u < f->insts[j].nin; u++)
+			ok = f->insts[j].in[u] != it && k->alias[f->insts[j].in[u]] != it + 1;
+		if (ok)
+			k->alias[y] = it + 1;
+	}
+	/* an extract read in place, a view into its tile (as a load's into
+	 * its tensor): read only as a load read in place may be, by readers
+	 * in its own block, before anything writes its tile's buffer again
+	 * (W4's running accumulator: 33 KiB copied a step in f32) */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int v = in->res, x = in->in[0], last = -1;
+		bool ok = in->op == TO_EXTRACT && f->vals[x].rank >= 0 && !k->inplace[x] &&
+		    !k->reg[x] && !k->chain[x] && !k->fold[x] && vdt(k, x) == vdt(k, v);
+
+		for (int q = i + 1; q < f->ninsts && ok; q++)
+			for (int j = 0; j < f->insts[q].nin; j++)
+				if (f->insts[q].in[j] == v) {
+					const TileInst *u = &f->insts[q];
+
+					ok = ok && encl[q] == encl[i] && (is_elementwise(u) ||
+					    u->op == TO_REDUCE || u->op == TO_STORE);
+					last = q;
+				}
+		for (int q = i + 1; q <= last && ok; q++) {
+			const TileInst *u = &f->insts[q];
+
+			if (u->res >= 0 && f->vals[u->res].rank >= 0 && buf_of(k, u->res) == buf_of(k, x))
+				ok = false;
+			if (u->op == TO_FOR && (buf_of(k, u->iter) == buf_of(k, x) || u->end <= last))
+				ok = false;
+		}
+		if (!ok || last < 0)
+			continue;
+		k->inplace[v] = true;
+		k->vstr[v][3] = 1;
+		k->vstr[v][2] = k->sh[x][3];
+		k->vstr[v][1] = k->sh[x][2] * k->sh[x][3];
+		k->vstr[v][0] = k->sh[x][1] * k->vstr[v][1];
 	}
 	free(encl);
 	/* b of a float dot whose strips are packed (op_dot): read where it
@@ -2198,6 +2360,58 @@ cg_plan_dots(CgKernel *k)
 		for (int q = 0; q < 4; q++)
 			k->vstr[a][q] = tstr(&ac, q);
 	}
+	/* b's strips kept from program to program (keep): a packed float
+	 * dot in a loop, with b read in place from an operand (never written
+	 * by the kernel) at an index of the loop's counter and program ids
+	 * of axes 1 and 2 alone: the programs of one grid column pack the
+	 * same strips, so each strip, packed once, is kept in a buffer of
+	 * the loop's steps x the strips of a step, tagged with where it was
+	 * packed from, and the programs run column by column (emit_kernel).
+	 * W1 packed all of w once per program: 64 MB of 4 KiB-strided reads
+	 * from L3 per run in f32, now 4 MB; f32 about 15% faster (docs/perf.md,
+	 * session 11).  Only when b's tensor is over 1 MiB, half the core's
+	 * L2: a tensor that stays in L2 packs from there into a fresh strip
+	 * in L1, as fast as reading a kept one back from L2 (W4's k^T, 512
+	 * KiB).  The kept strips at most 1 MiB, so that they stay in L2
+	 * beside a's rows. */
+	for (int i = 0; i < f->ninsts; i++) {
+		const TileInst *in = &f->insts[i];
+		int r = in->res, b = in->in[1], bs = b, l = -1, d;
+		DType rt = vdt(k, r);
+		int64_t K = k->sh[b][2], N = k->sh[b][3], NR = dot_nr(N, rt), trips;
+		bool ok;
+
+		if (in->op != TO_DOT || !is_float(rt) || !dot_vec(N, rt) || !dot_packs(K, N, rt))
+			continue;
+		if (k->fold[b])
+			bs = f->insts[f->vals[b].def].in[0];
+		l = loop_around(f, i);
+		if (!dot_packs_strips(k, b, bs) || !b_step_along(k, bs, l))
+			continue;
+		d = f->vals[bs].def;
+		ok = f->insts[d].arg != TILE_RESULT &&
+		    ir_type_numel(&k->g->nodes[f->args[f->insts[d].arg]].type) *
+		    (rt == DT_F32 ? 4 : 8) > 1 << 20;
+		for (int q = 0; q < f->insts[d].nidx && ok; q++)
+			for (int t = 0; t < f->insts[d].idx[q].nterm; t++) {
+				int v = f->insts[d].idx[q].val[t], vd = f->vals[v].def;
+
+				if (v != f->insts[l].var && (vd < 0 || f->insts[vd].op != TO_PROGRAM_ID ||
+				    f->insts[vd].axis == 0))
+					ok = false;
+			}
+		trips = (f->insts[l].hi - f->insts[l].lo + f->insts[l].step - 1) / f->insts[l].step;
+		if (ok && trips * N * K * (rt == DT_F32 ? 4 : 8) <= 1 << 20)
+			k->keep[r] = trips * (N / NR);
+	}
+}
+
+int64_t
+cg_kept_elems(const CgKernel *k, int v)
+{
+	int b = k->f->insts[k->f->vals[v].def].in[1];
+
+	return k->keep[v] * k->sh[b][2] * dot_nr(k->sh[b][3], vdt(k, v));
 }
 
 /* ---- control ---------------------------------------------------------- */

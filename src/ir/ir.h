@@ -55,6 +55,10 @@ void strbuf_grow(StrBuf *b, size_t more);      /* room for more bytes and a NUL 
 void strbuf_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_puts(StrBuf *b, const char *s);
 void strbuf_putc(StrBuf *b, char c);
+/* s as one word for sh: in single quotes, each ' as '\'' (bytes >= 0x80
+ * pass as they are); bare when bare_ok and every byte is one sh takes
+ * literally (letters, digits, -_./=:,+@%) */
+void strbuf_shell_word(StrBuf *b, const char *s, bool bare_ok);
 
 /* ---- locations ------------------------------------------------------- */
 

@@ -6,6 +6,10 @@
  * is empty and ready.  strbuf_printf formats straight into the free room
  * and calls vsnprintf a second time only when the piece did not fit, so
  * that the common short append costs one call.
+ * strbuf_shell_word is the one sh quoting of the tools: the native
+ * engine's compile command, aicm-opt's reproducer RUN line and the HTML
+ * report's command line all pass file names that may hold a space or a
+ * quote.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -62,4 +66,26 @@ strbuf_putc(StrBuf *b, char c)
 	strbuf_grow(b, 1);
 	b->s[b->n++] = c;
 	b->s[b->n] = '\0';
+}
+
+void
+strbuf_shell_word(StrBuf *b, const char *s, bool bare_ok)
+{
+	/* an empty word needs its quotes, else it is no word at all */
+	bool bare = bare_ok && *s;
+
+	for (const char *p = s; bare && *p; p++)
+		bare = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-_./=:,+@%", *p);
+	if (bare) {
+		strbuf_puts(b, s);
+		return;
+	}
+	strbuf_putc(b, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			strbuf_puts(b, "'\\''");
+		else
+			strbuf_putc(b, *s);
+	strbuf_putc(b, '\'');
 }

@@ -125,27 +125,16 @@ static const char style[] =
 
 /* ---- the header ------------------------------------------------------ */
 
-/* A word of the command line, quoted for sh when it needs to be. */
+/* A word of the command line, quoted for sh when it needs to be, then
+ * escaped for HTML. */
 static void
 put_word(FILE *f, const char *w)
 {
-	bool plain = *w != '\0';
+	StrBuf q = {0};
 
-	for (const char *p = w; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-		    "-_./=:,+@%", *p))
-			plain = false;
-	if (plain) {
-		esc(f, w);
-		return;
-	}
-	fputc('\'', f);
-	for (const char *p = w; *p; p++)
-		if (*p == '\'')
-			fputs("'\\''", f);
-		else
-			html_escape(f, p, 1);
-	fputc('\'', f);
+	strbuf_shell_word(&q, w, true);
+	esc(f, q.s);
+	free(q.s);
 }
 
 static void

@@ -55,6 +55,11 @@ int exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d);
  * vals moves.  A caller that rewrites const node's data in place between
  * runs says so here, and the next run packs it again. */
 void exec_tile_source_changed(TilePlan *p, int node);
+/* How many times the plan has packed one of those consts' loads, over
+ * all its runs: the first run packs each once, a run on the same consts
+ * none (docs/perf.md: a re-pack per run was suspected of the transformer
+ * layer's slow runs, and this count ruled it out). */
+int64_t exec_tile_packs(const TilePlan *p);
 /* The statistics of the last run, one per tiled node in node order. */
 const KernelStats *exec_tile_stats(const TilePlan *p, int *n);
 void exec_tile_free(TilePlan *p);

@@ -313,10 +313,11 @@ row_run(const TileFn *f, const PKernel *k, int i)
 }
 
 static void
-plan_strips(const TileFn *f, PKernel *k)
+plan_strips(const TileFn *f, PKernel *k, const Uses *u)
 {
 	k->run_end = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_end);
 	k->run_rows = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_rows);
+	k->run_direct = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_direct);
 	for (int i = 0; i < f->ninsts;) {
 		const TileInst *in = &f->insts[i];
 		int j = i;
@@ -348,6 +349,11 @@ plan_strips(const TileFn *f, PKernel *k)
 			    f->insts[r].in[0] == f->insts[i].res)) {
 				j = r;
 				k->run_rows[i] = true;
+				/* the store its only reader: the last op may write
+				 * each row where the store would copy it (run_rows) */
+				k->run_direct[i] = r < f->ninsts && f->insts[r].op == TO_STORE &&
+				    f->insts[r].in[0] == f->insts[r - 1].res &&
+				    u->nread[f->insts[r - 1].res] == 1;
 			}
 		}
 		if (j - i >= 2 || (j - i == 1 && j < f->ninsts && f->insts[j].op == TO_STORE &&
@@ -618,7 +624,7 @@ compile_kernel(const Graph *g, int node, PKernel *k, int64_t *prepacked)
 	alias_loop_carried(f, k, &u);
 	plan_zero_dots(f, k, &u);
 	if (!k->ik && !k->mx)    /* integer ops run tile by tile (tile_ops.c) */
-		plan_strips(f, k);
+		plan_strips(f, k, &u);
 	else
 		k->run_end = xcalloc((size_t)f->ninsts + 1, sizeof *k->run_end);
 	/* The work: each instruction's tile elements times the trips of the
@@ -786,6 +792,7 @@ exec_tile_free(TilePlan *p)
 		free(p->k[i].memoed);
 		free(p->k[i].run_end);
 		free(p->k[i].run_rows);
+		free(p->k[i].run_direct);
 		free(p->k[i].zskip);
 		free(p->k[i].zdot);
 		free(p->k[i].vdt);

@@ -107,6 +107,9 @@ typedef struct PKernel {
 	int *run_end;                /* per instruction: the end of the strip run
 	                              * that starts there (plan_strips), or 0 */
 	bool *run_rows;              /* per instruction: that run goes row by row */
+	bool *run_direct;            /* per instruction: that row run's last op writes
+	                              * its rows straight into the store's tensor
+	                              * (only the store reads its result) */
 	bool *zskip;                 /* per instruction: a zeros() that only dots
 	                              * read as their accumulator (plan_zero_dots):
 	                              * not filled */
@@ -144,6 +147,7 @@ struct TilePlan {
 	int maxslots;
 	int maxinsts;
 	Crew *crew;                  /* started at the first run with threads */
+	int64_t packs;               /* prepacked loads packed, all runs (exec_tile_packs) */
 };
 
 typedef struct AtomLog {

@@ -466,8 +466,10 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		for (int j = 0; j < k->f->ninsts; j++) {
 			const PAccess *a = &k->acc[j];
 
-			if (a->prepack && (!a->pk || a->pk_src != vals[a->node].data))
+			if (a->prepack && (!a->pk || a->pk_src != vals[a->node].data)) {
 				tx_prepack(k, j, &vals[a->node]);
+				p->packs++;
+			}
 		}
 		memset(st, 0, sizeof *st);
 		st->name = k->f->name;
@@ -501,6 +503,12 @@ exec_tile_run(TilePlan *p, Tensor *vals, int threads, Diag *d)
 		}
 	}
 	return 0;
+}
+
+int64_t
+exec_tile_packs(const TilePlan *p)
+{
+	return p ? p->packs : 0;
 }
 
 void

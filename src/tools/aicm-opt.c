@@ -293,18 +293,16 @@ hook_after(void *ctx, int idx, const PassInst *pi, const Graph *g, double ms)
 
 /* ---- the reproducer -------------------------------------------------- */
 
-/* Writes s as one shell word: in single quotes, each quote as '\'' (the
- * RUN line is run by sh; a quote in a cache path must not end the word). */
+/* Writes s as one shell word, always quoted (the RUN line is run by sh;
+ * a quote in a cache path must not end the word). */
 static void
 put_shell_word(FILE *f, const char *s)
 {
-	fputc('\'', f);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	fputc('\'', f);
+	StrBuf w = {0};
+
+	strbuf_shell_word(&w, s, false);
+	fputs(w.s, f);
+	free(w.s);
 }
 
 /* Writes a file name in quotes on one comment line: a quote, a backslash

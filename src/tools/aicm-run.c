@@ -97,7 +97,8 @@ typedef struct Opts {
 	ExecLimits lim;
 	int threads;                 /* tile engine: programs over N threads */
 	bool stats, stats_json;      /* --stats[=json] */
-	bool verbose;                /* --verbose: the native engine's cache and times */
+	bool verbose;                /* --verbose: the native engine's cache and times,
+	                              * the tile engine's packing under --bench */
 	int errlimit;                /* --error-limit */
 	int64_t max_work;            /* --max-work */
 	const char *datadir_opt;     /* --data-dir */
@@ -118,7 +119,8 @@ usage(FILE *f)
 	    "  --engine=tile|native|reference  the tile executor (default; what the pipeline\n"
 	    "                           leaves un-lowered gets lower-tiled's defaults), its\n"
 	    "                           programs as C compiled by $CC, or the interpreter\n"
-	    "  --verbose                native engine: cache hit or miss, compile time\n"
+	    "  --verbose                native engine: cache hit or miss, compile time;\n"
+	    "                           tile engine with --bench: the consts' packing\n"
 	    "  --stats[=text|json]      KernelStats per kernel and in total, as text or JSON\n"
 	    "                           (tile engine; default: off); the JSON is alone on\n"
 	    "                           stdout, the previews and verdicts go to stderr\n"
@@ -1336,11 +1338,14 @@ main(int argc, char **argv)
 		 * load does not inflate (bench/calibrate.py takes its median) */
 		double *cpu = xmalloc(sizeof(double) * (size_t)o.bench), cmed;
 
+		int64_t packs;
+
 		if (run_engine(o.engine, g, vals, &d, o.threads) != 0) {
 			free(ms);
 			status = 1;
 			goto done;
 		}
+		packs = exec_tile_packs(tile_plan);
 		for (int r = 0; r < o.bench; r++) {
 			double t1 = pass_now_ms(), c1 = cpu_ms();
 
@@ -1349,6 +1354,11 @@ main(int argc, char **argv)
 			ms[r] = pass_now_ms() - t1;
 			cpu[r] = cpu_ms() - c1;
 		}
+		/* the kept packs (tile_exec.h): a timed run should pack nothing */
+		if (o.verbose && o.engine == ENGINE_TILE)
+			fprintf(stderr, "%s: tile: %lld const loads packed at the warm-up, %lld over "
+			    "the %d timed runs\n", cli_tool, (long long)packs,
+			    (long long)(exec_tile_packs(tile_plan) - packs), o.bench);
 		qsort(ms, (size_t)o.bench, sizeof *ms, cmp_double);
 		qsort(cpu, (size_t)o.bench, sizeof *cpu, cmp_double);
 		med = o.bench % 2 ? ms[o.bench / 2] : (ms[o.bench / 2 - 1] + ms[o.bench / 2]) / 2;
