@@ -247,7 +247,12 @@ check-numpy: $(B)/aicm-run
 
 # aicm.trace (python/aicm/trace.py): every op traced and compiled against
 # numpy, the seed's text, names, errors (tests/python_trace.py, a few seconds).
-check: check-python-trace
+check: check-python-trace check-calibrate
+# bench/calibrate.py's fit and --write on the model's own scores (make
+# calibrate's machinery, without a clock; a few seconds)
+check-calibrate: $(TOOLS)
+	sh tests/calibrate.sh $(B)
+.PHONY: check-calibrate
 .PHONY: check-python-trace
 check-python-trace: $(TOOLS) $(B)/libaicm.so
 	@if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
@@ -375,6 +380,21 @@ bench: $(TOOLS)
 	sh bench/sweep.sh $(B)
 	sh bench/native.sh $(B)
 .PHONY: bench
+
+# The cpu targets refitted (issue 18 item 6; docs/passes.md "Calibration"):
+# cpu-tile on the tile engine, cpu on the native engine, each row written
+# into passes/cost.c; the timings and the fits' reports stay in $(B)/cal/.
+# Then: make, make update-golden T=testdata/autotune (read the diff), and
+# TARGETS="cpu-tile cpu" sh bench/sweep.sh for the picks against a sweep.
+calibrate: $(TOOLS)
+	mkdir -p $(B)/cal
+	/usr/bin/python3 bench/calibrate.py fit --target=cpu-tile --build=$(B) --write=passes/cost.c \
+	    >$(B)/cal/cpu-tile.fit 2>$(B)/cal/cpu-tile.times.log || { tail -5 $(B)/cal/cpu-tile.times.log; exit 1; }
+	cat $(B)/cal/cpu-tile.fit
+	/usr/bin/python3 bench/calibrate.py fit --target=cpu --build=$(B) --write=passes/cost.c \
+	    >$(B)/cal/cpu.fit 2>$(B)/cal/cpu.times.log || { tail -5 $(B)/cal/cpu.times.log; exit 1; }
+	cat $(B)/cal/cpu.fit
+.PHONY: calibrate
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	AICM_CHECK_SHARD=0/2 CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm & \
 	AICM_CHECK_SHARD=1/2 CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm; \
@@ -471,6 +491,7 @@ help:
 	@echo 'make update-golden [T=path]  rewrite expected outputs (read the diff)'
 	@echo 'make update-docs    rewrite the docs'"'"' transcripts (read the diff)'
 	@echo 'make bench          W1-W5 against numpy, autotune against a sweep (docs/perf.md)'
+	@echo 'make calibrate      refit the cpu and cpu-tile targets on their engines (passes/cost.c)'
 	@echo 'make conformance    ONNX'"'"'s backend tests through aicm-import'
 	@echo 'make fuzz           the libFuzzer harnesses (clang)'
 	@echo 'make install [PREFIX=/usr/local] [DESTDIR=]   tools, man pages, examples, docs, editor files,'

@@ -1,10 +1,16 @@
 """calibrate.py: fit a cpu target of autotune's cost model to its engine, and
 check the model's picks against a timed sweep (issue 18 item 6).
 
-    python3 calibrate.py fit   [--target=cpu-tile] [--engine=tile] [--build=build]
+    python3 calibrate.py fit   [--target=cpu-tile|cpu] [--engine=tile|native] [--build=build]
                                [--dtypes=f64,f32] [--times=LOG] [--graphs=all|workloads|NAME,..]
-    python3 calibrate.py sweep [--target=cpu-tile] [--engine=tile] [--build=build]
+                               [--write=passes/cost.c]
+    python3 calibrate.py sweep [--target=cpu-tile|cpu] [--engine=tile|native] [--build=build]
                                [--workloads=w1,w2,w3,w4,w5] [--dtypes=f64,f32]
+
+The engine defaults to the one the target models: cpu-tile the tile engine,
+cpu the native engine (aicm-run --engine=native).  `make calibrate` is the
+whole refit: both targets fitted on their engines, their rows written into
+passes/cost.c (--write), the logs kept in build/cal/.
 
 Both time configurations the same way: aicm-run --threads=1 --bench=REPS
 (env REPS, default 5) on `shape-infer,fuse{row-fusion=true},lower-tiled{..}`,
@@ -28,21 +34,39 @@ least squares on relative error (each row divided by its measured time, so a
   launch + bytes/bw + mm_flops/tc + vec_flops/vec + programs*prog
          + steps*step + acc_bytes/acc + segs*seg          (ms)
 
-(acc_bytes counted only when a dot's accumulator tile outgrows the L1, l1-kb)
+(acc_bytes counted only when a dot's accumulator tile outgrows l1-kb)
 
 where bytes also counts the cache lines that runs shorter than a line waste
-and, when a program's tiles outgrow the L2 (l2-kb, read from sysfs), the
-bytes its elementwise ops read and write through them.
+and, when a program's tiles outgrow l2-kb, the bytes its elementwise ops
+read and write through them.  The two thresholds are this CPU's cache sizes
+(sysfs), and which cache each engine's tiles must fit is fitted too: every
+pair of (l2-kb: the L1, the L2 or 1/2, 1/4, 1/8 of it, or none; l1-kb: the
+L1, the L2 or always) is solved and the one whose model picks best among
+the timed configs kept (the mean log of pick / fastest over the graphs;
+then the least error): the tile engine materialises every op's tile, which
+must share the L2 with the streams, the native engine's local-array tiles
+may want the L1.
 
 with sms=1 (the target models one core: make bench's 1-thread columns).
 Non-negativity is by elimination: solve, fix the most negative coefficient
 at 0, solve again.  It prints the fitted constants as the row of
 passes/cost.c's cost_targets table (with the date and the CPU), the fit's
-error per kind, and how much each term contributed.
+error per kind, and how much each term contributed.  With --write=FILE it
+also puts the row into FILE's cost_targets table in place of the target's
+row (and of the comment line above it that an earlier --write wrote).
 
 sweep: per workload and dtype, the model's pick (autotune{target=T}, the
 report's chosen tiling) and its time, the best config of the sweep and its
 time, and their ratio; the issue's target is a pick within 10% of the best.
+COARSE=P (a percentage; default: off) sweeps coarse then fine, for a quicker
+run: every config first with one timed run, then the pick and every config
+within P% of the coarse best again with REPS runs, and only those fine
+times compared.  No config is left out: a config the coarse pass puts more
+than P% behind is not the best unless one run of it was off by that much.
+Then the pick and the sweep's three fastest are timed again, alternating,
+CONFIRM rounds (default 2), each keeping the least of its medians: on a
+shared machine a burst of other work during one config's runs would
+otherwise decide a verdict alone.
 """
 import datetime
 import json
@@ -175,16 +199,26 @@ L2_KB = l2_kb(2)
 L1_KB = l2_kb(1)
 
 
-def features(c, dt):
+def features(c, dt, l2, l1):
+    """The row of one timing; l2 the KB a program's tiles must fit (0: no
+    such term), l1 the KB a dot's accumulator must fit (0: always charged),
+    as cost_score reads the target's l2-kb and l1-kb."""
     mm = c["mm_flops"] + c["pad_mm_flops"]
     vec = c["flops"] - c["mm_flops"] + c["pad_vec_flops"]
     f64 = dt == "f64"
     # bytes: loaded and stored, the lines short runs waste, and the ops'
-    # tile traffic when the tiles outgrow the L2 (all at one bandwidth)
-    spill = c["tile_bytes"] if c["tile_foot"] > L2_KB * 1024 else 0.0
+    # tile traffic when the tiles outgrow the cache (all at one bandwidth)
+    spill = c["tile_bytes"] if l2 > 0 and c["tile_foot"] > l2 * 1024 else 0.0
     return [1.0, c["loaded"] + c["stored"] + c["line_waste"] + spill, mm if f64 else 0.0, 0.0 if f64 else mm,
             vec if f64 else 0.0, 0.0 if f64 else vec, c["programs"], c["loop_steps"],
-            c["acc_bytes"] if c["mm_foot"] > L1_KB * 1024 else 0.0, c["segs"]]
+            c["acc_bytes"] if l1 <= 0 or c["mm_foot"] > l1 * 1024 else 0.0, c["segs"]]
+
+
+# Which cache each threshold stands for, tried in the fit: l2-kb (a
+# program's tiles) the L2, a half, a quarter or an eighth of it (what the
+# input and output streams leave), the L1 or none; l1-kb (a dot's
+# accumulator) the L1, the L2 or always (0).
+THRESHOLDS = [(l2, l1) for l2 in (L2_KB, L2_KB / 2, L2_KB / 4, L2_KB / 8, L1_KB, 0.0) for l1 in (L1_KB, L2_KB, 0.0)]
 
 
 def graphs(tmp, dtypes, which):
@@ -226,20 +260,63 @@ def nnls(a, b):
     return x
 
 
+ENGINES = {"cpu-tile": "tile", "cpu": "native"}
+
+
+def target_engine(args):
+    """--target and --engine, the engine by default the one the target models."""
+    target = opt(args, "target", "cpu-tile")
+    if target not in ENGINES:
+        sys.exit("calibrate: --target names no cpu target, found '%s' (expected cpu-tile or cpu)" % target)
+    engine = opt(args, "engine", ENGINES[target])
+    if engine not in ("tile", "native"):
+        sys.exit("calibrate: --engine names no engine, found '%s' (expected tile or native)" % engine)
+    return target, engine
+
+
+def write_row(path, target, comment, row):
+    """Puts row (and its comment line) into path's cost_targets table in
+    place of the target's row and the comment an earlier write left above it."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    at = [i for i, l in enumerate(lines) if l.startswith('\t{"%s", ' % target)]
+    if len(at) != 1:
+        sys.exit("calibrate: --write found %d rows of target '%s' in '%s', expected 1" % (len(at), target, path))
+    i = at[0]
+    if i > 0 and lines[i - 1].startswith("\t/* %s: bench/calibrate.py fit" % target):
+        i -= 1
+    lines[i:at[0] + 1] = [comment, row]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    print("wrote the row of '%s' into %s" % (target, path))
+
+
 def fit(args):
-    build, target, engine = opt(args, "build", "build"), opt(args, "target", "cpu-tile"), opt(args, "engine", "tile")
+    build = opt(args, "build", "build")
+    target, engine = target_engine(args)
     reps = int(os.environ.get("REPS", "5"))
     every = int(os.environ.get("EVERY", "1"))
     dtypes = opt(args, "dtypes", "f64,f32").split(",")
     rows, ts, kinds, names, dts, graph = [], [], [], [], [], []
     known = {}
+    # when and under what load the timings were taken: this run's, or
+    # the log's own lines ("# timed ...") when an earlier run is fitted again
+    now = lambda: (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"), open("/proc/loadavg").read().split()[0])
+    when = [now()]
     if opt(args, "times", ""):
         # the timings of an earlier run (its stderr log), fitted again
+        when = []
         with open(opt(args, "times", "")) as f:
             for l in f:
                 m = re.match(r"^  (.*\S)\s+([0-9.]+) ms$", l)
                 if m:
                     known[m.group(1)] = float(m.group(2))
+                m = re.match(r"^# timed at (\S+ \S+) UTC, load (\S+)$", l)
+                if m:
+                    when.append((m.group(1), m.group(2)))
+        when = when or [("(date unknown)", "unknown")]
+    else:
+        sys.stderr.write("# timed at %s UTC, load %s\n" % when[0])
     with tempfile.TemporaryDirectory() as tmp:
         for name, path in graphs(tmp, dtypes, opt(args, "graphs", "all")):
             rec = report(build, path, target)
@@ -256,14 +333,37 @@ def fit(args):
                     continue
                 dts.append(rec["dtype"])
                 graph.append(name)
-                rows.append(features(c, rec["dtype"]))
+                rows.append(c)
                 ts.append(t)
                 kinds.append(rec["kind"])
                 names.append(label)
                 sys.stderr.write("  %-40s %9.3f ms\n" % (names[-1], t))
-    a, t = np.array(rows), np.array(ts)
+    if not known:
+        when.append(now())
+        sys.stderr.write("# timed at %s UTC, load %s\n" % when[-1])
+    t = np.array(ts)
+    if not len(t):
+        sys.exit("calibrate: no timings to fit")
     w = 1.0 / t
-    x = nnls(a * w[:, None], np.ones(len(t)))
+    # every pair of cache thresholds solved; kept: the one whose fitted
+    # model picks best among the timed configs (the mean log of each
+    # graph's pick / fastest), then the least squared error: what autotune
+    # needs is the order within a kernel's space, which the squared error
+    # of the times weighs only indirectly
+    def pick_score(pred):
+        r = []
+        for gname in dict.fromkeys(graph):
+            sel = [i for i in range(len(t)) if graph[i] == gname]
+            r.append(np.log(t[min(sel, key=lambda i: pred[i])] / min(t[sel])))
+        return float(np.mean(r))
+    best = None
+    for l2, l1 in THRESHOLDS:
+        a = np.array([features(c, dts[i], l2, l1) for i, c in enumerate(rows)])
+        x = nnls(a * w[:, None], np.ones(len(t)))
+        key = (round(pick_score(a @ x), 9), float(np.sum(((a @ x) * w - 1.0) ** 2)))
+        if best is None or key < best[0]:
+            best = (key, l2, l1, a, x)
+    _, l2_kb, l1_kb, a, x = best
     pred = a @ x
     # constants in the target's units (ms per unit of each feature)
     inv = lambda v, scale: (1.0 / (v * scale)) if v > 0 else 0.0
@@ -291,11 +391,15 @@ def fit(args):
         m1, m2 = re.search(r"^cpu family\s*:\s*(\d+)", txt, re.M), re.search(r"^model\s*:\s*(\d+)", txt, re.M)
         fam, mod = (m1.group(1) if m1 else "?"), (m2.group(1) if m2 else "?")
     rel = np.abs(pred - t) / t
-    print("fit of target '%s' on the %s engine: %d timings, %s, family %s model %s, %s UTC, load %s" % (
-        target, engine, len(t), cpu, fam, mod, datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
-        open("/proc/loadavg").read().split()[0]))
+    span = "%s to %s UTC, load %s to %s" % (when[0][0], when[-1][0][-5:], when[0][1], when[-1][1])
+    print("fit of target '%s' on the %s engine: %d timings, %s, family %s model %s, timed %s" % (
+        target, engine, len(t), cpu, fam, mod, span))
     for k, v in const.items():
         print("  %-10s %.6g" % (k, v))
+    name = lambda v, what: "%g (the L1)" % v if v == L1_KB and v > 0 else "%g (the L2)" % v if v == L2_KB else (
+        "%g (1/%g of the L2)" % (v, L2_KB / v)) if v > 0 else what
+    print("  tiles must fit l2-kb %s; a dot's accumulator l1-kb %s" % (
+        name(l2_kb, "0 (no such term)"), name(l1_kb, "0 (always charged)")))
     print("relative error of the fit: median %.1f%%, 90th percentile %.1f%%" % (
         100 * np.median(rel), 100 * np.percentile(rel, 90)))
     for k in sorted(set(kinds)):
@@ -318,20 +422,28 @@ def fit(args):
     f = lambda v: ("%.4g" % v)
     # one core (sms=1); vec and tc peaks for both dtypes alike (fitted on both)
     print("cost_targets row (passes/cost.c):")
-    print("\t/* %s: bench/calibrate.py fit, %s UTC, %s (family %s model %s) */" % (
-        target, datetime.datetime.utcnow().strftime("%Y-%m-%d"), cpu, fam, mod))
+    comment = "\t/* %s: bench/calibrate.py fit on the %s engine, %d timings, %s (family %s model %s), %s */" % (
+        target, engine, len(t), cpu, fam, mod, span)
     # a term the fit dropped (0) is written as a tiny peak or a huge
     # bandwidth, since the target's peaks and bandwidths must be above 0
     g = lambda v: f(v) if v > 0 else "1e9"
-    print('\t{"%s", %s, 1, 512, 16777216, 65536, %s, %s, %s, %s, %s, %s, %s, %s, %s, %g, %g},' % (
+    row = '\t{"%s", %s, 1, 512, 16777216, 65536, %s, %s, %s, %s, %s, %s, %s, %s, %s, %g, %g},' % (
         target, g(const["hbm_gbs"]), g(const["tc_tflops_f64"]), g(const["tc_tflops_f32"]),
         g(const["vec_tflops_f64"]), g(const["vec_tflops_f32"]), f(const["launch_us"]), f(const["wave_us"]),
-        f(const["step_us"]), f(const["acc_gbs"]), f(const["seg_ns"]), L2_KB, L1_KB))
+        f(const["step_us"]), f(const["acc_gbs"]), f(const["seg_ns"]), l2_kb, l1_kb)
+    print(comment)
+    print(row)
+    if opt(args, "write", ""):
+        write_row(opt(args, "write", ""), target, comment, row)
 
 
 def sweep(args):
-    build, target, engine = opt(args, "build", "build"), opt(args, "target", "cpu-tile"), opt(args, "engine", "tile")
+    build = opt(args, "build", "build")
+    target, engine = target_engine(args)
     reps = int(os.environ.get("REPS", "5"))
+    coarse = float(os.environ.get("COARSE", "0"))
+    confirm = int(os.environ.get("CONFIRM", "2"))
+    fine = total = 0
     wls = opt(args, "workloads", "w1,w2,w3,w4,w5").split(",")
     dtypes = opt(args, "dtypes", "f64,f32").split(",")
     print("%-8s %-26s %9s  %-26s %9s %7s" % ("workload", "model's pick (%s)" % target, "ms", "best of the sweep", "ms", "ratio"))
@@ -342,12 +454,36 @@ def sweep(args):
             rec = report(build, path, target)
             pick = rec["chosen"]
             cands = distinct(rec["scores"])
+            key = (pick["BM"], pick["BN"], pick.get("BK", 0))
+            ckey = lambda c: (c["BM"], c["BN"], c.get("BK", 0))
             times = {}
+            if coarse > 0:
+                rough = {}
+                for c in cands:
+                    t = time_config(build, engine, path, c, 1)
+                    if t is not None:
+                        rough[ckey(c)] = t
+                lim = min(rough.values()) * (1 + coarse / 100.0) if rough else 0.0
+                cands = [c for c in cands if ckey(c) == key or rough.get(ckey(c), lim + 1) <= lim]
+                fine += len(cands)
+                total += len(rough)
             for c in cands:
                 t = time_config(build, engine, path, c, reps)
                 if t is not None:
-                    times[(c["BM"], c["BN"], c.get("BK", 0))] = t
-            key = (pick["BM"], pick["BN"], pick.get("BK", 0))
+                    times[ckey(c)] = t
+            # confirmation: the pick and the sweep's three fastest timed
+            # again, alternating, CONFIRM rounds (2): a config's time is the
+            # least of its medians, so that a burst of other work during
+            # one config's runs does not decide the verdict alone
+            top = sorted(times, key=times.get)[:3]
+            if key in times and key not in top:
+                top.append(key)
+            byk = {ckey(c): c for c in cands}
+            for _ in range(confirm):
+                for k in top:
+                    t = time_config(build, engine, path, byk[k], reps)
+                    if t is not None:
+                        times[k] = min(times[k], t)
             if key not in times:
                 print("%-8s the pick did not run on the %s engine (see the errors above)" % ("%s %s" % (w, dt), engine))
                 worst = float("inf")
@@ -359,8 +495,12 @@ def sweep(args):
             print("%-8s %-26s %9.3f  %-26s %9.3f %7.3f%s" % ("%s %s" % (w, dt), cfg(key), times[key], cfg(best),
                                                              times[best], r, "" if r <= 1.10 else "  (over 1.10)"))
             sys.stdout.flush()
-    print("median CPU time of %d runs per config, 1 thread; target: every pick within 10%% of the best "
-          "(ratio <= 1.10): %s" % (reps, "met" if worst <= 1.10 else "NOT met"))
+    if coarse > 0:
+        print("coarse then fine: %d configs timed once, the %d within %g%% of each coarse best (and the picks) "
+              "again" % (total, fine, coarse))
+    print("median CPU time of %d runs per config, 1 thread (the pick and the 3 fastest: the least median of %d "
+          "rounds); target: every pick within 10%% of the best (ratio <= 1.10): %s" % (
+              reps, 1 + confirm, "met" if worst <= 1.10 else "NOT met"))
 
 
 if __name__ == "__main__":

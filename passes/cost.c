@@ -1482,21 +1482,25 @@ cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
 
 /* Sources: NVIDIA's H100 SXM5, H200 SXM and A100 SXM4 80 GB data sheets and
  * CUDA occupancy tables (dense, no sparsity); rubin is a projection (8 TB/s
- * class HBM4, H100's per-SM limits).  cpu-tile is the tile engine on one core
- * of this machine, fitted by bench/calibrate.py (docs/perf.md, "Calibrating
- * the cpu targets", has the data, the command and the fit's error):
- *   fit of 752 timings, 2026-12-02 04:30 UTC, Intel(R) Xeon(R) Processor,
- *   family 6 model 207 (L1d 48 KiB, L2 2 MiB), under other engineers' load
- *   (load average 6.5-13 on 2 vCPUs: the lead re-runs it on an idle machine).
- * cpu is meant to be the native engine (aicm-run --engine=native, issue 18):
- * until it is calibrated on that engine it holds cpu-tile's constants. */
+ * class HBM4, H100's per-SM limits).  The two cpu rows model one core of this
+ * machine (Intel Xeon family 6 model 207, L1d 48 KiB, L2 2 MiB), each fitted
+ * on its own engine by bench/calibrate.py: cpu the native engine (aicm-run
+ * --engine=native), cpu-tile the tile engine.  `make calibrate` times both
+ * again and writes both rows (and the comment line above each, which says
+ * when and under what load); docs/perf.md, "Calibrating the cpu targets",
+ * has the data and the fit's error.  Their l2-kb (the cache a program's
+ * tiles must fit) is fitted too: the tile engine's materialised op tiles
+ * half the L2 (the streams take the rest), the native engine's local-array
+ * tiles the L1. */
 const Target cost_targets[] = {
 	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
 	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
 	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0},
 	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0},
-	{"cpu", 97.31, 1, 512, 16777216, 65536, 0.1026, 0.2129, 0.00159, 0.003097, 336.3, 0.1134, 0.02243, 71.69, 7.499, 2048, 48},
-	{"cpu-tile", 97.31, 1, 512, 16777216, 65536, 0.1026, 0.2129, 0.00159, 0.003097, 336.3, 0.1134, 0.02243, 71.69, 7.499, 2048, 48},
+	/* cpu: bench/calibrate.py fit on the native engine, 752 timings, Intel(R) Xeon(R) Processor (family 6 model 207), 2026-12-02 10:56 to 11:06 UTC, load 8.78 to 3.28 */
+	{"cpu", 111.3, 1, 512, 16777216, 65536, 0.05837, 0.1635, 0.002358, 0.005756, 134.9, 0, 0.0001294, 135.5, 4.571, 48, 48},
+	/* cpu-tile: bench/calibrate.py fit on the tile engine, 752 timings, Intel(R) Xeon(R) Processor (family 6 model 207), 2026-12-02 10:56 to 11:02 UTC, load 8.78 to 5.83 */
+	{"cpu-tile", 129.6, 1, 512, 16777216, 65536, 0.07247, 0.3493, 0.001501, 0.00311, 768.8, 0.1092, 0.03148, 90.01, 8.713, 1024, 48},
 	{0},
 };
 

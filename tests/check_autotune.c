@@ -450,6 +450,46 @@ START_TEST(test_model_row_width_and_l2)
 }
 END_TEST
 
+/* Each cpu target is fitted on its own engine (bench/calibrate.py): the
+ * native engine's local-array tiles must fit the L1 (cpu's l2-kb), the
+ * tile engine's materialised op tiles a share of the L2 (cpu-tile's; a
+ * refit that finds otherwise must say so here).  A [16, 256]
+ * f64 program of a 4096^2 add holds 96 KiB of tiles: past the native
+ * engine's cache, inside the tile engine's, so only cpu charges its
+ * tiles' traffic; a [1, 256] one (6 KiB) fits both. */
+START_TEST(test_model_cpu_targets_tile_caches)
+{
+	Graph *g = parse_ok("graph {\n  %x = input() : (4096, 4096)\n  %y = input() : (4096, 4096)\n"
+	    "  kernel @k [elementwise] {\n    %o = add(%x, %y) : (4096, 4096)\n  }\n}\n");
+	const Target *nat = cost_target_lookup("cpu"), *tile = cost_target_lookup("cpu-tile");
+	TileConfig mid = {16, 256, 0, 4, 0, 0}, small = {1, 256, 0, 4, 0, 0};
+	Traffic a, b;
+	Score s;
+
+	ck_assert_ptr_nonnull(nat);
+	ck_assert_ptr_nonnull(tile);
+	ck_assert(nat->l2_kb > 0 && nat->l2_kb < tile->l2_kb);
+	cost_traffic(g, 0, &mid, &a);
+	cost_traffic(g, 0, &small, &b);
+	ck_assert(a.ok && b.ok);
+	ck_assert(fabs(a.tile_foot - 3 * 16 * 256 * 8) < 1e-6);
+	ck_assert(a.tile_foot > nat->l2_kb * 1024 && a.tile_foot <= tile->l2_kb * 1024);
+	ck_assert(b.tile_foot <= nat->l2_kb * 1024);
+	ck_assert(a.tile_bytes > 0);
+	/* contig: runs and line waste, plus the tiles' traffic past l2-kb */
+	cost_score(nat, DT_F64, &a, &s);
+	ck_assert(fabs(s.contig - (a.segs / nat->sms * nat->seg_ns / 1e6 +
+	    (a.line_waste + a.tile_bytes) / (nat->hbm_gbs * 1e6))) < 1e-12);
+	cost_score(tile, DT_F64, &a, &s);
+	ck_assert(fabs(s.contig - (a.segs / tile->sms * tile->seg_ns / 1e6 +
+	    a.line_waste / (tile->hbm_gbs * 1e6))) < 1e-12);
+	cost_score(nat, DT_F64, &b, &s);
+	ck_assert(fabs(s.contig - (b.segs / nat->sms * nat->seg_ns / 1e6 +
+	    b.line_waste / (nat->hbm_gbs * 1e6))) < 1e-12);
+	ir_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_autotune_seed_winners)
 {
 	Graph *g = parse_ok(seed);
@@ -945,6 +985,7 @@ make_autotune_suite(void)
 	tcase_add_test(pm, test_model_contiguity_runs);
 	tcase_add_test(pm, test_model_contiguity_transposed_view);
 	tcase_add_test(pm, test_model_row_width_and_l2);
+	tcase_add_test(pm, test_model_cpu_targets_tile_caches);
 	tcase_add_test(ps, test_autotune_seed_winners);
 	tcase_add_test(ps, test_autotune_deterministic);
 	tcase_add_test(ps, test_autotune_scoring_time);

@@ -304,9 +304,9 @@ cli_report_close(CliReport *r, bool write)
 }
 
 /* The roofline's machine: the cpu target of the cost model (passes/cost.c:
- * this machine, as the native engine sees it; until that engine is
- * calibrated it holds cpu-tile's fit of the tile executor), for the
- * element type most of g's lowered kernels have. */
+ * this machine as the native engine sees it, bench/calibrate.py's fit on
+ * that engine: its effective rates, not peak.c's roofs), for the element
+ * type most of g's lowered kernels have. */
 static void
 page_peak(const Graph *g, ReportPeak *pk)
 {
