@@ -247,12 +247,15 @@ stream soft 'shape-infer,fuse{row-fusion=true},lower-tiled{bm=8,bn=16}' 'row seg
 stream soft 'shape-infer,fuse{row-fusion=true},autotune{target=cpu},lower-tiled' 'row segment' 1
 # f64: the division by the row's sum through aicm_rdiv_f64 (tests/native/vdiv.c),
 # and the row's store prefetched a 64-byte chunk at a time in its exp loop
-# when a program holds more than one row (the tiling is pinned: a program
-# of one row has no next row to prefetch, and which the model picks moves
-# with each refit of the cpu target)
+# (the tiling is pinned: which the model picks moves with each refit of
+# the cpu target)
 sed 's/f32/f64/g; s/@soft/@soft64/' "$T/soft.aicm" >"$T/soft64.aicm"
 stream soft64 'shape-infer,fuse{row-fusion=true},lower-tiled{bm=8,bn=16}' 'aicm_rdiv_f64(t' 1
 stream soft64 'shape-infer,fuse{row-fusion=true},lower-tiled{bm=4,bn=128}' 'AICM_PREFETCH(a->y, pf' 1
+# a program of one row is a segment of one row: its prefetches reach the
+# next program's row
+stream soft64 'shape-infer,fuse{row-fusion=true},lower-tiled{bm=1,bn=128}' 'AICM_PREFETCH(a->y, pf' 1
+stream soft64 'shape-infer,fuse{row-fusion=true},lower-tiled{bm=1,bn=128}' 'row segment' 1
 # An integer division by zero in a lane of the valid box is the error the
 # other engines report (exit 1, the op named), on 1 thread and on 2, fused
 # or not; zeros that only fill lanes past the edge are none (the divisor
