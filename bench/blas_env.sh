@@ -11,9 +11,18 @@
 # same, so the core loaded under the named one is read back and printed.)
 # Needs $py.
 #
+# Sourcing this file unsets OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE for the
+# whole benchmark: a machine's environment may name a kernel of its own
+# (seen: OPENBLAS_CORETYPE=Haswell and OPENBLAS_L2_SIZE=512 on an AMD Zen 5,
+# family 26, with AVX-512, where OpenBLAS itself picks Cooperlake: numpy
+# 47.8 GFLOP/s f64 at 1024^3 under the inherited Haswell, 79 under its own
+# pick), and every library's runs must get the kernel printed here, whether
+# or not the script passes $nenv or $tenv through `env -u` itself.
+#
 #   blas_env VAR LABEL CODE    runs CODE (a BLAS matmul) under $py, prints
 #                              the kernel LABEL loaded, and sets VAR to the
 #                              OPENBLAS_CORETYPE=... its runs need, or empty
+unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 blas_core() {
 	env -u OPENBLAS_CORETYPE OPENBLAS_VERBOSE=2 $1 $py -c "$2" 2>&1 |
 	    sed -n 's/^Core: *\([A-Za-z0-9]*\).*/\1/p' | head -1
