@@ -495,8 +495,9 @@ native_env_end(NativeEnv *e)
 /* The native engine through the library: the mlp compiled to C, built,
  * loaded and run, against the reference engine on the same data, twice
  * (the second time with another W given by name: the generated code
- * reads the const's buffer on every run); and a gather index out of
- * range is AICM_ERR_INPUT with the message the other engines give. */
+ * reads the const's buffer on every run); its KernelStats are the tile
+ * engine's; and a gather index out of range is AICM_ERR_INPUT with the
+ * message the other engines give. */
 START_TEST(test_api_native)
 {
 	static double x[M * K], w[K * N], w2[K * N], b[N], y[M], yr[M];
@@ -507,14 +508,17 @@ START_TEST(test_api_native)
 	static double gx[35];
 	NativeEnv env;
 	aicm_context *ctx = aicm_context_new();
-	aicm_module *m, *mr, *mg;
-	aicm_program *p, *pr, *pg;
+	aicm_module *m, *mr, *mg, *mt;
+	aicm_program *p, *pr, *pg, *pt;
 	aicm_tensor in;
+	aicm_kernel_stats st;
+	int nk;
 
 	native_env_begin(&env, NULL);
 	ck_assert_int_eq(aicm_context_set_threads(ctx, 2), AICM_OK);
 	p = mlp_program(ctx, &m, "shape-infer,fuse,lower-tiled", AICM_ENGINE_NATIVE);
 	pr = mlp_program(ctx, &mr, NULL, AICM_ENGINE_REFERENCE);
+	ck_assert_int_eq(aicm_program_num_kernels(p), 0);      /* before a run */
 	mlp_data(x, w, b, 2);
 	for (int i = 0; i < K * N; i++)
 		w2[i] = 0.25 + w[i] * 0.5;
@@ -527,8 +531,37 @@ START_TEST(test_api_native)
 			ck_assert_msg(fabs(y[i] - yr[i]) <= 1e-12 * fmax(fabs(yr[i]), 1),
 			    "run %d, row %d: native %.17g, reference %.17g", run, i, y[i], yr[i]);
 	}
-	/* (the tile engine's counting is not the native engine's) */
-	ck_assert_int_eq(aicm_program_num_kernels(p), 0);
+	/* KernelStats: the tile engine's on the same program (DESIGN section
+	 * 13), as aicm-run --engine=native --stats gives them, figures by
+	 * hand as in test_api_stats */
+	pt = mlp_program(ctx, &mt, "shape-infer,fuse,lower-tiled", AICM_ENGINE_TILE);
+	ck_assert_int_eq(mlp_run(pt, x, w2, b, yr), AICM_OK);
+	nk = aicm_program_num_kernels(p);
+	ck_assert_int_eq(nk, 1);
+	ck_assert_int_eq(nk, aicm_program_num_kernels(pt));
+	for (int k = -1; k < nk; k++) {
+		aicm_kernel_stats s, t;
+
+		ck_assert_msg(aicm_program_kernel_stats(p, k, &s) == AICM_OK, "%s", aicm_error(ctx));
+		ck_assert_int_eq(aicm_program_kernel_stats(pt, k, &t), AICM_OK);
+		ck_assert_str_eq(s.name, t.name);
+		ck_assert_str_eq(s.kind, t.kind);
+		ck_assert_str_eq(s.result, t.result);
+		for (int j = 0; j < 3; j++)
+			ck_assert_int_eq(s.grid[j], t.grid[j]);
+		ck_assert_int_eq(s.programs, t.programs);
+		ck_assert_int_eq(s.bytes_read, t.bytes_read);
+		ck_assert_int_eq(s.bytes_written, t.bytes_written);
+		ck_assert_int_eq(s.flops, t.flops);
+		ck_assert_int_eq(s.ideal_read, t.ideal_read);
+		ck_assert_int_eq(s.ideal_written, t.ideal_written);
+		ck_assert_int_eq(s.flops, 2 * M * K * N + 3 * M * N);
+		ck_assert_int_eq(s.ideal_read, 8 * (M * K + K * N + N));
+		ck_assert_int_eq(s.bytes_written, 8 * M);
+	}
+	ck_assert_int_eq(aicm_program_kernel_stats(p, nk, &st), AICM_ERR_USAGE);
+	aicm_program_free(pt);
+	aicm_module_free(mt);
 	/* the engine that ran is the compiled C: its cache holds it */
 	{
 		char so[512];
@@ -548,6 +581,7 @@ START_TEST(test_api_native)
 	ck_assert_msg(aicm_compile(mg, AICM_ENGINE_NATIVE, &pg) == AICM_OK, "%s", aicm_error(ctx));
 	in = tensor(NULL, AICM_F64, 2, gs, gx);
 	ck_assert_int_eq(aicm_program_run(pg, &in, 1, NULL, 0), AICM_ERR_INPUT);
+	ck_assert_int_eq(aicm_program_num_kernels(pg), 0);     /* no run succeeded */
 	ck_assert_msg(strstr(aicm_error(ctx), "g.aicm:4:3: error: '%g': 'gather' index 7 at [1, 1] "
 	    "of its indices is out of range for axis 0 of size 5\n") == aicm_error(ctx), "%s",
 	    aicm_error(ctx));

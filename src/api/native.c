@@ -511,6 +511,27 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 	return 0;
 }
 
+int
+native_count_stats(TilePlan **plan, const Graph *g, const Tensor *vals, Diag *d)
+{
+	/* one more tensor than nodes, so that a graph of none still gets an
+	 * allocation; the sources' tensors are borrowed (shallow copies, not
+	 * freed), the results are the count's own */
+	Tensor *tv = xcalloc((size_t)g->nnodes + 1, sizeof *tv);
+	int rc = 0;
+
+	for (int i = 0; i < g->nnodes; i++)
+		if (ir_ops[g->nodes[i].op].cls == OC_SOURCE)
+			tv[i] = vals[i];
+	if ((!*plan && !(*plan = exec_tile_compile(g, d))) || exec_tile_run(*plan, tv, 1, d) != 0)
+		rc = -1;
+	for (int i = 0; i < g->nnodes; i++)
+		if (ir_ops[g->nodes[i].op].cls != OC_SOURCE)
+			exec_tensor_free(&tv[i]);
+	free(tv);
+	return rc;
+}
+
 void
 native_free(NativeModel *m)
 {
