@@ -596,6 +596,75 @@ START_TEST(test_api_native)
 }
 END_TEST
 
+/* One kernel with a gather out of range and an integer division by zero
+ * in different programs, on 2 threads, each program's a thread of its
+ * own: the native engine reports what the tile engine reports, the same
+ * every run (its threads raced to flag the error, and a division by zero
+ * in program 2 and a gather out of range in program 60 came out as the
+ * gather); and of two gathers out of range, the lower program's. */
+START_TEST(test_api_native_error_order)
+{
+	static const struct {
+		int bad_index, zero_row;   /* the programs with the errors, or -1 */
+		int bad_index2;
+		const char *want;
+	} c[] = {
+	    {60, 2, -1, "e.aicm:5:3: error: '%q': integer division by zero in 'div' (its tile "
+	     "'%q1' of kernel '@k')\n"},
+	    {2, 60, -1, "e.aicm:5:3: error: '%q': integer division by zero in 'div' (its tile "
+	     "'%q1' of kernel '@k')\n"},
+	    {50, -1, 10, "e.aicm:5:8: error: '%q': 'gather' index 99 at [10] of its indices is "
+	     "out of range for axis 0 of size 64\n"},
+	};
+	static const int64_t zs[] = {64, 8};
+	static int64_t z[64 * 8];
+	NativeEnv env;
+	aicm_context *ctx = aicm_context_new();
+
+	native_env_begin(&env, NULL);
+	ck_assert_int_eq(aicm_context_set_threads(ctx, 2), AICM_OK);
+	for (size_t ci = 0; ci < sizeof c / sizeof c[0]; ci++) {
+		char text[2048], vals[512];
+		size_t len = 0;
+		aicm_module *m;
+		aicm_program *p[2];
+		aicm_tensor in = tensor(NULL, AICM_I64, 2, zs, z);
+
+		for (int i = 0; i < 64; i++)
+			len += (size_t)snprintf(vals + len, sizeof vals - len, "%s%d", i ? ", " : "",
+			    i == c[ci].bad_index || i == c[ci].bad_index2 ? 99 : i);
+		snprintf(text, sizeof text, "graph {\n  %%x = const() : (64, 8) i64 value=3\n"
+		    "  %%i = const() : (64,) i64 values=(%s)\n  %%z = input() : (64, 8) i64\n"
+		    "  %%q = tiled @k [opaque] (%%x, %%i, %%z) : (64, 8) i64 grid=(64, 1) BM=1 BN=32 {\n"
+		    "    %%m = program_id() axis=0\n    %%n = program_id() axis=1\n"
+		    "    %%idx = load %%i[%%m] : [1]\n"
+		    "    %%t = load_gather %%x[0, %%n * 32], %%idx : [1, 32] axis=0 masked\n"
+		    "    %%zt = load %%z[%%m, %%n * 32] : [1, 32] other=1\n"
+		    "    %%q1 = div(%%t, %%zt) : [1, 32]\n    store %%q[%%m, %%n * 32], %%q1 masked\n"
+		    "  }\n}\n", vals);
+		for (int i = 0; i < 64 * 8; i++)
+			z[i] = i / 8 == c[ci].zero_row && i % 8 == 3 ? 0 : 1 + i % 5;
+		ck_assert_msg(aicm_parse(ctx, text, strlen(text), "e.aicm", &m) == AICM_OK, "%s",
+		    aicm_error(ctx));
+		ck_assert_int_eq(aicm_compile(m, AICM_ENGINE_TILE, &p[0]), AICM_OK);
+		ck_assert_msg(aicm_compile(m, AICM_ENGINE_NATIVE, &p[1]) == AICM_OK, "%s",
+		    aicm_error(ctx));
+		for (int e = 0; e < 2; e++)
+			for (int run = 0; run < 8; run++) {
+				ck_assert_int_eq(aicm_program_run(p[e], &in, 1, NULL, 0), AICM_ERR_INPUT);
+				ck_assert_msg(strstr(aicm_error(ctx), c[ci].want) == aicm_error(ctx),
+				    "case %zu, %s engine, "
+				    "run %d: %s", ci, e ? "native" : "tile", run, aicm_error(ctx));
+			}
+		aicm_program_free(p[0]);
+		aicm_program_free(p[1]);
+		aicm_module_free(m);
+	}
+	aicm_context_free(ctx);
+	native_env_end(&env);
+}
+END_TEST
+
 /* No C compiler: aicm_compile is AICM_ERR_USAGE (aicm-run's exit 2) with
  * aicm-run's message, and the module still compiles for another engine. */
 START_TEST(test_api_native_no_compiler)
@@ -638,6 +707,7 @@ make_api_suite(void)
 	tcase_add_test(tc, test_api_stats);
 	tcase_add_test(tc, test_api_two_threads);
 	tcase_add_test(tc, test_api_native);
+	tcase_add_test(tc, test_api_native_error_order);
 	tcase_add_test(tc, test_api_native_no_compiler);
 	suite_add_tcase(s, tc);
 	return s;
