@@ -1377,6 +1377,13 @@ main(int argc, char **argv)
 	if (rep.html) {
 		ReportStats run = {0};
 
+		/* the native engine's run data: the tile engine's count, as for
+		 * --stats (which made it already, when given) */
+		if (o.engine == ENGINE_NATIVE && !tile_plan && status == 0 &&
+		    native_count_stats(&tile_plan, g, vals, &d) != 0) {
+			status = 1;
+			goto done;
+		}
 		if (tile_plan) {
 			run.k = (KernelStats *)exec_tile_stats(tile_plan, &run.n);
 			run.total = exec_tile_total(run.k, run.n);
