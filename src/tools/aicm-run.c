@@ -190,7 +190,7 @@ usage(FILE *f)
 	    "                           the graph, each kernel's autotune table, heat map\n"
 	    "                           and tile grid, this run's traffic and roofline\n"
 	    "                           (docs/report.md)\n"
-	    "  --report-file=FILE       the report to FILE instead, whole\n"
+	    "  --report-file=FILE       the report to FILE instead (needs --report), whole\n"
 	    "\n"
 	    "  -h, --help               this text\n"
 	    "  --version                the version\n"
