@@ -1506,6 +1506,16 @@ tstr(const Acc *a, int d)
 	return q >= 0 ? a->str[q] : 0;
 }
 
+/* Value v is read in place, in the tensor that a reaches: its padded
+ * strides are the tensor's, and no tile buffer is allocated for it. */
+static void
+mark_inplace(CgKernel *k, int v, const Acc *a)
+{
+	k->inplace[v] = true;
+	for (int d = 0; d < 4; d++)
+		k->vstr[v][d] = tstr(a, d);
+}
+
 static void
 src_index(char *buf, size_t n, const Acc *a, const int64_t *sh)
 {
@@ -2237,9 +2247,7 @@ cg_plan_runs(CgKernel *k)
 		acc_of(k, in, &a);
 		if (!ok || a.dt != vdt(k, v))
 			continue;
-		k->inplace[v] = true;
-		for (int d = 0; d < 4; d++)
-			k->vstr[v][d] = tstr(&a, d);
+		mark_inplace(k, v, &a);
 	}
 
 	for (int i = 0; i < f->ninsts;) {
@@ -2386,9 +2394,7 @@ cg_plan_dots(CgKernel *k)
 			acc_of(k, &f->insts[d], &a);
 			if (a.dt != vdt(k, b))
 				continue;
-			k->inplace[b] = true;
-			for (int q = 0; q < 4; q++)
-				k->vstr[b][q] = tstr(&a, q);
+			mark_inplace(k, b, &a);
 		}
 	}
 	/* a of a float dot that calls the vector micro-kernel (op_dot): an
@@ -2408,9 +2414,7 @@ cg_plan_dots(CgKernel *k)
 		acc_of(k, &f->insts[d], &ac);
 		if (ac.dt != rt || tstr(&ac, 3) != 1)
 			continue;
-		k->inplace[a] = true;
-		for (int q = 0; q < 4; q++)
-			k->vstr[a][q] = tstr(&ac, q);
+		mark_inplace(k, a, &ac);
 	}
 	/* b's strips kept from program to program (keep): a packed float
 	 * dot in a loop, with b read in place from an operand (never written
