@@ -250,6 +250,11 @@ for c in chain chain64; do
 	# valid lanes, so one strip of two vectors and the scalar tail
 	stream $c 'shape-infer,fuse,lower-tiled{bm=8,bn=64}' 'aicm_vcmax_f..(part, part + \(16\|8\));' 1
 	stream $c 'shape-infer,fuse,lower-tiled{bm=8,bn=64}' 'aicm_vcmax_f..(part + \(16\|8\), blk + ' 1
+	# and the same C built for the target without AVX (16-byte selects)
+	AICM_CFLAGS='-O2 -fPIC -shared'
+	export AICM_CFLAGS
+	stream $c 'shape-infer,fuse,lower-tiled{bm=8,bn=64}' 'aicm_vcmax_f..(part, part + \(16\|8\));' 1
+	unset AICM_CFLAGS
 done
 stream ints "$small" 'computed in the next' 1         # the chain into the store
 stream ints "$small" "$inplace" 4
