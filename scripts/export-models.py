@@ -38,9 +38,22 @@ import collections
 import os
 import sys
 
-import numpy as np
-import torch
-import torch.nn as nn
+# tests/models.sh compares NAME.out.npy with testdata/models byte for byte,
+# and torch's float results depend on the kernels it dispatches to: OpenBLAS
+# picks one per CPU (its Prescott, Haswell and SkylakeX/Cooperlake kernels
+# give different last bits: the files exported on an Intel Xeon, where
+# OpenBLAS falls back to Prescott, were 1-2 ulp off on an AMD Zen 5, where it
+# picks Cooperlake), and ATen its vector width.  So the export names both,
+# before torch loads them, whatever the environment says: OpenBLAS's generic
+# Prescott kernel (SSE2, the same on every x86-64) and ATen's AVX2 kernels.
+# The reference is then the same file on every machine; its speed does not
+# matter (the benchmarks time torch in processes of their own).
+os.environ["OPENBLAS_CORETYPE"] = "Prescott"
+os.environ["ATEN_CPU_CAPABILITY"] = "avx2"
+
+import numpy as np  # noqa: E402  (after the environment above)
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
 
 OPSET = 14
 SEED = 17                                # issue 17

@@ -34,6 +34,14 @@ export PATH
 PYTHONPATH="$top/python${PYTHONPATH:+:$PYTHONPATH}"
 AICM_LIB="$bin/libaicm.so"
 export PYTHONPATH AICM_LIB
+# The docs print numpy's error against aicm, and numpy's last bits depend on
+# the OpenBLAS kernel it loads for the CPU (and on OPENBLAS_CORETYPE, which a
+# machine's environment may set: Haswell here on an AMD Zen 5).  OpenBLAS's
+# generic Prescott kernel (SSE2) gives the same bytes on every x86-64, so the
+# docs' figures do not change with the machine they are checked on.
+OPENBLAS_CORETYPE=Prescott
+export OPENBLAS_CORETYPE
+unset OPENBLAS_L2_SIZE
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/aicm-doccheck.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT INT TERM
 
