@@ -6,7 +6,7 @@
 #
 #   sh bench/sweep.sh [BUILD_DIR]     env: REPS (5), WORKLOADS ("w1 w2 w3 w4 w5"),
 #                                          DTYPES ("f64 f32"), TARGETS ("cpu-tile cpu"),
-#                                          COARSE (off; e.g. 25), CONFIRM (2)
+#                                          COARSE (off; e.g. 25), CONFIRM (3)
 #
 # Each config runs as aicm-run --threads=1 --bench=REPS on
 # shape-infer,fuse{row-fusion=true},lower-tiled{bm,bn,bk} and counts the
@@ -19,7 +19,9 @@
 # COARSE=P sweeps coarse then fine (calibrate.py): every config timed once,
 # then the pick and the configs within P% of the coarse best REPS times.
 # CONFIRM rounds then time the pick and the three fastest again,
-# alternating, each keeping the least of its medians.
+# alternating, each keeping the least of its medians in these rounds; the
+# verdict compares these times only (the sweep's own times of its three
+# fastest are biased low: they were chosen for being fastest).
 # Each target's wall time is printed, to plan a run.
 set -u
 build=${1:-build}

@@ -498,7 +498,22 @@ attn_traffic(const Model *m, const TileConfig *c, Traffic *t)
 	    ((double)a->m * (double)a->n) - 1.0);
 	/* one dot pair a block; the carried tile [BM, dv + 2] in and out */
 	t->steps = mul(&ok, t->programs, nb);
+	t->attn_steps = t->steps;
 	t->acc_bytes = 2.0 * (double)t->steps * (double)c->bm * (double)(a->dv + 2) * (double)es;
+	t->mm_foot = (double)c->bm * (double)(a->dv + 2) * (double)es;
+	/* the tiles a program holds in a block (lower_attention.c): the
+	 * scores and what the softmax makes of them ([BM, BN]: the dot's
+	 * zero, s, s - max, exp), K's block and its transpose, V's block, Q
+	 * and Q scaled, and the carried state in, scaled and out; the
+	 * softmax's ops read and write their tiles, as an elementwise
+	 * kernel's (cost_model_traffic) */
+	{
+		double bm = (double)(c->bm < a->m ? c->bm : a->m), bn = (double)(c->bn < a->n ? c->bn : a->n);
+
+		t->tile_foot = (double)es * (4.0 * bm * bn + 2.0 * bn * (double)a->d + bn * (double)a->dv +
+		    2.0 * bm * (double)a->d + 4.0 * bm * (double)(a->dv + 2));
+		t->tile_bytes = 2.0 * ((double)m->vec_flops + t->pad_vec_flops) * (double)es;
+	}
 	t->ok = ok;
 }
 
@@ -1483,24 +1498,24 @@ cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
 /* Sources: NVIDIA's H100 SXM5, H200 SXM and A100 SXM4 80 GB data sheets and
  * CUDA occupancy tables (dense, no sparsity); rubin is a projection (8 TB/s
  * class HBM4, H100's per-SM limits).  The two cpu rows model one core of this
- * machine (Intel Xeon family 6 model 207, L1d 48 KiB, L2 2 MiB), each fitted
- * on its own engine by bench/calibrate.py: cpu the native engine (aicm-run
+ * machine (AMD EPYC family 26, Zen 5: L1d 48 KiB, L2 1 MiB), each fitted on
+ * its own engine by bench/calibrate.py: cpu the native engine (aicm-run
  * --engine=native), cpu-tile the tile engine.  `make calibrate` times both
  * again and writes both rows (and the comment line above each, which says
  * when and under what load); docs/perf.md, "Calibrating the cpu targets",
  * has the data and the fit's error.  Their l2-kb (the cache a program's
  * tiles must fit) is fitted too: the tile engine's materialised op tiles
  * half the L2 (the streams take the rest), the native engine's local-array
- * tiles the L1. */
+ * tiles an eighth of it. */
 const Target cost_targets[] = {
-	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
-	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0},
-	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0},
-	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0},
-	/* cpu: bench/calibrate.py fit on the native engine, 752 timings, Intel(R) Xeon(R) Processor (family 6 model 207), 2026-12-02 10:56 to 11:06 UTC, load 8.78 to 3.28 */
-	{"cpu", 111.3, 1, 512, 16777216, 65536, 0.05837, 0.1635, 0.002358, 0.005756, 134.9, 0, 0.0001294, 135.5, 4.571, 48, 48},
-	/* cpu-tile: bench/calibrate.py fit on the tile engine, 752 timings, Intel(R) Xeon(R) Processor (family 6 model 207), 2026-12-02 10:56 to 11:02 UTC, load 8.78 to 5.83 */
-	{"cpu-tile", 129.6, 1, 512, 16777216, 65536, 0.07247, 0.3493, 0.001501, 0.00311, 768.8, 0.1092, 0.03148, 90.01, 8.713, 1024, 48},
+	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0},
+	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0},
+	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0, 0},
+	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0, 0},
+	/* cpu: bench/calibrate.py fit on the native engine, 784 timings, AMD EPYC (family 26 model 2), 2026-12-02 13:38 to 13:47 UTC, load 5.21 to 2.24 */
+	{"cpu", 305.5, 1, 512, 16777216, 65536, 0.08944, 0.1932, 0.005215, 0.01174, 0, 0, 0, 0, 2.521, 128, 1024, 1.008},
+	/* cpu-tile: bench/calibrate.py fit on the tile engine, 784 timings, AMD EPYC (family 26 model 2), 2026-12-02 13:34 to 13:40 UTC, load 7.06 to 5.43 */
+	{"cpu-tile", 188.2, 1, 512, 16777216, 65536, 0.125, 0.3295, 0.002626, 0.005502, 0.9685, 0.07282, 0.01627, 9.355e+11, 5.569, 512, 1024, 2.384},
 	{0},
 };
 
@@ -1775,7 +1790,8 @@ cost_score(const Target *t, DType dt, const Traffic *tr, Score *s)
 	/* a GPU keeps the accumulator in registers and overlaps its loop
 	 * steps (step-us and acc-gbs 0: no such cost); the tile executor calls
 	 * the dot once per step, reloading and storing the accumulator tile */
-	s->steps = (double)tr->steps / sms * t->step_us / 1e3;
+	s->steps = (double)(tr->steps - tr->attn_steps) / sms * t->step_us / 1e3 +
+	    (double)tr->attn_steps / sms * (t->attn_step_us > 0 ? t->attn_step_us : t->step_us) / 1e3;
 	/* the accumulator reloads cost only once the accumulator tile
 	 * outgrows the L1 (l1-kb 0: always); A's and B's panels stream */
 	if (t->acc_gbs > 0 && (t->l1_kb <= 0 || tr->mm_foot > t->l1_kb * 1024.0))

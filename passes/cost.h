@@ -37,6 +37,9 @@ typedef struct Traffic {
 	double pad_mm_flops;         /* flops the masked lanes of boundary tiles */
 	double pad_vec_flops;        /*   would do: the matmul's and the rest */
 	int64_t steps;               /* matmul kinds: K-loop steps summed over programs */
+	int64_t attn_steps;          /* of those, an attention kernel's K/V blocks (each a
+	                              * dot pair and the online softmax's row updates:
+	                              * charged at attn-step-us, not step-us) */
 	double acc_bytes;            /* the dot's accumulator tile reloaded and stored,
 	                              * once per step (whole tiles, padding included) */
 	double segs;                 /* contiguous runs the loads and stores make (a
@@ -110,7 +113,8 @@ void cost_traffic_range(const Graph *g, KernelKind kind, int first, int last,
 	X(acc_gbs, "acc-gbs", "bandwidth of the accumulator's reload per K step, GB/s (cpu: the caches)") \
 	X(seg_ns, "seg-ns", "cost of one contiguous run of a tile load or store, ns (cpu: a tile row shorter than its tensor's row; 0 in a target: no such term)") \
 	X(l2_kb, "l2-kb", "cache one program's tiles must fit, KB, else its ops' tile traffic goes to memory (cpu: the L2; 0 in a target: no such term)") \
-	X(l1_kb, "l1-kb", "cache a dot's accumulator tile must fit, KB, else its reloads cost (acc-gbs; 0 in a target: always)")
+	X(l1_kb, "l1-kb", "cache a dot's accumulator tile must fit, KB, else its reloads cost (acc-gbs; 0 in a target: always)") \
+	X(attn_step_us, "attn-step-us", "overhead per K/V block of an attention program, us (cpu: its two dots' calls and the online softmax's row updates; 0 in a target: charged at step-us)")
 
 typedef struct Target {
 	const char *name;
@@ -119,7 +123,7 @@ typedef struct Target {
 #undef X
 } Target;
 
-enum { COST_NPARAMS = 16, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
+enum { COST_NPARAMS = 17, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
 extern const Target cost_targets[];            /* {0}-terminated */
 extern const char *const cost_param_keys[COST_NPARAMS];
 const Target *cost_target_lookup(const char *name);

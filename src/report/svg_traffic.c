@@ -264,9 +264,14 @@ roof_draw(FILE *f, const ReportStats *run, const ReportPeak *pk, bool standalone
 		h = 20 + 16 * (run->n < ROOF_LIST ? run->n : ROOF_LIST) + 40 + RL_Y;
 	*pw = w;
 	*ph = h;
-	snprintf(buf, sizeof buf, "roofline, %s%s: peak %.4g GFLOP/s, %.4g GB/s",
+	/* a target's figures are the cost model's fitted rates (for the cpu
+	 * targets, what an engine reached in the calibration), not the
+	 * machine's peak: a kernel may run above them, so they are not called
+	 * one (bench/peak.c's measured roofs come in as --peak=GFLOPS,GBS) */
+	snprintf(buf, sizeof buf, "roofline, %s%s: %s %.4g GFLOP/s, %.4g GB/s",
 	    strcmp(pk->name, "given") ? "target " : "", strcmp(pk->name, "given") ? pk->name :
-	    "given figures", pk->gflops, pk->gbs);
+	    "given figures", strcmp(pk->name, "given") ? "the model's rates" : "peak",
+	    pk->gflops, pk->gbs);
 	if (standalone)
 		svg_open(f, w, h, buf);
 	else
