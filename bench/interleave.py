@@ -14,7 +14,11 @@ pipeline of bench/models.py, one thread) and the model under
 torch.inference_mode() (one thread) run one after the other REPS times in
 the same process, so each pair shares its phase.  Printed: each side's min
 and median, the ratio of the medians, of the mins, and the median of the
-REPS per-pair ratios aicm/eager, which the phases move least.  Both sides'
+REPS per-pair ratios aicm/eager, which the phases move least.  One thread
+means one on PyTorch's side too: torch.set_num_threads(1) does not reach
+the pool of Debian's libopenblas0-pthread that its matmuls run on, so the
+script sets OPENBLAS_NUM_THREADS=1 before numpy or torch loads OpenBLAS
+(as bench/torch_env.sh does for bench/models.sh).  Both sides'
 outputs are checked against NAME.out.npy first (DESIGN section 7's
 measure, within the f32 tolerance 1e-4): a figure from a wrong output is
 no figure.  The OpenBLAS rule of DESIGN section 11 is the caller's, as for
@@ -28,7 +32,9 @@ import statistics
 import sys
 import time
 
-import numpy as np
+# before OpenBLAS loads (numpy's import loads it): it reads the variable once
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PIPE = "shape-infer,fuse,autotune{target=cpu-tile},lower-tiled"   # bench/models.py's

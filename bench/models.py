@@ -20,8 +20,9 @@ so the same weights): eager is model(x); jit is torch.jit.trace(model, x) then
 torch.jit.freeze, traced under no_grad (inference tensors cannot be traced)
 and run under inference_mode.  The OpenBLAS kernel rule of DESIGN section 11
 is the caller's (bench/models.sh): the variables it names in
-MODELS_TORCH_ENV ("OPENBLAS_CORETYPE=SkylakeX") are set for PyTorch's
-processes alone.  aicm's side: aicm-import and aicm-opt are timed as whole
+MODELS_TORCH_ENV ("OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1") are
+set for PyTorch's processes alone (the thread count because
+torch.set_num_threads(1) does not reach OpenBLAS's own pool: bench/torch_env.sh).  aicm's side: aicm-import and aicm-opt are timed as whole
 processes (the best of ROUNDS runs, wall clock), since that is what a user
 waits for; aicm-run's time is its own --bench median of execution alone
 (loading the weights and compiling excluded, as PyTorch's model is built

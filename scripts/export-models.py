@@ -43,13 +43,16 @@ import sys
 # picks one per CPU (its Prescott, Haswell and SkylakeX/Cooperlake kernels
 # give different last bits: the files exported on an Intel Xeon, where
 # OpenBLAS falls back to Prescott, were 1-2 ulp off on an AMD Zen 5, where it
-# picks Cooperlake), and ATen its vector width.  So the export names both,
-# before torch loads them, whatever the environment says: OpenBLAS's generic
-# Prescott kernel (SSE2, the same on every x86-64) and ATen's AVX2 kernels.
-# The reference is then the same file on every machine; its speed does not
-# matter (the benchmarks time torch in processes of their own).
-os.environ["OPENBLAS_CORETYPE"] = "Prescott"
-os.environ["ATEN_CPU_CAPABILITY"] = "avx2"
+# picks Cooperlake), and ATen its vector width.  So the export, run as a
+# script, names both before torch loads them, whatever the environment says:
+# OpenBLAS's generic Prescott kernel (SSE2, the same on every x86-64) and
+# ATen's AVX2 kernels, by running itself again with them set.  The reference
+# is then the same file on every machine.  bench/models.py, bench/blocks.py
+# and bench/interleave.py import this file as a module into the processes
+# they time: there it changes nothing, so torch runs on its own kernels.
+PINNED = {"OPENBLAS_CORETYPE": "Prescott", "ATEN_CPU_CAPABILITY": "avx2"}
+if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in PINNED.items()):
+    os.execve(sys.executable, [sys.executable] + sys.argv, {**os.environ, **PINNED})
 
 import numpy as np  # noqa: E402  (after the environment above)
 import torch  # noqa: E402
