@@ -495,8 +495,9 @@ native_env_end(NativeEnv *e)
 /* The native engine through the library: the mlp compiled to C, built,
  * loaded and run, against the reference engine on the same data, twice
  * (the second time with another W given by name: the generated code
- * reads the const's buffer on every run); and a gather index out of
- * range is AICM_ERR_INPUT with the message the other engines give. */
+ * reads the const's buffer on every run); its KernelStats are the tile
+ * engine's; and a gather index out of range is AICM_ERR_INPUT with the
+ * message the other engines give. */
 START_TEST(test_api_native)
 {
 	static double x[M * K], w[K * N], w2[K * N], b[N], y[M], yr[M];
@@ -507,14 +508,17 @@ START_TEST(test_api_native)
 	static double gx[35];
 	NativeEnv env;
 	aicm_context *ctx = aicm_context_new();
-	aicm_module *m, *mr, *mg;
-	aicm_program *p, *pr, *pg;
+	aicm_module *m, *mr, *mg, *mt;
+	aicm_program *p, *pr, *pg, *pt;
 	aicm_tensor in;
+	aicm_kernel_stats st;
+	int nk;
 
 	native_env_begin(&env, NULL);
 	ck_assert_int_eq(aicm_context_set_threads(ctx, 2), AICM_OK);
 	p = mlp_program(ctx, &m, "shape-infer,fuse,lower-tiled", AICM_ENGINE_NATIVE);
 	pr = mlp_program(ctx, &mr, NULL, AICM_ENGINE_REFERENCE);
+	ck_assert_int_eq(aicm_program_num_kernels(p), 0);      /* before a run */
 	mlp_data(x, w, b, 2);
 	for (int i = 0; i < K * N; i++)
 		w2[i] = 0.25 + w[i] * 0.5;
@@ -527,8 +531,37 @@ START_TEST(test_api_native)
 			ck_assert_msg(fabs(y[i] - yr[i]) <= 1e-12 * fmax(fabs(yr[i]), 1),
 			    "run %d, row %d: native %.17g, reference %.17g", run, i, y[i], yr[i]);
 	}
-	/* (the tile engine's counting is not the native engine's) */
-	ck_assert_int_eq(aicm_program_num_kernels(p), 0);
+	/* KernelStats: the tile engine's on the same program (DESIGN section
+	 * 13), as aicm-run --engine=native --stats gives them, figures by
+	 * hand as in test_api_stats */
+	pt = mlp_program(ctx, &mt, "shape-infer,fuse,lower-tiled", AICM_ENGINE_TILE);
+	ck_assert_int_eq(mlp_run(pt, x, w2, b, yr), AICM_OK);
+	nk = aicm_program_num_kernels(p);
+	ck_assert_int_eq(nk, 1);
+	ck_assert_int_eq(nk, aicm_program_num_kernels(pt));
+	for (int k = -1; k < nk; k++) {
+		aicm_kernel_stats s, t;
+
+		ck_assert_msg(aicm_program_kernel_stats(p, k, &s) == AICM_OK, "%s", aicm_error(ctx));
+		ck_assert_int_eq(aicm_program_kernel_stats(pt, k, &t), AICM_OK);
+		ck_assert_str_eq(s.name, t.name);
+		ck_assert_str_eq(s.kind, t.kind);
+		ck_assert_str_eq(s.result, t.result);
+		for (int j = 0; j < 3; j++)
+			ck_assert_int_eq(s.grid[j], t.grid[j]);
+		ck_assert_int_eq(s.programs, t.programs);
+		ck_assert_int_eq(s.bytes_read, t.bytes_read);
+		ck_assert_int_eq(s.bytes_written, t.bytes_written);
+		ck_assert_int_eq(s.flops, t.flops);
+		ck_assert_int_eq(s.ideal_read, t.ideal_read);
+		ck_assert_int_eq(s.ideal_written, t.ideal_written);
+		ck_assert_int_eq(s.flops, 2 * M * K * N + 3 * M * N);
+		ck_assert_int_eq(s.ideal_read, 8 * (M * K + K * N + N));
+		ck_assert_int_eq(s.bytes_written, 8 * M);
+	}
+	ck_assert_int_eq(aicm_program_kernel_stats(p, nk, &st), AICM_ERR_USAGE);
+	aicm_program_free(pt);
+	aicm_module_free(mt);
 	/* the engine that ran is the compiled C: its cache holds it */
 	{
 		char so[512];
@@ -548,6 +581,7 @@ START_TEST(test_api_native)
 	ck_assert_msg(aicm_compile(mg, AICM_ENGINE_NATIVE, &pg) == AICM_OK, "%s", aicm_error(ctx));
 	in = tensor(NULL, AICM_F64, 2, gs, gx);
 	ck_assert_int_eq(aicm_program_run(pg, &in, 1, NULL, 0), AICM_ERR_INPUT);
+	ck_assert_int_eq(aicm_program_num_kernels(pg), 0);     /* no run succeeded */
 	ck_assert_msg(strstr(aicm_error(ctx), "g.aicm:4:3: error: '%g': 'gather' index 7 at [1, 1] "
 	    "of its indices is out of range for axis 0 of size 5\n") == aicm_error(ctx), "%s",
 	    aicm_error(ctx));
@@ -557,6 +591,75 @@ START_TEST(test_api_native)
 	aicm_program_free(pr);
 	aicm_module_free(m);
 	aicm_module_free(mr);
+	aicm_context_free(ctx);
+	native_env_end(&env);
+}
+END_TEST
+
+/* One kernel with a gather out of range and an integer division by zero
+ * in different programs, on 2 threads, each program's a thread of its
+ * own: the native engine reports what the tile engine reports, the same
+ * every run (its threads raced to flag the error, and a division by zero
+ * in program 2 and a gather out of range in program 60 came out as the
+ * gather); and of two gathers out of range, the lower program's. */
+START_TEST(test_api_native_error_order)
+{
+	static const struct {
+		int bad_index, zero_row;   /* the programs with the errors, or -1 */
+		int bad_index2;
+		const char *want;
+	} c[] = {
+	    {60, 2, -1, "e.aicm:5:3: error: '%q': integer division by zero in 'div' (its tile "
+	     "'%q1' of kernel '@k')\n"},
+	    {2, 60, -1, "e.aicm:5:3: error: '%q': integer division by zero in 'div' (its tile "
+	     "'%q1' of kernel '@k')\n"},
+	    {50, -1, 10, "e.aicm:5:8: error: '%q': 'gather' index 99 at [10] of its indices is "
+	     "out of range for axis 0 of size 64\n"},
+	};
+	static const int64_t zs[] = {64, 8};
+	static int64_t z[64 * 8];
+	NativeEnv env;
+	aicm_context *ctx = aicm_context_new();
+
+	native_env_begin(&env, NULL);
+	ck_assert_int_eq(aicm_context_set_threads(ctx, 2), AICM_OK);
+	for (size_t ci = 0; ci < sizeof c / sizeof c[0]; ci++) {
+		char text[2048], vals[512];
+		size_t len = 0;
+		aicm_module *m;
+		aicm_program *p[2];
+		aicm_tensor in = tensor(NULL, AICM_I64, 2, zs, z);
+
+		for (int i = 0; i < 64; i++)
+			len += (size_t)snprintf(vals + len, sizeof vals - len, "%s%d", i ? ", " : "",
+			    i == c[ci].bad_index || i == c[ci].bad_index2 ? 99 : i);
+		snprintf(text, sizeof text, "graph {\n  %%x = const() : (64, 8) i64 value=3\n"
+		    "  %%i = const() : (64,) i64 values=(%s)\n  %%z = input() : (64, 8) i64\n"
+		    "  %%q = tiled @k [opaque] (%%x, %%i, %%z) : (64, 8) i64 grid=(64, 1) BM=1 BN=32 {\n"
+		    "    %%m = program_id() axis=0\n    %%n = program_id() axis=1\n"
+		    "    %%idx = load %%i[%%m] : [1]\n"
+		    "    %%t = load_gather %%x[0, %%n * 32], %%idx : [1, 32] axis=0 masked\n"
+		    "    %%zt = load %%z[%%m, %%n * 32] : [1, 32] other=1\n"
+		    "    %%q1 = div(%%t, %%zt) : [1, 32]\n    store %%q[%%m, %%n * 32], %%q1 masked\n"
+		    "  }\n}\n", vals);
+		for (int i = 0; i < 64 * 8; i++)
+			z[i] = i / 8 == c[ci].zero_row && i % 8 == 3 ? 0 : 1 + i % 5;
+		ck_assert_msg(aicm_parse(ctx, text, strlen(text), "e.aicm", &m) == AICM_OK, "%s",
+		    aicm_error(ctx));
+		ck_assert_int_eq(aicm_compile(m, AICM_ENGINE_TILE, &p[0]), AICM_OK);
+		ck_assert_msg(aicm_compile(m, AICM_ENGINE_NATIVE, &p[1]) == AICM_OK, "%s",
+		    aicm_error(ctx));
+		for (int e = 0; e < 2; e++)
+			for (int run = 0; run < 8; run++) {
+				ck_assert_int_eq(aicm_program_run(p[e], &in, 1, NULL, 0), AICM_ERR_INPUT);
+				ck_assert_msg(strstr(aicm_error(ctx), c[ci].want) == aicm_error(ctx),
+				    "case %zu, %s engine, "
+				    "run %d: %s", ci, e ? "native" : "tile", run, aicm_error(ctx));
+			}
+		aicm_program_free(p[0]);
+		aicm_program_free(p[1]);
+		aicm_module_free(m);
+	}
 	aicm_context_free(ctx);
 	native_env_end(&env);
 }
@@ -604,6 +707,7 @@ make_api_suite(void)
 	tcase_add_test(tc, test_api_stats);
 	tcase_add_test(tc, test_api_two_threads);
 	tcase_add_test(tc, test_api_native);
+	tcase_add_test(tc, test_api_native_error_order);
 	tcase_add_test(tc, test_api_native_no_compiler);
 	suite_add_tcase(s, tc);
 	return s;

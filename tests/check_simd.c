@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "check_aicm.h"
+#include "ck_rand.h"
 #include "scalar.h"
 #include "simd.h"
 
@@ -24,10 +25,7 @@ static uint64_t rs = 88172645463325252ull;
 static double
 rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return (double)(rs >> 11) / (double)(1ull << 53) * 2.0 - 1.0;
+	return (double)(ck_xorshift64(&rs) >> 11) / (double)(1ull << 53) * 2.0 - 1.0;
 }
 
 static bool
@@ -833,10 +831,7 @@ rnd_int(bool i32)
 	int64_t lo = i32 ? INT32_MIN : INT64_MIN, hi = i32 ? INT32_MAX : INT64_MAX;
 	uint64_t r;
 
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	r = rs;
+	r = ck_xorshift64(&rs);
 	switch (r % 10) {
 	case 0: return lo;
 	case 1: return hi;

@@ -62,6 +62,49 @@ run_ref(const Graph *g)
 	return vals;
 }
 
+/* Frees a run's tensors (run_tiled's, run_ref's) and the array. */
+static void
+free_run(Tensor *vals, const Graph *g)
+{
+	exec_tensors_free(vals, g->nnodes);
+	free(vals);
+}
+
+/* g (lowered) against the reference interpreter on r (the same graph not
+ * lowered): every output of a one-thread run within tol relative, then
+ * the same bits on each count of threads (a list ending in 0).  Returns
+ * the number of outputs, so a caller can check it compared what it
+ * meant to. */
+static int
+check_tiled_any_threads(const Graph *g, const Graph *r, double tol, const int *threads)
+{
+	Tensor *ref = run_ref(r), *v1 = run_tiled(g, 1, NULL);
+	int *outs = NULL, no = ir_outputs(g, &outs);
+
+	ck_assert_int_gt(no, 0);
+	for (int k = 0; k < no; k++) {
+		int o = outs[k], ro = ir_lookup(r, g->nodes[o].name);
+		ExecErr e;
+
+		ck_assert_int_ge(ro, 0);
+		e = exec_compare(&v1[o], &ref[ro]);
+		ck_assert_msg(e.rel < tol, "%s: rel err %g", g->nodes[o].name, e.rel);
+	}
+	for (const int *th = threads; *th; th++) {
+		Tensor *vt = run_tiled(g, *th, NULL);
+
+		for (int k = 0; k < no; k++)
+			ck_assert_msg(memcmp(vt[outs[k]].data, v1[outs[k]].data,
+			    exec_tensor_bytes(&v1[outs[k]])) == 0, "%s: other bits on %d threads",
+			    g->nodes[outs[k]].name, *th);
+		free_run(vt, g);
+	}
+	free(outs);
+	free_run(ref, r);
+	free_run(v1, g);
+	return no;
+}
+
 static char *
 print_str(const Graph *g)
 {
@@ -162,13 +205,11 @@ START_TEST(test_tile_smaller_blocks_repeat_traffic)
 		c = ir_lookup(g, "C");
 		e = exec_compare(&v[c], &ref[ir_lookup(r, "C")]);
 		ck_assert(e.rel < 1e-12);
-		exec_tensors_free(v, g->nnodes);
-		free(v);
+		free_run(v, g);
 		ir_graph_free(g);
 	}
 	ck_assert_int_eq(wr, 100 * 84 * 8);
-	exec_tensors_free(ref, r->nnodes);
-	free(ref);
+	free_run(ref, r);
 	ir_graph_free(r);
 }
 END_TEST
@@ -177,37 +218,13 @@ END_TEST
  * threads (the split reduction and the column maxima combine atomically). */
 START_TEST(test_tile_kinds_match_reference_any_threads)
 {
+	static const int threads[] = {2, 5, 0};
 	Graph *g = ck_pipeline(kinds, "shape-infer,lower-tiled");
 	Graph *r = ck_pipeline(kinds, "shape-infer");
-	Tensor *ref, *v1;
-	int *outs, no;
 
 	ck_assert_ptr_nonnull(g);
 	ck_assert_ptr_nonnull(r);
-	ref = run_ref(r);
-	v1 = run_tiled(g, 1, NULL);
-	no = ir_outputs(g, &outs);
-	ck_assert_int_eq(no, 7);
-	for (int k = 0; k < no; k++) {
-		int ri = ir_lookup(r, g->nodes[outs[k]].name);
-		ExecErr e = exec_compare(&v1[outs[k]], &ref[ri]);
-
-		ck_assert_msg(e.rel < 1e-12, "%s: rel err %g", g->nodes[outs[k]].name, e.rel);
-	}
-	for (int th = 2; th <= 5; th += 3) {
-		Tensor *vt = run_tiled(g, th, NULL);
-
-		for (int k = 0; k < no; k++)
-			ck_assert(memcmp(vt[outs[k]].data, v1[outs[k]].data,
-			    exec_tensor_bytes(&v1[outs[k]])) == 0);
-		exec_tensors_free(vt, g->nnodes);
-		free(vt);
-	}
-	free(outs);
-	exec_tensors_free(ref, r->nnodes);
-	exec_tensors_free(v1, g->nnodes);
-	free(ref);
-	free(v1);
+	ck_assert_int_eq(check_tiled_any_threads(g, r, 1e-12, threads), 7);
 	ir_graph_free(g);
 	ir_graph_free(r);
 }
@@ -304,10 +321,8 @@ START_TEST(test_tile_prepacked_const_refreshed)
 		ck_assert(exec_compare(&v[y], &rv[ry]).rel < 1e-5);
 		exec_tensor_free(&first);
 		exec_tile_free(p);
-		exec_tensors_free(v, g->nnodes);
-		exec_tensors_free(rv, r->nnodes);
-		free(v);
-		free(rv);
+		free_run(v, g);
+		free_run(rv, r);
 		diag_free(&d);
 	}
 	ir_graph_free(g);
@@ -349,32 +364,14 @@ START_TEST(test_tile_row_run_direct_store)
 	};
 
 	for (size_t s = 0; s < sizeof srcs / sizeof srcs[0]; s++) {
+		static const int threads[] = {3, 0};
 		Graph *g = ck_pipeline(srcs[s], "shape-infer,fuse,lower-tiled{bm=16,bn=32,bk=16}");
 		Graph *r = ck_pipeline(srcs[s], "shape-infer");
-		Tensor *ref, *v1, *v3;
-		int *outs = NULL, no;
 
 		ck_assert_ptr_nonnull(g);
 		ck_assert_ptr_nonnull(r);
-		ref = run_ref(r);
-		v1 = run_tiled(g, 1, NULL);
-		v3 = run_tiled(g, 3, NULL);
-		no = ir_outputs(g, &outs);
-		ck_assert_int_gt(no, 0);
-		for (int k = 0; k < no; k++) {
-			int o = outs[k], ro = ir_lookup(r, g->nodes[o].name);
-
-			ck_assert_int_ge(ro, 0);
-			ck_assert(exec_compare(&v1[o], &ref[ro]).rel < (s == 0 ? 1e-5 : 1e-12));
-			ck_assert(memcmp(v1[o].data, v3[o].data, exec_tensor_bytes(&v1[o])) == 0);
-		}
-		free(outs);
-		exec_tensors_free(ref, r->nnodes);
-		exec_tensors_free(v1, g->nnodes);
-		exec_tensors_free(v3, g->nnodes);
-		free(ref);
-		free(v1);
-		free(v3);
+		ck_assert_int_eq(check_tiled_any_threads(g, r, s == 0 ? 1e-5 : 1e-12, threads),
+		    s == 0 ? 1 : 2);
 		ir_graph_free(g);
 		ir_graph_free(r);
 	}
@@ -394,38 +391,18 @@ START_TEST(test_tile_conv_epilogue_any_threads)
 	    "  %o = relu(%s)\n}\n";
 	static const char *const pipes[] = {"shape-infer,fuse,lower-tiled{bm=16,bn=8,bk=8}",
 	    "shape-infer,fuse,lower-tiled{bm=32,bn=32,bk=16}"};
+	static const int threads[] = {2, 5, 0};
 	Graph *r = ck_pipeline(src, "shape-infer");
-	Tensor *ref;
-	int ro;
 
 	ck_assert_ptr_nonnull(r);
-	ref = run_ref(r);
-	ro = ir_lookup(r, "o");
 	for (size_t pi = 0; pi < sizeof pipes / sizeof pipes[0]; pi++) {
 		Graph *g = ck_pipeline(src, pipes[pi]);
-		Tensor *v1;
-		int o;
-		ExecErr e;
 
 		ck_assert_ptr_nonnull(g);
-		o = ir_lookup(g, "o");
-		ck_assert_int_eq(g->nodes[o].tile->kind, KK_CONV_EPILOGUE);
-		v1 = run_tiled(g, 1, NULL);
-		e = exec_compare(&v1[o], &ref[ro]);
-		ck_assert_msg(e.rel < 1e-5, "%s: rel err %g", pipes[pi], e.rel);
-		for (int th = 2; th <= 5; th += 3) {
-			Tensor *vt = run_tiled(g, th, NULL);
-
-			ck_assert(memcmp(vt[o].data, v1[o].data, exec_tensor_bytes(&v1[o])) == 0);
-			exec_tensors_free(vt, g->nnodes);
-			free(vt);
-		}
-		exec_tensors_free(v1, g->nnodes);
-		free(v1);
+		ck_assert_int_eq(g->nodes[ir_lookup(g, "o")].tile->kind, KK_CONV_EPILOGUE);
+		ck_assert_int_eq(check_tiled_any_threads(g, r, 1e-5, threads), 1);
 		ir_graph_free(g);
 	}
-	exec_tensors_free(ref, r->nnodes);
-	free(ref);
 	ir_graph_free(r);
 }
 END_TEST
@@ -469,8 +446,7 @@ START_TEST(test_tile_traffic_rules)
 		    (long long)t.bytes_read, (long long)c[i].rd);
 		ck_assert_msg(t.bytes_written == c[i].wr, "case %zu: written %lld, want %lld", i,
 		    (long long)t.bytes_written, (long long)c[i].wr);
-		exec_tensors_free(v, g->nnodes);
-		free(v);
+		free_run(v, g);
 		ir_graph_free(g);
 	}
 }
@@ -709,8 +685,7 @@ START_TEST(test_tile_cost_model_agrees)
 			    "graph %zu, %s: executor read %lld written %lld, cost model %lld %lld", gi,
 			    pipes[pi], (long long)tot.bytes_read, (long long)tot.bytes_written,
 			    (long long)want_rd, (long long)want_wr);
-			exec_tensors_free(v, t->nnodes);
-			free(v);
+			free_run(v, t);
 			ir_graph_free(t);
 			ir_graph_free(g);
 		}
@@ -773,8 +748,7 @@ START_TEST(test_tile_copy_exact_integers)
 		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "w")], 1), 5);
 		ck_assert_int_eq(exec_geti(&v[ir_lookup(t, "x")], 1), INT32_MIN);
 		ck_assert(exec_get(&v[ir_lookup(t, "y")], 1) == 0x1p60 + 0x1p37);
-		exec_tensors_free(v, t->nnodes);
-		free(v);
+		free_run(v, t);
 		if (round == 0) {          /* the tile IR printed and parsed back */
 			char *text = ir_print_str(t, NULL), *msgs = NULL;
 
@@ -798,8 +772,7 @@ START_TEST(test_tile_copy_exact_integers)
 	ck_assert_int_eq(exec_geti(&v[c], 6), 9007199254740993LL);
 	ck_assert_int_eq(exec_geti(&v[e], 4), 1);
 	ck_assert_int_eq(exec_geti(&v[e], 5), 0);
-	exec_tensors_free(v, t->nnodes);
-	free(v);
+	free_run(v, t);
 	ir_graph_free(t);
 }
 END_TEST

@@ -90,6 +90,13 @@ def test_compile_mlp_numpy():
     assert "tiled" in f.text
 
 
+# aicm-run's KernelStats JSON keys and the package's names for them
+STATS_KEYS = {"kernel": "name", "kind": "kind", "result": "result", "grid": "grid",
+              "programs": "programs", "dram__bytes_read.sum": "bytes_read",
+              "dram__bytes_write.sum": "bytes_written", "flops": "flops",
+              "ideal_bytes_read": "ideal_read", "ideal_bytes_write": "ideal_written"}
+
+
 @test
 def test_against_aicm_run():
     """The same x and the same seeded consts: aicm-run's output and stats."""
@@ -108,15 +115,11 @@ def test_against_aicm_run():
     f = aicm.compile(MLP_TEXT, seed=5)
     assert np.array_equal(f(x), want)
     assert f.stats == st
-    keys = {"kernel": "name", "kind": "kind", "result": "result", "grid": "grid",
-            "programs": "programs", "dram__bytes_read.sum": "bytes_read",
-            "dram__bytes_write.sum": "bytes_written", "flops": "flops",
-            "ideal_bytes_read": "ideal_read", "ideal_bytes_write": "ideal_written"}
     assert len(st["kernels"]) == len(stats["kernels"]) >= 1
     for theirs, ours in zip(stats["kernels"], st["kernels"]):
-        for k, v in keys.items():
+        for k, v in STATS_KEYS.items():
             assert theirs[k] == ours[v], (k, theirs[k], ours[v])
-    for k, v in keys.items():
+    for k, v in STATS_KEYS.items():
         if k in stats["total"] and k not in ("kernel", "kind", "result", "grid"):
             assert stats["total"][k] == st["total"][v], (k, stats["total"][k], st["total"])
 
@@ -202,7 +205,8 @@ def test_errors():
 def test_native():
     """engine="native" against the reference engine on a small graph (a matmul, a
     softmax's exp and a reduction through the generated C), in a cache of the test's
-    own with portable flags; and no C compiler is an aicm.Error of status 2."""
+    own with portable flags; its .stats those of aicm-run --engine=native --stats; and
+    no C compiler is an aicm.Error of status 2."""
     text = ("graph {\n  %x = input() : (6, 20)\n  %W = const() : (20, 12)\n"
             "  %h = matmul(%x, %W)\n  %e = exp(%h)\n  %s = sum(%e) axis=1 keepdims=True\n"
             "  %y = div(%e, %s)\n}\n")
@@ -220,6 +224,19 @@ def test_native():
                 assert close(got, want), np.abs(got - want).max()
                 W = W * 0.5
                 want = aicm.run(text, x=x, W=W, engine="reference")["y"]
+            # KernelStats: the tile engine's count, as aicm-run --engine=native gives it
+            st = f.stats
+            with open(os.path.join(d, "g.aicm"), "w") as fh:
+                fh.write(text)
+            want_st = json.loads(aicm_run("-q", "--engine=native",
+                                          "--pass=" + aicm.DEFAULT_PASSES, "--stats=json",
+                                          os.path.join(d, "g.aicm")))
+            assert len(st["kernels"]) == len(want_st["kernels"]) >= 2, (st, want_st)
+            for theirs, ours in zip(want_st["kernels"] + [want_st["total"]],
+                                    st["kernels"] + [st["total"]]):
+                for k, v in STATS_KEYS.items():
+                    if k in theirs:
+                        assert theirs[k] == ours[v], (k, theirs[k], ours[v])
             f.close()
             assert any(n.endswith(".so") for n in os.listdir(os.path.join(d, "aicm")))
             os.environ["CC"] = "/nonexistent/no-such-cc"

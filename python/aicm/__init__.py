@@ -147,7 +147,7 @@ def compile(fn_or_text, passes=None, engine="tile", threads=None, seed=0,
     "shape-infer" for the reference one; "" for none; the tile and native engines lower
     what is left); engine is "tile", "reference" or "native" (the kernels as C, compiled
     by $CC, else cc, and cached as aicm-run --engine=native does; no C compiler is an
-    aicm.Error of status 2; .stats is the tile engine's only); seed fills the consts that
+    aicm.Error of status 2; .stats is the tile engine's count of the same kernels); seed fills the consts that
     have no data, as aicm-run --seed does; name is the file name that diagnostics give
     ("<string>", or "<FUNCTION>")."""
     if not isinstance(fn_or_text, (str, bytes)) and not callable(fn_or_text):

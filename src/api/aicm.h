@@ -190,9 +190,13 @@ AICM_API aicm_status aicm_program_output(const aicm_program *p, int i, aicm_tens
 AICM_API aicm_status aicm_program_run(aicm_program *p, const aicm_tensor *in, int nin,
     aicm_tensor *out, int nout);
 
-/* The kernels of the last run (tile engine; 0 for the reference
- * interpreter and the native engine, or before a run), their statistics in node order, k = -1
- * the totals.  k out of range is AICM_ERR_USAGE. */
+/* The kernels of the last run (0 for the reference interpreter, or before
+ * a run), their statistics in node order, k = -1 the totals.  The native
+ * engine's are the tile engine's (DESIGN section 13), counted on the last
+ * run's inputs at the first call after the run, as aicm-run
+ * --engine=native --stats counts them: a count that fails makes
+ * aicm_program_num_kernels 0 and aicm_program_kernel_stats
+ * AICM_ERR_INPUT with its diagnostic.  k out of range is AICM_ERR_USAGE. */
 AICM_API int aicm_program_num_kernels(const aicm_program *p);
 AICM_API aicm_status aicm_program_kernel_stats(const aicm_program *p, int k,
     aicm_kernel_stats *out);

@@ -75,6 +75,17 @@ struct aicm_module {
 	int nprograms;               /* live programs compiled from it */
 };
 
+/* The native engine's KernelStats (DESIGN section 13: the tile engine's,
+ * properties of the programs), counted as aicm-run --engine=native
+ * --stats counts them (native_count_stats), on the last run's sources:
+ * at the first question after a run, not at every run, so that a caller
+ * who never asks pays nothing.  Behind a pointer because the questions
+ * take a const program. */
+typedef struct NativeStats {
+	TilePlan *plan;              /* compiled at the first count */
+	bool counted;                /* plan's figures are the last run's */
+} NativeStats;
+
 struct aicm_program {
 	aicm_module *m;
 	aicm_engine engine;
@@ -82,6 +93,7 @@ struct aicm_program {
 	Tensor *vals;                /* one per node of m->g */
 	TilePlan *plan;              /* the tile engine's, else NULL */
 	NativeModel *native;         /* the native engine's loaded module, else NULL */
+	NativeStats *nstats;         /* the native engine's KernelStats, else NULL */
 	int *ins, nin;               /* the input nodes, in order */
 	int *outs, nout;             /* the output nodes, in order */
 	bool ran;
@@ -437,6 +449,7 @@ aicm_compile(aicm_module *m, aicm_engine engine, aicm_program **out)
 			st = (aicm_status)ni.status;
 			goto fail;
 		}
+		p->nstats = xcalloc(1, sizeof *p->nstats);
 	}
 	m->d.out = NULL;
 	*out = p;
@@ -453,6 +466,9 @@ aicm_program_free(aicm_program *p)
 		return;
 	exec_tile_free(p->plan);
 	native_free(p->native);
+	if (p->nstats)
+		exec_tile_free(p->nstats->plan);
+	free(p->nstats);
 	exec_tensors_free(p->vals, p->m->g->nnodes);
 	free(p->vals);
 	free(p->ins);
@@ -622,11 +638,14 @@ run_program(aicm_program *p, const aicm_tensor *in, int nin, aicm_tensor *out, i
 		 * are stale (tile_exec.h) */
 		if (p->plan && g->nodes[i].op == OP_CONST)
 			exec_tile_source_changed(p->plan, i);
+		if (p->nstats && p->nstats->plan && g->nodes[i].op == OP_CONST)
+			exec_tile_source_changed(p->nstats->plan, i);
 	}
 	if (p->engine == AICM_ENGINE_TILE) {
 		if (exec_tile_run(p->plan, p->vals, p->threads, d) != 0)
 			return AICM_ERR_INPUT;
 	} else if (p->engine == AICM_ENGINE_NATIVE) {
+		p->nstats->counted = false;
 		if (native_run(p->native, p->vals, p->threads, d) != 0)
 			return AICM_ERR_INPUT;
 	} else if (exec_interp(g, p->vals, d) != 0) {
@@ -690,30 +709,72 @@ aicm_program_run(aicm_program *p, const aicm_tensor *in, int nin, aicm_tensor *o
 	return cap_end(ctx, st, "libaicm: error: the program failed\n");
 }
 
+/* The plan whose figures are the last run's: the tile engine's own, or
+ * the native engine's count, made now if the last run has none yet
+ * (AICM_ERR_INPUT, the count's diagnostic the context's error, if it
+ * fails).  NULL with AICM_OK before a run and for the reference
+ * interpreter. */
+static aicm_status
+stats_plan(const aicm_program *p, const TilePlan **plan)
+{
+	aicm_context *ctx = p->m->ctx;
+	NativeStats *ns = p->nstats;
+	aicm_status st = AICM_OK;
+	FILE *f;
+
+	*plan = NULL;
+	if (!p->ran)
+		return AICM_OK;
+	if (!ns) {
+		*plan = p->plan;
+		return AICM_OK;
+	}
+	if (!ns->counted) {
+		if (!(f = cap_begin(ctx)))
+			return cap_end(ctx, AICM_ERR_INTERNAL, oom_text);
+		diag_to(&p->m->d, f);
+		if (native_count_stats(&ns->plan, p->m->g, p->vals, &p->m->d) != 0)
+			st = AICM_ERR_INPUT;
+		p->m->d.out = NULL;
+		ns->counted = st == AICM_OK;
+		if (st != AICM_OK)
+			return cap_end(ctx, st, "libaicm: error: the kernels cannot be counted\n");
+		cap_end(ctx, st, NULL);
+	}
+	*plan = ns->plan;
+	return AICM_OK;
+}
+
 int
 aicm_program_num_kernels(const aicm_program *p)
 {
+	const TilePlan *plan;
 	int n = 0;
 
-	if (!p || !p->plan || !p->ran)
+	if (!p || stats_plan(p, &plan) != AICM_OK || !plan)
 		return 0;
-	exec_tile_stats(p->plan, &n);
+	exec_tile_stats(plan, &n);
 	return n;
 }
 
 aicm_status
 aicm_program_kernel_stats(const aicm_program *p, int k, aicm_kernel_stats *out)
 {
-	const KernelStats *ks;
+	const KernelStats *ks = NULL;
+	const TilePlan *plan;
 	KernelStats s;
-	int n = aicm_program_num_kernels(p);
+	aicm_status st;
+	int n = 0;
 
 	if (!p)
 		return AICM_ERR_USAGE;
+	if ((st = stats_plan(p, &plan)) != AICM_OK)
+		return st;
+	if (plan)
+		ks = exec_tile_stats(plan, &n);
 	if (!out || k < -1 || k >= n)
 		return set_error(p->m->ctx, AICM_ERR_USAGE, "kernel %d does not exist; the last run "
 		    "has %d", k, n);
-	ks = n ? exec_tile_stats(p->plan, &n) : NULL;
 	s = k < 0 ? exec_tile_total(ks, n) : ks[k];
 	out->name = k < 0 ? "total" : s.name;
 	out->kind = s.kind ? s.kind : "";

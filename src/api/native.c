@@ -420,6 +420,48 @@ gather_error(const NativeModel *m, int k, const Tensor *vals, Diag *d)
 	    where, (long long)in->axis, (long long)t->dim[in->axis]);
 }
 
+/* Kernel k flagged a run-time error (NAME_aicm_bad: 1 a gather index out
+ * of range, 2 + its instruction an integer division by zero in a valid
+ * lane, emit_c_ops.c).  Its threads raced to flag it, so the flag holds
+ * whichever wrote last: a division by zero in one program and a gather
+ * out of range in another were reported either way.  So the programs run
+ * again here, on one thread, in program order, one unit at a time (a
+ * program, or a row of them where the threads split by rows), and the
+ * error reported is the tile engine's (tile_run.c's run_kernel: a
+ * division by zero before a gather out of range): the first division by
+ * zero in program order if there is one, else the gather of the lowest
+ * program (the generated code keeps the lowest in its record); the same
+ * on any number of threads.  The results of the rerun go with the failed
+ * run. */
+static void
+kernel_error(const NativeModel *m, int k, long unit, const Tensor *vals, Diag *d)
+{
+	const Graph *g = m->g;
+	const Node *nd = &g->nodes[m->knode[k]];
+	const TileFn *f = nd->tile;
+	long n = m->programs[k];
+	int divz = 0;
+
+	if (m->gather)
+		m->gather[0] = -1;
+	for (long lo = 0; lo < n && !divz; lo += unit) {
+		*m->bad = 0;
+		m->kernel(k, m->ptr, lo, lo + unit < n ? lo + unit : n);
+		if (*m->bad > 1)
+			divz = *m->bad;
+	}
+	if (!divz) {
+		gather_error(m, k, vals, d);
+		return;
+	}
+	if (!f || divz - 2 >= f->ninsts)
+		AICM_BUG("native: '%%%s' flagged instruction %d of %d", nd->name, divz - 2,
+		    f ? f->ninsts : 0);
+	diag_error(d, nd->loc, "'%%%s': integer division by zero in '%s' (its tile '%%%s' of "
+	    "kernel '@%s')", nd->name, ir_ops[f->insts[divz - 2].gop].name,
+	    f->vals[f->insts[divz - 2].res].name, f->name);
+}
+
 int
 native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 {
@@ -486,29 +528,33 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 			free(th);
 			free(started);
 		}
-		if (*m->bad > 1) {
-			/* an integer division by zero in a valid lane: 2 + its
-			 * instruction (emit_c_ops.c), reported as the tile engine
-			 * reports it */
-			const Node *nd = &g->nodes[m->knode[k]];
-			const TileFn *f = nd->tile;
-			const TileInst *in;
-
-			if (!f || *m->bad - 2 >= f->ninsts)
-				AICM_BUG("native: '%%%s' flagged instruction %d of %d", nd->name, *m->bad - 2,
-				    f ? f->ninsts : 0);
-			in = &f->insts[*m->bad - 2];
-			diag_error(d, nd->loc, "'%%%s': integer division by zero in '%s' (its tile '%%%s' "
-			    "of kernel '@%s')", nd->name, ir_ops[in->gop].name, f->vals[in->res].name,
-			    f->name);
-			return -1;
-		}
 		if (*m->bad) {
-			gather_error(m, k, vals, d);
+			kernel_error(m, k, unit, vals, d);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+int
+native_count_stats(TilePlan **plan, const Graph *g, const Tensor *vals, Diag *d)
+{
+	/* one more tensor than nodes, so that a graph of none still gets an
+	 * allocation; the sources' tensors are borrowed (shallow copies, not
+	 * freed), the results are the count's own */
+	Tensor *tv = xcalloc((size_t)g->nnodes + 1, sizeof *tv);
+	int rc = 0;
+
+	for (int i = 0; i < g->nnodes; i++)
+		if (ir_ops[g->nodes[i].op].cls == OC_SOURCE)
+			tv[i] = vals[i];
+	if ((!*plan && !(*plan = exec_tile_compile(g, d))) || exec_tile_run(*plan, tv, 1, d) != 0)
+		rc = -1;
+	for (int i = 0; i < g->nnodes; i++)
+		if (ir_ops[g->nodes[i].op].cls != OC_SOURCE)
+			exec_tensor_free(&tv[i]);
+	free(tv);
+	return rc;
 }
 
 void

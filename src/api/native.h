@@ -6,8 +6,9 @@
  * system C compiler into a shared object cached by a hash of the C text,
  * the compiler's version, the flags and the CPU, and loads it; native_run
  * runs its kernels' program ranges on threads of its own.  KernelStats are
- * the tile engine's (properties of the program), so the caller that wants
- * them runs the tile engine's counting, not this.
+ * the tile engine's (properties of the program): native_count_stats has
+ * the tile engine count them beside a native run, for aicm-run --stats and
+ * libaicm alike.
  */
 #ifndef AICM_NATIVE_H
 #define AICM_NATIVE_H
@@ -15,6 +16,7 @@
 #include <stdbool.h>
 
 #include "exec.h"
+#include "tile_exec.h"
 
 typedef struct NativeModel NativeModel;
 
@@ -37,5 +39,12 @@ NativeModel *native_load(const Graph *g, const char *stem, const char *tool, Dia
  * allocates the kernels' results.  0, or -1 after a diagnostic. */
 int native_run(NativeModel *m, Tensor *vals, int threads, Diag *d);
 void native_free(NativeModel *m);
+/* The KernelStats of a native run of g on vals: the tile engine's count,
+ * on one thread over the same sources (vals' sources, only read), into
+ * results of its own (vals' results are left as the native run wrote
+ * them).  *plan is compiled on the first call and kept for the next
+ * ones (the caller frees it); exec_tile_stats(*plan) then holds the
+ * figures.  0, or -1 after a diagnostic. */
+int native_count_stats(TilePlan **plan, const Graph *g, const Tensor *vals, Diag *d);
 
 #endif

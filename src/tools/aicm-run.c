@@ -190,7 +190,7 @@ usage(FILE *f)
 	    "                           the graph, each kernel's autotune table, heat map\n"
 	    "                           and tile grid, this run's traffic and roofline\n"
 	    "                           (docs/report.md)\n"
-	    "  --report-file=FILE       the report to FILE instead, whole\n"
+	    "  --report-file=FILE       the report to FILE instead (needs --report), whole\n"
 	    "\n"
 	    "  -h, --help               this text\n"
 	    "  --version                the version\n"
@@ -1173,23 +1173,10 @@ print_stats(const Opts *o, const Graph *g, const Tensor *vals, Diag *d)
 	int nk, rc = 0;
 	const KernelStats *ks;
 
-	if (o->engine == ENGINE_NATIVE) {
-		/* KernelStats are properties of the programs: the tile engine
-		 * counts them, on the same sources, beside the native results */
-		Tensor *tv = xcalloc((size_t)g->nnodes + 1, sizeof *tv);
-
-		for (int i = 0; i < g->nnodes; i++)
-			if (ir_ops[g->nodes[i].op].cls == OC_SOURCE)
-				tv[i] = vals[i];
-		if (!(tile_plan = exec_tile_compile(g, d)) || exec_tile_run(tile_plan, tv, 1, d) != 0)
-			rc = 1;
-		for (int i = 0; i < g->nnodes; i++)
-			if (ir_ops[g->nodes[i].op].cls != OC_SOURCE)
-				exec_tensor_free(&tv[i]);
-		free(tv);
-		if (rc)
-			return rc;
-	}
+	/* KernelStats are properties of the programs: the tile engine
+	 * counts them, on the same sources, beside the native results */
+	if (o->engine == ENGINE_NATIVE && native_count_stats(&tile_plan, g, vals, d) != 0)
+		return 1;
 	ks = exec_tile_stats(tile_plan, &nk);
 
 	if (o->stats && !o->stats_json) {
@@ -1390,6 +1377,13 @@ main(int argc, char **argv)
 	if (rep.html) {
 		ReportStats run = {0};
 
+		/* the native engine's run data: the tile engine's count, as for
+		 * --stats (which made it already, when given) */
+		if (o.engine == ENGINE_NATIVE && !tile_plan && status == 0 &&
+		    native_count_stats(&tile_plan, g, vals, &d) != 0) {
+			status = 1;
+			goto done;
+		}
 		if (tile_plan) {
 			run.k = (KernelStats *)exec_tile_stats(tile_plan, &run.n);
 			run.total = exec_tile_total(run.k, run.n);

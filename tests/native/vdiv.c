@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include VDIV_H
+#include "../ck_rand.h"
 
 static long long n, bad;
 static uint64_t st = 0x9e3779b97f4a7c15u;
@@ -26,10 +27,7 @@ static uint64_t st = 0x9e3779b97f4a7c15u;
 static uint64_t
 next(void)
 {
-	st ^= st << 13;
-	st ^= st >> 7;
-	st ^= st << 17;
-	return st;
+	return ck_xorshift64(&st);
 }
 
 static void
