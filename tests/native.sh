@@ -19,9 +19,10 @@
 # kernels' paths (docs/codegen.md) against the reference on edges that
 # tiles do not divide: masked loads read in place, elementwise chains
 # computed inside their reduction's or store's loop (NaN rows kept by relu
-# and max), integer chains, and a softmax's row segment; each run also
-# greps its C for the path, so that a change that stops taking it fails
-# here rather than passing on the old path.  Integer division by zero in a
+# and max; a row's partials combined as a tree), integer chains, and a
+# softmax's row segment; each run also greps its C for the path, so that
+# a change that stops taking it fails here rather than passing on the old
+# path.  Integer division by zero in a
 # valid lane fails the run as in the other engines.  The generated exp
 # against libm over a sweep (tests/native/vexp.c), and an f64 row's
 # division by its sum against a / b (tests/native/vdiv.c).  A few seconds.
@@ -238,6 +239,22 @@ for c in chain chain64; do
 	stream $c "$small" "$inplace" 5                   # all masked but the scalar
 	stream $c "$small" 'computed in the next' 2       # add-sqrt into the store, relu-mul into the sum
 	stream $c "$small" 'aicm_vcmax_f..(part, blk)' 1  # the max's vector select
+	# the partials combined as a tree (its last level), the sum's and the
+	# max's, NaN rows among the max's; the select's vectors AVX-512's
+	# 64 bytes where the target has them (this --check runs them here
+	# when the machine has AVX-512)
+	stream $c "$small" 'part\[0\] = aicm_c\(sum\|max\)_f..(part\[0\], part\[1\])' 2
+	stream $c "$small" '^#if defined(__AVX512F__)$' 1
+	# rows of 64 (4 vectors in f32, 8 in f64): two vectors of partials, the
+	# second's select and the first tree level's a vector at a time; 53
+	# valid lanes, so one strip of two vectors and the scalar tail
+	stream $c 'shape-infer,fuse,lower-tiled{bm=8,bn=64}' 'aicm_vcmax_f..(part, part + \(16\|8\));' 1
+	stream $c 'shape-infer,fuse,lower-tiled{bm=8,bn=64}' 'aicm_vcmax_f..(part + \(16\|8\), blk + ' 1
+	# and the same C built for the target without AVX (16-byte selects)
+	AICM_CFLAGS='-O2 -fPIC -shared'
+	export AICM_CFLAGS
+	stream $c 'shape-infer,fuse,lower-tiled{bm=8,bn=64}' 'aicm_vcmax_f..(part, part + \(16\|8\));' 1
+	unset AICM_CFLAGS
 done
 stream ints "$small" 'computed in the next' 1         # the chain into the store
 stream ints "$small" "$inplace" 4

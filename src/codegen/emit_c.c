@@ -389,13 +389,17 @@ emit_dot(StrBuf *o, int t)
  * 64 bytes of part (a row reduction's partials, emit_c_ops.c), with GCC
  * vector extensions: gcc does not vectorise max's and min's NaN-keeping
  * select from the scalar formula.  The vectors are as wide as the target
- * compiled for has (AVX's 32 bytes, else 16: wider ones are split
- * through memory where the target has no such registers). */
+ * compiled for has (AVX-512's 64 bytes, AVX's 32, else 16: wider ones are
+ * split through memory where the target has no such registers).  With
+ * AVX-512, 64 bytes rather than two halves of 32: one compare-and-blend
+ * chain a row instead of two, and the compares in mask registers (w3s
+ * f32 9% faster on the Zen 5; docs/perf.md, session 12). */
 static void
 emit_vselect(StrBuf *o, OpId op, const char *tn, const char *ct, int size, bool *types)
 {
 	if (!*types) {
-		strbuf_puts(o, "\n#ifdef __AVX__\n#define AICM_VB 32\n#else\n#define AICM_VB 16\n#endif\n"
+		strbuf_puts(o, "\n#if defined(__AVX512F__)\n#define AICM_VB 64\n#elif defined(__AVX__)\n#define AICM_VB 32\n"
+		    "#else\n#define AICM_VB 16\n#endif\n"
 		    "typedef double aicm_vf64 __attribute__((vector_size(AICM_VB)));\n"
 		    "typedef int64_t aicm_vi64 __attribute__((vector_size(AICM_VB)));\n"
 		    "typedef float aicm_vf32 __attribute__((vector_size(AICM_VB)));\n"

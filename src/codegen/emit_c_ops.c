@@ -854,7 +854,12 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	int64_t st = 1, s[4];
 	size_t len = 0;
 	char ix[200];
-	int W = 64 / (int)ir_dtype_size(xt);
+	/* V lanes a 64-byte vector; U such vectors of partials: two on a
+	 * row of at least four vectors, two independent chains of compares
+	 * (or adds) where one waited on the last (W3 f64 6% faster on the
+	 * Zen 5, docs/perf.md session 12); a narrower row keeps one, so that
+	 * its elements do not all fall to the scalar tail */
+	int V = 64 / (int)ir_dtype_size(xt), U = sh[3] >= 4 * V ? 2 : 1, W = U * V;
 	/* a float max or min: gcc does not vectorise its NaN-keeping select,
 	 * so the strip's values go to blk and aicm_vcmax_f32 (emit_c.c, GCC
 	 * vector extensions) combines them into part a vector at a time */
@@ -905,12 +910,27 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 		cg_line(k, "part[j] = aicm_c%s_%s(part[j], %s);", op, fs, cx);
 	k->depth--;
 	cg_line(k, "}");
-	if (vsel)
-		cg_line(k, "aicm_vc%s_%s(part, blk);", op, fs);
+	for (int u = 0; vsel && u < U; u++)
+		cg_line(k, u ? "aicm_vc%s_%s(part + %d, blk + %d);" : "aicm_vc%s_%s(part, blk);", op, fs,
+		    u * V, u * V);
 	k->depth--;
 	cg_line(k, "}");
-	cg_line(k, "for (int j = 0; j < %d; j++)", W);
-	cg_line(k, "\tacc = aicm_c%s_%s(acc, part[j]);", op, fs);
+	/* the W partials combined pairwise, halves onto halves: log2 W
+	 * dependent steps where a running fold was W (16 in f32; in w3s f32
+	 * a fifth of the kernel, the row's max waiting on it before its exp
+	 * could start).  A max or min gives the same value (of two equal
+	 * ones it may keep the other zero's sign); a sum rounds in another
+	 * order, as the tile engine's vector kernels' already does. */
+	for (int h = W / 2; h > 1; h /= 2) {
+		if (vsel && h == V) {   /* a whole vector onto the other */
+			cg_line(k, "aicm_vc%s_%s(part, part + %d);", op, fs, V);
+			continue;
+		}
+		cg_line(k, "for (int j = 0; j < %d; j++)", h);
+		cg_line(k, "\tpart[j] = aicm_c%s_%s(part[j], part[j + %d]);", op, fs, h);
+	}
+	cg_line(k, "part[0] = aicm_c%s_%s(part[0], part[1]);", op, fs);
+	cg_line(k, "acc = aicm_c%s_%s(acc, part[0]);", op, fs);
 	cg_line(k, "for (long i3 = n3 / %d * %d; i3 < n3; i3++) {", W, W);
 	k->depth++;
 	operand(ex, sizeof ex, k, x, sh);
@@ -1504,6 +1524,16 @@ tstr(const Acc *a, int d)
 	int q = d - (4 - a->rank);
 
 	return q >= 0 ? a->str[q] : 0;
+}
+
+/* Value v is read in place, in the tensor that a reaches: its padded
+ * strides are the tensor's, and no tile buffer is allocated for it. */
+static void
+mark_inplace(CgKernel *k, int v, const Acc *a)
+{
+	k->inplace[v] = true;
+	for (int d = 0; d < 4; d++)
+		k->vstr[v][d] = tstr(a, d);
 }
 
 static void
@@ -2237,9 +2267,7 @@ cg_plan_runs(CgKernel *k)
 		acc_of(k, in, &a);
 		if (!ok || a.dt != vdt(k, v))
 			continue;
-		k->inplace[v] = true;
-		for (int d = 0; d < 4; d++)
-			k->vstr[v][d] = tstr(&a, d);
+		mark_inplace(k, v, &a);
 	}
 
 	for (int i = 0; i < f->ninsts;) {
@@ -2386,9 +2414,7 @@ cg_plan_dots(CgKernel *k)
 			acc_of(k, &f->insts[d], &a);
 			if (a.dt != vdt(k, b))
 				continue;
-			k->inplace[b] = true;
-			for (int q = 0; q < 4; q++)
-				k->vstr[b][q] = tstr(&a, q);
+			mark_inplace(k, b, &a);
 		}
 	}
 	/* a of a float dot that calls the vector micro-kernel (op_dot): an
@@ -2408,9 +2434,7 @@ cg_plan_dots(CgKernel *k)
 		acc_of(k, &f->insts[d], &ac);
 		if (ac.dt != rt || tstr(&ac, 3) != 1)
 			continue;
-		k->inplace[a] = true;
-		for (int q = 0; q < 4; q++)
-			k->vstr[a][q] = tstr(&ac, q);
+		mark_inplace(k, a, &ac);
 	}
 	/* b's strips kept from program to program (keep): a packed float
 	 * dot in a loop, with b read in place from an operand (never written
