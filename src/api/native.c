@@ -315,6 +315,21 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		}
 		free(ver);
 		unlink(ctmp);
+		/* This run loads what its own compiler wrote, before it goes into
+		 * the cache.  Another run of the same key may rename its .so over
+		 * this one's at any moment, and the two differ in their bytes (the
+		 * C's file name, which is per process, is in the .so): loaded from
+		 * the cache after the rename, it would fail its own .sum. */
+		dl = dlopen(tmp, RTLD_NOW | RTLD_LOCAL);
+		if (!dl) {
+			const char *why = dlerror();
+
+			fprintf(err, "%s: error: cannot load '%s': %s\n", tool, tmp,
+			    why ? why : "dlopen failed");
+			unlink(tmp);
+			info->status = 2;
+			goto out;
+		}
 		if (file_hash(tmp, &sh) != 0 || rename(tmp, so) != 0) {
 			fprintf(err, "%s: error: cannot put '%s' into the cache: %s\n", tool, so,
 			    strerror(errno));
@@ -325,12 +340,6 @@ native_load(const Graph *g, const char *stem, const char *tool, Diag *d, NativeI
 		snprintf(sums, sizeof sums, "%016" PRIx64 "%016" PRIx64 "\n", sh.a, sh.b);
 		if (aicm_write_file(sum, sums, strlen(sums)) != 0) {
 			fprintf(err, "%s: error: cannot write '%s': %s\n", tool, sum, strerror(errno));
-			info->status = 2;
-			goto out;
-		}
-		dl = try_cached(so, sum);
-		if (!dl) {
-			fprintf(err, "%s: error: cannot load '%s': %s\n", tool, so, dlerror());
 			info->status = 2;
 			goto out;
 		}
