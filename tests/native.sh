@@ -23,7 +23,10 @@
 # softmax's row segment; each run also greps its C for the path, so that
 # a change that stops taking it fails here rather than passing on the old
 # path.  Integer division by zero in a
-# valid lane fails the run as in the other engines.  The generated exp
+# valid lane fails the run as in the other engines.  The dot's
+# micro-kernel built for AVX-512, AVX2 + FMA and SSE from the same C: each
+# on its target's registers, AVX2's with no spills, and each that this
+# machine runs against the reference.  The generated exp
 # against libm over a sweep (tests/native/vexp.c), and an f64 row's
 # division by its sum against a / b (tests/native/vdiv.c).  A few seconds.
 set -u
@@ -312,6 +315,53 @@ for op in div mod fmod; do
 done
 stream divok "$small" 'integer division by zero' 2
 stream divok 'shape-infer,lower-tiled{bm=8,bn=16}' 'integer division by zero' 2
+# The dot's micro-kernel takes its shape from the target that compiles the
+# C (docs/codegen.md), the text the same for all: built for AVX-512 (6
+# rows by 4 zmm), for AVX2 + FMA (6 by 2 ymm a pass over the columns) and
+# for no -march at all (SSE's xmm, the AOT build), each build's FMAs or
+# multiplies must be on that target's registers, AVX2's spilling none, and
+# each build that this machine can run must match the reference (M = 37:
+# 6-row blocks and a tail of 1; N two strips of 256 bytes, 64 f32 or 32
+# f64 lanes).  No -std=c99: in ISO C mode gcc contracts no a * b + c into
+# an FMA.
+for dt in f32 f64; do
+	nb=64
+	[ $dt = f64 ] && nb=32
+	cat >"$T/dotisa-$dt.aicm" <<EOF
+graph @dotisa_$dt {
+  %x = input() : (37, 100) $dt
+  %w = input() : (100, $((nb * 2))) $dt
+  %y = matmul(%x, %w)
+}
+EOF
+	p="shape-infer,lower-tiled{bm=64,bn=$nb,bk=32}"
+	"$B/aicm-opt" --pass="$p" --emit=c "$T/dotisa-$dt.aicm" >"$T/dotisa-$dt.c"
+	for isa in avx512 avx2 sse; do
+		case $isa in
+		avx512) f='-mavx512f -mfma' reg='vfmadd[0-9]*p[sd].*%zmm' not='' flag=avx512f ;;
+		avx2) f='-mavx2 -mfma' reg='vfmadd[0-9]*p[sd].*%ymm' not='%zmm' flag=avx2 ;;
+		*) f='' reg='mulp[sd].*%xmm' not='%[yz]mm' flag=sse2 ;;
+		esac
+		# shellcheck disable=SC2086
+		${CC:-cc} -O2 $f -S -o "$T/dotisa.s" "$T/dotisa-$dt.c" || fail=1
+		if ! grep -q "$reg" "$T/dotisa.s" || { [ -n "$not" ] && grep -q "$not" "$T/dotisa.s"; }; then
+			echo "native: the $dt dot's C built with '-O2 $f': expected '$reg'${not:+ and no '$not'} in its assembly"
+			fail=1
+		fi
+		# AVX2's 16 ymm hold the 12 accumulators: none is spilled to the
+		# stack (6 x 4 vectors of 32 bytes were, 83 stores in this C)
+		if [ $isa = avx2 ] && grep -q '%ymm[0-9]*, [-0-9]*(%r[sb]p)\|(%r[sb]p), %ymm' "$T/dotisa.s"; then
+			echo "native: the $dt dot's C built with '-O2 $f' spills ymm registers to the stack:"
+			grep '%ymm[0-9]*, [-0-9]*(%r[sb]p)\|(%r[sb]p), %ymm' "$T/dotisa.s" | head -3 | sed 's/^/    /'
+			fail=1
+		fi
+		grep -qw "$flag" /proc/cpuinfo || continue
+		AICM_CFLAGS="-O2 $f -fPIC -shared"
+		export AICM_CFLAGS
+		stream "dotisa-$dt" "$p" 'aicm_dot_f..(6, ' 1
+		unset AICM_CFLAGS
+	done
+done
 # The generated exp against libm (tests/native/vexp.c), as aicm-opt --emit=c
 # writes it, built with and without -march=native (the AOT build has none).
 printf 'graph @vexp {\n  %%x = input() : (4, 4) f32\n  %%y = exp(%%x)\n}\n' >"$T/vexp.aicm"
