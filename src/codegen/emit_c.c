@@ -1065,21 +1065,53 @@ row_split(const Graph *g, int node)
 	return any;
 }
 
-/* A gather's index out of range (emit_c_ops.c's load_gather): the lowest
- * program's first, as the tile engine reports it; threads take a lock,
- * on this error path only (C11's atomic_flag: no -pthread needed, as
- * aicm-run's own threads run the kernels). */
+/* An integer division by zero (emit_c_ops.c's divz_check) */
+static unsigned char divz_used;
+
+void
+cg_use_divz(void)
+{
+	divz_used = 1;
+}
+
+/* The run's error, the same on any number of threads and the tile
+ * engine's (tile_run.c's run_kernel): a division by zero before a gather
+ * out of range; of each, the lowest program's (its grid id, row-major);
+ * of a program's divisions, the lowest instruction; of its gathers, the
+ * first met.  Each failing lane merges under one lock, on this error path
+ * only (C11's atomic_flag: no -pthread needed, as aicm-run's own threads
+ * run the kernels). */
+static const char err_lock[] =
+    "\n/* The error path's lock: a failing lane merges its error under it. */\n"
+    "static atomic_flag N_aicm_lock = ATOMIC_FLAG_INIT;\n";
+
+static const char divz_fail[] =
+    "\n/* The program of N_aicm_bad's division by zero (when it is 2 + one). */\n"
+    "long N_aicm_bad_prog;\n"
+    "\n"
+    "static void\n"
+    "N_aicm_divz_fail(long prog, int inst)\n"
+    "{\n"
+    "\twhile (atomic_flag_test_and_set(&N_aicm_lock))\n"
+    "\t\t;\n"
+    "\tif (N_aicm_bad < 2 || prog < N_aicm_bad_prog ||\n"
+    "\t    (prog == N_aicm_bad_prog && 2 + inst < N_aicm_bad)) {\n"
+    "\t\tN_aicm_bad = 2 + inst;\n"
+    "\t\tN_aicm_bad_prog = prog;\n"
+    "\t}\n"
+    "\tatomic_flag_clear(&N_aicm_lock);\n"
+    "}\n";
+
 static const char gather_fail[] =
     "\n/* The first gather index out of range of the lowest program that met one:\n"
     " * [0] its program (-1: none), [1] its tile instruction, [2] the index,\n"
     " * [3] its flat place in its indices tensor (-1: not read from one). */\n"
     "int64_t N_aicm_gather[4] = {-1};\n"
-    "static atomic_flag N_aicm_gather_lock = ATOMIC_FLAG_INIT;\n"
     "\n"
     "static void\n"
     "N_aicm_gather_fail(long prog, int inst, int64_t v, int64_t at)\n"
     "{\n"
-    "\twhile (atomic_flag_test_and_set(&N_aicm_gather_lock))\n"
+    "\twhile (atomic_flag_test_and_set(&N_aicm_lock))\n"
     "\t\t;\n"
     "\tif (N_aicm_gather[0] < 0 || prog < N_aicm_gather[0]) {\n"
     "\t\tN_aicm_gather[0] = prog;\n"
@@ -1087,8 +1119,9 @@ static const char gather_fail[] =
     "\t\tN_aicm_gather[2] = v;\n"
     "\t\tN_aicm_gather[3] = at;\n"
     "\t}\n"
-    "\tN_aicm_bad = 1;\n"
-    "\tatomic_flag_clear(&N_aicm_gather_lock);\n"
+    "\tif (!N_aicm_bad)   /* a division by zero goes first */\n"
+    "\t\tN_aicm_bad = 1;\n"
+    "\tatomic_flag_clear(&N_aicm_lock);\n"
     "}\n";
 
 /* text with every "N_" replaced by name_ */
@@ -1118,6 +1151,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 	memset(dot_used, 0, sizeof dot_used);
 	prefetch_used = 0;
 	rdiv_used = 0;
+	divz_used = 0;
 	m.g = g;
 	m.name = name;
 	for (int i = 0; i < g->nnodes; i++) {
@@ -1165,7 +1199,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_puts(c, "#if defined(_REENTRANT) && !defined(AICM_NO_THREADS)\n"
 		    "#define AICM_THREADS 1\n#include <pthread.h>\n#endif\n");
 		strbuf_puts(c, "#include <math.h>\n");
-		if (gathers)
+		if (gathers || divz_used)
 			strbuf_puts(c, "#include <stdatomic.h>\n");
 		strbuf_puts(c, "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
 		if (hname) {
@@ -1179,6 +1213,10 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "\n/* Set when a gather's index is out of range (1) or an integer is "
 		    "divided\n * by zero (2 + the tile instruction): %s_run fails. */\n"
 		    "int %s_aicm_bad;\n", name, name);
+		if (gathers || divz_used)
+			put_named(c, err_lock, name);
+		if (divz_used)
+			put_named(c, divz_fail, name);
 		if (gathers)
 			put_named(c, gather_fail, name);
 		emit_formulas(c);
