@@ -148,6 +148,7 @@ struct TilePlan {
 	int maxinsts;
 	Crew *crew;                  /* started at the first run with threads */
 	int64_t packs;               /* prepacked loads packed, all runs (exec_tile_packs) */
+	TilePrepack prepack;         /* their memory (exec_tile_prepacked) */
 };
 
 typedef struct AtomLog {
