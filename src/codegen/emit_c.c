@@ -86,7 +86,10 @@ cg_use_rdiv(void)
  * product.  b zero, subnormal, at or above 2^1022, infinite or NaN: a / b
  * itself (gcc moves the test out of the loop and keeps both loops).
  * Without FMA in the target (FP_FAST_FMA unset: the AOT build without
- * -march) it is a / b.  tests/native/vdiv.c checks it against a / b. */
+ * -march) it is a / b.  The tests and selects are integer compares and
+ * masks on the bits, as in aicm_vexp (on AVX2 float ones kept the loop
+ * scalar).  tests/native/vdiv.c checks it against a / b; tests/native.sh
+ * that gcc vectorises its loop for AVX2 and AVX-512. */
 static const char rdiv_text[] =
     "static inline double aicm_rdiv_f64(double a, double b)\n"
     "{\n"
@@ -101,10 +104,26 @@ static const char rdiv_text[] =
     "\tdouble m, s;\n"
     "\tmemcpy(&m, &mb, sizeof m);\n"
     "\tmemcpy(&s, &sb, sizeof s);\n"
-    "\tconst int tiny = fabs(a) < 0x1p-960;\n"
-    "\tconst double x = tiny ? a * 0x1p128 : a, sx = tiny ? s * 0x1p-128 : s;\n"
-    "\tconst double r = 1 / m, q = x * r, c = fma(-q, m, x);\n"
-    "\tconst double v = c != 0 && fabs(c) <= 0x1.fffffffffffffp1023 ? fma(c, r, q) : q;\n"
+    "\tuint64_t ab, ub, db, cb, qb, vb;\n"
+    "\tmemcpy(&ab, &a, sizeof ab);\n"
+    "\t/* |a| < 2^-960: times 2^128, the result times 2^-128 (integer tests and masks\n"
+    "\t * throughout, so that gcc if-converts it: see aicm_vexp_f64) */\n"
+    "\tconst uint64_t tiny = 0u - (uint64_t)((ab & 0x7fffffffffffffffu) < 0x03f0000000000000u);\n"
+    "\tub = 0x3ff0000000000000u + (tiny & ((uint64_t)128 << 52));\n"
+    "\tdb = 0x3ff0000000000000u - (tiny & ((uint64_t)128 << 52));\n"
+    "\tdouble up, dn;\n"
+    "\tmemcpy(&up, &ub, sizeof up);\n"
+    "\tmemcpy(&dn, &db, sizeof dn);\n"
+    "\tconst double x = a * up, sx = s * dn;\n"
+    "\tconst double r = 1 / m, q = x * r, c = fma(-q, m, x), w = fma(c, r, q);\n"
+    "\t/* c zero, infinite or NaN: q */\n"
+    "\tmemcpy(&cb, &c, sizeof cb);\n"
+    "\tmemcpy(&qb, &q, sizeof qb);\n"
+    "\tmemcpy(&vb, &w, sizeof vb);\n"
+    "\tconst uint64_t ok = 0u - (uint64_t)((cb & 0x7fffffffffffffffu) - 1 < 0x7fefffffffffffffu);\n"
+    "\tvb = (vb & ok) | (qb & ~ok);\n"
+    "\tdouble v;\n"
+    "\tmemcpy(&v, &vb, sizeof v);\n"
     "\treturn e - 1 < 2045 ? v * sx : a / b;\n"
     "#endif\n"
     "}\n";
