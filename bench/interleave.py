@@ -109,17 +109,9 @@ def main(argv):
     spec = importlib.util.spec_from_file_location(
         "export_models", os.path.join(HERE, "..", "scripts", "export-models.py"))
     mod = importlib.util.module_from_spec(spec)
-    # the export names OpenBLAS's Prescott and ATen's AVX2 kernels in the
-    # environment for its own process; here OpenBLAS is loaded already and
-    # ATen reads its variable at its first op, so the timed run's choice
-    # (blas_env above, ATen's own) is put back before the model is built
-    keep = {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY")}
+    # imported as a module, the export pins no kernels (it runs itself
+    # again with them only as __main__): torch keeps the timed run's
     spec.loader.exec_module(mod)
-    for k, v in keep.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
     model, x = mod.build(name)
     path = os.path.join(d, name + ".aicm")
     try:

@@ -17,7 +17,7 @@ peak_run() {
 	echo "peak (per-thread CPU time; wall time in parentheses, the load steals it):"
 	for _t in 1 $all; do
 		[ "$_t" = 1 ] || [ "$all" -gt 1 ] || continue
-		echo "  $_t thread(s): $isa f64 $(pk peak_gflops_${isa}_f64_t${_t}_cpu) GFLOP/s ($(pk peak_gflops_${isa}_f64_t$_t)), f32 $(pk peak_gflops_${isa}_f32_t${_t}_cpu) GFLOP/s ($(pk peak_gflops_${isa}_f32_t$_t)), triad $(pk stream_triad_gbs_t${_t}_cpu) GB/s ($(pk stream_triad_gbs_t$_t)), copy $(pk stream_copy_gbs_t${_t}_cpu) GB/s ($(pk stream_copy_gbs_t$_t))"
+		echo "  $_t thread(s): $isa f64 $(pk peak_gflops_${isa}_f64_t${_t}_cpu) GFLOP/s ($(pk peak_gflops_${isa}_f64_t$_t)), f32 $(pk peak_gflops_${isa}_f32_t${_t}_cpu) GFLOP/s ($(pk peak_gflops_${isa}_f32_t$_t)), triad $(pk stream_triad_gbs_t${_t}_cpu) GB/s ($(pk stream_triad_gbs_t$_t); plain stores $(pk stream_triad_plain_gbs_t$_t), non-temporal $(pk stream_triad_nt_gbs_t$_t)), copy $(pk stream_copy_gbs_t${_t}_cpu) GB/s ($(pk stream_copy_gbs_t$_t))"
 		[ "$_t" = "$all" ] && break
 	done
 }

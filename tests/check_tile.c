@@ -330,6 +330,55 @@ START_TEST(test_tile_prepacked_const_refreshed)
 }
 END_TEST
 
+/* The packed consts within a room (exec_tile_compile_within, what
+ * --max-total-bytes leaves): the weight's panels are packed with room for
+ * them (exec_tile_prepacked says their bytes) and not with a byte less
+ * (skipped says what was left), and the result is the same bits either
+ * way; no room (-1) is the plan's own cap. */
+START_TEST(test_tile_prepack_room)
+{
+	Graph *g = ck_pipeline("graph {\n  %x = input() : (37, 48) f32\n"
+	    "  %w = const() : (48, 40) f32\n  %mm = matmul(%x, %w)\n}\n",
+	    "shape-infer,fuse,lower-tiled{bm=16,bn=16,bk=16}");
+	int mm = ir_lookup(g, "mm");
+	Tensor *v = xcalloc((size_t)g->nnodes, sizeof *v);
+	Tensor first = {0};
+	Diag d;
+	int64_t need = 0;
+
+	ck_assert_ptr_nonnull(g);
+	diag_init(&d, "t.aicm", "", 0, stderr);
+	ck_fill_sources(g, v, 7);
+	for (int q = 0; q < 4; q++) {
+		int64_t room = q == 0 ? -1 : q == 1 ? need : q == 2 ? need - 1 : 0;
+		TilePlan *p = exec_tile_compile_within(g, room, &d);
+		TilePrepack pp;
+
+		ck_assert_ptr_nonnull(p);
+		pp = exec_tile_prepacked(p);
+		if (q == 0)
+			need = pp.bytes;
+		ck_assert_int_gt(need, 0);
+		ck_assert_int_eq(pp.room, room);
+		ck_assert_int_eq(pp.bytes, q < 2 ? need : 0);
+		ck_assert_int_eq(pp.skipped, q < 2 ? 0 : need);
+		ck_assert_int_eq(exec_tile_run(p, v, 2, &d), 0);
+		ck_assert_int_eq(exec_tile_packs(p), q < 2 ? 1 : 0);
+		if (q == 0) {
+			ck_assert_int_eq(exec_tensor_alloc(&first, &g->nodes[mm].type, 0), 0);
+			memcpy(first.data, v[mm].data, exec_tensor_bytes(&first));
+		} else {
+			ck_assert(memcmp(first.data, v[mm].data, exec_tensor_bytes(&first)) == 0);
+		}
+		exec_tile_free(p);
+	}
+	exec_tensor_free(&first);
+	free_run(v, g);
+	diag_free(&d);
+	ir_graph_free(g);
+}
+END_TEST
+
 /* A matmul epilogue (bias, relu, a residual) done as a row run whose
  * last op writes its rows straight into the result (tile_ops.c run_rows,
  * run_direct): M = 40 in row tiles of 16 leaves a ragged last tile, which
@@ -1463,6 +1512,7 @@ make_tile_suite(void)
 	tcase_add_test(tc, test_tile_smaller_blocks_repeat_traffic);
 	tcase_add_test(tc, test_tile_kinds_match_reference_any_threads);
 	tcase_add_test(tc, test_tile_prepacked_const_refreshed);
+	tcase_add_test(tc, test_tile_prepack_room);
 	tcase_add_test(tc, test_tile_row_run_direct_store);
 	tcase_add_test(tc, test_tile_conv_epilogue_any_threads);
 	tcase_add_test(tc, test_tile_traffic_rules);

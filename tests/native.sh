@@ -371,7 +371,39 @@ if ! grep -q aicm_vexp_f64 "$T/vexp.h" || ! grep -q aicm_vexp_f32 "$T/vexp.h"; t
 	echo "native: no aicm_vexp_f64/_f32 in the C of an exp graph"
 	fail=1
 fi
-for f in "-O2" "-O3 -march=native"; do
+# Its loops must vectorise at -O3 on both vector widths (on AVX2, float
+# selects on the result left them scalar, 3-4x slower): gcc's
+# -fopt-info-vec names the loops it vectorised; compiled only, so any x86
+# host checks both.  Run too, under each width the CPU has.
+widths="-O2|-O3 -march=native"
+# gcc itself (clang defines __GNUC__ too, and has no -fopt-info)
+gcc=0
+printf '' | ${CC:-cc} -E -dM - 2>/dev/null | grep -q __clang__ ||
+    { printf '' | ${CC:-cc} -E -dM - 2>/dev/null | grep -q __GNUC__ && gcc=1; }
+case $(uname -m) in x86_64)
+	if [ "$gcc" = 1 ]; then
+		for f in "-mavx2 -mfma" "-mavx512f -mfma"; do
+			# shellcheck disable=SC2086
+			${CC:-cc} -std=c99 -O3 $f -fopt-info-vec-optimized -DVEXP_H="\"$T/vexp.h\"" -c \
+			    -o "$T/vexp.o" "$top/tests/native/vexp.c" 2>"$T/vexp.vec"
+			for l in $(grep -n '/\* the vectorised loop' "$top/tests/native/vexp.c" | cut -d: -f1); do
+				if ! grep -q "vexp.c:$l:.*loop vectorized" "$T/vexp.vec"; then
+					echo "native: gcc $f did not vectorise the exp loop at tests/native/vexp.c:$l:"
+					sed 's/^/    /' "$T/vexp.vec"
+					fail=1
+				fi
+			done
+		done
+	fi
+	grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo && widths="$widths|-O3 -mavx2 -mfma"
+	grep -qw avx512f /proc/cpuinfo 2>/dev/null && widths="$widths|-O3 -mavx512f -mfma"
+	;;
+esac
+oifs=$IFS
+IFS='|'
+set -f
+for f in $widths; do
+	IFS=$oifs
 	# shellcheck disable=SC2086
 	if ! ${CC:-cc} -std=c99 $f -Wall -Werror -DVEXP_H="\"$T/vexp.h\"" -o "$T/vexp" "$top/tests/native/vexp.c" -lm ||
 	    ! "$T/vexp" >"$T/vexp.out"; then
@@ -380,6 +412,8 @@ for f in "-O2" "-O3 -march=native"; do
 		fail=1
 	fi
 done
+IFS=$oifs
+set +f
 # The generated row division against a / b (tests/native/vdiv.c), the same way
 # (under -O2 alone, no FMA in the target, it is a / b itself).
 "$B/aicm-opt" --pass='shape-infer,fuse{row-fusion=true},lower-tiled' --emit=c "$T/soft64.aicm" |
@@ -388,6 +422,28 @@ if ! grep -q aicm_rdiv_f64 "$T/vdiv.h"; then
 	echo "native: no aicm_rdiv_f64 in the C of an f64 softmax"
 	fail=1
 fi
+# A row's division loop must vectorise too, on both widths (float selects
+# and compares in it kept it scalar on AVX2: half of a 256 x 256 f64
+# softmax's time).
+case $(uname -m) in x86_64)
+	if [ "$gcc" = 1 ]; then
+		printf '#include <math.h>\n#include <stdint.h>\n#include <string.h>\n#include "%s"\n%s\n' "$T/vdiv.h" \
+		    'void row(const double *restrict a, double *restrict y, double b, int n) { for (int i = 0; i < n; i++) y[i] = aicm_rdiv_f64(a[i], b); }' \
+		    >"$T/vdivloop.c"
+		for f in "-mavx2 -mfma" "-mavx512f -mfma"; do
+			# shellcheck disable=SC2086
+			# (gcc unswitches the loop on b's test: both copies, not one)
+			${CC:-cc} -std=c99 -O3 $f -fopt-info-vec-all -c -o "$T/vdivloop.o" "$T/vdivloop.c" 2>"$T/vdiv.vec"
+			if ! grep -q "vdivloop.c:5:.*loop vectorized" "$T/vdiv.vec" ||
+			    grep -q "vdivloop.c:5:.*couldn't vectorize loop" "$T/vdiv.vec"; then
+				echo "native: gcc $f did not vectorise a row's aicm_rdiv_f64 loop:"
+				grep 'vdivloop.c:5:' "$T/vdiv.vec" | sed 's/^/    /'
+				fail=1
+			fi
+		done
+	fi
+	;;
+esac
 for f in "-O2" "-O3 -march=native"; do
 	# shellcheck disable=SC2086
 	if ! ${CC:-cc} -std=c99 $f -Wall -Werror -DVDIV_H="\"$T/vdiv.h\"" -o "$T/vdiv" "$top/tests/native/vdiv.c" -lm ||

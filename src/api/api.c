@@ -432,7 +432,8 @@ aicm_compile(aicm_module *m, aicm_engine engine, aicm_program **out)
 	p->nout = ir_outputs(m->g, &p->outs);
 	m->nprograms++;
 	if ((st = fill_sources(p, ctx->seed, &m->d)) != AICM_OK ||
-	    (engine == AICM_ENGINE_TILE && !(p->plan = exec_tile_compile(m->g, &m->d)))) {
+	    (engine == AICM_ENGINE_TILE && !(p->plan = exec_tile_compile_within(m->g,
+	    exec_limits_room(gs, 1, &lim), &m->d)))) {
 		aicm_program_free(p);
 		if (st == AICM_OK)
 			st = AICM_ERR_INPUT;

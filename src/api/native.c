@@ -431,35 +431,20 @@ gather_error(const NativeModel *m, int k, const Tensor *vals, Diag *d)
 
 /* Kernel k flagged a run-time error (NAME_aicm_bad: 1 a gather index out
  * of range, 2 + its instruction an integer division by zero in a valid
- * lane, emit_c_ops.c).  Its threads raced to flag it, so the flag holds
- * whichever wrote last: a division by zero in one program and a gather
- * out of range in another were reported either way.  So the programs run
- * again here, on one thread, in program order, one unit at a time (a
- * program, or a row of them where the threads split by rows), and the
- * error reported is the tile engine's (tile_run.c's run_kernel: a
- * division by zero before a gather out of range): the first division by
- * zero in program order if there is one, else the gather of the lowest
- * program (the generated code keeps the lowest in its record); the same
- * on any number of threads.  The results of the rerun go with the failed
- * run. */
+ * lane).  The generated code merged its threads' errors under a lock
+ * (emit_c.c's divz_fail and gather_fail), keeping the tile engine's
+ * (tile_run.c's run_kernel): a division by zero before a gather out of
+ * range, of each the lowest program's, so the error is the same on any
+ * number of threads. */
 static void
-kernel_error(const NativeModel *m, int k, long unit, const Tensor *vals, Diag *d)
+kernel_error(const NativeModel *m, int k, const Tensor *vals, Diag *d)
 {
 	const Graph *g = m->g;
 	const Node *nd = &g->nodes[m->knode[k]];
 	const TileFn *f = nd->tile;
-	long n = m->programs[k];
-	int divz = 0;
+	int divz = *m->bad;
 
-	if (m->gather)
-		m->gather[0] = -1;
-	for (long lo = 0; lo < n && !divz; lo += unit) {
-		*m->bad = 0;
-		m->kernel(k, m->ptr, lo, lo + unit < n ? lo + unit : n);
-		if (*m->bad > 1)
-			divz = *m->bad;
-	}
-	if (!divz) {
+	if (divz == 1) {
 		gather_error(m, k, vals, d);
 		return;
 	}
@@ -538,7 +523,7 @@ native_run(NativeModel *m, Tensor *vals, int threads, Diag *d)
 			free(started);
 		}
 		if (*m->bad) {
-			kernel_error(m, k, unit, vals, d);
+			kernel_error(m, k, vals, d);
 			return -1;
 		}
 	}

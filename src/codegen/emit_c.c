@@ -86,7 +86,10 @@ cg_use_rdiv(void)
  * product.  b zero, subnormal, at or above 2^1022, infinite or NaN: a / b
  * itself (gcc moves the test out of the loop and keeps both loops).
  * Without FMA in the target (FP_FAST_FMA unset: the AOT build without
- * -march) it is a / b.  tests/native/vdiv.c checks it against a / b. */
+ * -march) it is a / b.  The tests and selects are integer compares and
+ * masks on the bits, as in aicm_vexp (on AVX2 float ones kept the loop
+ * scalar).  tests/native/vdiv.c checks it against a / b; tests/native.sh
+ * that gcc vectorises its loop for AVX2 and AVX-512. */
 static const char rdiv_text[] =
     "static inline double aicm_rdiv_f64(double a, double b)\n"
     "{\n"
@@ -101,10 +104,26 @@ static const char rdiv_text[] =
     "\tdouble m, s;\n"
     "\tmemcpy(&m, &mb, sizeof m);\n"
     "\tmemcpy(&s, &sb, sizeof s);\n"
-    "\tconst int tiny = fabs(a) < 0x1p-960;\n"
-    "\tconst double x = tiny ? a * 0x1p128 : a, sx = tiny ? s * 0x1p-128 : s;\n"
-    "\tconst double r = 1 / m, q = x * r, c = fma(-q, m, x);\n"
-    "\tconst double v = c != 0 && fabs(c) <= 0x1.fffffffffffffp1023 ? fma(c, r, q) : q;\n"
+    "\tuint64_t ab, ub, db, cb, qb, vb;\n"
+    "\tmemcpy(&ab, &a, sizeof ab);\n"
+    "\t/* |a| < 2^-960: times 2^128, the result times 2^-128 (integer tests and masks\n"
+    "\t * throughout, so that gcc if-converts it: see aicm_vexp_f64) */\n"
+    "\tconst uint64_t tiny = 0u - (uint64_t)((ab & 0x7fffffffffffffffu) < 0x03f0000000000000u);\n"
+    "\tub = 0x3ff0000000000000u + (tiny & ((uint64_t)128 << 52));\n"
+    "\tdb = 0x3ff0000000000000u - (tiny & ((uint64_t)128 << 52));\n"
+    "\tdouble up, dn;\n"
+    "\tmemcpy(&up, &ub, sizeof up);\n"
+    "\tmemcpy(&dn, &db, sizeof dn);\n"
+    "\tconst double x = a * up, sx = s * dn;\n"
+    "\tconst double r = 1 / m, q = x * r, c = fma(-q, m, x), w = fma(c, r, q);\n"
+    "\t/* c zero, infinite or NaN: q */\n"
+    "\tmemcpy(&cb, &c, sizeof cb);\n"
+    "\tmemcpy(&qb, &q, sizeof qb);\n"
+    "\tmemcpy(&vb, &w, sizeof vb);\n"
+    "\tconst uint64_t ok = 0u - (uint64_t)((cb & 0x7fffffffffffffffu) - 1 < 0x7fefffffffffffffu);\n"
+    "\tvb = (vb & ok) | (qb & ~ok);\n"
+    "\tdouble v;\n"
+    "\tmemcpy(&v, &vb, sizeof v);\n"
     "\treturn e - 1 < 2045 ? v * sx : a / b;\n"
     "#endif\n"
     "}\n";
@@ -241,10 +260,14 @@ static const char prelude[] =
  * added and the product multiplied by 2^-128 (2^-64), one rounding as in a
  * multiply by 2^n.  No clamp before: lanes out of range compute garbage bits
  * (no undefined behaviour: memcpy and unsigned arithmetic only) that the
- * last selects replace (NaN stays NaN, overflow inf, underflow 0).  All of
- * it is branch-free selects on values and integer compares, the shape gcc
- * if-converts and vectorises (a float compare feeding integer bits, or a
- * clamp's select feeding the arithmetic, makes it keep branches); about 40
+ * last masks replace (NaN stays NaN, overflow inf, underflow 0).  All of
+ * it is branch-free: integer compares on x's bits and AND/OR masks on the
+ * result's bits, the shape gcc if-converts and vectorises on AVX2 as on
+ * AVX-512 (a float compare feeding integer bits, or a clamp's select
+ * feeding the arithmetic, makes it keep branches; so do float selects on
+ * y, x != x ? x : ..., on AVX2: gcc sinks the arithmetic into the branch
+ * that uses it and then, under the default -ftrapping-math, cannot
+ * if-convert it, and the whole loop stays scalar, 5 ns an element); about 40
  * AVX-512 instructions per 16 f32 lanes against 62 for the two-halves
  * scaling this replaced.  Checked against libm over a sweep of inputs by
  * tests/native.sh with tests/native/vexp.c (at most 1 ulp, specials,
@@ -276,7 +299,17 @@ static const char vexp_text[] =
     "\tmemcpy(&y, &pb, sizeof y);\n"
     "\tmemcpy(&f, &fb, sizeof f);\n"
     "\ty *= f;\n"
-    "\treturn x != x ? x : x > 709.782712893384 ? (double)INFINITY : x < -745.2 ? 0.0 : y;\n"
+    "\t/* x < -745.2: 0; x > 709.78...: inf; NaN: x (integer masks on the bits) */\n"
+    "\tuint64_t xb, yb, m;\n"
+    "\tmemcpy(&xb, &x, sizeof xb);\n"
+    "\tmemcpy(&yb, &y, sizeof yb);\n"
+    "\tyb &= 0u - (uint64_t)(xb <= 0xc08749999999999au);\n"
+    "\tm = 0u - (uint64_t)((int64_t)xb > 0x40862e42fefa39ef);\n"
+    "\tyb = (yb & ~m) | (0x7ff0000000000000u & m);\n"
+    "\tm = 0u - (uint64_t)((xb & 0x7fffffffffffffffu) > 0x7ff0000000000000u);\n"
+    "\tyb = (yb & ~m) | (xb & m);\n"
+    "\tmemcpy(&y, &yb, sizeof y);\n"
+    "\treturn y;\n"
     "}\n"
     "static inline float aicm_vexp_f32(float x)\n"
     "{\n"
@@ -298,7 +331,17 @@ static const char vexp_text[] =
     "\tmemcpy(&y, &pb, sizeof y);\n"
     "\tmemcpy(&f, &fb, sizeof f);\n"
     "\ty *= f;\n"
-    "\treturn x != x ? x : x >= 88.7228394f ? (float)INFINITY : x < -104.0f ? 0.0f : y;\n"
+    "\t/* x < -104: 0; x >= 88.72...: inf; NaN: x (integer masks on the bits) */\n"
+    "\tuint32_t xb, yb, m;\n"
+    "\tmemcpy(&xb, &x, sizeof xb);\n"
+    "\tmemcpy(&yb, &y, sizeof yb);\n"
+    "\tyb &= 0u - (uint32_t)(xb <= 0xc2d00000u);\n"
+    "\tm = 0u - (uint32_t)((int32_t)xb >= 0x42b17218);\n"
+    "\tyb = (yb & ~m) | (0x7f800000u & m);\n"
+    "\tm = 0u - (uint32_t)((xb & 0x7fffffffu) > 0x7f800000u);\n"
+    "\tyb = (yb & ~m) | (xb & m);\n"
+    "\tmemcpy(&y, &yb, sizeof y);\n"
+    "\treturn y;\n"
     "}\n";
 
 /* The dot's micro-kernel (op_dot; docs/codegen.md), the shape of the tile
@@ -1065,21 +1108,53 @@ row_split(const Graph *g, int node)
 	return any;
 }
 
-/* A gather's index out of range (emit_c_ops.c's load_gather): the lowest
- * program's first, as the tile engine reports it; threads take a lock,
- * on this error path only (C11's atomic_flag: no -pthread needed, as
- * aicm-run's own threads run the kernels). */
+/* An integer division by zero (emit_c_ops.c's divz_check) */
+static unsigned char divz_used;
+
+void
+cg_use_divz(void)
+{
+	divz_used = 1;
+}
+
+/* The run's error, the same on any number of threads and the tile
+ * engine's (tile_run.c's run_kernel): a division by zero before a gather
+ * out of range; of each, the lowest program's (its grid id, row-major);
+ * of a program's divisions, the lowest instruction; of its gathers, the
+ * first met.  Each failing lane merges under one lock, on this error path
+ * only (C11's atomic_flag: no -pthread needed, as aicm-run's own threads
+ * run the kernels). */
+static const char err_lock[] =
+    "\n/* The error path's lock: a failing lane merges its error under it. */\n"
+    "static atomic_flag N_aicm_lock = ATOMIC_FLAG_INIT;\n";
+
+static const char divz_fail[] =
+    "\n/* The program of N_aicm_bad's division by zero (when it is 2 + one). */\n"
+    "long N_aicm_bad_prog;\n"
+    "\n"
+    "static void\n"
+    "N_aicm_divz_fail(long prog, int inst)\n"
+    "{\n"
+    "\twhile (atomic_flag_test_and_set(&N_aicm_lock))\n"
+    "\t\t;\n"
+    "\tif (N_aicm_bad < 2 || prog < N_aicm_bad_prog ||\n"
+    "\t    (prog == N_aicm_bad_prog && 2 + inst < N_aicm_bad)) {\n"
+    "\t\tN_aicm_bad = 2 + inst;\n"
+    "\t\tN_aicm_bad_prog = prog;\n"
+    "\t}\n"
+    "\tatomic_flag_clear(&N_aicm_lock);\n"
+    "}\n";
+
 static const char gather_fail[] =
     "\n/* The first gather index out of range of the lowest program that met one:\n"
     " * [0] its program (-1: none), [1] its tile instruction, [2] the index,\n"
     " * [3] its flat place in its indices tensor (-1: not read from one). */\n"
     "int64_t N_aicm_gather[4] = {-1};\n"
-    "static atomic_flag N_aicm_gather_lock = ATOMIC_FLAG_INIT;\n"
     "\n"
     "static void\n"
     "N_aicm_gather_fail(long prog, int inst, int64_t v, int64_t at)\n"
     "{\n"
-    "\twhile (atomic_flag_test_and_set(&N_aicm_gather_lock))\n"
+    "\twhile (atomic_flag_test_and_set(&N_aicm_lock))\n"
     "\t\t;\n"
     "\tif (N_aicm_gather[0] < 0 || prog < N_aicm_gather[0]) {\n"
     "\t\tN_aicm_gather[0] = prog;\n"
@@ -1087,8 +1162,9 @@ static const char gather_fail[] =
     "\t\tN_aicm_gather[2] = v;\n"
     "\t\tN_aicm_gather[3] = at;\n"
     "\t}\n"
-    "\tN_aicm_bad = 1;\n"
-    "\tatomic_flag_clear(&N_aicm_gather_lock);\n"
+    "\tif (!N_aicm_bad)   /* a division by zero goes first */\n"
+    "\t\tN_aicm_bad = 1;\n"
+    "\tatomic_flag_clear(&N_aicm_lock);\n"
     "}\n";
 
 /* text with every "N_" replaced by name_ */
@@ -1118,6 +1194,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 	memset(dot_used, 0, sizeof dot_used);
 	prefetch_used = 0;
 	rdiv_used = 0;
+	divz_used = 0;
 	m.g = g;
 	m.name = name;
 	for (int i = 0; i < g->nnodes; i++) {
@@ -1165,7 +1242,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_puts(c, "#if defined(_REENTRANT) && !defined(AICM_NO_THREADS)\n"
 		    "#define AICM_THREADS 1\n#include <pthread.h>\n#endif\n");
 		strbuf_puts(c, "#include <math.h>\n");
-		if (gathers)
+		if (gathers || divz_used)
 			strbuf_puts(c, "#include <stdatomic.h>\n");
 		strbuf_puts(c, "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
 		if (hname) {
@@ -1179,6 +1256,10 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "\n/* Set when a gather's index is out of range (1) or an integer is "
 		    "divided\n * by zero (2 + the tile instruction): %s_run fails. */\n"
 		    "int %s_aicm_bad;\n", name, name);
+		if (gathers || divz_used)
+			put_named(c, err_lock, name);
+		if (divz_used)
+			put_named(c, divz_fail, name);
 		if (gathers)
 			put_named(c, gather_fail, name);
 		emit_formulas(c);

@@ -84,6 +84,8 @@ void cg_use_formula(int kind, OpId op, DType cdt);
 void cg_use_dot(DType dt);
 /* emit_c.c: marks aicm_rdiv_f64 used */
 void cg_use_rdiv(void);
+/* emit_c.c: marks NAME_aicm_divz_fail used (an integer division) */
+void cg_use_divz(void);
 /* emit_c.c: marks AICM_PREFETCH used */
 void cg_use_prefetch(void);
 

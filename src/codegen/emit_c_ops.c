@@ -327,9 +327,10 @@ int_divides(const CgKernel *k, const TileInst *in)
 
 /* Inside the loop over shape sh of integer division in, whose divisor's
  * expression is eb: a zero divisor in a lane of the result's valid box
- * (computed before the loop) sets NAME_aicm_bad to 2 + in's index, which
- * NAME_run returns as -3 and the native driver reports; the lane's value
- * is scalar.h's (0).  Lanes outside the box hold other= fills and are
+ * (computed before the loop) goes to NAME_aicm_divz_fail with its program
+ * and in's index (NAME_aicm_bad is then 2 + the lowest program's lowest
+ * such index), which NAME_run returns as -3 and the native driver reports;
+ * the lane's value is scalar.h's (0).  Lanes outside the box hold other= fills and are
  * never an error, as in the tile engine. */
 static void
 divz_check(CgKernel *k, const TileInst *in, const char *eb, const int64_t *sh)
@@ -347,8 +348,9 @@ divz_check(CgKernel *k, const TileInst *in, const char *eb, const int64_t *sh)
 			len += (size_t)snprintf(cond + len, sizeof cond - len, " && b%d[%d] > 0", r, d);
 	}
 	cg_line(k, "if (%s == 0%s)", cb, cond);
-	cg_line(k, "\t%s_aicm_bad = %d;   /* an integer division by zero */", k->name,
-	    2 + (int)(in - k->f->insts));
+	cg_line(k, "\t%s_aicm_divz_fail(prog, %d);   /* an integer division by zero */", k->name,
+	    (int)(in - k->f->insts));
+	cg_use_divz();
 }
 
 static int

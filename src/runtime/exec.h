@@ -155,6 +155,10 @@ int64_t exec_default_max_total(void);
  * its name, type and size; the total with the largest tensor.  Untyped
  * nodes are reported too.  Returns 0 or -1 (diagnostics given). */
 int exec_check_limits(const Graph *const *gs, int ngraphs, const ExecLimits *lim, Diag *d);
+/* What max_total_bytes leaves beside the graphs' tensors (which passed
+ * exec_check_limits), for the copies an engine keeps (the tile engine's
+ * packed consts, exec_tile_compile_within); -1 when there is no limit. */
+int64_t exec_limits_room(const Graph *const *gs, int ngraphs, const ExecLimits *lim);
 
 /* Error measure of DESIGN §7 between a (the result) and b (the reference):
  * max|a - b| / max(max|b|, 1) over finite b; NaN matches NaN, an infinity

@@ -181,6 +181,19 @@ exec_check_limits(const Graph *const *gs, int ngraphs, const ExecLimits *lim, Di
 	return 0;
 }
 
+int64_t
+exec_limits_room(const Graph *const *gs, int ngraphs, const ExecLimits *lim)
+{
+	int64_t room = lim->max_total_bytes;
+
+	if (room <= 0)
+		return -1;
+	for (int k = 0; k < ngraphs; k++)
+		for (int i = 0; i < gs[k]->nnodes; i++)
+			room -= exec_type_bytes(&gs[k]->nodes[i].type);
+	return room > 0 ? room : 0;
+}
+
 /* ---- comparison ------------------------------------------------------ */
 
 ExecErr

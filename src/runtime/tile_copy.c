@@ -223,9 +223,9 @@ gather_fail(Worker *w, const TileInst *in, const PAccess *a, int64_t v, int64_t 
 	char where[IR_TYPE_STR];
 	int di = w->k->f->vals[in->in[0]].def;
 
-	if (w->bad_prog >= 0 && w->bad_prog <= w->prog)
+	if (w->bad_prog >= 0 && w->bad_prog <= w->gid)
 		return;
-	w->bad_prog = w->prog;
+	w->bad_prog = w->gid;
 	if (at >= 0)
 		exec_index_str(&w->vals[w->k->acc[di].node], at, where);
 	else

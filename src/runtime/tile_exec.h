@@ -42,8 +42,21 @@ typedef struct KernelStats {
 
 typedef struct TilePlan TilePlan;
 
+/* The memory of the consts' packed copies (exec_tile_source_changed):
+ * bytes, what the plan packs at its first run; room, the most it may
+ * (-1: no budget but the plan's own, 1 GiB); skipped, the bytes of loads
+ * left unpacked for the room (they read the tensor instead, slower). */
+typedef struct TilePrepack {
+	int64_t bytes, room, skipped;
+} TilePrepack;
+
 /* NULL after a diagnostic when g holds a compute op that is not tiled. */
 TilePlan *exec_tile_compile(const Graph *g, Diag *d);
+/* The same, its packed consts within room bytes (-1: no budget): what a
+ * memory budget leaves after the graph's tensors (exec_limits_room), so
+ * that the copies count in --max-total-bytes.  Packing is an
+ * optimisation: past the room a load is left unpacked, never refused. */
+TilePlan *exec_tile_compile_within(const Graph *g, int64_t room, Diag *d);
 /* Runs the plan on vals (one Tensor per node of the graph it was compiled
  * from; the sources filled in by the caller).  threads < 1 means 1.
  * Returns 0 or -1 after a diagnostic (a source of the wrong type, an
@@ -60,6 +73,8 @@ void exec_tile_source_changed(TilePlan *p, int node);
  * none (docs/perf.md: a re-pack per run was suspected of the transformer
  * layer's slow runs, and this count ruled it out). */
 int64_t exec_tile_packs(const TilePlan *p);
+/* The packed consts' memory and what the room left unpacked. */
+TilePrepack exec_tile_prepacked(const TilePlan *p);
 /* The statistics of the last run, one per tiled node in node order. */
 const KernelStats *exec_tile_stats(const TilePlan *p, int *n);
 void exec_tile_free(TilePlan *p);

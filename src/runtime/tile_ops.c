@@ -360,9 +360,22 @@ binary_prep(Worker *w, const TileInst *in, int64_t *sa, int64_t *sb)
 	return has_simd(in->gop) ? simd_op_of(in->gop) : SIMD_ADD;
 }
 
+/* Records in's division by zero in the current program: the worker keeps
+ * the lowest program's (by grid id) lowest instruction (tile_run.c's
+ * run_kernel keeps the lowest of its workers'), an order of its own, not
+ * of execution, so that the error does not depend on the threads. */
+static void
+divz_fail(Worker *w, const TileInst *in)
+{
+	if (!w->err || w->gid < w->err_prog || (w->gid == w->err_prog && in < w->err)) {
+		w->err = in;
+		w->err_prog = w->gid;
+	}
+}
+
 /* An integer kernel's binary op, element by element with scalar.h's
  * integer formula.  A divisor of 0 in a lane of the result's valid box is
- * the program's error (w->err, reported by exec_tile_run); a masked lane
+ * the program's error (divz_fail, reported by exec_tile_run); a masked lane
  * holds a load's other (0) and is only computed, by the formula that
  * gives 0 there. */
 static void
@@ -397,9 +410,9 @@ binary_int(Worker *w, const TileInst *in, const int64_t *sa, const int64_t *sb)
 					int64_t y = tgeti(b, i0 * sb[0] + i1 * sb[1] + i2 * sb[2] +
 					    i3 * sb[3], dt);
 
-					if (ir_scalar_int_div_by_zero(op, y) && !w->err && i0 < ov[0] &&
+					if (ir_scalar_int_div_by_zero(op, y) && i0 < ov[0] &&
 					    i1 < ov[1] && i2 < ov[2] && i3 < ov[3])
-						w->err = in;
+						divz_fail(w, in);
 					tseti(o, q, ir_scalar_binary_i64(op, x, y), dt);
 				}
 }

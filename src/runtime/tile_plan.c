@@ -415,11 +415,13 @@ idx_aligned(const TileFn *f, const TileIdx *x, int64_t e, const int *loopof)
  * when every index of the load is a multiple of the tile's extent along
  * its dim (so that each tile is one block), a tile of at most four dims,
  * a kernel of one compute type, and within PREPACK_MAX for the plan
- * (*total); the blocks past a ragged edge hold other= as a load would.
- * Consts only: a graph's inputs change from run to run, and a const that
- * a caller rewrites in place must be named by exec_tile_source_changed. */
+ * and the room the caller's memory budget leaves (pp: a load that would
+ * pass the room is left unpacked and counted in pp->skipped); the blocks
+ * past a ragged edge hold other= as a load would.  Consts only: a graph's
+ * inputs change from run to run, and a const that a caller rewrites in
+ * place must be named by exec_tile_source_changed. */
 static void
-plan_prepack(const Graph *g, PKernel *k, const int64_t *trips, int64_t *total)
+plan_prepack(const Graph *g, PKernel *k, const int64_t *trips, TilePrepack *pp)
 {
 	const TileFn *f = k->f;
 	int *loopof = xmalloc(sizeof *loopof * ((size_t)f->nvals + 1));
@@ -452,9 +454,13 @@ plan_prepack(const Graph *g, PKernel *k, const int64_t *trips, int64_t *total)
 		 * worth the memory */
 		if (!ok || nb == 0 || __builtin_mul_overflow(nb, tb, &bytes) ||
 		    bytes > 2 * ir_type_numel(&g->nodes[a->node].type) * (int64_t)k->es + 65536 ||
-		    *total + bytes > PREPACK_MAX)
+		    pp->bytes + bytes > PREPACK_MAX)
 			continue;
-		*total += bytes;
+		if (pp->room >= 0 && pp->bytes + bytes > pp->room) {
+			pp->skipped += bytes;
+			continue;
+		}
+		pp->bytes += bytes;
 		a->prepack = true;
 		a->pk_tile = (size_t)tb;
 	}
@@ -572,7 +578,7 @@ compute_dt(const TileFn *f, bool *ik, bool *mx)
 }
 
 static int
-compile_kernel(const Graph *g, int node, PKernel *k, int64_t *prepacked)
+compile_kernel(const Graph *g, int node, PKernel *k, TilePrepack *prepacked)
 {
 	const Node *n = &g->nodes[node];
 	const TileFn *f = n->tile;
@@ -722,10 +728,16 @@ compile_kernel(const Graph *g, int node, PKernel *k, int64_t *prepacked)
 TilePlan *
 exec_tile_compile(const Graph *g, Diag *d)
 {
+	return exec_tile_compile_within(g, -1, d);
+}
+
+TilePlan *
+exec_tile_compile_within(const Graph *g, int64_t room, Diag *d)
+{
 	TilePlan *p = xcalloc(1, sizeof *p);
-	int64_t prepacked = 0;
 
 	p->g = g;
+	p->prepack.room = room;
 	for (int i = 0; i < g->nnodes; i++)
 		if (g->nodes[i].op == OP_TILED)
 			p->nk++;
@@ -737,7 +749,7 @@ exec_tile_compile(const Graph *g, Diag *d)
 
 		if (n->op == OP_TILED) {
 			PKernel *k = &p->k[p->nk++];
-			int rc = compile_kernel(g, i, k, &prepacked);
+			int rc = compile_kernel(g, i, k, &p->prepack);
 
 			if (rc == -1) {
 				diag_error(d, n->loc, "tiled '%%%s' needs more tile memory than a "
@@ -776,6 +788,12 @@ exec_tile_compile(const Graph *g, Diag *d)
 		}
 	}
 	return p;
+}
+
+TilePrepack
+exec_tile_prepacked(const TilePlan *p)
+{
+	return p->prepack;
 }
 
 void

@@ -148,6 +148,7 @@ struct TilePlan {
 	int maxinsts;
 	Crew *crew;                  /* started at the first run with threads */
 	int64_t packs;               /* prepacked loads packed, all runs (exec_tile_packs) */
+	TilePrepack prepack;         /* their memory (exec_tile_prepacked) */
 };
 
 typedef struct AtomLog {
@@ -172,10 +173,14 @@ typedef struct Worker {
 	int64_t rd, wr, fl;
 	int64_t pid[3];
 	AtomLog *logs;               /* per program, or NULL: apply at once */
-	int64_t prog;
-	const TileInst *err;         /* the first instruction that divided an
-	                              * integer by zero in a valid lane, or NULL */
-	int64_t bad_prog;            /* the lowest program that failed, or -1 */
+	int64_t prog;                /* the program's place in the taking order */
+	int64_t gid;                 /* its grid id, row-major: errors keep the lowest */
+	const TileInst *err;         /* the lowest instruction that divided an
+	                              * integer by zero in a valid lane in the
+	                              * lowest program that did, or NULL */
+	int64_t err_prog;            /* that program (gid) */
+	int64_t bad_prog;            /* the lowest program (gid) whose gather
+	                              * failed, or -1 */
 	char bad[IR_ERR_MAX];        /* its message (load_gather's index) */
 } Worker;
 

@@ -148,10 +148,12 @@ run_program(Worker *w, int64_t p)
 		w->pid[0] = p % g[0];
 		w->pid[1] = p / g[0] % g[1];
 		w->pid[2] = p / (g[0] * g[1]);
+		w->gid = (w->pid[0] * g[1] + w->pid[1]) * g[2] + w->pid[2];
 	} else {
 		w->pid[0] = p / (g[1] * g[2]);
 		w->pid[1] = p / g[2] % g[1];
 		w->pid[2] = p % g[2];
+		w->gid = p;
 	}
 	for (int q = 0; q < w->k->nmemoed; q++)
 		w->mcnt[w->k->memoed[q]] = 0;
@@ -289,9 +291,11 @@ add_stats(KernelStats *st, const Worker *w)
 
 /* Programs are taken in grid order (axis 0 slowest, axis 2 fastest) by
  * nt threads.  Returns the run-time error of the lowest program that had
- * one (a gather's index out of range), or NULL; *divz gets the instruction
- * that divided an integer by zero (in some program, any thread's), or
- * NULL. */
+ * one (a gather's index out of range), or NULL; *divz gets the lowest
+ * instruction that divided an integer by zero in the lowest program that
+ * did, or NULL.  "Lowest" is by the grid id (row-major, whatever order the
+ * programs were taken in), so that the error is the same on any number of
+ * threads, and the native engine's (emit_c.c's divz_fail, gather_fail). */
 static const char *
 run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *st,
     const TileInst **divz)
@@ -302,7 +306,7 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	Crew *c = plan->crew;
 	Pool pool = {k, vals, programs, 1, 1, 0, NULL};
 	const char *bad = NULL;
-	int64_t badp = 0;
+	int64_t badp = 0, divp = 0;
 
 	*divz = NULL;
 	if (f->has_init) {
@@ -360,13 +364,14 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 	}
 	free(pool.logs);
 	for (int t = 0; t < nt; t++) {
-		add_stats(st, &c->m[t].w);
-		if (!*divz)
-			*divz = c->m[t].w.err;
-	}
-	for (int t = 0; t < nt; t++) {
 		const Worker *w = &c->m[t].w;
 
+		add_stats(st, w);
+		if (w->err && (!*divz || w->err_prog < divp || (w->err_prog == divp &&
+		    w->err < *divz))) {
+			*divz = w->err;
+			divp = w->err_prog;
+		}
 		if (w->bad_prog >= 0 && (!bad || w->bad_prog < badp)) {
 			bad = w->bad;
 			badp = w->bad_prog;

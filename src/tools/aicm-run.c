@@ -163,7 +163,8 @@ usage(FILE *f)
 	    "  --max-bytes=B            largest tensor (default 4GiB; 0: no limit)\n"
 	    "  --max-total-bytes=B      all tensors together (default: half the machine's\n"
 	    "                           memory; 0: no limit); B takes k/M/G/T suffixes\n"
-	    "                           (1024-based; kB, MB, GB are 1000-based)\n"
+	    "                           (1024-based; kB, MB, GB are 1000-based); the tile\n"
+	    "                           engine packs consts ahead only within what is left\n"
 	    "  --max-work=N             the flops a run may plan, every kernel's grid and\n"
 	    "                           loops and --bench's runs counted, also those of the\n"
 	    "                           reference interpreter under --check and of\n"
@@ -587,6 +588,9 @@ free_opts(Opts *o)
 static TilePlan *tile_plan;
 /* The native engine's module, loaded on its first run (native.h). */
 static NativeModel *native_model;
+/* What --max-total-bytes leaves beside the tensors for the tile plan's
+ * packed consts (-1: no limit). */
+static int64_t tile_room = -1;
 
 static int
 run_engine(Engine e, const Graph *g, Tensor *vals, Diag *d, int threads)
@@ -597,8 +601,20 @@ run_engine(Engine e, const Graph *g, Tensor *vals, Diag *d, int threads)
 	case ENGINE_REFERENCE:
 		return exec_interp(g, vals, d);
 	case ENGINE_TILE:
-		if (!tile_plan && !(tile_plan = exec_tile_compile(g, d)))
-			return -1;
+		if (!tile_plan) {
+			TilePrepack pp;
+
+			if (!(tile_plan = exec_tile_compile_within(g, tile_room, d)))
+				return -1;
+			pp = exec_tile_prepacked(tile_plan);
+			/* packing is an optimisation: the budget skips it, not the run */
+			if (pp.skipped > 0)
+				fprintf(stderr, "%s: note: %lld bytes of consts' tiles not packed ahead: "
+				    "--max-total-bytes leaves %lld bytes beside the tensors, %lld of them "
+				    "packed (the other loads copy from their tensor in every run)\n",
+				    cli_tool, (long long)pp.skipped, (long long)pp.room,
+				    (long long)pp.bytes);
+		}
 		return exec_tile_run(tile_plan, vals, threads, d);
 	}
 	AICM_BUG("unknown engine %d", (int)e);
@@ -1298,6 +1314,7 @@ main(int argc, char **argv)
 			status = 1;
 			goto done;
 		}
+		tile_room = exec_limits_room(gs, ref ? 2 : 1, &o.lim);
 	}
 	if (o.engine == ENGINE_NATIVE) {
 		NativeInfo ni;
@@ -1343,8 +1360,9 @@ main(int argc, char **argv)
 		}
 		/* the kept packs (tile_exec.h): a timed run should pack nothing */
 		if (o.verbose && o.engine == ENGINE_TILE)
-			fprintf(stderr, "%s: tile: %lld const loads packed at the warm-up, %lld over "
-			    "the %d timed runs\n", cli_tool, (long long)packs,
+			fprintf(stderr, "%s: tile: %lld const loads packed at the warm-up (%lld bytes), "
+			    "%lld over the %d timed runs\n", cli_tool, (long long)packs,
+			    (long long)exec_tile_prepacked(tile_plan).bytes,
 			    (long long)(exec_tile_packs(tile_plan) - packs), o.bench);
 		qsort(ms, (size_t)o.bench, sizeof *ms, cmp_double);
 		qsort(cpu, (size_t)o.bench, sizeof *cpu, cmp_double);
