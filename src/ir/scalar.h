@@ -61,7 +61,7 @@
 
 /* X(ID, formula in x): every OC_UNARY op. */
 #define IR_SCALAR_UNARY(X)                                                     \
-	X(RELU, isnan(x) || x > 0 ? x : 0)    /* NaN stays NaN, -0 becomes 0 */ \
+	X(RELU, !(x <= 0) ? x : 0)   /* NaN stays NaN, -0 becomes 0 */        \
 	X(NEG, -x)                                                             \
 	X(EXP, exp(x))                                                         \
 	X(LOG, log(x))                                                         \
