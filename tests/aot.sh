@@ -7,7 +7,10 @@
 # cc compiles them with tests/aot/main.c (-pthread: mlp_run's threads);
 # the program runs on inputs that numpy draws, and its outputs must equal
 # what aicm-run's reference interpreter gives on the same inputs (.npy)
-# within 1e-12.  Fails on any step; a few seconds.
+# within 1e-12.  Then tests/aot/fail.aicm, lowered without fuse (a kernel
+# an op), linked with tests/aot/fail.c: its first kernel's gather meets an
+# index out of range, its second would divide by zero, and bad_run must
+# stop at the first with -2.  Fails on any step; a few seconds.
 set -eu
 B=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,3 +47,12 @@ for name, shape in (("y", (8, 32)), ("p", (8, 32))):
     bad += not ok
 sys.exit(1 if bad else 0)
 PYEOF
+
+"$B/aicm-opt" --pass=shape-infer,lower-tiled --emit=c -o "$T/bad.c" "$top/tests/aot/fail.aicm"
+$CC -std=c99 -O2 -Wall -Werror -pthread -I"$T" -o "$T/fail" "$top/tests/aot/fail.c" "$T/bad.c" -lm
+got=$("$T/fail")
+if [ "$got" != "bad_run: -2" ]; then
+	echo "aot: bad_run gave '$got', expected 'bad_run: -2' (the first failing kernel's error, a gather's)" >&2
+	exit 1
+fi
+echo "aot: bad_run stops at its first failing kernel: -2: PASS"

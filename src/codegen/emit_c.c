@@ -773,7 +773,8 @@ emit_header(const Mod *m, StrBuf *h)
 	strbuf_printf(h, "} %s_args;\n\n", N);
 	strbuf_printf(h, "/* Runs the graph: 0; -1 when an intermediate cannot be allocated; -2\n"
 	    " * when a gather's index is out of range, -3 when an integer is divided by\n"
-	    " * zero (the outputs are then not whole).\n"
+	    " * zero: the first kernel that fails ends the run with its error (the\n"
+	    " * outputs are then not whole).\n"
 	    " * threads > 1 spreads each kernel's programs over that many threads when\n"
 	    " * the module is compiled with -pthread. */\n"
 	    "int %s_run(const %s_args *a, int threads);\n\n#endif\n", N, N);
@@ -1283,6 +1284,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		if (gathers)
 			strbuf_printf(c, "\t%s_aicm_gather[0] = -1;\n", name);
 		bool owns = false;   /* out: only when a goto reaches it (-Wall) */
+		bool stops = false;  /* done: likewise */
 
 		for (int i = 0; i < m.nfields; i++) {
 			const Node *nd = fnode(&m, i);
@@ -1310,6 +1312,14 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 			else
 				strbuf_printf(c, "\t%s_grid(%s_kernel%d, &a, %" PRId64 ", %s);\n", name, name,
 				    q, np, serial ? "1   /* atomics: programs in order */" : "threads");
+			/* the first kernel that fails ends the run with its error, as
+			 * the native engine's driver does: a later kernel would read
+			 * what this one left unwritten, and its own error (a division
+			 * by zero) would replace the first */
+			if ((gathers || divz_used) && q + 1 < nk) {
+				strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\tgoto done;\n", name);
+				stops = true;
+			}
 		}
 		for (int i = 0; i < m.nfields; i++)
 			if (m.fnode[i] < 0) {
@@ -1319,9 +1329,9 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 				    fname(&m, i), m.field[-1 - m.fnode[i]], ir_type_numel(&nd->type),
 				    fname(&m, i));
 			}
-		strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\trc = %s_aicm_bad == 1 ? -2 : -3;\n%s\tfor "
-		    "(int i = 0; i < %d; i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n", name, name,
-		    owns ? "out:\n" : "", m.nfields + 1);
+		strbuf_printf(c, "%s\tif (%s_aicm_bad)\n\t\trc = %s_aicm_bad == 1 ? -2 : -3;\n%s\tfor "
+		    "(int i = 0; i < %d; i++)\n\t\tfree(own[i]);\n\treturn rc;\n}\n",
+		    stops ? "done:\n" : "", name, name, owns ? "out:\n" : "", m.nfields + 1);
 		/* the descriptor */
 		strbuf_printf(c, "\n/* For aicm-run --engine=native: the fields in order (each field's "
 		    "graph\n * node; -1 - node: a source copied to an output), the kernels' program\n"

@@ -1899,7 +1899,10 @@ op_load_gather(CgKernel *k, const TileInst *in)
 		char e[300];
 
 		idx_expr(e, sizeof e, &in->idx[d]);
-		cg_line(k, "const long o%d = %s;", d, e);
+		/* the gathered axis is placed by the index alone: no offset of
+		 * its own (an unused one fails -Wall -Werror builds of the C) */
+		if (d != ax)
+			cg_line(k, "const long o%d = %s;", d, e);
 		rd[d] = d < ax ? d : d - 1 + q;
 		if (d != ax) {
 			int D = p + rd[d];
