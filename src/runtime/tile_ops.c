@@ -361,13 +361,11 @@ binary_prep(Worker *w, const TileInst *in, int64_t *sa, int64_t *sb)
 }
 
 /* Records in's division by zero in the current program: the worker keeps
- * the lowest program's (by grid id) lowest instruction (tile_run.c's
- * run_kernel keeps the lowest of its workers'), an order of its own, not
- * of execution, so that the error does not depend on the threads. */
+ * the first in tx_divz_before's order. */
 static void
 divz_fail(Worker *w, const TileInst *in)
 {
-	if (!w->err || w->gid < w->err_prog || (w->gid == w->err_prog && in < w->err)) {
+	if (tx_divz_before(w->gid, in, w->err_prog, w->err)) {
 		w->err = in;
 		w->err_prog = w->gid;
 	}

@@ -188,6 +188,19 @@ typedef struct Worker {
  * one to run: an entry of tx_ops. */
 typedef int TxOp(Worker *w, const TileInst *in, int i);
 
+/* The order of a kernel's integer divisions by zero: the lowest program
+ * (its grid id, row-major) first, then in it the lowest tile instruction;
+ * an order of the grid, not of execution, so that the error reported does
+ * not depend on the threads and is the native engine's (emit_c.c's
+ * divz_fail).  True when (prog, in) goes before (cur_prog, cur); cur NULL:
+ * none recorded yet.  A worker keeps its lowest (tile_ops.c's divz_fail),
+ * run_kernel the lowest of its workers' (tile_run.c). */
+static inline bool
+tx_divz_before(int64_t prog, const TileInst *in, int64_t cur_prog, const TileInst *cur)
+{
+	return !cur || prog < cur_prog || (prog == cur_prog && in < cur);
+}
+
 /* tile_ops.c */
 /* The executor of each tile op, indexed by its kind. */
 extern TxOp *const tx_ops[TO_COUNT];

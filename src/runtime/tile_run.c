@@ -367,8 +367,7 @@ run_kernel(TilePlan *plan, const PKernel *k, Tensor *vals, int nt, KernelStats *
 		const Worker *w = &c->m[t].w;
 
 		add_stats(st, w);
-		if (w->err && (!*divz || w->err_prog < divp || (w->err_prog == divp &&
-		    w->err < *divz))) {
+		if (w->err && tx_divz_before(w->err_prog, w->err, divp, *divz)) {
 			*divz = w->err;
 			divp = w->err_prog;
 		}
