@@ -607,9 +607,10 @@ run_engine(Engine e, const Graph *g, Tensor *vals, Diag *d, int threads)
 			if (!(tile_plan = exec_tile_compile_within(g, tile_room, d)))
 				return -1;
 			pp = exec_tile_prepacked(tile_plan);
-			/* packing is an optimisation: the budget skips it, not the run */
+			/* packing is an optimisation: the budget skips it, not the run, and says
+			 * so as a remark (an optimisation report: DESIGN section 4) */
 			if (pp.skipped > 0)
-				fprintf(stderr, "%s: note: %lld bytes of consts' tiles not packed ahead: "
+				fprintf(stderr, "%s: remark: %lld bytes of consts' tiles not packed ahead: "
 				    "--max-total-bytes leaves %lld bytes beside the tensors, %lld of them "
 				    "packed (the other loads copy from their tensor in every run)\n",
 				    cli_tool, (long long)pp.skipped, (long long)pp.room,
