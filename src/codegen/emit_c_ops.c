@@ -866,6 +866,13 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	 * so the strip's values go to blk and aicm_vcmax_f32 (emit_c.c, GCC
 	 * vector extensions) combines them into part a vector at a time */
 	bool guard, vsel = comb == OP_MAX || comb == OP_MIN;
+	/* the strip's W values contiguous in memory (a tile or a tensor's row
+	 * read in place, in the type of the sum): aicm_vcOP_T reads them
+	 * there.  Copied to blk, gcc turned the copy into a memcpy of 16-byte
+	 * pieces that the 32-byte loads of aicm_vcmax_f32 then waited on (a
+	 * failed store forwarding: a fifth of w3s f32 on the Zen 3) */
+	bool direct = vsel && !k->chain[x] && xt == kt && k->sh[x][3] == sh[3] && sh[3] > 1 &&
+	    (!k->inplace[x] || k->vstr[x][3] == 1);
 
 	for (int d = 3; d >= 0; d--) {
 		s[d] = st;
@@ -899,22 +906,31 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	k->depth++;
 	if (k->row && k->pf_inst == (int)(in - k->f->insts))
 		row_prefetches(k, W);
-	if (vsel)
-		cg_line(k, "%s blk[%d];", KT, W);
-	cg_line(k, "for (int j = 0; j < %d; j++) {", W);
-	k->depth++;
-	cg_line(k, "const long i3 = c * %d + j;", W);
-	operand(ex, sizeof ex, k, x, sh);
-	conv(cx, sizeof cx, ex, xt, kt);
-	if (vsel)
-		cg_line(k, "blk[j] = %s;", cx);
-	else
-		cg_line(k, "part[j] = aicm_c%s_%s(part[j], %s);", op, fs, cx);
-	k->depth--;
-	cg_line(k, "}");
-	for (int u = 0; vsel && u < U; u++)
-		cg_line(k, u ? "aicm_vc%s_%s(part + %d, blk + %d);" : "aicm_vc%s_%s(part, blk);", op, fs,
-		    u * V, u * V);
+	if (direct) {
+		cg_line(k, "const long i3 = c * %d;   /* the strip's first; its %d values follow */", W,
+		    W);
+		operand(ex, sizeof ex, k, x, sh);
+		cg_line(k, "aicm_vc%s_%s(part, &%s);", op, fs, ex);
+		for (int u = 1; u < U; u++)
+			cg_line(k, "aicm_vc%s_%s(part + %d, &%s + %d);", op, fs, u * V, ex, u * V);
+	} else {
+		if (vsel)
+			cg_line(k, "%s blk[%d];", KT, W);
+		cg_line(k, "for (int j = 0; j < %d; j++) {", W);
+		k->depth++;
+		cg_line(k, "const long i3 = c * %d + j;", W);
+		operand(ex, sizeof ex, k, x, sh);
+		conv(cx, sizeof cx, ex, xt, kt);
+		if (vsel)
+			cg_line(k, "blk[j] = %s;", cx);
+		else
+			cg_line(k, "part[j] = aicm_c%s_%s(part[j], %s);", op, fs, cx);
+		k->depth--;
+		cg_line(k, "}");
+		for (int u = 0; vsel && u < U; u++)
+			cg_line(k, u ? "aicm_vc%s_%s(part + %d, blk + %d);" : "aicm_vc%s_%s(part, blk);", op,
+			    fs, u * V, u * V);
+	}
 	k->depth--;
 	cg_line(k, "}");
 	/* the W partials combined pairwise, halves onto halves: log2 W
