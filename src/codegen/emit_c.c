@@ -137,6 +137,54 @@ cg_use_prefetch(void)
 	prefetch_used = 1;
 }
 
+/* aicm_stream_T is called (a store into a large tensor, emit_c_ops.c) */
+static unsigned char stream_used;
+
+void
+cg_use_stream(void)
+{
+	stream_used = 1;
+}
+
+/* aicm_stream_T(d, s, n): d[0..n) = s[0..n), the aligned body with
+ * non-temporal stores (the vector ISA the module is compiled for; plain
+ * stores head and tail, and everywhere without SSE2), so that a large
+ * output goes to memory without first reading each line it overwrites
+ * (write-allocate: a third more traffic for W3, a row softmax, whose
+ * output is as large as its input), as the tile engine's streamed stores
+ * (src/runtime/simd.c, simd_copy_stream).  aicm_stream_fence orders them
+ * before the kernel returns. */
+static const char stream_text[] =
+    "\n#if defined(__SSE2__)\n#include <immintrin.h>\n#endif\n"
+    "static inline void aicm_stream_f32(float *d, const float *s, long n)\n{\n"
+    "\tlong i = 0;\n"
+    "#if defined(__AVX512F__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 63); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 16 <= n; i += 16)\n\t\t_mm512_stream_ps(d + i, _mm512_loadu_ps(s + i));\n"
+    "#elif defined(__AVX__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 31); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 8 <= n; i += 8)\n\t\t_mm256_stream_ps(d + i, _mm256_loadu_ps(s + i));\n"
+    "#elif defined(__SSE2__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 15); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 4 <= n; i += 4)\n\t\t_mm_stream_ps(d + i, _mm_loadu_ps(s + i));\n"
+    "#endif\n"
+    "\tfor (; i < n; i++)\n\t\td[i] = s[i];\n}\n"
+    "static inline void aicm_stream_f64(double *d, const double *s, long n)\n{\n"
+    "\tlong i = 0;\n"
+    "#if defined(__AVX512F__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 63); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 8 <= n; i += 8)\n\t\t_mm512_stream_pd(d + i, _mm512_loadu_pd(s + i));\n"
+    "#elif defined(__AVX__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 31); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 4 <= n; i += 4)\n\t\t_mm256_stream_pd(d + i, _mm256_loadu_pd(s + i));\n"
+    "#elif defined(__SSE2__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 15); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 2 <= n; i += 2)\n\t\t_mm_stream_pd(d + i, _mm_loadu_pd(s + i));\n"
+    "#endif\n"
+    "\tfor (; i < n; i++)\n\t\td[i] = s[i];\n}\n"
+    "static inline void aicm_stream_fence(void)\n{\n"
+    "#if defined(__SSE2__)\n\t_mm_sfence();\n#endif\n}\n";
+
 /* scalar.h's rows as text, [kind][class][op]: kind as in used; class 0
  * floats, 1 integers (int64); NULL where the table has no row. */
 static const char *const formula_text[3][2][OP_COUNT] = {
@@ -475,6 +523,8 @@ emit_formulas(StrBuf *o)
 			emit_dot(o, t);
 	if (rdiv_used)
 		strbuf_puts(o, rdiv_text);
+	if (stream_used)
+		strbuf_puts(o, stream_text);
 	if (prefetch_used)
 		strbuf_puts(o, "\n/* A prefetch of the cache line of p[i] for a read (rw 0) or a write (1):\n"
 		    " * only its address is formed, as an integer, for i may lie past the\n"
@@ -971,6 +1021,9 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 		k.depth--;
 		cg_line(&k, "}");
 	}
+	if (k.streamed)
+		cg_line(&k, "aicm_stream_fence();   /* the streamed stores reach memory before the "
+		    "caller reads */");
 	if (heap)
 		cg_line(&k, "free(heap);");
 	strbuf_puts(o, "}\n");
@@ -1194,6 +1247,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 	memset(dot_used, 0, sizeof dot_used);
 	prefetch_used = 0;
 	rdiv_used = 0;
+	stream_used = 0;
 	divz_used = 0;
 	m.g = g;
 	m.name = name;

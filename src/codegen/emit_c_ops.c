@@ -1641,6 +1641,35 @@ op_load(CgKernel *k, const TileInst *in)
 	return 0;
 }
 
+/* A store streams (non-temporal stores, aicm_stream_T) by the tile
+ * engine's rule (src/runtime/tile_plan.c, mark_dense): a float tensor of
+ * at least 16 MiB written in rows of at least 256 contiguous bytes of the
+ * tile's own type.  Such a tensor would only evict the inputs from the
+ * caches on its way out, and its lines' reads for ownership would cost a
+ * third of W3's traffic; a smaller one (w3s) stays in the cache, plain. */
+#define STREAM_MIN_TENSOR ((int64_t)16 << 20)
+#define STREAM_MIN_ROW 256
+/* the bytes of a streamed block: its values go to a buffer of one (in
+ * L1), then out a vector at a time */
+#define STREAM_BLOCK 256
+
+static bool
+store_streams(const CgKernel *k, const TileInst *in, const Acc *a)
+{
+	const int64_t *sh = k->sh[in->in[0]];
+	int64_t es = (int64_t)ir_dtype_size(a->dt), numel = 1;
+
+	for (int d = 0; d < a->rank; d++)
+		numel *= a->dim[d];
+	/* f32 only: W3 f64 (a softmax whose exp costs three f32 ones) is
+	 * bound by its arithmetic, where blk's extra pass cost more than the
+	 * reads saved (10.3 ms streamed, 10.0 plain; f32 3.98 to 3.81 ms:
+	 * docs/perf.md, session 14) */
+	return in->op == TO_STORE && a->dt == DT_F32 &&
+	    vdt(k, in->in[0]) == a->dt && tstr(a, 3) == 1 && numel * es >= STREAM_MIN_TENSOR &&
+	    sh[3] * es >= STREAM_MIN_ROW;
+}
+
 static int
 op_store(CgKernel *k, const TileInst *in)
 {
@@ -1648,8 +1677,10 @@ op_store(CgKernel *k, const TileInst *in)
 	const int64_t *sh = k->sh[v];
 	Acc a;
 	char si[200], ev[256], cv[300], dst[260];
+	bool stream;
 
 	acc_of(k, in, &a);
+	stream = store_streams(k, in, &a);
 	cg_line(k, "{");
 	k->depth++;
 	cg_line(k, "long bx[4];");
@@ -1657,6 +1688,49 @@ op_store(CgKernel *k, const TileInst *in)
 	for (int d = 0; d < 4; d++)
 		cg_line(k, "if (b%d[%d] < bx[%d]) bx[%d] = b%d[%d];", v, d, d, d, v, d);
 	cg_line(k, "%s *restrict dst = a->%s + base;", cg_ctype(a.dt), a.field);
+	if (stream) {
+		/* the row in blocks of STREAM_BLOCK: computed into blk (a loop
+		 * that vectorises), then streamed out from the block's first */
+		int64_t s3;
+		int nb = STREAM_BLOCK / (int)ir_dtype_size(a.dt);
+
+		for (int d = 0; d < 3; d++) {
+			if (k->row && d == 2)
+				cg_line(k, "if (i2 < bx[2])");
+			else
+				cg_line(k, "for (long i%d = 0; i%d < bx[%d]; i%d++)", d, d, d, d);
+			k->depth++;
+		}
+		cg_line(k, "for (long c3 = 0; c3 < bx[3]; c3 += %d) {   /* streamed (non-temporal) */",
+		    nb);
+		k->depth++;
+		cg_line(k, "%s blk[%d];", cg_ctype(a.dt), nb);
+		cg_line(k, "const long m3 = aicm_min(%d, bx[3] - c3);", nb);
+		cg_line(k, "for (long j = 0; j < m3; j++) {");
+		k->depth++;
+		cg_line(k, "const long i3 = c3 + j;");
+		operand(ev, sizeof ev, k, v, sh);
+		conv(cv, sizeof cv, ev, vdt(k, v), a.dt);
+		cg_line(k, "blk[j] = %s;", cv);
+		k->depth--;
+		cg_line(k, "}");
+		/* the block's first element: dst's index with c3 for i3 */
+		si[0] = '\0';
+		for (int d = 0, len = 0; d < 4; d++)
+			if (sh[d] > 1 && (s3 = tstr(&a, d)) != 0)
+				len += snprintf(si + len, sizeof si - (size_t)len, "%s%s%d * %" PRId64,
+				    len ? " + " : "", d == 3 ? "c" : "i", d, s3);
+		cg_line(k, "aicm_stream_%s(dst + %s, blk, m3);", fsuffix(a.dt), si[0] ? si : "0");
+		k->depth--;
+		cg_line(k, "}");
+		for (int d = 0; d < 3; d++)
+			k->depth--;
+		k->depth--;
+		cg_line(k, "}");
+		cg_use_stream();
+		k->streamed = true;
+		return 0;
+	}
 	for (int d = 0; d < 4; d++) {
 		if (k->row && d == 2)
 			cg_line(k, "if (i2 < bx[2])");
@@ -2684,7 +2758,9 @@ row_prefetch(CgKernel *k, int s, int end, int64_t R)
 			Acc a;
 
 			acc_of(k, in, &a);
-			if (sh[2] != R || sh[3] < 2 || tstr(&a, 3) != 1)
+			/* a streamed store's lines are not read: a prefetch for a
+			 * write would read them */
+			if (sh[2] != R || sh[3] < 2 || tstr(&a, 3) != 1 || store_streams(k, in, &a))
 				continue;
 			cg_line(k, "long pf%d;   /* the offset of the tile stored to %s, for prefetches */",
 			    i, a.field);
