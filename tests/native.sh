@@ -454,8 +454,9 @@ for f in "-O2" "-O3 -march=native"; do
 	fi
 done
 # A row softmax whose 16 MiB f32 output streams (non-temporal stores, the
-# tile engine's size rule) and whose row max reads its strips in place (no
-# blk copy: docs/codegen.md); the in-cache 256 x 256 one stores plainly.
+# tile engine's size rule) and whose row max and sum read their strips in
+# place a vector at a time (no blk copy: docs/codegen.md); the in-cache
+# 256 x 256 one stores plainly.
 # Run against the reference, and compiled for AVX2 + FMA and AVX-512:
 # the streamed block's loop and the exp loop vectorised, the store a
 # vmovntps of the target's width.
@@ -463,8 +464,8 @@ done
 "$B/aicm-opt" --pass="$P" --emit=c "$top/bench/w/w3s-f32.aicm" >"$T/w3s.c" 2>&1
 if ! grep -q 'aicm_stream_f32(dst' "$T/w3.c" || ! grep -q '^	aicm_stream_fence();' "$T/w3.c" ||
     grep -q 'aicm_stream_f32(dst' "$T/w3s.c" || grep -q 'blk\[j\] = t' "$T/w3.c" ||
-    ! grep -q 'aicm_vcmax_f32(part, &t' "$T/w3s.c"; then
-	echo "native: W3 f32 does not stream its output, or w3s does, or a row max copies to blk"
+    ! grep -q 'aicm_vcmax_f32(part, &t' "$T/w3s.c" || ! grep -q 'aicm_vcsum_f32(part, &t' "$T/w3s.c"; then
+	echo "native: W3 f32 does not stream its output, or w3s does, or a row max or sum is not a vector at a time"
 	fail=1
 fi
 out=$("$B/aicm-run" --engine=native --pass="$P" --check -q --seed=7 "$top/bench/w/w3-f32.aicm" 2>&1) ||

@@ -489,7 +489,12 @@ emit_dot(StrBuf *o, int t)
  * split through memory where the target has no such registers).  With
  * AVX-512, 64 bytes rather than two halves of 32: one compare-and-blend
  * chain a row instead of two, and the compares in mask registers (w3s
- * f32 9% faster on the Zen 5; docs/perf.md, session 12). */
+ * f32 9% faster on the Zen 5; docs/perf.md, session 12).  A float sum's
+ * aicm_vcsum_T adds a vector at a time: the same adds, lane by lane, as
+ * the scalar loop that gcc vectorises too, but on the Zen 3 gcc kept that
+ * loop's partials in an array it then took apart into scalars for the
+ * tree that combines them (w3s f32 0.064 to 0.058 ms; docs/perf.md,
+ * session 14). */
 static void
 emit_vselect(StrBuf *o, OpId op, const char *tn, const char *ct, int size, bool *types)
 {
@@ -501,6 +506,17 @@ emit_vselect(StrBuf *o, OpId op, const char *tn, const char *ct, int size, bool 
 		    "typedef float aicm_vf32 __attribute__((vector_size(AICM_VB)));\n"
 		    "typedef int32_t aicm_vi32 __attribute__((vector_size(AICM_VB)));\n");
 		*types = true;
+	}
+	if (op == OP_SUM) {
+		strbuf_printf(o, "static inline void aicm_vcsum_%s(%s *part, const %s *blk)\n{\n"
+		    "\tfor (int q = 0; q < 64 / AICM_VB; q++) {\n"
+		    "\t\taicm_v%s a, v;\n"
+		    "\t\tmemcpy(&a, part + q * (AICM_VB / %d), sizeof a);\n"
+		    "\t\tmemcpy(&v, blk + q * (AICM_VB / %d), sizeof v);\n"
+		    "\t\ta += v;   /* as aicm_csum_%s, lane by lane */\n"
+		    "\t\tmemcpy(part + q * (AICM_VB / %d), &a, sizeof a);\n\t}\n}\n",
+		    tn, ct, ct, tn, size, size, tn, size);
+		return;
 	}
 	strbuf_printf(o, "static inline void aicm_vc%s_%s(%s *part, const %s *blk)\n{\n"
 	    "\tfor (int q = 0; q < 64 / AICM_VB; q++) {\n"
@@ -569,7 +585,7 @@ emit_formulas(StrBuf *o)
 				else
 					strbuf_printf(o, "static inline %s aicm_c%s_%s(%s acc, %s v) { return "
 					    "%s; }\n", ct[t], ir_ops[op].name, tn[t], ct[t], ct[t], f);
-				if (kind == 2 && (op == OP_MAX || op == OP_MIN) && t < 2)
+				if (kind == 2 && (op == OP_MAX || op == OP_MIN || op == OP_SUM) && t < 2)
 					emit_vselect(o, (OpId)op, tn[t], ct[t], t == 0 ? 8 : 4, &vtypes);
 			}
 }

@@ -871,7 +871,10 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	 * there.  Copied to blk, gcc turned the copy into a memcpy of 16-byte
 	 * pieces that the 32-byte loads of aicm_vcmax_f32 then waited on (a
 	 * failed store forwarding: a fifth of w3s f32 on the Zen 3) */
-	bool direct = vsel && !k->chain[x] && xt == kt && k->sh[x][3] == sh[3] && sh[3] > 1 &&
+	/* a float sum a vector at a time too (aicm_vcsum_T), when it adds in
+	 * the values' own type */
+	bool vec = vsel || (comb == OP_SUM && xt == kt && is_float(kt));
+	bool direct = vec && !k->chain[x] && xt == kt && k->sh[x][3] == sh[3] && sh[3] > 1 &&
 	    (!k->inplace[x] || k->vstr[x][3] == 1);
 
 	for (int d = 3; d >= 0; d--) {
@@ -940,7 +943,7 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	 * ones it may keep the other zero's sign); a sum rounds in another
 	 * order, as the tile engine's vector kernels' already does. */
 	for (int h = W / 2; h > 1; h /= 2) {
-		if (vsel && h == V) {   /* a whole vector onto the other */
+		if (vec && h == V) {   /* a whole vector onto the other */
 			cg_line(k, "aicm_vc%s_%s(part, part + %d);", op, fs, V);
 			continue;
 		}
