@@ -241,7 +241,7 @@ inplace='base;   /\* read in place'
 for c in chain chain64; do
 	stream $c "$small" "$inplace" 5                   # all masked but the scalar
 	stream $c "$small" 'computed in the next' 2       # add-sqrt into the store, relu-mul into the sum
-	stream $c "$small" 'aicm_vcmax_f..(part, blk)' 1  # the max's vector select
+	stream $c "$small" 'aicm_vcmax_f..(part, &t' 1  # the max's vector select, on its row in place
 	# the partials combined as a tree (its last level), the sum's and the
 	# max's, NaN rows among the max's; the select's vectors AVX-512's
 	# 64 bytes where the target has them (this --check runs them here
@@ -252,7 +252,7 @@ for c in chain chain64; do
 	# second's select and the first tree level's a vector at a time; 53
 	# valid lanes, so one strip of two vectors and the scalar tail
 	stream $c 'shape-infer,fuse,lower-tiled{bm=8,bn=64}' 'aicm_vcmax_f..(part, part + \(16\|8\));' 1
-	stream $c 'shape-infer,fuse,lower-tiled{bm=8,bn=64}' 'aicm_vcmax_f..(part + \(16\|8\), blk + ' 1
+	stream $c 'shape-infer,fuse,lower-tiled{bm=8,bn=64}' 'aicm_vcmax_f..(part + \(16\|8\), &t.* + \(16\|8\));' 1
 	# and the same C built for the target without AVX (16-byte selects)
 	AICM_CFLAGS='-O2 -fPIC -shared'
 	export AICM_CFLAGS
@@ -453,5 +453,44 @@ for f in "-O2" "-O3 -march=native"; do
 		fail=1
 	fi
 done
+# A row softmax whose 16 MiB f32 output streams (non-temporal stores, the
+# tile engine's size rule) and whose row max and sum read their strips in
+# place a vector at a time (no blk copy: docs/codegen.md); the in-cache
+# 256 x 256 one stores plainly.
+# Run against the reference, and compiled for AVX2 + FMA and AVX-512:
+# the streamed block's loop and the exp loop vectorised, the store a
+# vmovntps of the target's width.
+"$B/aicm-opt" --pass="$P" --emit=c "$top/bench/w/w3-f32.aicm" >"$T/w3.c" 2>&1
+"$B/aicm-opt" --pass="$P" --emit=c "$top/bench/w/w3s-f32.aicm" >"$T/w3s.c" 2>&1
+if ! grep -q 'aicm_stream_f32(dst' "$T/w3.c" || ! grep -q '^	aicm_stream_fence();' "$T/w3.c" ||
+    grep -q 'aicm_stream_f32(dst' "$T/w3s.c" || grep -q 'blk\[j\] = t' "$T/w3.c" ||
+    ! grep -q 'aicm_vcmax_f32(part, &t' "$T/w3s.c" || ! grep -q 'aicm_vcsum_f32(part, &t' "$T/w3s.c"; then
+	echo "native: W3 f32 does not stream its output, or w3s does, or a row max or sum is not a vector at a time"
+	fail=1
+fi
+out=$("$B/aicm-run" --engine=native --pass="$P" --check -q --seed=7 "$top/bench/w/w3-f32.aicm" 2>&1) ||
+    { echo "native: W3 f32 (streamed) off from the reference:"; printf '%s\n' "$out" | sed 's/^/    /'; fail=1; }
+case $(uname -m) in x86_64)
+	if [ "$gcc" = 1 ]; then
+		for f in "-mavx2 -mfma" "-mavx512f -mfma"; do
+			# shellcheck disable=SC2086
+			${CC:-cc} -std=c99 -O3 $f -fopt-info-vec-optimized -S -o "$T/w3.s" "$T/w3.c" 2>"$T/w3.vec"
+			for pat in 'blk\[j\] = v' 'const float v5 = aicm_exp_f32'; do
+				l=$(grep -n "$pat" "$T/w3.c" | head -1 | cut -d: -f1)
+				l=$(sed -n "1,${l}p" "$T/w3.c" | grep -n 'for (' | tail -1 | cut -d: -f1)
+				if ! grep -q "w3.c:$l:.*loop vectorized" "$T/w3.vec"; then
+					echo "native: gcc $f did not vectorise W3's loop at line $l ($pat)"
+					fail=1
+				fi
+			done
+			case $f in *512*) nt='vmovntps[[:space:]]*%zmm' ;; *) nt='vmovntps[[:space:]]*%ymm' ;; esac
+			if ! grep -q "$nt" "$T/w3.s" || ! grep -q sfence "$T/w3.s"; then
+				echo "native: gcc $f wrote no $nt or sfence for W3's streamed store"
+				fail=1
+			fi
+		done
+	fi
+	;;
+esac
 [ $fail -eq 0 ] && echo "native: cache, compiler, streaming, division and exp checks passed"
 exit $fail

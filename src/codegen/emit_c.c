@@ -137,6 +137,54 @@ cg_use_prefetch(void)
 	prefetch_used = 1;
 }
 
+/* aicm_stream_T is called (a store into a large tensor, emit_c_ops.c) */
+static unsigned char stream_used;
+
+void
+cg_use_stream(void)
+{
+	stream_used = 1;
+}
+
+/* aicm_stream_T(d, s, n): d[0..n) = s[0..n), the aligned body with
+ * non-temporal stores (the vector ISA the module is compiled for; plain
+ * stores head and tail, and everywhere without SSE2), so that a large
+ * output goes to memory without first reading each line it overwrites
+ * (write-allocate: a third more traffic for W3, a row softmax, whose
+ * output is as large as its input), as the tile engine's streamed stores
+ * (src/runtime/simd.c, simd_copy_stream).  aicm_stream_fence orders them
+ * before the kernel returns. */
+static const char stream_text[] =
+    "\n#if defined(__SSE2__)\n#include <immintrin.h>\n#endif\n"
+    "static inline void aicm_stream_f32(float *d, const float *s, long n)\n{\n"
+    "\tlong i = 0;\n"
+    "#if defined(__AVX512F__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 63); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 16 <= n; i += 16)\n\t\t_mm512_stream_ps(d + i, _mm512_loadu_ps(s + i));\n"
+    "#elif defined(__AVX__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 31); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 8 <= n; i += 8)\n\t\t_mm256_stream_ps(d + i, _mm256_loadu_ps(s + i));\n"
+    "#elif defined(__SSE2__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 15); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 4 <= n; i += 4)\n\t\t_mm_stream_ps(d + i, _mm_loadu_ps(s + i));\n"
+    "#endif\n"
+    "\tfor (; i < n; i++)\n\t\td[i] = s[i];\n}\n"
+    "static inline void aicm_stream_f64(double *d, const double *s, long n)\n{\n"
+    "\tlong i = 0;\n"
+    "#if defined(__AVX512F__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 63); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 8 <= n; i += 8)\n\t\t_mm512_stream_pd(d + i, _mm512_loadu_pd(s + i));\n"
+    "#elif defined(__AVX__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 31); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 4 <= n; i += 4)\n\t\t_mm256_stream_pd(d + i, _mm256_loadu_pd(s + i));\n"
+    "#elif defined(__SSE2__)\n"
+    "\tfor (; i < n && ((uintptr_t)(d + i) & 15); i++)\n\t\td[i] = s[i];\n"
+    "\tfor (; i + 2 <= n; i += 2)\n\t\t_mm_stream_pd(d + i, _mm_loadu_pd(s + i));\n"
+    "#endif\n"
+    "\tfor (; i < n; i++)\n\t\td[i] = s[i];\n}\n"
+    "static inline void aicm_stream_fence(void)\n{\n"
+    "#if defined(__SSE2__)\n\t_mm_sfence();\n#endif\n}\n";
+
 /* scalar.h's rows as text, [kind][class][op]: kind as in used; class 0
  * floats, 1 integers (int64); NULL where the table has no row. */
 static const char *const formula_text[3][2][OP_COUNT] = {
@@ -272,7 +320,12 @@ static const char prelude[] =
  * scaling this replaced.  Checked against libm over a sweep of inputs by
  * tests/native.sh with tests/native/vexp.c (at most 1 ulp, specials,
  * subnormal results), and by the goldens'
- * --check runs and the random differential (make check-native). */
+ * --check runs and the random differential (make check-native).  The
+ * subnormal test and the NaN test compare signed, where the sign bit
+ * cannot change the result (kb is negative only for x below -8e6 in f32,
+ * -4e15 in f64, whose result the underflow mask zeroes; the NaN test's
+ * operand has no sign bit): AVX2 has no unsigned compare, so an unsigned
+ * one is two instructions (w3s f64 4% faster, docs/perf.md session 14). */
 static const char vexp_text[] =
     "static inline double aicm_vexp_f64(double x)\n"
     "{\n"
@@ -292,7 +345,7 @@ static const char vexp_text[] =
     "\tmemcpy(&kb, &ks, sizeof kb);\n"
     "\tmemcpy(&pb, &p, sizeof pb);\n"
     "\t/* n < -1021: the result may be subnormal, so 128 << 52 more and times 2^-128 */\n"
-    "\tconst uint64_t sub = (uint64_t)(kb < 0x4338000000000000u - 1021u) << 59;\n"
+    "\tconst uint64_t sub = (uint64_t)((int64_t)kb < 0x4338000000000000 - 1021) << 59;\n"
     "\tpb += (kb << 52) + sub;\n"
     "\tfb = 0x3ff0000000000000u - sub;\n"
     "\tdouble y, f;\n"
@@ -306,7 +359,7 @@ static const char vexp_text[] =
     "\tyb &= 0u - (uint64_t)(xb <= 0xc08749999999999au);\n"
     "\tm = 0u - (uint64_t)((int64_t)xb > 0x40862e42fefa39ef);\n"
     "\tyb = (yb & ~m) | (0x7ff0000000000000u & m);\n"
-    "\tm = 0u - (uint64_t)((xb & 0x7fffffffffffffffu) > 0x7ff0000000000000u);\n"
+    "\tm = 0u - (uint64_t)((int64_t)(xb & 0x7fffffffffffffffu) > 0x7ff0000000000000);\n"
     "\tyb = (yb & ~m) | (xb & m);\n"
     "\tmemcpy(&y, &yb, sizeof y);\n"
     "\treturn y;\n"
@@ -324,7 +377,7 @@ static const char vexp_text[] =
     "\tmemcpy(&kb, &ks, sizeof kb);\n"
     "\tmemcpy(&pb, &p, sizeof pb);\n"
     "\t/* n < -125: the result may be subnormal, so 64 << 23 more and times 2^-64 */\n"
-    "\tconst uint32_t sub = (uint32_t)(kb < 0x4b400000u - 125u) << 29;\n"
+    "\tconst uint32_t sub = (uint32_t)((int32_t)kb < 0x4b400000 - 125) << 29;\n"
     "\tpb += (kb << 23) + sub;\n"
     "\tfb = 0x3f800000u - sub;\n"
     "\tfloat y, f;\n"
@@ -338,7 +391,7 @@ static const char vexp_text[] =
     "\tyb &= 0u - (uint32_t)(xb <= 0xc2d00000u);\n"
     "\tm = 0u - (uint32_t)((int32_t)xb >= 0x42b17218);\n"
     "\tyb = (yb & ~m) | (0x7f800000u & m);\n"
-    "\tm = 0u - (uint32_t)((xb & 0x7fffffffu) > 0x7f800000u);\n"
+    "\tm = 0u - (uint32_t)((int32_t)(xb & 0x7fffffffu) > 0x7f800000);\n"
     "\tyb = (yb & ~m) | (xb & m);\n"
     "\tmemcpy(&y, &yb, sizeof y);\n"
     "\treturn y;\n"
@@ -436,7 +489,12 @@ emit_dot(StrBuf *o, int t)
  * split through memory where the target has no such registers).  With
  * AVX-512, 64 bytes rather than two halves of 32: one compare-and-blend
  * chain a row instead of two, and the compares in mask registers (w3s
- * f32 9% faster on the Zen 5; docs/perf.md, session 12). */
+ * f32 9% faster on the Zen 5; docs/perf.md, session 12).  A float sum's
+ * aicm_vcsum_T adds a vector at a time: the same adds, lane by lane, as
+ * the scalar loop that gcc vectorises too, but on the Zen 3 gcc kept that
+ * loop's partials in an array it then took apart into scalars for the
+ * tree that combines them (w3s f32 0.064 to 0.058 ms; docs/perf.md,
+ * session 14). */
 static void
 emit_vselect(StrBuf *o, OpId op, const char *tn, const char *ct, int size, bool *types)
 {
@@ -448,6 +506,17 @@ emit_vselect(StrBuf *o, OpId op, const char *tn, const char *ct, int size, bool 
 		    "typedef float aicm_vf32 __attribute__((vector_size(AICM_VB)));\n"
 		    "typedef int32_t aicm_vi32 __attribute__((vector_size(AICM_VB)));\n");
 		*types = true;
+	}
+	if (op == OP_SUM) {
+		strbuf_printf(o, "static inline void aicm_vcsum_%s(%s *part, const %s *blk)\n{\n"
+		    "\tfor (int q = 0; q < 64 / AICM_VB; q++) {\n"
+		    "\t\taicm_v%s a, v;\n"
+		    "\t\tmemcpy(&a, part + q * (AICM_VB / %d), sizeof a);\n"
+		    "\t\tmemcpy(&v, blk + q * (AICM_VB / %d), sizeof v);\n"
+		    "\t\ta += v;   /* as aicm_csum_%s, lane by lane */\n"
+		    "\t\tmemcpy(part + q * (AICM_VB / %d), &a, sizeof a);\n\t}\n}\n",
+		    tn, ct, ct, tn, size, size, tn, size);
+		return;
 	}
 	strbuf_printf(o, "static inline void aicm_vc%s_%s(%s *part, const %s *blk)\n{\n"
 	    "\tfor (int q = 0; q < 64 / AICM_VB; q++) {\n"
@@ -475,6 +544,8 @@ emit_formulas(StrBuf *o)
 			emit_dot(o, t);
 	if (rdiv_used)
 		strbuf_puts(o, rdiv_text);
+	if (stream_used)
+		strbuf_puts(o, stream_text);
 	if (prefetch_used)
 		strbuf_puts(o, "\n/* A prefetch of the cache line of p[i] for a read (rw 0) or a write (1):\n"
 		    " * only its address is formed, as an integer, for i may lie past the\n"
@@ -514,7 +585,7 @@ emit_formulas(StrBuf *o)
 				else
 					strbuf_printf(o, "static inline %s aicm_c%s_%s(%s acc, %s v) { return "
 					    "%s; }\n", ct[t], ir_ops[op].name, tn[t], ct[t], ct[t], f);
-				if (kind == 2 && (op == OP_MAX || op == OP_MIN) && t < 2)
+				if (kind == 2 && (op == OP_MAX || op == OP_MIN || op == OP_SUM) && t < 2)
 					emit_vselect(o, (OpId)op, tn[t], ct[t], t == 0 ? 8 : 4, &vtypes);
 			}
 }
@@ -972,6 +1043,9 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 		k.depth--;
 		cg_line(&k, "}");
 	}
+	if (k.streamed)
+		cg_line(&k, "aicm_stream_fence();   /* the streamed stores reach memory before the "
+		    "caller reads */");
 	if (heap)
 		cg_line(&k, "free(heap);");
 	strbuf_puts(o, "}\n");
@@ -1195,6 +1269,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 	memset(dot_used, 0, sizeof dot_used);
 	prefetch_used = 0;
 	rdiv_used = 0;
+	stream_used = 0;
 	divz_used = 0;
 	m.g = g;
 	m.name = name;

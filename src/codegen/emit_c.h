@@ -72,6 +72,7 @@ typedef struct CgKernel {
 	                              * the row's first element in it (C text), */
 	char pf[8][48], pf_off[8][96];
 	int pf_size[8], pf_rw[8];    /* the element's size, 1 for a store's */
+	bool streamed;               /* a store streams (op_store): fence at the end */
 	StrBuf *o;
 	int depth;                   /* indentation, in tabs */
 	Diag *d;
@@ -88,6 +89,8 @@ void cg_use_rdiv(void);
 void cg_use_divz(void);
 /* emit_c.c: marks AICM_PREFETCH used */
 void cg_use_prefetch(void);
+/* emit_c.c: marks aicm_stream_f32/f64 and aicm_stream_fence used */
+void cg_use_stream(void);
 
 /* emit_c_ops.c */
 /* Marks the loads read in place (inplace) and the values that live in

@@ -866,6 +866,16 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	 * so the strip's values go to blk and aicm_vcmax_f32 (emit_c.c, GCC
 	 * vector extensions) combines them into part a vector at a time */
 	bool guard, vsel = comb == OP_MAX || comb == OP_MIN;
+	/* the strip's W values contiguous in memory (a tile or a tensor's row
+	 * read in place, in the type of the sum): aicm_vcOP_T reads them
+	 * there.  Copied to blk, gcc turned the copy into a memcpy of 16-byte
+	 * pieces that the 32-byte loads of aicm_vcmax_f32 then waited on (a
+	 * failed store forwarding: a fifth of w3s f32 on the Zen 3) */
+	/* a float sum a vector at a time too (aicm_vcsum_T), when it adds in
+	 * the values' own type */
+	bool vec = vsel || (comb == OP_SUM && xt == kt && is_float(kt));
+	bool direct = vec && !k->chain[x] && xt == kt && k->sh[x][3] == sh[3] && sh[3] > 1 &&
+	    (!k->inplace[x] || k->vstr[x][3] == 1);
 
 	for (int d = 3; d >= 0; d--) {
 		s[d] = st;
@@ -899,22 +909,31 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	k->depth++;
 	if (k->row && k->pf_inst == (int)(in - k->f->insts))
 		row_prefetches(k, W);
-	if (vsel)
-		cg_line(k, "%s blk[%d];", KT, W);
-	cg_line(k, "for (int j = 0; j < %d; j++) {", W);
-	k->depth++;
-	cg_line(k, "const long i3 = c * %d + j;", W);
-	operand(ex, sizeof ex, k, x, sh);
-	conv(cx, sizeof cx, ex, xt, kt);
-	if (vsel)
-		cg_line(k, "blk[j] = %s;", cx);
-	else
-		cg_line(k, "part[j] = aicm_c%s_%s(part[j], %s);", op, fs, cx);
-	k->depth--;
-	cg_line(k, "}");
-	for (int u = 0; vsel && u < U; u++)
-		cg_line(k, u ? "aicm_vc%s_%s(part + %d, blk + %d);" : "aicm_vc%s_%s(part, blk);", op, fs,
-		    u * V, u * V);
+	if (direct) {
+		cg_line(k, "const long i3 = c * %d;   /* the strip's first; its %d values follow */", W,
+		    W);
+		operand(ex, sizeof ex, k, x, sh);
+		cg_line(k, "aicm_vc%s_%s(part, &%s);", op, fs, ex);
+		for (int u = 1; u < U; u++)
+			cg_line(k, "aicm_vc%s_%s(part + %d, &%s + %d);", op, fs, u * V, ex, u * V);
+	} else {
+		if (vsel)
+			cg_line(k, "%s blk[%d];", KT, W);
+		cg_line(k, "for (int j = 0; j < %d; j++) {", W);
+		k->depth++;
+		cg_line(k, "const long i3 = c * %d + j;", W);
+		operand(ex, sizeof ex, k, x, sh);
+		conv(cx, sizeof cx, ex, xt, kt);
+		if (vsel)
+			cg_line(k, "blk[j] = %s;", cx);
+		else
+			cg_line(k, "part[j] = aicm_c%s_%s(part[j], %s);", op, fs, cx);
+		k->depth--;
+		cg_line(k, "}");
+		for (int u = 0; vsel && u < U; u++)
+			cg_line(k, u ? "aicm_vc%s_%s(part + %d, blk + %d);" : "aicm_vc%s_%s(part, blk);", op,
+			    fs, u * V, u * V);
+	}
 	k->depth--;
 	cg_line(k, "}");
 	/* the W partials combined pairwise, halves onto halves: log2 W
@@ -924,7 +943,7 @@ reduce_rows(CgKernel *k, const TileInst *in, const int64_t *osh, const char *z, 
 	 * ones it may keep the other zero's sign); a sum rounds in another
 	 * order, as the tile engine's vector kernels' already does. */
 	for (int h = W / 2; h > 1; h /= 2) {
-		if (vsel && h == V) {   /* a whole vector onto the other */
+		if (vec && h == V) {   /* a whole vector onto the other */
 			cg_line(k, "aicm_vc%s_%s(part, part + %d);", op, fs, V);
 			continue;
 		}
@@ -1625,6 +1644,35 @@ op_load(CgKernel *k, const TileInst *in)
 	return 0;
 }
 
+/* A store streams (non-temporal stores, aicm_stream_T) by the tile
+ * engine's rule (src/runtime/tile_plan.c, mark_dense): a float tensor of
+ * at least 16 MiB written in rows of at least 256 contiguous bytes of the
+ * tile's own type.  Such a tensor would only evict the inputs from the
+ * caches on its way out, and its lines' reads for ownership would cost a
+ * third of W3's traffic; a smaller one (w3s) stays in the cache, plain. */
+#define STREAM_MIN_TENSOR ((int64_t)16 << 20)
+#define STREAM_MIN_ROW 256
+/* the bytes of a streamed block: its values go to a buffer of one (in
+ * L1), then out a vector at a time */
+#define STREAM_BLOCK 256
+
+static bool
+store_streams(const CgKernel *k, const TileInst *in, const Acc *a)
+{
+	const int64_t *sh = k->sh[in->in[0]];
+	int64_t es = (int64_t)ir_dtype_size(a->dt), numel = 1;
+
+	for (int d = 0; d < a->rank; d++)
+		numel *= a->dim[d];
+	/* f32 only: W3 f64 (a softmax whose exp costs three f32 ones) is
+	 * bound by its arithmetic, where blk's extra pass cost more than the
+	 * reads saved (10.3 ms streamed, 10.0 plain; f32 3.98 to 3.81 ms:
+	 * docs/perf.md, session 14) */
+	return in->op == TO_STORE && a->dt == DT_F32 &&
+	    vdt(k, in->in[0]) == a->dt && tstr(a, 3) == 1 && numel * es >= STREAM_MIN_TENSOR &&
+	    sh[3] * es >= STREAM_MIN_ROW;
+}
+
 static int
 op_store(CgKernel *k, const TileInst *in)
 {
@@ -1632,8 +1680,10 @@ op_store(CgKernel *k, const TileInst *in)
 	const int64_t *sh = k->sh[v];
 	Acc a;
 	char si[200], ev[256], cv[300], dst[260];
+	bool stream;
 
 	acc_of(k, in, &a);
+	stream = store_streams(k, in, &a);
 	cg_line(k, "{");
 	k->depth++;
 	cg_line(k, "long bx[4];");
@@ -1641,6 +1691,49 @@ op_store(CgKernel *k, const TileInst *in)
 	for (int d = 0; d < 4; d++)
 		cg_line(k, "if (b%d[%d] < bx[%d]) bx[%d] = b%d[%d];", v, d, d, d, v, d);
 	cg_line(k, "%s *restrict dst = a->%s + base;", cg_ctype(a.dt), a.field);
+	if (stream) {
+		/* the row in blocks of STREAM_BLOCK: computed into blk (a loop
+		 * that vectorises), then streamed out from the block's first */
+		int64_t s3;
+		int nb = STREAM_BLOCK / (int)ir_dtype_size(a.dt);
+
+		for (int d = 0; d < 3; d++) {
+			if (k->row && d == 2)
+				cg_line(k, "if (i2 < bx[2])");
+			else
+				cg_line(k, "for (long i%d = 0; i%d < bx[%d]; i%d++)", d, d, d, d);
+			k->depth++;
+		}
+		cg_line(k, "for (long c3 = 0; c3 < bx[3]; c3 += %d) {   /* streamed (non-temporal) */",
+		    nb);
+		k->depth++;
+		cg_line(k, "%s blk[%d];", cg_ctype(a.dt), nb);
+		cg_line(k, "const long m3 = aicm_min(%d, bx[3] - c3);", nb);
+		cg_line(k, "for (long j = 0; j < m3; j++) {");
+		k->depth++;
+		cg_line(k, "const long i3 = c3 + j;");
+		operand(ev, sizeof ev, k, v, sh);
+		conv(cv, sizeof cv, ev, vdt(k, v), a.dt);
+		cg_line(k, "blk[j] = %s;", cv);
+		k->depth--;
+		cg_line(k, "}");
+		/* the block's first element: dst's index with c3 for i3 */
+		si[0] = '\0';
+		for (int d = 0, len = 0; d < 4; d++)
+			if (sh[d] > 1 && (s3 = tstr(&a, d)) != 0)
+				len += snprintf(si + len, sizeof si - (size_t)len, "%s%s%d * %" PRId64,
+				    len ? " + " : "", d == 3 ? "c" : "i", d, s3);
+		cg_line(k, "aicm_stream_%s(dst + %s, blk, m3);", fsuffix(a.dt), si[0] ? si : "0");
+		k->depth--;
+		cg_line(k, "}");
+		for (int d = 0; d < 3; d++)
+			k->depth--;
+		k->depth--;
+		cg_line(k, "}");
+		cg_use_stream();
+		k->streamed = true;
+		return 0;
+	}
 	for (int d = 0; d < 4; d++) {
 		if (k->row && d == 2)
 			cg_line(k, "if (i2 < bx[2])");
@@ -2671,7 +2764,9 @@ row_prefetch(CgKernel *k, int s, int end, int64_t R)
 			Acc a;
 
 			acc_of(k, in, &a);
-			if (sh[2] != R || sh[3] < 2 || tstr(&a, 3) != 1)
+			/* a streamed store's lines are not read: a prefetch for a
+			 * write would read them */
+			if (sh[2] != R || sh[3] < 2 || tstr(&a, 3) != 1 || store_streams(k, in, &a))
 				continue;
 			cg_line(k, "long pf%d;   /* the offset of the tile stored to %s, for prefetches */",
 			    i, a.field);
