@@ -44,33 +44,25 @@
 
 enum { CG_STACK_BYTES = 16384 };
 
-/* [kind][op][type]: kind 0 unary, 1 binary, 2 a reduction's combining
- * step; type 0 f64, 1 f32, 2 integers (int64). */
-static unsigned char used[3][OP_COUNT][3];
-
 void
-cg_use_formula(int kind, OpId op, DType cdt)
+cg_use_formula(const CgKernel *k, int kind, OpId op, DType cdt)
 {
-	used[kind][op][cdt == DT_F64 ? 0 : cdt == DT_F32 ? 1 : 2] = 1;
+	k->use->formula[kind][op][cdt == DT_F64 ? 0 : cdt == DT_F32 ? 1 : 2] = 1;
 }
 
-/* [type]: the dot's micro-kernel aicm_dot_f64 / _f32 is called */
-static unsigned char dot_used[2];
-
+/* the dot's micro-kernel aicm_dot_f64 / _f32 is called */
 void
-cg_use_dot(DType dt)
+cg_use_dot(const CgKernel *k, DType dt)
 {
-	dot_used[dt == DT_F32] = 1;
+	k->use->dot[dt == DT_F32] = 1;
 }
 
 /* aicm_rdiv_f64 is called (a row's division by a value that the row
  * shares, emit_c_ops.c) */
-static unsigned char rdiv_used;
-
 void
-cg_use_rdiv(void)
+cg_use_rdiv(const CgKernel *k)
 {
-	rdiv_used = 1;
+	k->use->rdiv = true;
 }
 
 /* aicm_rdiv_f64(a, b): a / b where b is the same along a row's loop, so
@@ -129,21 +121,17 @@ static const char rdiv_text[] =
     "}\n";
 
 /* AICM_PREFETCH is called (a row segment's prefetches, emit_c_ops.c) */
-static unsigned char prefetch_used;
-
 void
-cg_use_prefetch(void)
+cg_use_prefetch(const CgKernel *k)
 {
-	prefetch_used = 1;
+	k->use->prefetch = true;
 }
 
 /* aicm_stream_T is called (a store into a large tensor, emit_c_ops.c) */
-static unsigned char stream_used;
-
 void
-cg_use_stream(void)
+cg_use_stream(const CgKernel *k)
 {
-	stream_used = 1;
+	k->use->stream = true;
 }
 
 /* aicm_stream_T(d, s, n): d[0..n) = s[0..n), the aligned body with
@@ -531,22 +519,22 @@ emit_vselect(StrBuf *o, OpId op, const char *tn, const char *ct, int size, bool 
 }
 
 static void
-emit_formulas(StrBuf *o)
+emit_formulas(StrBuf *o, const CgUses *u)
 {
 	static const char *const tn[3] = {"f64", "f32", "i64"};
 	static const char *const ct[3] = {"double", "float", "int64_t"};
 	bool vexp = false, vtypes = false;
 
-	if (dot_used[0] || dot_used[1])
+	if (u->dot[0] || u->dot[1])
 		strbuf_puts(o, dot_vec_text);
 	for (int t = 0; t < 2; t++)
-		if (dot_used[t])
+		if (u->dot[t])
 			emit_dot(o, t);
-	if (rdiv_used)
+	if (u->rdiv)
 		strbuf_puts(o, rdiv_text);
-	if (stream_used)
+	if (u->stream)
 		strbuf_puts(o, stream_text);
-	if (prefetch_used)
+	if (u->prefetch)
 		strbuf_puts(o, "\n/* A prefetch of the cache line of p[i] for a read (rw 0) or a write (1):\n"
 		    " * only its address is formed, as an integer, for i may lie past the\n"
 		    " * tensor's edge (the row after a tile's last), where a prefetch never faults. */\n"
@@ -558,7 +546,7 @@ emit_formulas(StrBuf *o)
 			for (int t = 0; t < 3; t++) {
 				const char *f;
 
-				if (!used[kind][op][t])
+				if (!u->formula[kind][op][t])
 					continue;
 				f = formula_text[kind][t == 2][op];
 				if (!f)
@@ -855,7 +843,7 @@ static bool row_split(const Graph *g, int node);
 
 /* One kernel: its tiles, then its programs lo..hi-1. */
 static int
-emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
+emit_kernel(const Mod *m, CgUses *use, int node, int kidx, char **line, StrBuf *o, Diag *d)
 {
 	const Graph *g = m->g;
 	const Node *nd = &g->nodes[node];
@@ -872,6 +860,7 @@ emit_kernel(const Mod *m, int node, int kidx, char **line, StrBuf *o, Diag *d)
 	k.name = m->name;
 	k.field = m->field;
 	k.line = line;
+	k.use = use;
 	k.o = o;
 	k.d = d;
 	k.sh = xcalloc((size_t)f->nvals + 1, sizeof *k.sh);
@@ -1184,12 +1173,10 @@ row_split(const Graph *g, int node)
 }
 
 /* An integer division by zero (emit_c_ops.c's divz_check) */
-static unsigned char divz_used;
-
 void
-cg_use_divz(void)
+cg_use_divz(const CgKernel *k)
 {
-	divz_used = 1;
+	k->use->divz = true;
 }
 
 /* The run's error, the same on any number of threads and the tile
@@ -1260,17 +1247,12 @@ int
 codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf *h, Diag *d)
 {
 	Mod m = {0};
+	CgUses use = {0};   /* what the kernels call: written once, before them */
 	StrBuf body = {0}, hdr = {0};
 	char *text = ir_print_str(g, NULL);
 	int nk = 0, rc = 0;
 	int *knode = xcalloc((size_t)g->nnodes + 1, sizeof *knode);
 
-	memset(used, 0, sizeof used);
-	memset(dot_used, 0, sizeof dot_used);
-	prefetch_used = 0;
-	rdiv_used = 0;
-	stream_used = 0;
-	divz_used = 0;
 	m.g = g;
 	m.name = name;
 	for (int i = 0; i < g->nnodes; i++) {
@@ -1304,7 +1286,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 	for (int q = 0; q < nk && rc == 0; q++) {
 		char **line = tile_lines(text, &g->nodes[knode[q]]);
 
-		rc = emit_kernel(&m, knode[q], q, line, &body, d);
+		rc = emit_kernel(&m, &use, knode[q], q, line, &body, d);
 		for (int i = 0; i < g->nodes[knode[q]].tile->ninsts; i++)
 			free(line[i]);
 		free(line);
@@ -1318,7 +1300,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_puts(c, "#if defined(_REENTRANT) && !defined(AICM_NO_THREADS)\n"
 		    "#define AICM_THREADS 1\n#include <pthread.h>\n#endif\n");
 		strbuf_puts(c, "#include <math.h>\n");
-		if (gathers || divz_used)
+		if (gathers || use.divz)
 			strbuf_puts(c, "#include <stdatomic.h>\n");
 		strbuf_puts(c, "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
 		if (hname) {
@@ -1332,13 +1314,13 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 		strbuf_printf(c, "\n/* Set when a gather's index is out of range (1) or an integer is "
 		    "divided\n * by zero (2 + the tile instruction): %s_run fails. */\n"
 		    "int %s_aicm_bad;\n", name, name);
-		if (gathers || divz_used)
+		if (gathers || use.divz)
 			put_named(c, err_lock, name);
-		if (divz_used)
+		if (use.divz)
 			put_named(c, divz_fail, name);
 		if (gathers)
 			put_named(c, gather_fail, name);
-		emit_formulas(c);
+		emit_formulas(c, &use);
 		if (body.s)   /* NULL when the graph has no kernel */
 			strbuf_puts(c, body.s);
 		put_named(c, grid_runner, name);
@@ -1391,7 +1373,7 @@ codegen_c(const Graph *g, const char *name, const char *hname, StrBuf *c, StrBuf
 			 * the native engine's driver does: a later kernel would read
 			 * what this one left unwritten, and its own error (a division
 			 * by zero) would replace the first */
-			if ((gathers || divz_used) && q + 1 < nk) {
+			if ((gathers || use.divz) && q + 1 < nk) {
 				strbuf_printf(c, "\tif (%s_aicm_bad)\n\t\tgoto done;\n", name);
 				stops = true;
 			}

@@ -36,6 +36,19 @@ char *codegen_c_name(const Graph *g, const char *stem);
 
 /* ---- the emitter's own ------------------------------------------------ */
 
+/* What one module's kernels call, so that the module writes each helper
+ * once, before them: a formula per [kind][op][type] (kind 0 unary, 1
+ * binary, 2 a reduction's combining step; type 0 f64, 1 f32, 2 integers
+ * as int64), the dot's micro-kernel per float type (0 f64, 1 f32), and the
+ * other helpers.  codegen_c owns it for one call and every kernel of the
+ * module marks it through cg_use_*: the emitter keeps no state between
+ * calls. */
+typedef struct CgUses {
+	unsigned char formula[3][OP_COUNT][3];
+	unsigned char dot[2];
+	bool rdiv, prefetch, stream, divz;
+} CgUses;
+
 typedef struct CgKernel {
 	const Graph *g;
 	int node;                    /* the tiled node */
@@ -73,24 +86,26 @@ typedef struct CgKernel {
 	char pf[8][48], pf_off[8][96];
 	int pf_size[8], pf_rw[8];    /* the element's size, 1 for a store's */
 	bool streamed;               /* a store streams (op_store): fence at the end */
+	CgUses *use;                 /* the module's: what its kernels call (cg_use_*) */
 	StrBuf *o;
 	int depth;                   /* indentation, in tabs */
 	Diag *d;
 } CgKernel;
 
-/* emit_c.c: marks formula (kind 0 unary, 1 binary, 2 a reduction's
+/* emit_c.c (the cg_use_* mark k->use, the module's: k itself is not changed):
+ * marks formula (kind 0 unary, 1 binary, 2 a reduction's
  * combining step; op; computing type) used, so that the module writes it */
-void cg_use_formula(int kind, OpId op, DType cdt);
+void cg_use_formula(const CgKernel *k, int kind, OpId op, DType cdt);
 /* emit_c.c: marks the dot's micro-kernel of float type dt used */
-void cg_use_dot(DType dt);
+void cg_use_dot(const CgKernel *k, DType dt);
 /* emit_c.c: marks aicm_rdiv_f64 used */
-void cg_use_rdiv(void);
+void cg_use_rdiv(const CgKernel *k);
 /* emit_c.c: marks NAME_aicm_divz_fail used (an integer division) */
-void cg_use_divz(void);
+void cg_use_divz(const CgKernel *k);
 /* emit_c.c: marks AICM_PREFETCH used */
-void cg_use_prefetch(void);
+void cg_use_prefetch(const CgKernel *k);
 /* emit_c.c: marks aicm_stream_f32/f64 and aicm_stream_fence used */
-void cg_use_stream(void);
+void cg_use_stream(const CgKernel *k);
 
 /* emit_c_ops.c */
 /* Marks the loads read in place (inplace) and the values that live in

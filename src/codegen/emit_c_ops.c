@@ -350,7 +350,7 @@ divz_check(CgKernel *k, const TileInst *in, const char *eb, const int64_t *sh)
 	cg_line(k, "if (%s == 0%s)", cb, cond);
 	cg_line(k, "\t%s_aicm_divz_fail(prog, %d);   /* an integer division by zero */", k->name,
 	    (int)(in - k->f->insts));
-	cg_use_divz();
+	cg_use_divz(k);
 }
 
 static int
@@ -368,7 +368,7 @@ op_unary(CgKernel *k, const TileInst *in)
 	} else {
 		DType ct = is_float(xt) ? xt : DT_I64;
 
-		cg_use_formula(0, in->gop, xt);
+		cg_use_formula(k, 0, in->gop, xt);
 		snprintf(val, sizeof val, "aicm_%s_%s(%s)", ir_ops[in->gop].name, fsuffix(xt), ex);
 		conv(cv, sizeof cv, val, ct, rt);
 	}
@@ -391,7 +391,7 @@ op_binary(CgKernel *k, const TileInst *in)
 	if (is_fill(k, a) && !is_fill(k, b))
 		ct = vdt(k, b);
 	kt = is_float(ct) ? ct : DT_I64;
-	cg_use_formula(1, in->gop, ct);
+	cg_use_formula(k, 1, in->gop, ct);
 	elem(ea, sizeof ea, k, a, k->sh[r]);
 	elem(eb, sizeof eb, k, b, k->sh[r]);
 	conv(ca, sizeof ca, ea, vdt(k, a), kt);
@@ -484,7 +484,7 @@ ew_expr(const CgKernel *k, const TileInst *in, char ex[3][600], char *buf, size_
 			conv(buf, n, ex[0], xt, rt);
 			return;
 		}
-		cg_use_formula(0, in->gop, xt);
+		cg_use_formula(k, 0, in->gop, xt);
 		sfmt(val, sizeof val, "aicm_%s_%s(%s)", ir_ops[in->gop].name, fsuffix(xt), ex[0]);
 		conv(buf, n, val, ct, rt);
 	} else if (in->op == TO_BINARY) {
@@ -495,7 +495,7 @@ ew_expr(const CgKernel *k, const TileInst *in, char ex[3][600], char *buf, size_
 		if (is_fill(k, a) && !is_fill(k, b))
 			ct = vdt(k, b);
 		kt = is_float(ct) ? ct : DT_I64;
-		cg_use_formula(1, in->gop, ct);
+		cg_use_formula(k, 1, in->gop, ct);
 		conv(ca, sizeof ca, ex[0], vdt(k, a), kt);
 		conv(cb, sizeof cb, ex[1], vdt(k, b), kt);
 		/* an f64 row's division by a value the row shares (a softmax's
@@ -504,7 +504,7 @@ ew_expr(const CgKernel *k, const TileInst *in, char ex[3][600], char *buf, size_
 		    k->sh[r][3] > 1;
 
 		if (rdiv)
-			cg_use_rdiv();
+			cg_use_rdiv(k);
 		snprintf(val, sizeof val, "aicm_%s%s_%s(%s, %s)", rdiv ? "r" : "",
 		    ir_ops[in->gop].name, fsuffix(ct), ca, cb);
 		conv(buf, n, val, kt, rt);
@@ -726,7 +726,7 @@ op_reduce(CgKernel *k, const TileInst *in)
 
 		osh[d] = red ? 1 : sh[d];
 	}
-	cg_use_formula(2, comb, xt);
+	cg_use_formula(k, 2, comb, xt);
 	neutral(z, sizeof z, comb, xt);
 	if (k->row) {
 		/* one row: its own result element (row_inst) */
@@ -1265,7 +1265,7 @@ op_dot(CgKernel *k, const TileInst *in)
 			 * read in place (cg_plan_dots) */
 			int64_t lda = k->inplace[a] ? k->vstr[a][2] : K;
 
-			cg_use_dot(rt);
+			cg_use_dot(k, rt);
 			if (M >= 6)
 				cg_line(k, "for (long m = 0; m < %" PRId64 "; m += 6)", M / 6 * 6);
 			if (M >= 6)
@@ -1730,7 +1730,7 @@ op_store(CgKernel *k, const TileInst *in)
 			k->depth--;
 		k->depth--;
 		cg_line(k, "}");
-		cg_use_stream();
+		cg_use_stream(k);
 		k->streamed = true;
 		return 0;
 	}
@@ -1753,7 +1753,7 @@ op_store(CgKernel *k, const TileInst *in)
 		DType kt = is_float(a.dt) ? a.dt : DT_I64;
 		char cd[300], c2[300], val[800], w[900];
 
-		cg_use_formula(2, op, a.dt);
+		cg_use_formula(k, 2, op, a.dt);
 		conv(cd, sizeof cd, dst, a.dt, kt);
 		conv(c2, sizeof c2, ev, vdt(k, v), kt);
 		snprintf(val, sizeof val, "aicm_c%s_%s(%s, %s)", ir_ops[op].name, fsuffix(a.dt), cd,
@@ -2786,7 +2786,7 @@ row_prefetch(CgKernel *k, int s, int end, int64_t R)
 		}
 	}
 	if (k->npf)
-		cg_use_prefetch();
+		cg_use_prefetch(k);
 	else
 		k->pf_inst = -1;
 }
