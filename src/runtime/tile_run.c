@@ -9,10 +9,20 @@
  * is started once per plan and waits between grids.  Each thread has one
  * scratch buffer, sized for the plan's largest kernel, allocated when the
  * crew starts and reused by every kernel and every run.
+ *
+ * The crew is the plan's: exec_tile_free stops and joins it.  Its threads
+ * run on stacks the crew maps and unmaps itself: glibc keeps the stacks it
+ * allocates for joined threads in a cache, whose TLS blocks memcheck then
+ * reports as possibly lost in a process that dies by a signal (check_io.c's
+ * children, forked after the exec suite's runs); with the crew's own
+ * stacks, a join frees a thread's TLS and nothing of it outlives the plan.
  */
+#define _DEFAULT_SOURCE              /* MAP_ANONYMOUS, MAP_STACK */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "simd.h"
 #include "tile_priv.h"
@@ -206,6 +216,8 @@ struct Crew {
 	Pool *pool;
 	int active;                  /* threads 1..active-1 take part */
 	pthread_t *tid;
+	void **stack;                /* per thread 1..n: its stack mapping, */
+	size_t stack_size;           /* a guard page and the default stack size */
 	Member *m;
 };
 
@@ -246,6 +258,7 @@ tx_crew_stop(Crew *c)
 	pthread_mutex_unlock(&c->mu);
 	for (int t = 1; t <= c->n; t++) {
 		pthread_join(c->tid[t], NULL);
+		munmap(c->stack[t], c->stack_size);
 		scratch_free(&c->m[t].s);
 	}
 	scratch_free(&c->m[0].s);
@@ -253,19 +266,27 @@ tx_crew_stop(Crew *c)
 	pthread_cond_destroy(&c->go);
 	pthread_cond_destroy(&c->done);
 	free(c->tid);
+	free(c->stack);
 	free(c->m);
 	free(c);
 }
 
 /* A crew of n threads besides the caller (member 0 is the caller's
- * scratch). */
+ * scratch), each on a stack of the default size that the crew maps, with
+ * a guard page below it as glibc's own have. */
 static Crew *
 crew_start(const TilePlan *p, int n)
 {
 	Crew *c = xcalloc(1, sizeof *c);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size;
+	pthread_attr_t at;
 
+	if (pthread_attr_init(&at) != 0 || pthread_attr_getstacksize(&at, &size) != 0)
+		AICM_BUG("cannot read the default thread stack size");
 	c->n = n;
+	c->stack_size = size + page;
 	c->tid = xcalloc((size_t)n + 1, sizeof *c->tid);
+	c->stack = xcalloc((size_t)n + 1, sizeof *c->stack);
 	c->m = xcalloc((size_t)n + 1, sizeof *c->m);
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->go, NULL);
@@ -275,9 +296,17 @@ crew_start(const TilePlan *p, int n)
 		c->m[t].id = t;
 		scratch_init(&c->m[t].s, p);
 	}
-	for (int t = 1; t <= n; t++)
-		if (pthread_create(&c->tid[t], NULL, member_main, &c->m[t]) != 0)
+	for (int t = 1; t <= n; t++) {
+		void *s = mmap(NULL, c->stack_size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+		if (s == MAP_FAILED || mprotect(s, page, PROT_NONE) != 0 ||
+		    pthread_attr_setstack(&at, (char *)s + page, size) != 0 ||
+		    pthread_create(&c->tid[t], &at, member_main, &c->m[t]) != 0)
 			AICM_BUG("cannot start a thread");
+		c->stack[t] = s;
+	}
+	pthread_attr_destroy(&at);
 	return c;
 }
 
