@@ -163,6 +163,15 @@ if [ "$n5" -ne 2 ] || [ "$n6" -ne 10 ]; then
 	echo "native: attn.aicm: expected 2 joins in their carried tiles and 10 extracts in place, got $n5 and $n6"
 	fail=1
 fi
+# and the dots packing through those transposes prefetch the strip they
+# pack next (its rows one run: each block of 6 rows K lines of it), the
+# first (k read in place) also the next step's first strip of k
+n7=$(printf '%s\n' "$c" | grep -c '&t[0-9]*\[(n0 + [0-9]*) \* [0-9]* + m / 6 \* [0-9]*\]')
+n8=$(printf '%s\n' "$c" | grep -c ': s[0-9]* + [0-9]* < [0-9]* ? &t[0-9]*\[[0-9]* + m / 6 \* [0-9]*\] : 0) : 0, ')
+if [ "$n7" -ne 2 ] || [ "$n8" -ne 1 ]; then
+	echo "native: attn.aicm: expected 2 dots prefetching their transposed next strip, 1 also the next step's, got $n7 and $n8"
+	fail=1
+fi
 c=$("$B/aicm-opt" --pass="$P" --emit=c "$top/tests/native/dots.aicm")
 n1=$(printf '%s\n' "$c" | grep -c '/\* %b: read in place \*/')
 n2=$(printf '%s\n' "$c" | grep -c '/\* %d: the loop.s carried tile')

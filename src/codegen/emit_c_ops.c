@@ -1239,10 +1239,27 @@ op_dot(CgKernel *k, const TileInst *in)
 			/* while the first row blocks of a strip compute, they
 			 * prefetch the next strip of b's rows (a line of each row
 			 * a block), when its rows are b's (sn 1) and it is packed:
-			 * W1 f32 6-10% faster */
+			 * W1 f32 6-10% faster.  A strip packed through a transpose
+			 * (sp 1) whose source rows are contiguous (sn K: W4's k)
+			 * is one run of NR x K elements: each block prefetches K
+			 * lines of it in a row, NR x size / 64 blocks the whole
+			 * strip, as many as in b's case. */
 			int lp = -1;
-			int64_t bstep = pack && sn == 1 && !k->keep[r] ? dot_b_step(k, r, bs, &lp) : 0;
-			char nxt[96];
+			bool rows = pack && sn == 1 && !k->keep[r];
+			bool run = pack && sp == 1 && sn == K && !k->keep[r];
+			int64_t bstep = rows || run ? dot_b_step(k, r, bs, &lp) : 0;
+
+			/* a dot whose result no loop carries (W4's qk and pv,
+			 * inside the loop over k's and v's blocks): the loop
+			 * around it, when that moves b */
+			if ((rows || run) && !bstep) {
+				lp = loop_around(k->f, (int)(in - k->f->insts));
+				bstep = b_step_along(k, bs, lp);
+			}
+			/* one block's prefetches: their first element's distance
+			 * from the previous block's, and their stride */
+			int64_t blk = run ? K * (64 / sz) : 64 / sz, pfs = run ? 64 / sz : sp;
+			char nxt[96], ns[64];
 
 			/* the last strip's blocks prefetch the first strip of
 			 * the loop's next step, when b moves along the loop
@@ -1251,14 +1268,19 @@ op_dot(CgKernel *k, const TileInst *in)
 			 * them packed. */
 			if (bstep)
 				snprintf(nxt, sizeof nxt, "s%d + %" PRId64 " < %" PRId64 " ? &t%d[%" PRId64
-				    " + m / 6 * %d] : 0", k->f->insts[lp].var, k->f->insts[lp].step,
-				    k->f->insts[lp].hi, bs, bstep, 64 / sz);
+				    " + m / 6 * %" PRId64 "] : 0", k->f->insts[lp].var, k->f->insts[lp].step,
+				    k->f->insts[lp].hi, bs, bstep, blk);
 			else
 				snprintf(nxt, sizeof nxt, "0");
-			if (pack && sn == 1 && (NR < N || bstep) && !k->keep[r])
+			/* where the next strip starts in bs: n0 + NR, times sn */
+			if (sn == 1)
+				snprintf(ns, sizeof ns, "n0 + %" PRId64, NR);
+			else
+				snprintf(ns, sizeof ns, "(n0 + %" PRId64 ") * %" PRId64, NR, sn);
+			if ((rows || run) && (NR < N || bstep))
 				snprintf(pf, sizeof pf, "m < %" PRId64 " ? (n0 + %" PRId64 " < %" PRId64
-				    " ? &t%d[n0 + %" PRId64 " + m / 6 * %d] : %s) : 0, %" PRId64,
-				    NR * (int64_t)sz / 64 * 6, NR, N, bs, NR, 64 / sz, nxt, sp);
+				    " ? &t%d[%s + m / 6 * %" PRId64 "] : %s) : 0, %" PRId64,
+				    NR * (int64_t)sz / 64 * 6, NR, N, bs, ns, blk, nxt, pfs);
 			else
 				snprintf(pf, sizeof pf, "0, 0");
 			/* a's rows lda apart: its tile's, or its tensor's when
