@@ -1699,6 +1699,32 @@ store_streams(const CgKernel *k, const TileInst *in, const Acc *a)
 	    sh[3] * es >= STREAM_MIN_ROW;
 }
 
+/* A store's loops over its box's rows (i0, i1 and, in a row segment,
+ * the segment's row i2), opened before the row's own loop. */
+static void
+store_rows_open(CgKernel *k)
+{
+	for (int d = 0; d < 3; d++) {
+		if (k->row && d == 2)
+			cg_line(k, "if (i2 < bx[2])");
+		else
+			cg_line(k, "for (long i%d = 0; i%d < bx[%d]; i%d++)", d, d, d, d);
+		k->depth++;
+	}
+}
+
+/* Closes the row's own loop, the rows' loops and the store's block. */
+static void
+store_end(CgKernel *k)
+{
+	k->depth--;
+	cg_line(k, "}");
+	for (int d = 0; d < 3; d++)
+		k->depth--;
+	k->depth--;
+	cg_line(k, "}");
+}
+
 static int
 op_store(CgKernel *k, const TileInst *in)
 {
@@ -1723,13 +1749,7 @@ op_store(CgKernel *k, const TileInst *in)
 		int64_t s3;
 		int nb = STREAM_BLOCK / (int)ir_dtype_size(a.dt);
 
-		for (int d = 0; d < 3; d++) {
-			if (k->row && d == 2)
-				cg_line(k, "if (i2 < bx[2])");
-			else
-				cg_line(k, "for (long i%d = 0; i%d < bx[%d]; i%d++)", d, d, d, d);
-			k->depth++;
-		}
+		store_rows_open(k);
 		cg_line(k, "for (long c3 = 0; c3 < bx[3]; c3 += %d) {   /* streamed (non-temporal) */",
 		    nb);
 		k->depth++;
@@ -1750,24 +1770,14 @@ op_store(CgKernel *k, const TileInst *in)
 				len += snprintf(si + len, sizeof si - (size_t)len, "%s%s%d * %" PRId64,
 				    len ? " + " : "", d == 3 ? "c" : "i", d, s3);
 		cg_line(k, "aicm_stream_%s(dst + %s, blk, m3);", fsuffix(a.dt), si[0] ? si : "0");
-		k->depth--;
-		cg_line(k, "}");
-		for (int d = 0; d < 3; d++)
-			k->depth--;
-		k->depth--;
-		cg_line(k, "}");
+		store_end(k);
 		cg_use_stream(k);
 		k->streamed = true;
 		return 0;
 	}
-	for (int d = 0; d < 4; d++) {
-		if (k->row && d == 2)
-			cg_line(k, "if (i2 < bx[2])");
-		else
-			cg_line(k, "for (long i%d = 0; i%d < bx[%d]; i%d++)%s", d, d, d, d, d < 3 ? "" :
-			    " {");
-		k->depth++;
-	}
+	store_rows_open(k);
+	cg_line(k, "for (long i3 = 0; i3 < bx[3]; i3++) {");
+	k->depth++;
 	src_index(si, sizeof si, &a, sh);
 	snprintf(dst, sizeof dst, "dst[%s]", si);
 	operand(ev, sizeof ev, k, v, sh);
@@ -1787,12 +1797,7 @@ op_store(CgKernel *k, const TileInst *in)
 		conv(w, sizeof w, val, kt, a.dt);
 		cg_line(k, "%s = %s;", dst, w);
 	}
-	k->depth--;
-	cg_line(k, "}");
-	for (int d = 0; d < 3; d++)
-		k->depth--;
-	k->depth--;
-	cg_line(k, "}");
+	store_end(k);
 	return 0;
 }
 
