@@ -610,7 +610,7 @@ apply(Kernel *k, const TileConfig *c)
 static bool
 has_steps(const Target *t)
 {
-	return t->step_us > 0 || t->acc_gbs > 0 || t->attn_step_us > 0;
+	return t->step_us > 0 || t->acc_gbs > 0 || t->attn_step_us > 0 || t->reread_gbs > 0;
 }
 
 static void
@@ -810,10 +810,12 @@ report_json(FILE *f, const Kernel *k, const Problem *p, const Target *t, Source 
 				    "\"flops\":%" PRId64 ",\"mm_flops\":%" PRId64 ",\"pad_mm_flops\":%.17g,"
 				    "\"pad_vec_flops\":%.17g,\"acc_bytes\":%.17g,\"waves\":%" PRId64
 				    ",\"tile_foot\":%.17g,\"tile_bytes\":%.17g,\"mm_foot\":%.17g"
-				    ",\"attn_steps\":%" PRId64,
+				    ",\"attn_steps\":%" PRId64 ",\"fly_rows\":%.17g,\"fly_bytes\":%.17g,\"fly_segs\":%.17g"
+				    ",\"a_foot\":%.17g,\"a_reread\":%.17g",
 				    c->s.contig, c->t.segs, c->t.line_waste, c->t.flops, c->t.mm_flops,
 				    c->t.pad_mm_flops, c->t.pad_vec_flops, c->t.acc_bytes, c->s.waves,
-				    c->t.tile_foot, c->t.tile_bytes, c->t.mm_foot, c->t.attn_steps);
+				    c->t.tile_foot, c->t.tile_bytes, c->t.mm_foot, c->t.attn_steps,
+				    c->t.fly_rows, c->t.fly_bytes, c->t.fly_segs, c->t.a_foot, c->t.a_reread);
 			fprintf(f, "}");
 		}
 		fprintf(f, "]");

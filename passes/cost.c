@@ -16,6 +16,7 @@
  * written out in docs/passes.md; the traffic rules are the shared contract
  * (lower-tiled and the tile executor count the same).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1401,6 +1402,16 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		t->steps = mul(&ok, t->programs, cdiv(p->k, c->bk));
 		t->acc_bytes = 2.0 * (double)t->steps * (double)c->bm * (double)c->bn * (double)es;
 		t->mm_foot = (double)c->bm * c->bn * (double)es;
+		/* the native dot (docs/codegen.md) packs b in strips 256 bytes
+		 * wide and walks the rows of a, read in place, past each strip
+		 * of a step in turn: a's [BM, BK] block is read once a strip */
+		{
+			double bm = (double)(c->bm < p->m ? c->bm : p->m), bk = (double)(c->bk < p->k ? c->bk : p->k);
+			double strips = (double)cdiv((int64_t)(c->bn < p->n ? c->bn : p->n) * m->mm_es, 256);
+
+			t->a_foot = bm * bk * (double)m->mm_es;
+			t->a_reread = (double)t->steps * t->a_foot * (strips - 1.0);
+		}
 	} else if (m->red >= 0 && p->kind == KK_REDUCTION) {
 		/* a reduction's programs walk the reduced extent in tiles: one
 		 * loop step per tile, as the matmul's per K block */
@@ -1408,6 +1419,22 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		int64_t per = p->full_reduce && split > 1 ? cdiv(p->n, split) : p->n;
 
 		t->steps = mul(&ok, t->programs, cdiv(per, tile));
+		/* reduced along the row: a loop step reads BN elements of each
+		 * of the program's BM rows, BM streams side by side.  A core's
+		 * prefetchers stop at a page: segments of a page or more are
+		 * read one after the other, one stream at a time, as a tile of
+		 * whole rows (one contiguous block) is.  Rows shorter than a
+		 * page are no streams to speak of (their prefetch never gets
+		 * going): no such term */
+		if (!p->full_reduce && m->rax == m->it.rank - 1 && m->it.rank >= 2 &&
+		    m->role[m->it.rank - 2] == RO_ROW && p->n * es >= COST_PAGE) {
+			t->fly_rows = c->bn < p->n && (int64_t)c->bn * es < COST_PAGE ?
+			    (double)(c->bm < p->m ? c->bm : p->m) : 1.0;
+			t->fly_bytes = (double)ldb;
+			/* each row's next segment continues its stream */
+			if (c->bn < p->n)
+				t->fly_segs = (double)ldb / (double)es / (double)c->bn;
+		}
 	} else if (p->kind == KK_ROW_REDUCTION && passes) {
 		int64_t np = 1;
 
@@ -1508,14 +1535,14 @@ cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
  * half the L2 (the streams take the rest), the native engine's local-array
  * tiles an eighth of it. */
 const Target cost_targets[] = {
-	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0},
-	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0},
-	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0, 0},
-	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0, 0},
-	/* cpu: bench/calibrate.py fit on the native engine, 784 timings, AMD EPYC (family 25 model 1), 2026-12-03 06:08 to 06:11 UTC, load 1.04 to 1.06 */
-	{"cpu", 101.4, 1, 512, 16777216, 65536, 0.04534, 0.1069, 0.007298, 0.01494, 0, 0, 0.00301, 0, 3.773, 32, 512, 1.525},
+	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	/* cpu: bench/calibrate.py fit on the native engine, 784 timings, AMD EPYC (family 25 model 1), 2026-12-03 09:55 to 09:58 UTC, load 1.01 to 1.11 */
+	{"cpu", 124.9, 1, 512, 16777216, 65536, 0.04377, 0.1013, 0.004206, 0.008816, 0, 0, 0.00166, 3.146e+11, 4.702, 128, 512, 1.35, 2, 2000, 34.15},
 	/* cpu-tile: bench/calibrate.py fit on the tile engine, 784 timings, AMD EPYC (family 25 model 1), 2026-12-03 06:06 to 06:08 UTC, load 0.06 to 1.04 */
-	{"cpu-tile", 204.3, 1, 512, 16777216, 65536, 0.04277, 0.1156, 0.002319, 0.004066, 4.257, 0.07967, 0.03902, 27.21, 11.55, 512, 0, 4.538},
+	{"cpu-tile", 204.3, 1, 512, 16777216, 65536, 0.04277, 0.1156, 0.002319, 0.004066, 4.257, 0.07967, 0.03902, 27.21, 11.55, 512, 0, 4.538, 0, 0, 0},
 	{0},
 };
 
@@ -1776,6 +1803,10 @@ cost_score(const Target *t, DType dt, const Traffic *tr, Score *s)
 	double vec = dt == DT_F64 ? t->vec_tflops_f64 : t->vec_tflops_f32;
 	double pad = tr->pad_mm_flops + tr->pad_vec_flops;
 	double sms = t->sms >= 1 ? t->sms : 1;
+	/* a target that models rows in flight charges a reduction's row
+	 * streams by their number, not their segments (each step's segment of
+	 * a row continues that row's stream) */
+	bool rows = t->streams > 0 && t->rows_gbs > 0 && tr->fly_rows > 0;
 
 	memset(s, 0, sizeof *s);
 	/* GB/s = 1e6 bytes per ms; TFLOP/s = 1e9 flops per ms */
@@ -1799,11 +1830,22 @@ cost_score(const Target *t, DType dt, const Traffic *tr, Score *s)
 	/* a cpu's cores pay per contiguous run (a prefetch stream started, a
 	 * gather's element) and move whole cache lines */
 	if (t->seg_ns > 0)
-		s->contig = (tr->segs / sms * t->seg_ns / 1e6 + tr->line_waste / (t->hbm_gbs * 1e6));
+		s->contig = ((tr->segs - (rows ? tr->fly_segs : 0)) / sms * t->seg_ns / 1e6 +
+		    tr->line_waste / (t->hbm_gbs * 1e6));
 	/* tiles that outgrow the core's L2 spill: the ops' tile traffic then
 	 * goes to memory (an engine that keeps tiles in registers: l2-kb 0) */
 	if (t->l2_kb > 0 && tr->tile_foot > t->l2_kb * 1024.0)
 		s->contig += tr->tile_bytes / (t->hbm_gbs * 1e6);
+	/* a core reads memory fastest with a few streams in flight (its
+	 * prefetchers' and miss buffers' share): a reduction's program that
+	 * walks one row at a time leaves bandwidth unused, one that walks
+	 * many at once loses its streams (docs/perf.md, session 15) */
+	if (rows)
+		s->contig += tr->fly_bytes * fabs(log2(tr->fly_rows / t->streams)) / (t->rows_gbs * 1e6);
+	/* a dot's block of a past the L1 is read again from the L2 for each
+	 * further strip of b */
+	if (t->reread_gbs > 0 && tr->a_foot > COST_L1)
+		s->steps += tr->a_reread / (t->reread_gbs * 1e6);
 	s->total = s->mem + s->comp + s->waste + s->launch + s->steps + s->contig;
 	if ((double)tr->flops + pad > 0)
 		s->padding_pct = 100.0 * pad / ((double)tr->flops + pad);

@@ -51,6 +51,17 @@ typedef struct Traffic {
 	double mm_foot;              /* bytes of a dot's accumulator tile */
 	double tile_bytes;           /* bytes the elementwise ops read and write
 	                              * through their tiles */
+	double fly_rows;             /* a reduction along the row: the rows a program's
+	                              * loop steps read side by side (BM when a step
+	                              * reads part of each row, 1 when its rows are one
+	                              * contiguous block; 0: not such a kernel) */
+	double fly_bytes;            /*   and the bytes it reads so, */
+	double fly_segs;             /*   and the segments of those rows among segs */
+	double a_foot;               /* bytes of a dot's block of a (BM x BK) */
+	double a_reread;             /* bytes of that block read again, once per
+	                              * further 256-byte strip of b in a step (the
+	                              * native dot's strips walk the rows of a past
+	                              * each strip in turn) */
 } Traffic;
 
 /* The cache line the contiguity term rounds runs up to, and the bytes of
@@ -59,6 +70,10 @@ typedef struct Traffic {
  * L1 holds beside the other tiles: docs/perf.md, "Calibrating the cpu
  * targets"). */
 enum { COST_LINE = 64, COST_L1 = 32768 };
+/* The page a core's hardware prefetchers stay within (x86: 4 KiB): a
+ * reduction's row segments of a page or more are separate streams, read
+ * one after the other (docs/perf.md, session 15). */
+enum { COST_PAGE = 4096 };
 
 /* The problem a kernel poses, as the cost model sees it.
  * matmul kinds: batch, m, n, k of the matmul.  elementwise, opaque: m the
@@ -114,7 +129,10 @@ void cost_traffic_range(const Graph *g, KernelKind kind, int first, int last,
 	X(seg_ns, "seg-ns", "cost of one contiguous run of a tile load or store, ns (cpu: a tile row shorter than its tensor's row; 0 in a target: no such term)") \
 	X(l2_kb, "l2-kb", "cache one program's tiles must fit, KB, else its ops' tile traffic goes to memory (cpu: the L2; 0 in a target: no such term)") \
 	X(l1_kb, "l1-kb", "cache a dot's accumulator tile must fit, KB, else its reloads cost (acc-gbs; 0 in a target: always)") \
-	X(attn_step_us, "attn-step-us", "overhead per K/V block of an attention program, us (cpu: its two dots' calls and the online softmax's row updates; 0 in a target: charged at step-us)")
+	X(attn_step_us, "attn-step-us", "overhead per K/V block of an attention program, us (cpu: its two dots' calls and the online softmax's row updates; 0 in a target: charged at step-us)") \
+	X(streams, "streams", "rows a core reads fastest side by side (cpu: the streams its prefetchers sustain); a reduction's program that walks fewer or more rows at once pays rows-gbs per halving or doubling (0 in a target: no such term)") \
+	X(rows_gbs, "rows-gbs", "bandwidth charged per halving or doubling away from streams, GB/s (0 in a target: no such term)") \
+	X(reread_gbs, "reread-gbs", "bandwidth of a dot's block of a read again for each further strip of b once the block outgrows the L1, GB/s (cpu: the L2; 0 in a target: no such term)")
 
 typedef struct Target {
 	const char *name;
@@ -123,7 +141,7 @@ typedef struct Target {
 #undef X
 } Target;
 
-enum { COST_NPARAMS = 17, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
+enum { COST_NPARAMS = 20, COST_NPARAMS_V1 = 11 };   /* V1: the first cache format's */
 extern const Target cost_targets[];            /* {0}-terminated */
 extern const char *const cost_param_keys[COST_NPARAMS];
 const Target *cost_target_lookup(const char *name);

@@ -502,6 +502,101 @@ START_TEST(test_model_cpu_targets_tile_caches)
 }
 END_TEST
 
+/* Rows in flight (streams, rows-gbs): a reduction along the row whose
+ * program reads part of each of its BM rows a loop step walks BM streams
+ * side by side, and pays rows-gbs per halving or doubling away from the
+ * target's streams; whole rows are one contiguous block, one stream.  W2's
+ * shape (relu, then the row sum of 4096^2): with streams 4, a program of
+ * 4 rows of 256 columns scores below one of 1 row and one of 16 (the native
+ * engine's order, docs/perf.md session 15), and without the term (streams 0)
+ * the 16-row program scores below the 4-row one (the same bytes and runs
+ * in fewer loop steps). */
+START_TEST(test_model_rows_in_flight)
+{
+	Graph *g = parse_ok("graph {\n  %x = input() : (4096, 4096)\n"
+	    "  kernel @k [reduction] {\n    %r = relu(%x) : (4096, 4096)\n"
+	    "    %y = sum(%r) : (4096,) axis=1\n  }\n}\n");
+	TileConfig one = {1, 256, 0, 4, 0, 0}, four = {4, 256, 0, 4, 0, 0}, many = {16, 256, 0, 4, 0, 0};
+	TileConfig whole = {4, 4096, 0, 4, 0, 0};
+	Traffic a, b, c, w;
+	Score s1, s4, s16, sw;
+	Target t = *cost_target_lookup("cpu");
+
+	cost_traffic(g, 0, &one, &a);
+	cost_traffic(g, 0, &four, &b);
+	cost_traffic(g, 0, &many, &c);
+	cost_traffic(g, 0, &whole, &w);
+	ck_assert(a.ok && b.ok && c.ok && w.ok);
+	ck_assert(a.fly_rows == 1 && b.fly_rows == 4 && c.fly_rows == 16);
+	ck_assert(w.fly_rows == 1);                 /* 4 whole rows: one block */
+	ck_assert(fabs(b.fly_bytes - 4096.0 * 4096 * 8) < 1e-6);
+	ck_assert(b.fly_bytes == (double)b.loaded);
+	/* the other terms set, whatever a fit made of them */
+	t.l2_kb = 0;
+	t.seg_ns = 1;
+	t.step_us = 0.003;
+	t.wave_us = 0;
+	t.streams = 4;
+	t.rows_gbs = 50;
+	cost_score(&t, DT_F64, &a, &s1);
+	cost_score(&t, DT_F64, &b, &s4);
+	cost_score(&t, DT_F64, &c, &s16);
+	cost_score(&t, DT_F64, &w, &sw);
+	/* 1 row: two halvings from 4; 16 rows: two doublings; 4: none */
+	ck_assert(fabs(s1.contig - (a.segs * t.seg_ns / 1e6 + a.line_waste / (t.hbm_gbs * 1e6) +
+	    2.0 * a.fly_bytes / (t.rows_gbs * 1e6))) < 1e-9);
+	ck_assert(fabs(s16.contig - (c.segs * t.seg_ns / 1e6 + c.line_waste / (t.hbm_gbs * 1e6) +
+	    2.0 * c.fly_bytes / (t.rows_gbs * 1e6))) < 1e-9);
+	ck_assert(s4.total < s1.total && s4.total < s16.total && s4.total < sw.total);
+	t.streams = 0;
+	cost_score(&t, DT_F64, &b, &s4);
+	cost_score(&t, DT_F64, &c, &s16);
+	ck_assert(fabs(s4.contig - (b.segs * t.seg_ns / 1e6 + b.line_waste / (t.hbm_gbs * 1e6))) < 1e-12);
+	ck_assert(s16.total < s4.total);
+	ir_graph_free(g);
+	/* a matmul has no rows in flight */
+	g = matmul_graph(256, 256, 256, "");
+	cost_traffic(g, 0, &(TileConfig){64, 64, 64, 4, 2, 0}, &a);
+	ck_assert(a.ok && a.fly_rows == 0 && a.fly_bytes == 0);
+	ir_graph_free(g);
+}
+END_TEST
+
+/* a's block read again (reread-gbs): the native dot walks the rows of a,
+ * read in place, past each 256-byte strip of b in turn, so a [BM, BK]
+ * block past the L1 is read from the L2 once a strip.  W1's 1024^3 in
+ * f64: 128x128x128 has 4 strips (128 f64 are 1 KiB) over a 128 KiB block,
+ * read 3 more times each of its 512 steps; 128x32x128 has one strip (no
+ * reread), 64x128x64 a block of 32 KiB, inside the L1 (no charge). */
+START_TEST(test_model_dot_a_reread)
+{
+	Graph *g = matmul_graph(1024, 1024, 1024, "");
+	TileConfig big = {128, 128, 128, 4, 2, 0}, narrow = {128, 32, 128, 4, 2, 0}, small = {64, 128, 64, 4, 2, 0};
+	Traffic a, b, c;
+	Score sa, sa0, sc, sc0;
+	Target t = *cost_target_lookup("cpu");
+
+	cost_traffic(g, 0, &big, &a);
+	cost_traffic(g, 0, &narrow, &b);
+	cost_traffic(g, 0, &small, &c);
+	ck_assert(a.ok && b.ok && c.ok);
+	ck_assert_int_eq(a.steps, 512);
+	ck_assert(a.a_foot == 128.0 * 128 * 8 && a.a_reread == 512.0 * 128 * 128 * 8 * 3);
+	ck_assert(b.a_foot == 128.0 * 128 * 8 && b.a_reread == 0);
+	ck_assert(c.a_foot == 64.0 * 64 * 8 && c.a_foot <= COST_L1 && c.a_reread > 0);
+	t.reread_gbs = 0;
+	cost_score(&t, DT_F64, &a, &sa0);
+	cost_score(&t, DT_F64, &c, &sc0);
+	t.reread_gbs = 40;
+	cost_score(&t, DT_F64, &a, &sa);
+	cost_score(&t, DT_F64, &c, &sc);
+	ck_assert(fabs(sa.steps - (sa0.steps + a.a_reread / (t.reread_gbs * 1e6))) < 1e-12);
+	ck_assert(sc.steps == sc0.steps);            /* inside the L1: no charge */
+	ck_assert(sa.total > sa0.total);
+	ir_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_autotune_seed_winners)
 {
 	Graph *g = parse_ok(seed);
@@ -998,6 +1093,8 @@ make_autotune_suite(void)
 	tcase_add_test(pm, test_model_contiguity_transposed_view);
 	tcase_add_test(pm, test_model_row_width_and_l2);
 	tcase_add_test(pm, test_model_cpu_targets_tile_caches);
+	tcase_add_test(pm, test_model_rows_in_flight);
+	tcase_add_test(pm, test_model_dot_a_reread);
 	tcase_add_test(ps, test_autotune_seed_winners);
 	tcase_add_test(ps, test_autotune_deterministic);
 	tcase_add_test(ps, test_autotune_scoring_time);
