@@ -64,8 +64,8 @@ notes=$(grep -c '^	/\* cpu-tile: bench/calibrate.py fit on the tile engine, [0-9
 above=$(grep -B1 '^	{"cpu-tile", ' "$T/cost.c" | head -1 | grep -c '^	/\* cpu-tile: bench/calibrate.py fit')
 row=$(grep '^	{"cpu-tile", ' "$T/cost.c")
 fields=$(printf '%s\n' "$row" | tr ',' '\n' | grep -c '[0-9]')
-if [ "$rows" != 1 ] || [ "$notes" != 1 ] || [ "$above" != 1 ] || [ "$fields" != 17 ]; then
-	echo "calibrate: --write twice: expected 1 cpu-tile row of 17 numbers under 1 comment, got $rows rows" \
+if [ "$rows" != 1 ] || [ "$notes" != 1 ] || [ "$above" != 1 ] || [ "$fields" != 20 ]; then
+	echo "calibrate: --write twice: expected 1 cpu-tile row of 20 numbers under 1 comment, got $rows rows" \
 	    "($fields numbers), $notes comments, comment above: $above"
 	fail=1
 fi
