@@ -1525,15 +1525,17 @@ cost_traffic_node(const Graph *g, int node, const TileConfig *c, Traffic *out)
 /* Sources: NVIDIA's H100 SXM5, H200 SXM and A100 SXM4 80 GB data sheets and
  * CUDA occupancy tables (dense, no sparsity); rubin is a projection (8 TB/s
  * class HBM4, H100's per-SM limits).  The two cpu rows model one core of this
- * machine (AMD EPYC family 26, Zen 5: L1d 48 KiB, L2 1 MiB), each fitted on
- * its own engine by bench/calibrate.py: cpu the native engine (aicm-run
+ * machine (AMD EPYC family 25, Zen 3: L1d 32 KiB, L2 512 KiB), each fitted
+ * on its own engine by bench/calibrate.py: cpu the native engine (aicm-run
  * --engine=native), cpu-tile the tile engine.  `make calibrate` times both
  * again and writes both rows (and the comment line above each, which says
  * when and under what load); docs/perf.md, "Calibrating the cpu targets",
  * has the data and the fit's error.  Their l2-kb (the cache a program's
  * tiles must fit) is fitted too: the tile engine's materialised op tiles
- * half the L2 (the streams take the rest), the native engine's local-array
- * tiles an eighth of it. */
+ * the L2, the native engine's local-array tiles a quarter of it.  The last
+ * three (streams, rows-gbs, reread-gbs) are the native engine's alone
+ * (its reductions' row streams, its dot's strips): 0 for the tile engine,
+ * whose row is session 14's (docs/perf.md, session 15). */
 const Target cost_targets[] = {
 	{"h100", 3350, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
