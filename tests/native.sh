@@ -383,15 +383,19 @@ fi
 # Its loops must vectorise at -O3 on both vector widths (on AVX2, float
 # selects on the result left them scalar, 3-4x slower): gcc's
 # -fopt-info-vec names the loops it vectorised; compiled only, so any x86
-# host checks both.  Run too, under each width the CPU has.
-widths="-O2|-O3 -march=native"
+# host checks both, and under -march=native (the engine's own flags: this
+# CPU's tuning, which decides gathers and costs).  Run too, under each
+# width the CPU has, and with the
+# multiply-adds contracted as the engine compiles them (cc's GNU mode: FMAs
+# round differently, -std=c99 turns contraction off).
+widths="-O2|-O3 -march=native|-O3 -march=native -ffp-contract=fast"
 # gcc itself (clang defines __GNUC__ too, and has no -fopt-info)
 gcc=0
 printf '' | ${CC:-cc} -E -dM - 2>/dev/null | grep -q __clang__ ||
     { printf '' | ${CC:-cc} -E -dM - 2>/dev/null | grep -q __GNUC__ && gcc=1; }
 case $(uname -m) in x86_64)
 	if [ "$gcc" = 1 ]; then
-		for f in "-mavx2 -mfma" "-mavx512f -mfma"; do
+		for f in "-mavx2 -mfma" "-mavx512f -mfma" "-march=native"; do
 			# shellcheck disable=SC2086
 			${CC:-cc} -std=c99 -O3 $f -fopt-info-vec-optimized -DVEXP_H="\"$T/vexp.h\"" -c \
 			    -o "$T/vexp.o" "$top/tests/native/vexp.c" 2>"$T/vexp.vec"
@@ -439,7 +443,7 @@ case $(uname -m) in x86_64)
 		printf '#include <math.h>\n#include <stdint.h>\n#include <string.h>\n#include "%s"\n%s\n' "$T/vdiv.h" \
 		    'void row(const double *restrict a, double *restrict y, double b, int n) { for (int i = 0; i < n; i++) y[i] = aicm_rdiv_f64(a[i], b); }' \
 		    >"$T/vdivloop.c"
-		for f in "-mavx2 -mfma" "-mavx512f -mfma"; do
+		for f in "-mavx2 -mfma" "-mavx512f -mfma" "-march=native"; do
 			# shellcheck disable=SC2086
 			# (gcc unswitches the loop on b's test: both copies, not one)
 			${CC:-cc} -std=c99 -O3 $f -fopt-info-vec-all -c -o "$T/vdivloop.o" "$T/vdivloop.c" 2>"$T/vdiv.vec"
@@ -481,7 +485,7 @@ out=$("$B/aicm-run" --engine=native --pass="$P" --check -q --seed=7 "$top/bench/
     { echo "native: W3 f32 (streamed) off from the reference:"; printf '%s\n' "$out" | sed 's/^/    /'; fail=1; }
 case $(uname -m) in x86_64)
 	if [ "$gcc" = 1 ]; then
-		for f in "-mavx2 -mfma" "-mavx512f -mfma"; do
+		for f in "-mavx2 -mfma" "-mavx512f -mfma" "-march=native"; do
 			# shellcheck disable=SC2086
 			${CC:-cc} -std=c99 -O3 $f -fopt-info-vec-optimized -S -o "$T/w3.s" "$T/w3.c" 2>"$T/w3.vec"
 			for pat in 'blk\[j\] = v' 'const float v5 = aicm_exp_f32'; do
