@@ -382,18 +382,25 @@ bench: $(TOOLS)
 .PHONY: bench
 
 # The cpu targets refitted (issue 18 item 6; docs/passes.md "Calibration"):
-# cpu-tile on the tile engine, cpu on the native engine, each row written
-# into passes/cost.c; the timings and the fits' reports stay in $(B)/cal/.
-# Then: make, make update-golden T=testdata/autotune (read the diff), and
-# TARGETS="cpu-tile cpu" sh bench/sweep.sh for the picks against a sweep.
+# cpu-tile on the tile engine, cpu on the native engine.  Each run's timings
+# are kept in bench/cal/TARGET-DATE.times.log (commit them with the row),
+# and the row written into passes/cost.c is the fit of that log, named in
+# the row's comment, so that tests/calibrate.sh can fit it again; the
+# fits' reports stay in $(B)/cal/.  Then: make, make update-golden
+# T=testdata/autotune (read the diff), and TARGETS="cpu-tile cpu" sh
+# bench/sweep.sh for the picks against a sweep.
 calibrate: $(TOOLS)
-	mkdir -p $(B)/cal
-	/usr/bin/python3 bench/calibrate.py fit --target=cpu-tile --build=$(B) --write=passes/cost.c \
-	    >$(B)/cal/cpu-tile.fit 2>$(B)/cal/cpu-tile.times.log || { tail -5 $(B)/cal/cpu-tile.times.log; exit 1; }
-	cat $(B)/cal/cpu-tile.fit
-	/usr/bin/python3 bench/calibrate.py fit --target=cpu --build=$(B) --write=passes/cost.c \
-	    >$(B)/cal/cpu.fit 2>$(B)/cal/cpu.times.log || { tail -5 $(B)/cal/cpu.times.log; exit 1; }
-	cat $(B)/cal/cpu.fit
+	mkdir -p $(B)/cal bench/cal
+	for t in cpu-tile cpu; do \
+	    /usr/bin/python3 bench/calibrate.py fit --target=$$t --build=$(B) \
+	        >$(B)/cal/$$t.fit 2>$(B)/cal/$$t.times.log || { tail -5 $(B)/cal/$$t.times.log; exit 1; }; \
+	    log=bench/cal/$$t-$$(sed -n '1s/^# timed at \([0-9-]*\) \([0-9]*\):\([0-9]*\) UTC.*/\1-\2\3/p' \
+	        $(B)/cal/$$t.times.log).times.log; \
+	    grep -E '^(  .* ms|# .*)$$' $(B)/cal/$$t.times.log >$$log || exit 1; \
+	    /usr/bin/python3 bench/calibrate.py fit --target=$$t --build=$(B) --times=$$log \
+	        --write=passes/cost.c >$(B)/cal/$$t.fit 2>$(B)/cal/$$t.refit.log || exit 1; \
+	    cat $(B)/cal/$$t.fit; \
+	done
 .PHONY: calibrate
 check-valgrind: $(TOOLS) $(B)/check_aicm
 	AICM_CHECK_SHARD=0/2 CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 $(B)/check_aicm & \

@@ -2,7 +2,7 @@
 check the model's picks against a timed sweep (issue 18 item 6).
 
     python3 calibrate.py fit   [--target=cpu-tile|cpu] [--engine=tile|native] [--build=build]
-                               [--dtypes=f64,f32] [--times=LOG] [--graphs=all|workloads|NAME,..]
+                               [--dtypes=f64,f32] [--times=LOG[,LOG..]] [--graphs=all|workloads|NAME,..]
                                [--write=passes/cost.c]
     python3 calibrate.py sweep [--target=cpu-tile|cpu] [--engine=tile|native] [--build=build]
                                [--workloads=w1,w2,w3,w4,w5] [--dtypes=f64,f32]
@@ -10,7 +10,8 @@ check the model's picks against a timed sweep (issue 18 item 6).
 The engine defaults to the one the target models: cpu-tile the tile engine,
 cpu the native engine (aicm-run --engine=native).  `make calibrate` is the
 whole refit: both targets fitted on their engines, their rows written into
-passes/cost.c (--write), the logs kept in build/cal/.
+passes/cost.c (--write), the timings kept in bench/cal/ and the fits' reports
+in build/cal/.
 
 Both time configurations the same way: aicm-run --threads=1 --bench=REPS
 (env REPS, default 5) on `shape-infer,fuse{row-fusion=true},lower-tiled{..}`,
@@ -49,7 +50,8 @@ further 256-byte strip of b, charged once the block outgrows the L1)
 where bytes also counts the cache lines that runs shorter than a line waste
 and, when a program's tiles outgrow l2-kb, the bytes its elementwise ops
 read and write through them.  The two thresholds are this CPU's cache sizes
-(sysfs), and which cache each engine's tiles must fit is fitted too: every
+(sysfs; the timings' log records them, and a log fitted again with --times
+brings its own), and which cache each engine's tiles must fit is fitted too: every
 pair of (l2-kb: the L1, the L2 or 1/2, 1/4, 1/8 of it, or none; l1-kb: the
 L1, the L2 or always) is solved and the one whose model picks best among
 the timed configs kept (the mean log of pick / fastest over the graphs;
@@ -64,6 +66,14 @@ passes/cost.c's cost_targets table (with the date and the CPU), the fit's
 error per kind, and how much each term contributed.  With --write=FILE it
 also puts the row into FILE's cost_targets table in place of the target's
 row (and of the comment line above it that an earlier --write wrote).
+--times fits the timings of earlier runs (their logs, bench/cal/*.times.log)
+instead of timing anew; given several logs, each config counts at its least
+time among them: on a shared machine the other work only ever adds time, so
+the least of two runs taken hours apart is the nearer to the config's own
+(docs/perf.md, session 16: W2's picks, off in either run alone).  The row's
+comment then names the logs, and tests/calibrate.sh checks that fitting them
+again gives the row in passes/cost.c.  `make calibrate` keeps each run's log
+in bench/cal/ and writes the row from it.
 
 sweep: per workload and dtype, the model's pick (autotune{target=T}, the
 report's chosen tiling) and its time, the best config of the sweep and its
@@ -221,8 +231,9 @@ def l2_kb(level):
     return 1024.0 if level == 2 else 32.0
 
 
-L2_KB = l2_kb(2)
-L1_KB = l2_kb(1)
+# this machine's caches, KB; a log records the caches it was timed on
+# ("# caches: L1 .. KB, L2 .. KB"), and fitting it again uses those
+CACHES = (l2_kb(1), l2_kb(2))
 
 
 def features(c, dt, l2, l1, streams=0.0, native=True):
@@ -256,7 +267,10 @@ def features(c, dt, l2, l1, streams=0.0, native=True):
 # program's tiles) the L2, a half, a quarter or an eighth of it (what the
 # input and output streams leave), the L1 or none; l1-kb (a dot's
 # accumulator) the L1, the L2 or always (0).
-THRESHOLDS = [(l2, l1) for l2 in (L2_KB, L2_KB / 2, L2_KB / 4, L2_KB / 8, L1_KB, 0.0) for l1 in (L1_KB, L2_KB, 0.0)]
+def thresholds(l1_kb, l2_kb):
+    return [(l2, l1) for l2 in (l2_kb, l2_kb / 2, l2_kb / 4, l2_kb / 8, l1_kb, 0.0) for l1 in (l1_kb, l2_kb, 0.0)]
+
+
 # The rows a core reads fastest side by side, tried in the fit of the
 # native engine (0: no such term)
 STREAMS = (0.0, 2.0, 4.0, 8.0, 16.0)
@@ -344,20 +358,36 @@ def fit(args):
     # the log's own lines ("# timed ...") when an earlier run is fitted again
     now = lambda: (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"), open("/proc/loadavg").read().split()[0])
     when = [now()]
-    if opt(args, "times", ""):
-        # the timings of an earlier run (its stderr log), fitted again
-        when = []
-        with open(opt(args, "times", "")) as f:
-            for l in f:
-                m = re.match(r"^  (.*\S)\s+([0-9.]+) ms$", l)
-                if m:
-                    known[m.group(1)] = float(m.group(2))
-                m = re.match(r"^# timed at (\S+ \S+) UTC, load (\S+)$", l)
-                if m:
-                    when.append((m.group(1), m.group(2)))
+    caches = CACHES
+    logs = [l for l in opt(args, "times", "").split(",") if l]
+    if logs:
+        # the timings of earlier runs (their stderr logs), fitted again,
+        # each config at its least time among them, with the caches of
+        # the machine that timed them
+        when, seen = [], set()
+        for log in logs:
+            with open(log) as f:
+                for l in f:
+                    m = re.match(r"^  (.*\S)\s+([0-9.]+) ms$", l)
+                    if m:
+                        t = float(m.group(2))
+                        known[m.group(1)] = min(t, known.get(m.group(1), t))
+                    m = re.match(r"^# timed at (\S+ \S+) UTC, load (\S+)$", l)
+                    if m:
+                        when.append((m.group(1), m.group(2)))
+                    m = re.match(r"^# caches: L1 ([0-9.]+) KB, L2 ([0-9.]+) KB$", l)
+                    if m:
+                        seen.add((float(m.group(1)), float(m.group(2))))
+        if len(seen) > 1:
+            sys.exit("calibrate: --times: the logs were timed on different caches (%s), expected one machine's" %
+                     ", ".join("L1 %g KB, L2 %g KB" % c for c in sorted(seen)))
+        caches = seen.pop() if seen else CACHES
+        when.sort()
         when = when or [("(date unknown)", "unknown")]
     else:
         sys.stderr.write("# timed at %s UTC, load %s\n" % when[0])
+        sys.stderr.write("# caches: L1 %g KB, L2 %g KB\n" % CACHES)
+    cache_l1, cache_l2 = caches
     with tempfile.TemporaryDirectory() as tmp:
         for name, path in graphs(tmp, dtypes, opt(args, "graphs", "all")):
             rec = report(build, path, target)
@@ -405,7 +435,7 @@ def fit(args):
     # of rates (ms per byte and halving) while the rest is solved
     native = engine == "native"
     ROW = FEATURES.index("rows")
-    for l2, l1 in THRESHOLDS:
+    for l2, l1 in thresholds(cache_l1, cache_l2):
         for st in STREAMS if native else (0.0,):
             a = np.array([features(c, dts[i], l2, l1, st, native) for i, c in enumerate(rows)])
             keep = [j for j in range(a.shape[1]) if j != ROW]
@@ -461,8 +491,8 @@ def fit(args):
         target, engine, len(t), cpu, fam, mod, span))
     for k, v in const.items():
         print("  %-10s %.6g" % (k, v))
-    name = lambda v, what: "%g (the L1)" % v if v == L1_KB and v > 0 else "%g (the L2)" % v if v == L2_KB else (
-        "%g (1/%g of the L2)" % (v, L2_KB / v)) if v > 0 else what
+    name = lambda v, what: "%g (the L1)" % v if v == cache_l1 and v > 0 else "%g (the L2)" % v if v == cache_l2 else (
+        "%g (1/%g of the L2)" % (v, cache_l2 / v)) if v > 0 else what
     print("  tiles must fit l2-kb %s; a dot's accumulator l1-kb %s; streams %g%s" % (
         name(l2_kb, "0 (no such term)"), name(l1_kb, "0 (always charged)"), streams,
         "" if streams > 0 else " (no such term)"))
@@ -488,8 +518,12 @@ def fit(args):
     f = lambda v: ("%.4g" % v)
     # one core (sms=1); vec and tc peaks for both dtypes alike (fitted on both)
     print("cost_targets row (passes/cost.c):")
-    comment = "\t/* %s: bench/calibrate.py fit on the %s engine, %d timings, %s (family %s model %s), %s */" % (
-        target, engine, len(t), cpu, fam, mod, span)
+    # the logs it was fitted from, when --times named them: the row can be
+    # fitted again from them (tests/calibrate.sh does)
+    top = os.path.dirname(HERE)
+    src = "; timings %s" % ", ".join(os.path.relpath(os.path.abspath(l), top) for l in logs) if logs else ""
+    comment = "\t/* %s: bench/calibrate.py fit on the %s engine, %d timings, %s (family %s model %s), %s%s */" % (
+        target, engine, len(t), cpu, fam, mod, span, src)
     # a term the fit dropped (0) is written as a tiny peak or a huge
     # bandwidth, since the target's peaks and bandwidths must be above 0
     g = lambda v: f(v) if v > 0 else "1e9"

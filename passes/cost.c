@@ -1425,10 +1425,11 @@ model_traffic(const Model *m, const TileConfig *c, Traffic *t)
 		 * read one after the other, one stream at a time, as a tile of
 		 * whole rows (one contiguous block) is.  Rows shorter than a
 		 * page are no streams to speak of (their prefetch never gets
-		 * going): no such term */
+		 * going): no such term.  The BM rows are in flight together
+		 * only while a step's segment of each is short (COST_FLY_SEG) */
 		if (!p->full_reduce && m->rax == m->it.rank - 1 && m->it.rank >= 2 &&
 		    m->role[m->it.rank - 2] == RO_ROW && p->n * es >= COST_PAGE) {
-			t->fly_rows = c->bn < p->n && (int64_t)c->bn * es < COST_PAGE ?
+			t->fly_rows = c->bn < p->n && (int64_t)c->bn * es <= COST_FLY_SEG ?
 			    (double)(c->bm < p->m ? c->bm : p->m) : 1.0;
 			t->fly_bytes = (double)ldb;
 			/* each row's next segment continues its stream */
@@ -1541,9 +1542,9 @@ const Target cost_targets[] = {
 	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	/* cpu: bench/calibrate.py fit on the native engine, 784 timings, AMD EPYC (family 25 model 1), 2026-12-03 09:55 to 09:58 UTC, load 1.01 to 1.11 */
-	{"cpu", 124.9, 1, 512, 16777216, 65536, 0.04377, 0.1013, 0.004206, 0.008816, 0, 0, 0.00166, 3.146e+11, 4.702, 128, 512, 1.35, 2, 2000, 34.15},
-	/* cpu-tile: bench/calibrate.py fit on the tile engine, 784 timings, AMD EPYC (family 25 model 1), 2026-12-03 06:06 to 06:08 UTC, load 0.06 to 1.04 */
+	/* cpu: bench/calibrate.py fit on the native engine, 784 timings, AMD EPYC (family 25 model 1), 2026-12-03 06:08 to 09:58 UTC, load 1.04 to 1.11; timings bench/cal/cpu-2026-12-03-0608.times.log, bench/cal/cpu-2026-12-03-0955.times.log */
+	{"cpu", 117.7, 1, 512, 16777216, 65536, 0.04537, 0.1065, 0.005648, 0.01186, 0, 0, 0.003756, 4.227e+11, 3.726, 64, 512, 1.431, 4, 2000, 36.75},
+	/* cpu-tile: bench/calibrate.py fit on the tile engine, 784 timings, AMD EPYC (family 25 model 1), 2026-12-03 06:06 to 06:08 UTC, load 0.06 to 1.04; timings bench/cal/cpu-tile-2026-12-03-0606.times.log */
 	{"cpu-tile", 204.3, 1, 512, 16777216, 65536, 0.04277, 0.1156, 0.002319, 0.004066, 4.257, 0.07967, 0.03902, 27.21, 11.55, 512, 0, 4.538, 0, 0, 0},
 	{0},
 };

@@ -74,6 +74,14 @@ enum { COST_LINE = 64, COST_L1 = 32768 };
  * reduction's row segments of a page or more are separate streams, read
  * one after the other (docs/perf.md, session 15). */
 enum { COST_PAGE = 4096 };
+/* The longest segment of a row that keeps a reduction's rows in flight
+ * together: the program reads each row's segment in turn, and a core's
+ * streamer prefetches some lines ahead of each stream, so segments of up
+ * to 16 lines come back to every stream before its prefetch runs dry;
+ * longer ones are read a stream at a time, as a page is (W2's timings:
+ * 4 rows of 1 KiB segments 10-20% faster than of 2 KiB, in f64 and f32,
+ * docs/perf.md session 16). */
+enum { COST_FLY_SEG = 1024 };
 
 /* The problem a kernel poses, as the cost model sees it.
  * matmul kinds: batch, m, n, k of the matmul.  elementwise, opaque: m the

@@ -8,7 +8,9 @@
 # the thresholds' search broken it is not): the fitted model must then pick, on every graph, the tiling the log says is fastest (ratio
 # 1.000), and --write must put its row and one comment line in place of the
 # cpu-tile row of a copy of passes/cost.c, twice over without piling up
-# comments, leaving the other rows alone.  A few seconds, numpy needed.
+# comments, leaving the other rows alone.  Then each cpu row of
+# passes/cost.c must be what its timings (bench/cal/, named in its comment)
+# fit.  A few seconds, numpy needed.
 #
 #   sh tests/calibrate.sh [BUILD_DIR]
 set -u
@@ -81,5 +83,40 @@ if ! cmp -s "$T/before" "$T/after"; then
 	diff "$T/before" "$T/after" | head -10 | sed 's/^/    /'
 	fail=1
 fi
-[ $fail = 0 ] && echo "calibrate: the fit of the model's own scores and --write passed"
+
+# The rows in passes/cost.c are what their timings fit: each cpu row's
+# comment names the logs it was fitted from (bench/cal/, kept by `make
+# calibrate`), and fitting them again, with the caches the logs record,
+# must give the row to the last digit.  Each log's configs are told the
+# model's features by this build's autotune, so a change to the cost
+# model's terms that would move a fitted row shows here, and the row must
+# be fitted again (make calibrate, or calibrate.py fit --times=THOSE LOGS
+# --write=passes/cost.c).
+babs=$(cd "$B" && pwd)
+for t in cpu-tile cpu; do
+	note=$(grep "^	/\* $t: bench/calibrate.py fit" "$top/passes/cost.c")
+	logs=$(printf '%s\n' "$note" | sed -n 's/.*; timings \(.*\) \*\/$/\1/p' | sed 's/, /,/g')
+	if [ -z "$logs" ]; then
+		echo "calibrate: the $t row's comment names no timings (expected '; timings bench/cal/...')"
+		fail=1
+		continue
+	fi
+	if ! (cd "$top" && $py bench/calibrate.py fit --target="$t" --build="$babs" --times="$logs") \
+	    >"$T/refit-$t.out" 2>"$T/refit-$t.err"; then
+		echo "calibrate: fitting the $t row's timings again failed:"
+		tail -5 "$T/refit-$t.err" | sed 's/^/    /'
+		fail=1
+		continue
+	fi
+	want=$(grep "^	{\"$t\", " "$top/passes/cost.c")
+	got=$(grep "^	{\"$t\", " "$T/refit-$t.out")
+	if [ "$want" != "$got" ]; then
+		echo "calibrate: the $t row in passes/cost.c is not the fit of its timings ($logs):"
+		echo "    passes/cost.c: $want"
+		echo "    their fit:     $got"
+		fail=1
+	fi
+done
+
+[ $fail = 0 ] && echo "calibrate: the fit of the model's own scores, --write, and the cpu rows' refit from their timings passed"
 exit $fail

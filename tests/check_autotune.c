@@ -505,10 +505,12 @@ END_TEST
 /* Rows in flight (streams, rows-gbs): a reduction along the row whose
  * program reads part of each of its BM rows a loop step walks BM streams
  * side by side, and pays rows-gbs per halving or doubling away from the
- * target's streams; whole rows are one contiguous block, one stream.  W2's
- * shape (relu, then the row sum of 4096^2): with streams 4, a program of
- * 4 rows of 256 columns scores below one of 1 row and one of 16 (the native
- * engine's order, docs/perf.md session 15), and without the term (streams 0)
+ * target's streams; whole rows are one contiguous block, one stream, and so
+ * are rows whose segments are longer than COST_FLY_SEG (read one after the
+ * other).  W2's shape (relu, then the row sum of 4096^2): with streams 4, a
+ * program of 4 rows of 128 columns (1 KiB segments) scores below one of 1
+ * row, one of 16 and one of 4 rows of 256 columns (the native engine's
+ * order, docs/perf.md sessions 15 and 16), and without the term (streams 0)
  * the 16-row program scores below the 4-row one (the same bytes and runs
  * in fewer loop steps). */
 START_TEST(test_model_rows_in_flight)
@@ -516,19 +518,21 @@ START_TEST(test_model_rows_in_flight)
 	Graph *g = parse_ok("graph {\n  %x = input() : (4096, 4096)\n"
 	    "  kernel @k [reduction] {\n    %r = relu(%x) : (4096, 4096)\n"
 	    "    %y = sum(%r) : (4096,) axis=1\n  }\n}\n");
-	TileConfig one = {1, 256, 0, 4, 0, 0}, four = {4, 256, 0, 4, 0, 0}, many = {16, 256, 0, 4, 0, 0};
-	TileConfig whole = {4, 4096, 0, 4, 0, 0};
-	Traffic a, b, c, w;
-	Score s1, s4, s16, sw;
+	TileConfig one = {1, 128, 0, 4, 0, 0}, four = {4, 128, 0, 4, 0, 0}, many = {16, 128, 0, 4, 0, 0};
+	TileConfig whole = {4, 4096, 0, 4, 0, 0}, longer = {4, 256, 0, 4, 0, 0};
+	Traffic a, b, c, w, l;
+	Score s1, s4, s16, sw, sl;
 	Target t = *cost_target_lookup("cpu");
 
 	cost_traffic(g, 0, &one, &a);
 	cost_traffic(g, 0, &four, &b);
 	cost_traffic(g, 0, &many, &c);
 	cost_traffic(g, 0, &whole, &w);
-	ck_assert(a.ok && b.ok && c.ok && w.ok);
+	cost_traffic(g, 0, &longer, &l);
+	ck_assert(a.ok && b.ok && c.ok && w.ok && l.ok);
 	ck_assert(a.fly_rows == 1 && b.fly_rows == 4 && c.fly_rows == 16);
 	ck_assert(w.fly_rows == 1);                 /* 4 whole rows: one block */
+	ck_assert(l.fly_rows == 1);                 /* 2 KiB segments: one at a time */
 	ck_assert(fabs(b.fly_bytes - 4096.0 * 4096 * 8) < 1e-6);
 	ck_assert(b.fly_bytes == (double)b.loaded);
 	/* the other terms set, whatever a fit made of them */
@@ -542,14 +546,15 @@ START_TEST(test_model_rows_in_flight)
 	cost_score(&t, DT_F64, &b, &s4);
 	cost_score(&t, DT_F64, &c, &s16);
 	cost_score(&t, DT_F64, &w, &sw);
+	cost_score(&t, DT_F64, &l, &sl);
 	/* 1 row: two halvings from 4; 16 rows: two doublings; 4: none; the
-	 * rows' segments of 256 continue their streams: no runs charged */
-	ck_assert(fabs(b.fly_segs - 4096.0 * 4096 / 256) < 1e-6 && b.fly_segs <= b.segs);
+	 * rows' segments of 128 continue their streams: no runs charged */
+	ck_assert(fabs(b.fly_segs - 4096.0 * 4096 / 128) < 1e-6 && b.fly_segs <= b.segs);
 	ck_assert(fabs(s1.contig - ((a.segs - a.fly_segs) * t.seg_ns / 1e6 + a.line_waste / (t.hbm_gbs * 1e6) +
 	    2.0 * a.fly_bytes / (t.rows_gbs * 1e6))) < 1e-9);
 	ck_assert(fabs(s16.contig - ((c.segs - c.fly_segs) * t.seg_ns / 1e6 + c.line_waste / (t.hbm_gbs * 1e6) +
 	    2.0 * c.fly_bytes / (t.rows_gbs * 1e6))) < 1e-9);
-	ck_assert(s4.total < s1.total && s4.total < s16.total && s4.total < sw.total);
+	ck_assert(s4.total < s1.total && s4.total < s16.total && s4.total < sw.total && s4.total < sl.total);
 	t.streams = 0;
 	cost_score(&t, DT_F64, &b, &s4);
 	cost_score(&t, DT_F64, &c, &s16);
