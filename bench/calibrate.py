@@ -212,7 +212,7 @@ def distinct(scores):
 
 
 def l2_kb(level):
-    """cpu0's data or unified cache of that level (sysfs), KB: the L2 a
+    """cpu0's data or unified cache of that level (sysfs, else getconf), KB: the L2 a
     program's tiles must fit, the L1 a dot's accumulator must fit."""
     base = "/sys/devices/system/cpu/cpu0/cache"
     for idx in sorted(os.listdir(base)) if os.path.isdir(base) else []:
@@ -228,6 +228,16 @@ def l2_kb(level):
             return float(v[:-1]) * (1024 if v.endswith("M") else 1) if v[-1] in "KM" else float(v) / 1024
         except OSError:
             continue
+    # no sysfs cache listing (some VMs have none): glibc's, from CPUID
+    try:
+        v = subprocess.run(["getconf", "LEVEL1_DCACHE_SIZE" if level == 1 else "LEVEL%d_CACHE_SIZE" % level],
+                           capture_output=True, text=True, check=True).stdout.strip()
+        if v.isdigit() and int(v) > 0:
+            return int(v) / 1024
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    sys.stderr.write("calibrate: no size for the L%d cache (sysfs, getconf); taking %g KB\n" %
+                     (level, 1024.0 if level == 2 else 32.0))
     return 1024.0 if level == 2 else 32.0
 
 
