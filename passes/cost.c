@@ -1542,10 +1542,10 @@ const Target cost_targets[] = {
 	{"h200", 4800, 132, 227, 65536, 255, 67, 495, 34, 67, 2.5, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	{"a100", 2039, 108, 163, 65536, 255, 19.5, 156, 9.7, 19.5, 3.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 	{"rubin", 8000, 224, 227, 65536, 255, 100, 1200, 50, 100, 2.0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	/* cpu: bench/calibrate.py fit on the native engine, 784 timings, AMD EPYC (family 25 model 1), 2026-12-03 06:08 to 09:58 UTC, load 1.04 to 1.11; timings bench/cal/cpu-2026-12-03-0608.times.log, bench/cal/cpu-2026-12-03-0955.times.log */
-	{"cpu", 117.7, 1, 512, 16777216, 65536, 0.04537, 0.1065, 0.005648, 0.01186, 0, 0, 0.003756, 4.227e+11, 3.726, 64, 512, 1.431, 4, 2000, 36.75},
-	/* cpu-tile: bench/calibrate.py fit on the tile engine, 784 timings, AMD EPYC (family 25 model 1), 2026-12-03 06:06 to 06:08 UTC, load 0.06 to 1.04; timings bench/cal/cpu-tile-2026-12-03-0606.times.log */
-	{"cpu-tile", 204.3, 1, 512, 16777216, 65536, 0.04277, 0.1156, 0.002319, 0.004066, 4.257, 0.07967, 0.03902, 27.21, 11.55, 512, 0, 4.538, 0, 0, 0},
+	/* cpu: bench/calibrate.py fit on the native engine, 784 timings, AMD EPYC (family 26 model 2), 2026-12-03 23:35 to 23:41 UTC, load 0.91 to 0.76; timings bench/cal/cpu-2026-12-03-2335.times.log, bench/cal/cpu-2026-12-03-2338.times.log, bench/cal/cpu-2026-12-03-2340.times.log */
+	{"cpu", 398.5, 1, 512, 16777216, 65536, 0.117, 0.2379, 0.007853, 0.01933, 0, 0, 0, 0, 1.988, 128, 1024, 0.9498, 0, 0, 95.33},
+	/* cpu-tile: bench/calibrate.py fit on the tile engine, 784 timings, AMD EPYC (family 26 model 2), 2026-12-03 23:33 to 23:52 UTC, load 0.65 to 0.80; timings bench/cal/cpu-tile-2026-12-03-2333.times.log, bench/cal/cpu-tile-2026-12-03-2341.times.log, bench/cal/cpu-tile-2026-12-03-2351.times.log */
+	{"cpu-tile", 305.3, 1, 512, 16777216, 65536, 0.1528, 0.3989, 0.00358, 0.007579, 0, 0.05867, 0.0172, 123.8, 4.806, 512, 48, 2.261, 0, 0, 0},
 	{0},
 };
 
