@@ -508,5 +508,16 @@ case $(uname -m) in x86_64)
 	fi
 	;;
 esac
+# In f64 an elementwise chain's large output streams too (bound by its
+# bytes: W5), a row segment's does not (bound by its arithmetic: W3's
+# softmax); the streamed f64 block runs against the reference.
+"$B/aicm-opt" --pass="$P" --emit=c "$top/bench/w/w5-f64.aicm" >"$T/w5d.c" 2>&1
+"$B/aicm-opt" --pass="$P" --emit=c "$top/bench/w/w3-f64.aicm" >"$T/w3d.c" 2>&1
+if ! grep -q 'aicm_stream_f64(dst' "$T/w5d.c" || grep -q 'aicm_stream_f64(dst' "$T/w3d.c"; then
+	echo "native: W5 f64 does not stream its output, or W3 f64 (a row segment) does"
+	fail=1
+fi
+out=$("$B/aicm-run" --engine=native --pass="$P" --check -q --seed=7 "$top/bench/w/w5-f64.aicm" 2>&1) ||
+    { echo "native: W5 f64 (streamed) off from the reference:"; printf '%s\n' "$out" | sed 's/^/    /'; fail=1; }
 [ $fail -eq 0 ] && echo "native: cache, compiler, streaming, division and exp checks passed"
 exit $fail

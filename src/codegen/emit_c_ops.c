@@ -1690,11 +1690,14 @@ store_streams(const CgKernel *k, const TileInst *in, const Acc *a)
 
 	for (int d = 0; d < a->rank; d++)
 		numel *= a->dim[d];
-	/* f32 only: W3 f64 (a softmax whose exp costs three f32 ones) is
-	 * bound by its arithmetic, where blk's extra pass cost more than the
-	 * reads saved (10.3 ms streamed, 10.0 plain; f32 3.98 to 3.81 ms:
-	 * docs/perf.md, session 14) */
-	return in->op == TO_STORE && a->dt == DT_F32 &&
+	/* f64 not in a row segment: W3 f64 (a softmax whose exp costs three
+	 * f32 ones, its row recomputed from L1) is bound by its arithmetic,
+	 * where blk's extra pass costs more than the reads saved (Zen 3:
+	 * 10.3 ms streamed, 10.0 plain, session 14; Zen 5: 4.39-4.63 against
+	 * 4.24-4.41, session 17), while an f64 elementwise chain is bound by
+	 * its bytes (W5 f64 on Zen 5: 10.6-11.9 ms streamed, 14.9-15.3
+	 * plain); f32 streams in both (W3 f32 3.98 to 3.81 ms: docs/perf.md) */
+	return in->op == TO_STORE && (a->dt == DT_F32 || (a->dt == DT_F64 && !k->row)) &&
 	    vdt(k, in->in[0]) == a->dt && tstr(a, 3) == 1 && numel * es >= STREAM_MIN_TENSOR &&
 	    sh[3] * es >= STREAM_MIN_ROW;
 }
