@@ -236,9 +236,9 @@ def l2_kb(level):
             return int(v) / 1024
     except (OSError, subprocess.CalledProcessError):
         pass
-    sys.stderr.write("calibrate: no size for the L%d cache (sysfs, getconf); taking %g KB\n" %
-                     (level, 1024.0 if level == 2 else 32.0))
-    return 1024.0 if level == 2 else 32.0
+    guess = 1024.0 if level == 2 else 32.0
+    sys.stderr.write("calibrate: no size for the L%d cache (sysfs, getconf); taking %g KB\n" % (level, guess))
+    return guess
 
 
 # this machine's caches, KB; a log records the caches it was timed on

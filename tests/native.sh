@@ -385,9 +385,9 @@ fi
 # -fopt-info-vec names the loops it vectorised; compiled only, so any x86
 # host checks both, and under -march=native (the engine's own flags: this
 # CPU's tuning, which decides gathers and costs).  Run too, under each
-# width the CPU has, and with the
-# multiply-adds contracted as the engine compiles them (cc's GNU mode: FMAs
-# round differently, -std=c99 turns contraction off).
+# width the CPU has, and with the multiply-adds contracted as the engine
+# compiles them (cc's GNU mode: FMAs round differently, -std=c99 turns
+# contraction off).
 widths="-O2|-O3 -march=native|-O3 -march=native -ffp-contract=fast"
 # gcc itself (clang defines __GNUC__ too, and has no -fopt-info)
 gcc=0
@@ -466,6 +466,11 @@ for f in "-O2" "-O3 -march=native"; do
 		fail=1
 	fi
 done
+# refcheck WHAT GRAPH: GRAPH on the native engine passes --check (seed 7)
+refcheck() {
+	out=$("$B/aicm-run" --engine=native --pass="$P" --check -q --seed=7 "$2" 2>&1) ||
+	    { echo "native: $1 off from the reference:"; printf '%s\n' "$out" | sed 's/^/    /'; fail=1; }
+}
 # A row softmax whose 16 MiB f32 output streams (non-temporal stores, the
 # tile engine's size rule) and whose row max and sum read their strips in
 # place a vector at a time (no blk copy: docs/codegen.md); the in-cache
@@ -481,8 +486,7 @@ if ! grep -q 'aicm_stream_f32(dst' "$T/w3.c" || ! grep -q '^	aicm_stream_fence()
 	echo "native: W3 f32 does not stream its output, or w3s does, or a row max or sum is not a vector at a time"
 	fail=1
 fi
-out=$("$B/aicm-run" --engine=native --pass="$P" --check -q --seed=7 "$top/bench/w/w3-f32.aicm" 2>&1) ||
-    { echo "native: W3 f32 (streamed) off from the reference:"; printf '%s\n' "$out" | sed 's/^/    /'; fail=1; }
+refcheck "W3 f32 (streamed)" "$top/bench/w/w3-f32.aicm"
 case $(uname -m) in x86_64)
 	if [ "$gcc" = 1 ]; then
 		for f in "-mavx2 -mfma" "-mavx512f -mfma" "-march=native"; do
@@ -517,7 +521,6 @@ if ! grep -q 'aicm_stream_f64(dst' "$T/w5d.c" || grep -q 'aicm_stream_f64(dst' "
 	echo "native: W5 f64 does not stream its output, or W3 f64 (a row segment) does"
 	fail=1
 fi
-out=$("$B/aicm-run" --engine=native --pass="$P" --check -q --seed=7 "$top/bench/w/w5-f64.aicm" 2>&1) ||
-    { echo "native: W5 f64 (streamed) off from the reference:"; printf '%s\n' "$out" | sed 's/^/    /'; fail=1; }
+refcheck "W5 f64 (streamed)" "$top/bench/w/w5-f64.aicm"
 [ $fail -eq 0 ] && echo "native: cache, compiler, streaming, division and exp checks passed"
 exit $fail
